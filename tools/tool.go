@@ -1,0 +1,139 @@
+// Package tools holds tool specs, the per-family registry, argument
+// validation, the converters to each provider's tool shape, the built-in
+// tools and the MCP bridge. It never imports rpc or session: what a tool
+// needs from the editor or the user comes in through interfaces declared
+// here.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Kind classifies a tool call for the client, as ACP's ToolKind does.
+type Kind string
+
+// Tool kinds (PROTOCOL.md §3).
+const (
+	KindRead       Kind = "read"
+	KindEdit       Kind = "edit"
+	KindDelete     Kind = "delete"
+	KindMove       Kind = "move"
+	KindSearch     Kind = "search"
+	KindExecute    Kind = "execute"
+	KindThink      Kind = "think"
+	KindFetch      Kind = "fetch"
+	KindSwitchMode Kind = "switch_mode"
+	KindOther      Kind = "other"
+)
+
+// Family is a model family a tool variant is registered for.
+type Family string
+
+// Model families (DESIGN.md §2).
+const (
+	FamilyGeneric Family = "generic"
+	FamilyNextGen Family = "next-gen"
+	FamilyXS      Family = "xs"
+)
+
+// Context is what a tool's requirements, descriptions and templates may
+// depend on: the session's mode and environment.
+type Context struct {
+	Mode        string // plan, act, search, minimal, yolo
+	Family      Family
+	CWD         string
+	OS          string
+	Shell       string
+	NativeTools bool // the provider takes native tool definitions
+	Subagent    bool // running inside a subagent: no subagent tools
+	Skills      []string
+	HasMCP      bool
+}
+
+// Spec describes a tool to the registry, the converters and the model.
+type Spec struct {
+	// ID is the stable identifier presets refer to; usually equal to Name.
+	ID string
+	// Name is what the model sees and calls.
+	Name        string
+	DisplayName string
+	// Description may hold {{CWD}}, {{OS}}, {{SHELL}} and {{MODE}}
+	// placeholders, filled at render time.
+	Description string
+	// Parameters is the JSON Schema of the arguments (an object schema).
+	Parameters json.RawMessage
+	// ContextRequirements, when set, must hold for the tool to be enabled.
+	ContextRequirements func(Context) bool
+	Kind                Kind
+	// ReadOnly calls may run in parallel and need no approval by default.
+	ReadOnly bool
+}
+
+// Tool is a spec plus its implementation.
+type Tool interface {
+	Spec() Spec
+	// Build validates raw arguments and returns an invocation ready to
+	// describe and run. Invalid arguments give a *ValidationError, which
+	// the model is shown so it can fix its call; nothing runs.
+	Build(raw json.RawMessage) (Invocation, error)
+}
+
+// Invocation is one validated call of a tool.
+type Invocation interface {
+	// Describe says what the call will do, for the tool_call update and
+	// the approval request. It may read files (to compute a preview diff)
+	// but never changes anything.
+	Describe(ctx context.Context) Description
+	// Execute runs the call. Model-fixable failures are a Result with
+	// IsError; a returned error is a fault of the daemon.
+	Execute(ctx context.Context, opts ExecOptions) (Result, error)
+}
+
+// Description is an invocation's account of itself.
+type Description struct {
+	Title     string
+	Kind      Kind
+	Locations []Location
+	// Preview is a unified diff of the change an edit would make, or empty.
+	Preview string
+	// Command is the shell command a run_commands call would run, or empty.
+	Command string
+}
+
+// Location is a file (and optionally a 1-based line) a call touches.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// ExecOptions carries what a running call may use besides its context.
+type ExecOptions struct {
+	// Output receives streamed output while the call runs; may be nil.
+	Output func(chunk string)
+}
+
+// Result is what the model is shown for a call.
+type Result struct {
+	Content string
+	IsError bool
+	// Edits lists the files an edit call changed, for cline/diff.
+	Edits []FileEdit
+}
+
+// FileEdit records one applied change to one file.
+type FileEdit struct {
+	Path    string
+	OldText string
+	NewText string
+	// Diff is the compact line diff (DESIGN.md §4).
+	Diff    string
+	Added   int
+	Removed int
+}
+
+// Errorf returns a model-facing error result.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
