@@ -36,7 +36,7 @@ func Lines(oldText, newText string) []Hunk {
 		return nil
 	}
 	oldLines, newLines := splitLines(oldMid), splitLines(newMid)
-	oldRunes, newRunes, ok := linesToRunes(oldLines, newLines)
+	oldRunes, newRunes, ok := toRunes(oldLines, newLines)
 	if !ok {
 		// More distinct lines than runes to name them: report the whole
 		// middle as replaced rather than fail.
@@ -78,23 +78,17 @@ func Lines(oldText, newText string) []Hunk {
 
 // trimCommonLines drops the whole lines the two texts share at both ends
 // and returns what is left of each, with the 1-based number of its first
-// line. Working on bytes keeps this cheap: only the shared prefix is
-// scanned for newlines, with strings.Count.
+// line. Working on bytes keeps this cheap: the ends are compared in blocks
+// and the shared prefix is only scanned for newlines, with strings.Count.
 func trimCommonLines(a, b string) (aMid, bMid string, firstLine int) {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
+	p := commonPrefixLen(a, b)
 	// Back off to the start of the line the texts first differ in.
 	for p > 0 && a[p-1] != '\n' {
 		p--
 	}
 	firstLine = 1 + strings.Count(a[:p], "\n")
 	a, b = a[p:], b[p:]
-	s := 0
-	for s < len(a) && s < len(b) && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
+	s := commonSuffixLen(a, b)
 	// Move forward to a point that starts a line in both texts. Inside the
 	// shared suffix the preceding bytes agree, so one '\n' check serves both.
 	for s > 0 {
@@ -138,38 +132,36 @@ func texts(lines []line) []string {
 	return out
 }
 
-// linesToRunes names each distinct line with a rune so go-diff can diff
-// the lines as characters. go-diff turns rune slices back into strings,
-// which replaces surrogate code points with U+FFFD and would merge distinct
-// lines, so the surrogate range is skipped. It reports false if the lines
-// need more names than Unicode has.
-func linesToRunes(a, b []line) (ra, rb []rune, ok bool) {
-	ids := make(map[line]rune, len(a)+len(b))
-	next := rune(0)
-	conv := func(lines []line) []rune {
-		out := make([]rune, len(lines))
-		for i, l := range lines {
-			r, seen := ids[l]
+// toRunes names each distinct element of a and b with a rune so go-diff
+// can diff them as characters. go-diff turns rune slices back into
+// strings, which replaces surrogate code points with U+FFFD and would merge
+// distinct elements, so the surrogate range is skipped. It reports false if
+// the elements need more names than Unicode has.
+func toRunes[K comparable](a, b []K) (ra, rb []rune, ok bool) {
+	ids := make(map[K]rune, len(a)+len(b))
+	var next rune
+	conv := func(keys []K) ([]rune, bool) {
+		out := make([]rune, len(keys))
+		for i, k := range keys {
+			r, seen := ids[k]
 			if !seen {
 				if next == 0xD800 {
 					next = 0xE000
 				}
 				if next > utf8.MaxRune {
-					ok = false
-					return nil
+					return nil, false
 				}
 				r = next
-				ids[l] = r
+				ids[k] = r
 				next++
 			}
 			out[i] = r
 		}
-		return out
+		return out, true
 	}
-	ok = true
-	ra = conv(a)
-	if ok {
-		rb = conv(b)
+	if ra, ok = conv(a); !ok {
+		return nil, nil, false
 	}
+	rb, ok = conv(b)
 	return ra, rb, ok
 }
