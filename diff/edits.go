@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
-
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -67,55 +65,24 @@ func byteEdits(old, new string) []span {
 	}
 
 	oldLines, newLines := splitKeepEnds(oldMid), splitKeepEnds(newMid)
-	oldRunes, newRunes, ok := toRunes(oldLines, newLines)
-	if !ok {
-		return []span{{p, p + len(oldMid), newMid}}
-	}
-	diffs := diffmatchpatch.New().DiffMainRunes(oldRunes, newRunes, false)
-
 	var spans []span
-	oi, ni := 0, 0   // line indexes
-	ob, nb := p, p   // byte offsets of those lines in old and new
-	hs, hn := -1, -1 // start of the pending changed run in old and new, or -1
-	flush := func() {
-		if hs < 0 {
-			return
+	oi, ni := 0, 0 // lines consumed
+	ob, nb := p, p // their byte offsets in old and new
+	advance := func(lines []string, from, to int) int {
+		n := 0
+		for _, l := range lines[from:to] {
+			n += len(l)
 		}
-		spans = append(spans, narrow(old, new, hs, ob, hn, nb))
-		hs, hn = -1, -1
+		return n
 	}
-	for _, d := range diffs {
-		n := utf8.RuneCountInString(d.Text)
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			flush()
-			for _, l := range oldLines[oi : oi+n] {
-				ob += len(l)
-			}
-			for _, l := range newLines[ni : ni+n] {
-				nb += len(l)
-			}
-			oi += n
-			ni += n
-			continue
-		}
-		if hs < 0 {
-			hs, hn = ob, nb
-		}
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			for _, l := range oldLines[oi : oi+n] {
-				ob += len(l)
-			}
-			oi += n
-		case diffmatchpatch.DiffInsert:
-			for _, l := range newLines[ni : ni+n] {
-				nb += len(l)
-			}
-			ni += n
-		}
+	for _, c := range diffSeq(oldLines, newLines) {
+		ob += advance(oldLines, oi, c.oldStart)
+		nb += advance(newLines, ni, c.newStart)
+		oe := ob + advance(oldLines, c.oldStart, c.oldEnd)
+		ne := nb + advance(newLines, c.newStart, c.newEnd)
+		spans = append(spans, narrow(old, new, ob, oe, nb, ne))
+		ob, nb, oi, ni = oe, ne, c.oldEnd, c.newEnd
 	}
-	flush()
 	return spans
 }
 
@@ -183,22 +150,6 @@ func commonSuffixLen(a, b string) int {
 		i++
 	}
 	return i
-}
-
-// splitKeepEnds splits s after each "\n", keeping the terminators so the
-// pieces concatenate back to s.
-func splitKeepEnds(s string) []string {
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
 }
 
 // ApplyEdits applies edits to text with LSP semantics: every range refers

@@ -31,62 +31,31 @@ type Hunk struct {
 // Common leading and trailing lines are trimmed before go-diff sees the
 // texts, so the cost grows with the changed region rather than the file.
 func Lines(oldText, newText string) []Hunk {
-	oldMid, newMid, firstLine := trimCommonLines(oldText, newText)
-	if oldMid == "" && newMid == "" {
-		return nil
-	}
-	oldLines, newLines := splitLines(oldMid), splitLines(newMid)
-	oldRunes, newRunes, ok := toRunes(oldLines, newLines)
-	if !ok {
-		// More distinct lines than runes to name them: report the whole
-		// middle as replaced rather than fail.
-		return []Hunk{{
-			OldLine: firstLine, NewLine: firstLine,
-			Removed: texts(oldLines), Added: texts(newLines),
-		}}
-	}
-	dmp := diffmatchpatch.New()
-	diffs := dmp.DiffMainRunes(oldRunes, newRunes, false)
-
+	p, s := trimCommonLines(oldText, newText)
+	oldLines := splitLines(oldText[p : len(oldText)-s])
+	newLines := splitLines(newText[p : len(newText)-s])
+	first := 1 + strings.Count(oldText[:p], "\n")
 	var hunks []Hunk
-	var cur *Hunk
-	oi, ni := 0, 0 // indexes into oldLines, newLines
-	for _, d := range diffs {
-		n := utf8.RuneCountInString(d.Text)
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			cur = nil
-			oi += n
-			ni += n
-			continue
-		}
-		if cur == nil {
-			hunks = append(hunks, Hunk{OldLine: firstLine + oi, NewLine: firstLine + ni})
-			cur = &hunks[len(hunks)-1]
-		}
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			cur.Removed = append(cur.Removed, texts(oldLines[oi:oi+n])...)
-			oi += n
-		case diffmatchpatch.DiffInsert:
-			cur.Added = append(cur.Added, texts(newLines[ni:ni+n])...)
-			ni += n
-		}
+	for _, c := range diffSeq(oldLines, newLines) {
+		hunks = append(hunks, Hunk{
+			OldLine: first + c.oldStart,
+			NewLine: first + c.newStart,
+			Removed: texts(oldLines[c.oldStart:c.oldEnd]),
+			Added:   texts(newLines[c.newStart:c.newEnd]),
+		})
 	}
 	return hunks
 }
 
-// trimCommonLines drops the whole lines the two texts share at both ends
-// and returns what is left of each, with the 1-based number of its first
-// line. Working on bytes keeps this cheap: the ends are compared in blocks
-// and the shared prefix is only scanned for newlines, with strings.Count.
-func trimCommonLines(a, b string) (aMid, bMid string, firstLine int) {
+// trimCommonLines returns the byte lengths of the whole lines a and b share
+// at their start and at their end, not overlapping. Comparing bytes in
+// blocks keeps this cheap; lines inside the two lengths are identical.
+func trimCommonLines(a, b string) (prefix, suffix int) {
 	p := commonPrefixLen(a, b)
 	// Back off to the start of the line the texts first differ in.
 	for p > 0 && a[p-1] != '\n' {
 		p--
 	}
-	firstLine = 1 + strings.Count(a[:p], "\n")
 	a, b = a[p:], b[p:]
 	s := commonSuffixLen(a, b)
 	// Move forward to a point that starts a line in both texts. Inside the
@@ -98,7 +67,7 @@ func trimCommonLines(a, b string) (aMid, bMid string, firstLine int) {
 		}
 		s--
 	}
-	return a[:len(a)-s], b[:len(b)-s], firstLine
+	return p, s
 }
 
 // line is one line of a text: its content without terminator, and whether
@@ -124,12 +93,73 @@ func splitLines(s string) []line {
 	return lines
 }
 
+// splitKeepEnds splits s after each "\n", keeping the terminators so the
+// pieces concatenate back to s.
+func splitKeepEnds(s string) []string {
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
 func texts(lines []line) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = l.text
 	}
 	return out
+}
+
+// change says that a[oldStart:oldEnd] was replaced by b[newStart:newEnd].
+type change struct {
+	oldStart, oldEnd int
+	newStart, newEnd int
+}
+
+// diffSeq diffs two sequences with go-diff and returns the changed runs in
+// order; everything between them is equal.
+func diffSeq[K comparable](a, b []K) []change {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	ra, rb, ok := toRunes(a, b)
+	if !ok {
+		// More distinct elements than runes to name them: call it all
+		// replaced rather than fail.
+		return []change{{0, len(a), 0, len(b)}}
+	}
+	var changes []change
+	pending := false
+	oi, ni := 0, 0
+	for _, d := range diffmatchpatch.New().DiffMainRunes(ra, rb, false) {
+		n := utf8.RuneCountInString(d.Text)
+		if d.Type == diffmatchpatch.DiffEqual {
+			pending = false
+			oi += n
+			ni += n
+			continue
+		}
+		if !pending {
+			changes = append(changes, change{oi, oi, ni, ni})
+			pending = true
+		}
+		c := &changes[len(changes)-1]
+		if d.Type == diffmatchpatch.DiffDelete {
+			oi += n
+			c.oldEnd = oi
+		} else {
+			ni += n
+			c.newEnd = ni
+		}
+	}
+	return changes
 }
 
 // toRunes names each distinct element of a and b with a rune so go-diff
