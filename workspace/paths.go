@@ -1,0 +1,460 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on paths. They match Linux's PATH_MAX and NAME_MAX; a longer path
+// could never be opened, so refusing it early gives a clearer message.
+const (
+	maxPathBytes = 4096
+	maxNameBytes = 255
+	// maxSymlinkHops bounds symlink resolution, like the kernel's ELOOP limit.
+	maxSymlinkHops = 40
+)
+
+// PathErrorKind says why a path was refused, so callers can branch without
+// parsing the message.
+type PathErrorKind int
+
+// The reasons a path can be refused.
+const (
+	PathEmpty         PathErrorKind = iota + 1 // nothing given
+	PathNUL                                    // contains a NUL byte
+	PathControl                                // contains another control character
+	PathInvalidUTF8                            // not valid UTF-8
+	PathTooLong                                // longer than PATH_MAX, or a name longer than NAME_MAX
+	PathExpansion                              // "~", "~user" or "$VAR": shell expansion is never done
+	PathWindows                                // drive letter, UNC prefix or backslash separator
+	PathNotFile                                // a URI that does not name a local file
+	PathDotDot                                 // ".." leads out of the workspace
+	PathOutside                                // an absolute path outside every workspace folder
+	PathSymlinkEscape                          // a symbolic link leads out of the workspace
+	PathSymlinkLoop                            // too many symbolic links
+	PathSystem                                 // under /proc, /sys or /dev
+	PathNotDir                                 // a component before the last is not a folder
+	PathInaccessible                           // a component could not be examined (permissions)
+)
+
+// PathError is a refused path. Its message is meant for the model: it
+// names the path as given and says what to change.
+type PathError struct {
+	Path   string // the path as the model or client gave it
+	Kind   PathErrorKind
+	Reason string
+}
+
+// Error implements error.
+func (e *PathError) Error() string {
+	p := e.Path
+	if len(p) > 200 {
+		// An overlong path would drown the reason; its start is enough.
+		p = p[:200] + "..."
+	}
+	return fmt.Sprintf("invalid path %q: %s", p, e.Reason)
+}
+
+// Roots is the set of workspace folders that paths must stay inside. The
+// first folder is the primary one: relative paths resolve against it. A
+// Roots is immutable, so it is safe for concurrent use; when the client
+// changes its folders, build a new one.
+type Roots struct {
+	folders []string // real (symlink-free), cleaned, absolute; primary first
+}
+
+// NewRoots validates the workspace folders. Each must be an existing
+// absolute directory; symlinks in them are evaluated so that containment
+// checks compare real paths. Duplicates are dropped, order is kept.
+func NewRoots(folders ...string) (*Roots, error) {
+	if len(folders) == 0 {
+		return nil, errors.New("workspace: no workspace folder")
+	}
+	r := &Roots{}
+	seen := make(map[string]bool)
+	for _, f := range folders {
+		if !filepath.IsAbs(f) {
+			return nil, fmt.Errorf("workspace: folder %q is not absolute", f)
+		}
+		real, err := filepath.EvalSymlinks(filepath.Clean(f))
+		if err != nil {
+			return nil, fmt.Errorf("workspace: folder %q: %w", f, err)
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return nil, fmt.Errorf("workspace: folder %q: %w", f, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("workspace: folder %q is not a directory", f)
+		}
+		if !seen[real] {
+			seen[real] = true
+			r.folders = append(r.folders, real)
+		}
+	}
+	return r, nil
+}
+
+// Folders returns the workspace folders, primary first.
+func (r *Roots) Folders() []string { return append([]string(nil), r.folders...) }
+
+// Primary returns the folder that relative paths resolve against.
+func (r *Roots) Primary() string { return r.folders[0] }
+
+// Contains reports whether the absolute, cleaned path abs lies inside (or
+// is) a workspace folder. It is a lexical check: use it on paths Resolve
+// returned, not on untrusted input.
+func (r *Roots) Contains(abs string) bool {
+	return r.containing(abs) != ""
+}
+
+// containing returns the deepest folder holding abs, or "".
+func (r *Roots) containing(abs string) string {
+	best := ""
+	for _, f := range r.folders {
+		if pathWithin(f, abs) && len(f) > len(best) {
+			best = f
+		}
+	}
+	return best
+}
+
+// pathWithin reports whether p is dir or below it; both must be clean.
+func pathWithin(dir, p string) bool {
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// Rel returns abs relative to the deepest workspace folder holding it,
+// with forward slashes ("." for the folder itself), and whether abs is
+// inside the workspace at all. Outside, abs is returned unchanged.
+func (r *Roots) Rel(abs string) (string, bool) {
+	abs = filepath.Clean(abs)
+	f := r.containing(abs)
+	if f == "" {
+		return abs, false
+	}
+	rel, err := filepath.Rel(f, abs)
+	if err != nil {
+		return abs, false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// Display returns the form of abs to show the model: relative to the
+// primary folder when inside it (which is how the model is told to write
+// paths), otherwise absolute, which Resolve also accepts.
+func (r *Roots) Display(abs string) string {
+	abs = filepath.Clean(abs)
+	if pathWithin(r.folders[0], abs) {
+		if rel, err := filepath.Rel(r.folders[0], abs); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+// Resolve turns a model- or client-given path into an absolute path inside
+// a workspace folder. p may be relative to the primary folder, absolute, or
+// a file:// URI. The result is real: every symlink along the existing part
+// of the path is evaluated, so opening it cannot be redirected elsewhere,
+// and writing to it writes the link's target. A target that does not exist
+// yet (a file to create, perhaps in new folders) is allowed; its deepest
+// existing ancestor is resolved and checked. Refusals are *PathError.
+func (r *Roots) Resolve(p string) (string, error) {
+	return r.resolve(r.folders[0], p)
+}
+
+// ResolveIn is Resolve with relative paths taken against dir, which must be
+// an absolute folder inside the workspace (a session's working folder, say).
+// The result may lie in any workspace folder.
+func (r *Roots) ResolveIn(dir, p string) (string, error) {
+	dir = filepath.Clean(dir)
+	if !filepath.IsAbs(dir) || !r.Contains(dir) {
+		return "", fmt.Errorf("workspace: base folder %q is not inside the workspace", dir)
+	}
+	return r.resolve(dir, p)
+}
+
+func (r *Roots) resolve(base, given string) (string, error) {
+	fail := func(kind PathErrorKind, format string, args ...any) (string, error) {
+		return "", &PathError{Path: given, Kind: kind, Reason: fmt.Sprintf(format, args...)}
+	}
+	if kind, reason := pathCheckSyntax(given); kind != 0 {
+		return fail(kind, "%s", reason)
+	}
+	p := given
+	if pathHasScheme(p) {
+		local, kind, reason := pathFromURI(p)
+		if kind != 0 {
+			return fail(kind, "%s", reason)
+		}
+		// Percent-decoding can produce anything: check again.
+		if kind, reason := pathCheckSyntax(local); kind != 0 {
+			return fail(kind, "%s (after decoding the URI)", reason)
+		}
+		p = local
+	}
+
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+	} else {
+		abs = filepath.Join(base, p)
+		if pathHasDotDot(p) && !r.Contains(abs) {
+			return fail(PathDotDot, "'..' leads out of the workspace; paths must stay inside %s", r.describe())
+		}
+	}
+	if len(abs) > maxPathBytes {
+		return fail(PathTooLong, "the path is longer than %d bytes", maxPathBytes)
+	}
+	if pathIsSystem(abs) {
+		return fail(PathSystem, "system folders (/proc, /sys, /dev) are not accessible; paths must stay inside %s", r.describe())
+	}
+	lexicallyInside := r.Contains(abs)
+
+	// Walk from the deepest folder that lexically holds abs (it is real
+	// already); a path outside every folder is walked from "/" because a
+	// symlinked alias of a folder (/home/u/proj -> /data/proj) is fine.
+	start := r.containing(abs)
+	if start == "" {
+		start = string(filepath.Separator)
+	}
+	resolved, link, kind, reason := pathEvalSymlinks(start, abs, r.Contains)
+	if kind != 0 {
+		return fail(kind, "%s", reason)
+	}
+	if r.Contains(resolved) {
+		return resolved, nil
+	}
+	if lexicallyInside && link != "" {
+		rel, _ := r.Rel(link)
+		return fail(PathSymlinkEscape, "the symbolic link %q leads outside the workspace; only files inside %s are accessible", rel, r.describe())
+	}
+	return fail(PathOutside, "the path is outside the workspace; use a path inside %s, or a relative one", r.describe())
+}
+
+// describe names the workspace folders for error messages, marking the
+// one that relative paths start from.
+func (r *Roots) describe() string {
+	if len(r.folders) == 1 {
+		return "the workspace folder " + r.folders[0]
+	}
+	return "the workspace folders " + r.folders[0] + " (relative paths start here), " + strings.Join(r.folders[1:], ", ")
+}
+
+// pathCheckSyntax refuses malformed paths before any file system access.
+func pathCheckSyntax(p string) (PathErrorKind, string) {
+	switch {
+	case p == "":
+		return PathEmpty, "the path is empty; give a path relative to the workspace folder"
+	case strings.IndexByte(p, 0) >= 0:
+		return PathNUL, "the path contains a NUL byte"
+	case !utf8.ValidString(p):
+		return PathInvalidUTF8, "the path is not valid UTF-8"
+	case len(p) > maxPathBytes:
+		return PathTooLong, fmt.Sprintf("the path is longer than %d bytes", maxPathBytes)
+	}
+	for _, c := range p {
+		if unicode.IsControl(c) {
+			return PathControl, fmt.Sprintf("the path contains the control character %U", c)
+		}
+	}
+	if p[0] == '~' {
+		return PathExpansion, "'~' is not expanded; give a path inside the workspace instead"
+	}
+	if pathIsVarRef(p) {
+		return PathExpansion, "environment variables are not expanded; give a path inside the workspace instead"
+	}
+	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
+		return PathWindows, "UNC network paths are not supported; give a path inside the workspace"
+	}
+	if len(p) >= 2 && p[1] == ':' && pathIsASCIILetter(p[0]) {
+		return PathWindows, "Windows drive paths are not valid here; use forward-slash paths inside the workspace"
+	}
+	if strings.IndexByte(p, '\\') >= 0 {
+		return PathWindows, "backslashes are not path separators here; use '/'"
+	}
+	if !pathHasScheme(p) {
+		for _, name := range strings.Split(p, "/") {
+			if len(name) > maxNameBytes {
+				return PathTooLong, fmt.Sprintf("a file name in the path is longer than %d bytes", maxNameBytes)
+			}
+		}
+	}
+	return 0, ""
+}
+
+func pathIsASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// pathIsVarRef reports "$NAME..." or "${...": a shell variable the model
+// expected to be expanded. Names merely containing '$' elsewhere
+// (Outer$Inner.class) are ordinary files.
+func pathIsVarRef(p string) bool {
+	if len(p) < 2 || p[0] != '$' {
+		return false
+	}
+	c := p[1]
+	return c == '{' || c == '_' || pathIsASCIILetter(c)
+}
+
+// pathHasScheme reports a URI scheme such as "file://" or "https://". The
+// scheme must be two characters or more so that "C:/" stays a drive path.
+func pathHasScheme(p string) bool {
+	i := strings.Index(p, "://")
+	if i < 2 {
+		return strings.HasPrefix(strings.ToLower(p), "file:")
+	}
+	for j := 0; j < i; j++ {
+		c := p[j]
+		if !(pathIsASCIILetter(c) || j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathFromURI extracts the local path of a file URI.
+func pathFromURI(raw string) (string, PathErrorKind, string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", PathNotFile, "the URI cannot be parsed: " + err.Error()
+	}
+	if !strings.EqualFold(u.Scheme, "file") {
+		return "", PathNotFile, fmt.Sprintf("%s: URIs do not name local files; give a path inside the workspace", u.Scheme)
+	}
+	if u.Opaque != "" {
+		return "", PathNotFile, "a file URI must be absolute (file:///path)"
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", PathNotFile, "file URIs on another host are not supported"
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return "", PathNotFile, "the URI has a query or fragment; give only the file's path"
+	}
+	if u.Path == "" {
+		return "", PathEmpty, "the URI names no path"
+	}
+	return u.Path, 0, ""
+}
+
+// pathHasDotDot reports whether p has a ".." component.
+func pathHasDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// pathIsSystem reports paths in the kernel's pseudo file systems, where
+// "files" alias other processes' memory, descriptors and root folders.
+func pathIsSystem(abs string) bool {
+	for _, d := range []string{"/proc", "/sys", "/dev"} {
+		if pathWithin(d, abs) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathEvalSymlinks resolves abs component by component, starting from
+// start (a real folder that lexically holds abs, or "/"). Unlike
+// filepath.EvalSymlinks it tolerates a missing tail, which is appended
+// as is, and it follows dangling symlinks to where they point, so a
+// file created through one is checked where it would land. It returns
+// the last symlink traversed that lies inside the workspace (per inside),
+// which is the one to blame when the result is outside.
+func pathEvalSymlinks(start, abs string, inside func(string) bool) (resolved, lastLink string, kind PathErrorKind, reason string) {
+	rel, err := filepath.Rel(start, abs)
+	if err != nil {
+		return "", "", PathOutside, "the path cannot be made relative to " + start
+	}
+	todo := strings.Split(filepath.ToSlash(rel), "/")
+	cur := start
+	hops := 0
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		if pathIsSystem(next) {
+			return "", lastLink, PathSystem, "the path leads into a system folder (/proc, /sys or /dev)"
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				// Nothing below a missing name exists either; the tail is
+				// lexical. Join cleans any ".." that a symlink target left.
+				return filepath.Join(append([]string{next}, todo...)...), lastLink, 0, ""
+			}
+			if errors.Is(err, syscall.ENOTDIR) {
+				return "", lastLink, PathNotDir, fmt.Sprintf("%q is not a folder", filepath.Base(cur))
+			}
+			return "", lastLink, PathInaccessible, fmt.Sprintf("cannot examine %q: %v", name, pathErrnoText(err))
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			hops++
+			if hops > maxSymlinkHops {
+				return "", lastLink, PathSymlinkLoop, "too many levels of symbolic links"
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", lastLink, PathInaccessible, fmt.Sprintf("cannot read the symbolic link %q: %v", name, pathErrnoText(err))
+			}
+			if inside(next) {
+				lastLink = next
+			}
+			if filepath.IsAbs(target) {
+				cur = string(filepath.Separator)
+			}
+			todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+			continue
+		}
+		if !fi.IsDir() && pathHasMore(todo) {
+			return "", lastLink, PathNotDir, fmt.Sprintf("%q is a file, not a folder", name)
+		}
+		cur = next
+	}
+	return cur, lastLink, 0, ""
+}
+
+// pathHasMore reports whether components remain that need a folder.
+func pathHasMore(todo []string) bool {
+	for _, c := range todo {
+		if c != "" {
+			return true // even "." and ".." need the name before them to be a folder
+		}
+	}
+	return false
+}
+
+// pathErrnoText drops the path from an *fs.PathError: the message already
+// names the component, and the full real path would only add noise.
+func pathErrnoText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
