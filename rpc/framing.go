@@ -1,0 +1,332 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Dialect is the wire dialect a connection speaks (PROTOCOL.md §1).
+type Dialect int
+
+// The two dialects: LSP base-protocol framing, or newline-delimited JSON
+// as ACP clients speak it.
+const (
+	DialectLSP Dialect = iota
+	DialectACP
+)
+
+func (d Dialect) String() string {
+	if d == DialectACP {
+		return "acp"
+	}
+	return "lsp"
+}
+
+// maxFrame bounds one message. A frame that declares more is answered with
+// a parse error and skipped, so a hostile length cannot make the daemon
+// allocate without limit.
+const maxFrame = 256 << 20
+
+// DetectDialect peeks at the first non-blank byte: '{' means ACP's
+// newline-delimited JSON, anything else (normally the 'C' of
+// Content-Length) the LSP header framing.
+func DetectDialect(r *bufio.Reader) (Dialect, error) {
+	for {
+		b, err := r.Peek(1)
+		if err != nil {
+			return DialectLSP, err
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			r.ReadByte()
+			continue
+		case '{':
+			return DialectACP, nil
+		}
+		return DialectLSP, nil
+	}
+}
+
+// stream frames JSON-RPC messages over a byte transport and keeps serving
+// through bad input: a frame that is not JSON is answered with -32700, one
+// that is JSON but not a JSON-RPC message with -32600, and reading goes on
+// at the next frame. jsonrpc2's own framers end the connection on the first
+// bad frame, which would let one stray byte kill the daemon.
+//
+// It implements jsonrpc2.Stream plus the raw-frame methods the connection
+// prefers (ReadFrame, WriteFrame).
+type stream struct {
+	dialect Dialect
+	r       *bufio.Reader
+	w       io.Writer
+	closer  io.Closer
+	wmu     sync.Mutex
+	// onBad, when set, is told about each rejected frame (for logging).
+	onBad func(error)
+	body  []byte
+}
+
+func newStream(d Dialect, r *bufio.Reader, w io.Writer, c io.Closer, onBad func(error)) *stream {
+	return &stream{dialect: d, r: r, w: w, closer: c, onBad: onBad}
+}
+
+// errBadFrame wraps a framing problem the reader recovered from.
+type errBadFrame struct {
+	code jsonrpc2.Code
+	msg  string
+	id   json.RawMessage
+}
+
+func (e *errBadFrame) Error() string { return e.msg }
+
+// ReadFrame returns the body of the next well-formed message. Bad frames are
+// answered and skipped here, never returned.
+func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	for {
+		var (
+			body []byte
+			n    int64
+			err  error
+		)
+		if s.dialect == DialectACP {
+			body, n, err = s.readLine()
+		} else {
+			body, n, err = s.readHeaderFrame()
+		}
+		var bad *errBadFrame
+		if errors.As(err, &bad) {
+			s.reject(bad)
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if bad := checkMessage(body); bad != nil {
+			s.reject(bad)
+			continue
+		}
+		return body, n, nil
+	}
+}
+
+func (s *stream) reject(bad *errBadFrame) {
+	if s.onBad != nil {
+		s.onBad(bad)
+	}
+	id := bad.id
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(bad.msg)
+	frame := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, bad.code, msg)
+	s.WriteFrame(context.Background(), frame)
+}
+
+// checkMessage makes sure jsonrpc2 will accept body, so that nothing it
+// cannot decode reaches the connection (which would end it).
+func checkMessage(body []byte) *errBadFrame {
+	if !json.Valid(body) {
+		return &errBadFrame{code: jsonrpc2.ParseError, msg: "parse error: the frame is not valid JSON"}
+	}
+	if !utf8.Valid(body) {
+		return &errBadFrame{code: jsonrpc2.ParseError, msg: "parse error: the frame is not valid UTF-8"}
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if _, err := jsonrpc2.ParseRequests(body); err != nil {
+			return &errBadFrame{code: jsonrpc2.InvalidRequest, msg: "invalid request: " + err.Error()}
+		}
+		return nil
+	}
+	if _, err := jsonrpc2.DecodeMessage(body); err != nil {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(body, &probe)
+		id := probe.ID
+		if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
+			id = nil // only a string or number id can be echoed back
+		}
+		return &errBadFrame{code: jsonrpc2.InvalidRequest, id: id,
+			msg: "invalid request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\":\"2.0\" and a method, or a result or error with an id)"}
+	}
+	return nil
+}
+
+// readHeaderFrame reads one LSP frame: header lines, a blank line, then
+// Content-Length bytes. A malformed header block is skipped whole.
+func (s *stream) readHeaderFrame() ([]byte, int64, error) {
+	var (
+		length  = -1
+		n       int64
+		problem string
+		started bool
+	)
+	for {
+		line, err := s.r.ReadString('\n')
+		n += int64(len(line))
+		if err != nil {
+			if err == io.EOF && !started && strings.TrimSpace(line) == "" {
+				return nil, 0, io.EOF
+			}
+			if err == io.EOF {
+				return nil, 0, io.ErrUnexpectedEOF
+			}
+			return nil, 0, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if !started {
+				continue // blank lines between frames are harmless
+			}
+			break
+		}
+		started = true
+		if i := strings.Index(strings.ToLower(line), "content-length:"); i > 0 {
+			// Junk glued to the front of a header: answer the junk, keep
+			// the frame that follows it.
+			s.reject(&errBadFrame{code: jsonrpc2.ParseError,
+				msg: fmt.Sprintf("parse error: %q before a Content-Length header", truncate(line[:i], 40))})
+			line = line[i:]
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			problem = fmt.Sprintf("header line %q has no colon", truncate(line, 40))
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			v, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil || v <= 0 {
+				problem = fmt.Sprintf("Content-Length %q is not a positive integer", truncate(strings.TrimSpace(value), 20))
+				continue
+			}
+			length = v
+		}
+	}
+	if problem == "" && length < 0 {
+		problem = "the header has no Content-Length"
+	}
+	if problem != "" || length > maxFrame {
+		if length > 0 && length <= maxFrame {
+			// Skip the body the header announced, so the next frame is
+			// read from its start. An oversized length is not trusted:
+			// reading resyncs at the next header line instead.
+			if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
+				return nil, 0, io.ErrUnexpectedEOF
+			}
+		}
+		if problem == "" {
+			problem = fmt.Sprintf("a frame of %d bytes is over the %d byte limit", length, maxFrame)
+		}
+		return nil, n, &errBadFrame{code: jsonrpc2.ParseError, msg: "parse error: " + problem}
+	}
+	if cap(s.body) < length || cap(s.body) > 4<<20 && length < 64<<10 {
+		s.body = make([]byte, length)
+	}
+	body := s.body[:length]
+	if _, err := io.ReadFull(s.r, body); err != nil {
+		return nil, 0, io.ErrUnexpectedEOF
+	}
+	return body, n + int64(length), nil
+}
+
+// readLine reads one newline-delimited message, skipping blank lines.
+func (s *stream) readLine() ([]byte, int64, error) {
+	s.body = s.body[:0]
+	var n int64
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		n += int64(len(chunk))
+		if len(s.body)+len(chunk) > maxFrame {
+			// Drop the rest of this line, then report it.
+			for err == bufio.ErrBufferFull {
+				_, err = s.r.ReadSlice('\n')
+			}
+			s.body = s.body[:0]
+			if err != nil && err != io.EOF {
+				return nil, 0, err
+			}
+			return nil, n, &errBadFrame{code: jsonrpc2.ParseError,
+				msg: fmt.Sprintf("parse error: a line over the %d byte limit", maxFrame)}
+		}
+		s.body = append(s.body, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		line := bytes.TrimSpace(s.body)
+		if len(line) == 0 {
+			if err == io.EOF {
+				return nil, 0, io.EOF
+			}
+			s.body = s.body[:0]
+			continue
+		}
+		return line, n, nil
+	}
+}
+
+// WriteFrame frames one already-encoded message and writes it in one call.
+func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
+	var buf []byte
+	if s.dialect == DialectACP {
+		buf = make([]byte, 0, len(data)+1)
+		buf = append(buf, data...)
+		buf = append(buf, '\n')
+	} else {
+		buf = make([]byte, 0, len(data)+32)
+		buf = fmt.Appendf(buf, "Content-Length: %d\r\n\r\n", len(data))
+		buf = append(buf, data...)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	n, err := s.w.Write(buf)
+	return int64(n), err
+}
+
+// Read implements jsonrpc2.Stream for callers that do not use raw frames.
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	body, n, err := s.ReadFrame(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	msg, err := jsonrpc2.DecodeMessage(bytes.Clone(body))
+	return msg, n, err
+}
+
+// Write implements jsonrpc2.Stream.
+func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	data, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return 0, err
+	}
+	return s.WriteFrame(ctx, data)
+}
+
+// Close closes the transport.
+func (s *stream) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,37 @@
+package rpc
+
+// Method names the daemon handles or sends. Custom methods live under
+// cline/ (PROTOCOL.md); every name goes through the switch in
+// (*Server).handle.
+const (
+	methodInitialize   = "initialize"
+	methodInitialized  = "initialized"
+	methodShutdown     = "shutdown"
+	methodExit         = "exit"
+	methodCancel       = "$/cancelRequest"
+	methodSetTrace     = "$/setTrace"
+	methodDidOpen      = "textDocument/didOpen"
+	methodDidChange    = "textDocument/didChange"
+	methodDidClose     = "textDocument/didClose"
+	methodDidSave      = "textDocument/didSave"
+	methodWillSave     = "textDocument/willSave"
+	methodDidChangeWF  = "workspace/didChangeWorkspaceFolders"
+	methodDidChangeCfg = "workspace/didChangeConfiguration"
+	methodExecCommand  = "workspace/executeCommand"
+
+	methodLogMessage  = "window/logMessage"
+	methodShowMessage = "window/showMessage"
+
+	// Commands for clients with no plugin (PROTOCOL.md §6).
+	commandNewSession = "cline.newSession"
+	commandPrompt     = "cline.prompt"
+	commandSetMode    = "cline.setMode"
+	commandCancel     = "cline.cancel"
+)
+
+// ProtocolVersion is the version of the cline wire protocol this daemon
+// speaks, announced in experimental.cline.protocolVersion.
+const ProtocolVersion = 1
+
+// Modes are the session modes, in the order clients list them.
+var Modes = []string{"plan", "act", "search", "minimal", "yolo"}

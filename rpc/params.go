@@ -1,0 +1,155 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// decodeParams decodes a request's params into v. The error is a -32602
+// whose message names the field at fault ("textDocument.version: expected
+// an integer, got string"), which go.lsp.dev/protocol's decoder does not do
+// (it reports byte offsets).
+func decodeParams(raw []byte, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return invalidParams("params: required, got none")
+	}
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "params"
+		}
+		return invalidParams("%s: expected %s, got %s", field, goTypeToJSON(te.Type.String()), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return invalidParams("params: not valid JSON at byte %d", se.Offset)
+	}
+	return invalidParams("params: %v", err)
+}
+
+func goTypeToJSON(t string) string {
+	switch {
+	case strings.Contains(t, "int"):
+		return "an integer"
+	case strings.Contains(t, "float"):
+		return "a number"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "a boolean"
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	case strings.HasPrefix(t, "map"), strings.Contains(t, "."):
+		return "an object"
+	}
+	return t
+}
+
+// invalidParams builds a -32602 error.
+func invalidParams(format string, args ...any) *jsonrpc2.Error {
+	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: "+format, args...)
+}
+
+// required reports the first empty field among name/value pairs.
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return invalidParams("%s: required", pairs[i])
+		}
+	}
+	return nil
+}
+
+// The param shapes the daemon reads. They mirror go.lsp.dev/protocol's
+// types but decode with encoding/json so errors can name fields, and keep
+// only what is used.
+
+type position struct {
+	Line      *int64 `json:"line"`
+	Character *int64 `json:"character"`
+}
+
+type lspRange struct {
+	Start position `json:"start"`
+	End   position `json:"end"`
+}
+
+type textDocumentItem struct {
+	URI        string  `json:"uri"`
+	LanguageID string  `json:"languageId"`
+	Version    int32   `json:"version"`
+	Text       *string `json:"text"`
+}
+
+type didOpenParams struct {
+	TextDocument textDocumentItem `json:"textDocument"`
+}
+
+type versionedDoc struct {
+	URI     string `json:"uri"`
+	Version *int32 `json:"version"`
+}
+
+type contentChange struct {
+	Range *lspRange `json:"range"`
+	Text  *string   `json:"text"`
+}
+
+type didChangeParams struct {
+	TextDocument   versionedDoc    `json:"textDocument"`
+	ContentChanges []contentChange `json:"contentChanges"`
+}
+
+type docParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Text *string `json:"text"`
+}
+
+type workspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+type didChangeFoldersParams struct {
+	Event struct {
+		Added   []workspaceFolder `json:"added"`
+		Removed []workspaceFolder `json:"removed"`
+	} `json:"event"`
+}
+
+type executeCommandParams struct {
+	Command   string            `json:"command"`
+	Arguments []json.RawMessage `json:"arguments"`
+}
+
+// checkPosition validates a position's fields; LSP positions are unsigned
+// 32-bit numbers and both are required.
+func checkPosition(field string, p position) error {
+	if p.Line == nil {
+		return invalidParams("%s.line: required", field)
+	}
+	if p.Character == nil {
+		return invalidParams("%s.character: required", field)
+	}
+	if *p.Line < 0 || *p.Line > 1<<32-1 {
+		return invalidParams("%s.line: must be between 0 and 4294967295, got %d", field, *p.Line)
+	}
+	if *p.Character < 0 || *p.Character > 1<<32-1 {
+		return invalidParams("%s.character: must be between 0 and 4294967295, got %d", field, *p.Character)
+	}
+	return nil
+}
+
+func fieldf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

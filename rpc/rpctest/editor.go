@@ -1,0 +1,286 @@
+// Package rpctest provides a fake editor that drives a real rpc.Server over
+// an in-memory pipe, the way gopls's integration tests drive gopls: tests
+// open buffers, type into them, answer the server's requests and assert on
+// the notifications it sends.
+package rpctest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// Message is a notification or request the server sent to the editor.
+type Message struct {
+	Method string
+	Params json.RawMessage
+}
+
+// RequestHandler answers a server-to-client request. Returning (nil, nil)
+// answers null.
+type RequestHandler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Editor is a fake LSP client connected to a real server.
+type Editor struct {
+	t      testing.TB
+	Server *rpc.Server
+	conn   jsonrpc2.Conn
+	raw    net.Conn // the editor's end of the pipe, for hand-made frames
+
+	mu       sync.Mutex
+	msgs     []Message
+	arrived  chan struct{} // closed and replaced when a message arrives
+	handlers map[string]RequestHandler
+	docs     map[string]*doc
+	enc      workspace.Encoding
+
+	served chan struct{}
+	code   int
+	err    error
+}
+
+type doc struct {
+	version int32
+	text    string
+}
+
+// New starts a server with opts and connects a fake editor to it. The
+// connection is torn down when the test ends.
+func New(t testing.TB, opts rpc.Options) *Editor {
+	t.Helper()
+	srvEnd, edEnd := net.Pipe()
+	e := &Editor{
+		t:        t,
+		Server:   rpc.NewServer(opts),
+		raw:      edEnd,
+		arrived:  make(chan struct{}),
+		handlers: make(map[string]RequestHandler),
+		docs:     make(map[string]*doc),
+		enc:      workspace.UTF16,
+		served:   make(chan struct{}),
+	}
+	go func() {
+		defer close(e.served)
+		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
+		srvEnd.Close()
+	}()
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(edEnd))
+	e.conn.Go(context.Background(), jsonrpc2.AsyncHandler(e.handle))
+	t.Cleanup(func() {
+		e.conn.Close()
+		edEnd.Close()
+		select {
+		case <-e.served:
+		case <-time.After(10 * time.Second):
+			t.Errorf("server did not stop after the editor closed the connection")
+		}
+	})
+	return e
+}
+
+// Handle installs the answer to server requests of one method.
+func (e *Editor) Handle(method string, h RequestHandler) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.handlers[method] = h
+}
+
+func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	params := json.RawMessage(slices.Clone(req.Params()))
+	m := Message{Method: req.Method(), Params: params}
+	e.mu.Lock()
+	e.msgs = append(e.msgs, m)
+	close(e.arrived)
+	e.arrived = make(chan struct{})
+	h := e.handlers[req.Method()]
+	e.mu.Unlock()
+	if !req.IsCall() {
+		return nil, nil
+	}
+	if h == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no handler for %s", req.Method())
+	}
+	return h(ctx, params)
+}
+
+// Call sends a request and decodes its result into result (may be nil).
+func (e *Editor) Call(ctx context.Context, method string, params, result any) error {
+	var raw json.RawMessage
+	_, err := e.conn.Call(ctx, method, params, &raw)
+	if err != nil {
+		return err
+	}
+	if result != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, result)
+	}
+	return nil
+}
+
+// Notify sends a notification.
+func (e *Editor) Notify(ctx context.Context, method string, params any) error {
+	return e.conn.Notify(ctx, method, params)
+}
+
+// WriteRaw writes bytes to the server as they are, for malformed-frame
+// tests.
+func (e *Editor) WriteRaw(b []byte) error {
+	_, err := e.raw.Write(b)
+	return err
+}
+
+// Initialize sends initialize with the given capabilities and options
+// merged into a default request for folder root, then initialized.
+func (e *Editor) Initialize(ctx context.Context, root string, extra map[string]any) (map[string]any, error) {
+	params := map[string]any{
+		"processId": nil,
+		"rootUri":   nil,
+		"capabilities": map[string]any{
+			"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
+			"window":    map[string]any{"showMessage": map[string]any{}, "workDoneProgress": true},
+		},
+	}
+	if root != "" {
+		params["workspaceFolders"] = []any{map[string]any{"uri": workspace.PathToURI(root), "name": "root"}}
+	}
+	for k, v := range extra {
+		params[k] = v
+	}
+	var res map[string]any
+	if err := e.Call(ctx, "initialize", params, &res); err != nil {
+		return nil, err
+	}
+	if caps, ok := res["capabilities"].(map[string]any); ok {
+		if enc, ok := caps["positionEncoding"].(string); ok {
+			e.mu.Lock()
+			e.enc = workspace.Encoding(enc)
+			e.mu.Unlock()
+		}
+	}
+	return res, e.Notify(ctx, "initialized", map[string]any{})
+}
+
+// Open opens a buffer with text at version 1.
+func (e *Editor) Open(ctx context.Context, uri, text string) error {
+	e.mu.Lock()
+	e.docs[uri] = &doc{version: 1, text: text}
+	e.mu.Unlock()
+	return e.Notify(ctx, "textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": "plaintext", "version": 1, "text": text},
+	})
+}
+
+// Edit replaces the range r of the editor's buffer with text, as a user
+// typing would, and sends the incremental didChange.
+func (e *Editor) Edit(ctx context.Context, uri string, r workspace.Range, text string) error {
+	e.mu.Lock()
+	d := e.docs[uri]
+	if d == nil {
+		e.mu.Unlock()
+		return fmt.Errorf("fake editor: %s is not open", uri)
+	}
+	m := workspace.NewMapper(d.text)
+	s, end := m.Offset(r.Start, e.enc), m.Offset(r.End, e.enc)
+	d.text = d.text[:s] + text + d.text[end:]
+	d.version++
+	v := d.version
+	e.mu.Unlock()
+	return e.Notify(ctx, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": v},
+		"contentChanges": []any{map[string]any{"range": r, "text": text}},
+	})
+}
+
+// Text returns the editor's own copy of a buffer.
+func (e *Editor) Text(uri string) (string, int32, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.docs[uri]
+	if d == nil {
+		return "", 0, false
+	}
+	return d.text, d.version, true
+}
+
+// CloseDoc closes a buffer.
+func (e *Editor) CloseDoc(ctx context.Context, uri string) error {
+	e.mu.Lock()
+	delete(e.docs, uri)
+	e.mu.Unlock()
+	return e.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+}
+
+// Messages returns what the server sent with this method so far ("" for
+// all).
+func (e *Editor) Messages(method string) []Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Message
+	for _, m := range e.msgs {
+		if method == "" || m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Await waits until the server has sent a message of method for which ok
+// holds (ok nil: any), and returns it.
+func (e *Editor) Await(ctx context.Context, method string, ok func(json.RawMessage) bool) (Message, error) {
+	seen := 0
+	for {
+		e.mu.Lock()
+		msgs := e.msgs[seen:]
+		ch := e.arrived
+		seen = len(e.msgs)
+		e.mu.Unlock()
+		for _, m := range msgs {
+			if m.Method == method && (ok == nil || ok(m.Params)) {
+				return m, nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Message{}, fmt.Errorf("waiting for %s: %w", method, ctx.Err())
+		}
+	}
+}
+
+// Sync makes a round trip to the server. The server handles messages in
+// order, so once it returns every notification sent before it has been
+// applied.
+func (e *Editor) Sync(ctx context.Context) {
+	e.t.Helper()
+	// An unknown request is answered in order with -32601; the answer
+	// itself is the barrier.
+	e.conn.Call(ctx, "cline-ls/sync", nil, nil)
+}
+
+// Shutdown sends shutdown then exit and returns the server's exit code.
+func (e *Editor) Shutdown(ctx context.Context) (int, error) {
+	if err := e.Call(ctx, "shutdown", nil, nil); err != nil {
+		return -1, err
+	}
+	e.Notify(ctx, "exit", nil)
+	return e.Wait(ctx)
+}
+
+// Wait waits for the server to stop and returns its exit code and error.
+func (e *Editor) Wait(ctx context.Context) (int, error) {
+	select {
+	case <-e.served:
+		return e.code, e.err
+	case <-ctx.Done():
+		return -1, ctx.Err()
+	}
+}

@@ -1,0 +1,322 @@
+// Package rpc is the daemon's connection to an editor: it detects the wire
+// dialect, frames JSON-RPC over stdio, runs the LSP lifecycle, feeds text
+// synchronisation into the workspace mirror and routes every method to the
+// code that owns it. One Server serves one connection and owns all of its
+// state.
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Logger receives the daemon's logs; nil discards them.
+	Logger *slog.Logger
+	// Version is reported in serverInfo.
+	Version string
+	// Getenv reads the environment for settings; nil means no variables.
+	Getenv func(string) string
+	// ToolNames lists the tools announced in experimental.cline.tools.
+	ToolNames func() []string
+}
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Server serves one editor connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	conn    jsonrpc2.Conn
+	dialect Dialect
+
+	mu       sync.Mutex
+	state    lifecycle
+	enc      workspace.Encoding
+	caps     clientCaps
+	settings Settings
+	exitCode int
+	exited   chan struct{}
+	exitOnce sync.Once
+
+	folders *workspace.Folders
+	buffers *workspace.Buffers
+}
+
+// clientCaps is what the daemon needs to know about the client.
+type clientCaps struct {
+	clineApprovals   bool
+	clineDiffs       bool
+	clineQuestions   bool
+	applyEdit        bool
+	showMessageReq   bool
+	workDoneProgress bool
+	docChanges       bool
+}
+
+// NewServer returns a server ready to Serve one connection.
+func NewServer(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	return &Server{
+		opts:    opts,
+		log:     log,
+		enc:     workspace.UTF16,
+		exited:  make(chan struct{}),
+		folders: &workspace.Folders{},
+		buffers: workspace.NewBuffers(),
+	}
+}
+
+// Buffers is the server's mirror of the client's open documents.
+func (s *Server) Buffers() *workspace.Buffers { return s.buffers }
+
+// Folders is the server's set of workspace folders.
+func (s *Server) Folders() *workspace.Folders { return s.folders }
+
+// Encoding is the negotiated position encoding.
+func (s *Server) Encoding() workspace.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// Serve reads from r and writes to w until the client sends exit, the input
+// ends, or ctx is cancelled. It returns the process exit code LSP asks
+// for: 0 after shutdown then exit (or at end of input), 1 for exit without
+// shutdown. Errors are transport failures; bad frames are answered and do
+// not stop serving.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	d, err := DetectDialect(br)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		return 1, err
+	}
+	s.dialect = d
+	s.log.Info("serving", "dialect", d.String())
+	var closer io.Closer
+	if c, ok := r.(io.Closer); ok {
+		closer = c
+	}
+	st := newStream(d, br, w, closer, func(err error) {
+		s.log.Warn("rejected frame", "err", err)
+	})
+	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+	s.conn.Go(ctx, s.handle)
+
+	select {
+	case <-s.conn.Done():
+	case <-s.exited:
+		s.conn.Close()
+	case <-ctx.Done():
+		s.conn.Close()
+	}
+	s.shutdownSessions()
+	s.mu.Lock()
+	code := s.exitCode
+	s.mu.Unlock()
+	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !isClosedErr(err) {
+		return code, err
+	}
+	return code, nil
+}
+
+func isClosedErr(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, jsonrpc2.ErrClientClosing) ||
+		strings.Contains(err.Error(), "closed")
+}
+
+// shutdownSessions cancels running work and flushes state when the
+// connection ends. Sessions arrive with the session layer; the mirror needs
+// nothing.
+func (s *Server) shutdownSessions() {}
+
+// handle is the connection's one handler. It runs inline on the read loop,
+// so notifications (text synchronisation above all) are applied in the
+// order they arrived; requests that wait on the client release the loop
+// with jsonrpc2.Async first.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	if s.dialect == DialectACP {
+		return s.handleACP(ctx, req)
+	}
+
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case method == methodExit:
+		s.exit()
+		return nil, nil
+	case state == stateNew && method != methodInitialize:
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", method)
+		}
+		return nil, nil // LSP: drop notifications before initialize
+	case state == stateShutdown:
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the server is shut down; only exit is accepted")
+		}
+		return nil, nil
+	}
+
+	var (
+		res any
+		err error
+	)
+	switch method {
+	case methodInitialize:
+		res, err = s.initialize(req.Params())
+	case methodInitialized, methodSetTrace, methodCancel, methodWillSave:
+		// Nothing to do: requests run to completion quickly or are
+		// cancelled through session/cancel.
+	case methodShutdown:
+		res, err = s.shutdown()
+	case methodDidOpen:
+		err = s.didOpen(req.Params())
+	case methodDidChange:
+		err = s.didChange(req.Params())
+	case methodDidClose:
+		err = s.didClose(req.Params())
+	case methodDidSave:
+		err = s.didSave(req.Params())
+	case methodDidChangeWF:
+		err = s.didChangeFolders(req.Params())
+	case methodDidChangeCfg:
+		err = s.didChangeConfiguration(req.Params())
+	case methodExecCommand:
+		res, err = s.executeCommand(req.Params())
+	default:
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+		}
+		if !strings.HasPrefix(method, "$/") {
+			s.log.Debug("ignored notification", "method", method)
+		}
+		return nil, nil
+	}
+	if err != nil && !req.IsCall() {
+		// A notification cannot be answered, and an error returned from
+		// its handler would end the connection: report it instead.
+		s.log.Warn("notification failed", "method", method, "err", err)
+		s.logToClient(ctx, 1, method+": "+err.Error())
+		return nil, nil
+	}
+	return res, err
+}
+
+// exit ends the connection; the exit code depends on whether shutdown came
+// first.
+func (s *Server) exit() {
+	s.mu.Lock()
+	if s.state == stateShutdown {
+		s.exitCode = 0
+	} else {
+		s.exitCode = 1
+	}
+	s.mu.Unlock()
+	s.exitOnce.Do(func() { close(s.exited) })
+}
+
+func (s *Server) shutdown() (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	s.shutdownSessions()
+	return nil, nil
+}
+
+// logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
+func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
+	if s.conn == nil {
+		return
+	}
+	if err := s.conn.Notify(ctx, methodLogMessage, map[string]any{"type": typ, "message": msg}); err != nil {
+		s.log.Debug("logMessage not sent", "err", err)
+	}
+}
+
+// executeCommand serves workspace/executeCommand. The cline.* commands
+// start and drive agent sessions, which the session layer provides.
+func (s *Server) executeCommand(raw []byte) (any, error) {
+	var p executeCommandParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("command", p.Command); err != nil {
+		return nil, err
+	}
+	switch p.Command {
+	case commandNewSession, commandPrompt, commandSetMode, commandCancel:
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: agent sessions are not available in this build yet", p.Command)
+	}
+	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
+}
+
+func commands() []string {
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
+}
+
+// handleACP serves the ACP dialect. Only initialize is answered until the
+// ACP session methods land; every other method is -32601.
+func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	switch req.Method() {
+	case methodInitialize:
+		var p struct {
+			ProtocolVersion *int `json:"protocolVersion"`
+		}
+		if err := decodeParams(req.Params(), &p); err != nil {
+			return nil, err
+		}
+		if p.ProtocolVersion == nil {
+			return nil, invalidParams("protocolVersion: required")
+		}
+		s.mu.Lock()
+		s.state = stateInitialized
+		s.mu.Unlock()
+		return map[string]any{
+			"protocolVersion": 1,
+			"agentCapabilities": map[string]any{
+				"loadSession":        false,
+				"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
+			},
+			"authMethods": []any{},
+		}, nil
+	}
+	if req.IsCall() {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method())
+	}
+	return nil, nil
+}
+
+// rawJSON is a helper for results assembled from parts.
+type rawJSON = json.RawMessage
