@@ -50,6 +50,9 @@ type Context struct {
 	Subagent    bool // running inside a subagent: no subagent tools
 	Skills      []string
 	HasMCP      bool
+	// ApplyPatch selects apply_patch instead of editor and replace_in_file,
+	// for models trained on that patch grammar (see TrainedOnApplyPatch).
+	ApplyPatch bool
 }
 
 // Spec describes a tool to the registry, the converters and the model.
@@ -120,6 +123,10 @@ type Result struct {
 	IsError bool
 	// Edits lists the files an edit call changed, for cline/diff.
 	Edits []FileEdit
+	// EndsTurn asks the turn loop to stop once this result is recorded:
+	// submit_and_exit sets it, and plan_mode_respond unless the model said
+	// it needs more exploration. The loop keys on results, not tool names.
+	EndsTurn bool
 }
 
 // FileEdit records one applied change to one file.

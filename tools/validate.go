@@ -1,0 +1,538 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// ValidationError is returned by Tool.Build when a call's arguments do not
+// fit the tool's schema. Its text is meant for the model: one line per
+// problem, each naming the field, so the next call can be fixed.
+type ValidationError struct {
+	Tool     string
+	Problems []Problem
+}
+
+// Problem is one field-level fault in a call's arguments.
+type Problem struct {
+	// Path names the field as files[0].path; empty for the whole input.
+	Path    string
+	Message string
+}
+
+// String renders the problem as "path: message".
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Error lists every problem, one per line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("Invalid arguments for ")
+	b.WriteString(e.Tool)
+	b.WriteString(":")
+	for _, p := range e.Problems {
+		b.WriteString("\n- ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// validator checks arguments against one tool's schema. It is built once
+// per tool, since resolving a schema costs far more than using it.
+type validator struct {
+	tool     string
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved
+}
+
+func newValidator(tool string, params json.RawMessage) (*validator, error) {
+	s := new(jsonschema.Schema)
+	if len(bytes.TrimSpace(params)) == 0 {
+		s.Type = "object"
+	} else if err := json.Unmarshal(params, s); err != nil {
+		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
+	}
+	if s.Type != "" && s.Type != "object" {
+		return nil, fmt.Errorf("tools: schema of %s: type is %q, want \"object\"", tool, s.Type)
+	}
+	// Servers declare whichever draft they were written for; the keywords
+	// tool schemas use mean the same in all of them, and the library
+	// refuses to validate drafts it does not know by name.
+	s.Schema = ""
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
+	}
+	return &validator{tool: tool, schema: s, resolved: rs}, nil
+}
+
+// check validates raw arguments and returns them normalised: scalars the
+// model sent as strings are converted to the types the schema asks for
+// (the XML path yields nothing but strings), and null optional fields are
+// dropped. Empty input counts as {}.
+func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	var args any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, v.fail(Problem{Message: fmt.Sprintf(
+			"arguments are not valid JSON (%s); send one JSON object with the tool's parameters", jsonErrorText(err))})
+	}
+	obj, ok := args.(map[string]any)
+	if !ok {
+		return nil, v.fail(Problem{Message: "arguments must be a JSON object, got " + gotText(args)})
+	}
+	changed := coerce(v.schema, obj)
+	if err := v.resolved.Validate(obj); err != nil {
+		var probs []Problem
+		explain(v.schema, obj, "", &probs)
+		if len(probs) == 0 {
+			// A keyword the explanation does not cover (oneOf, $ref...):
+			// the library's own words are better than nothing.
+			probs = []Problem{{Message: libraryText(err)}}
+		}
+		return nil, v.fail(probs...)
+	}
+	if !changed {
+		return raw, nil
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("tools: re-encoding arguments of %s: %w", v.tool, err)
+	}
+	return out, nil
+}
+
+func (v *validator) fail(probs ...Problem) *ValidationError {
+	return &ValidationError{Tool: v.tool, Problems: probs}
+}
+
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// libraryPrefix matches the "validating <where>: " wrappers the schema
+// library puts around its messages.
+var libraryPrefix = regexp.MustCompile(`validating [^:]*: `)
+
+func libraryText(err error) string {
+	return libraryPrefix.ReplaceAllString(err.Error(), "")
+}
+
+// schemaType returns the single non-null type a schema asks for, and
+// whether null is allowed too.
+func schemaType(s *jsonschema.Schema) (typ string, nullable bool) {
+	if s.Type != "" {
+		return s.Type, s.Type == "null"
+	}
+	for _, t := range s.Types {
+		if t == "null" {
+			nullable = true
+		} else if typ == "" {
+			typ = t
+		}
+	}
+	if typ == "" {
+		switch {
+		case s.Properties != nil:
+			typ = "object"
+		case s.Items != nil:
+			typ = "array"
+		}
+	}
+	return typ, nullable
+}
+
+// coerce converts, in place, string values to the scalar, array or
+// object type their schema asks for when the conversion is exact, and
+// removes null values of optional properties that do not allow null. It
+// reports whether anything changed.
+func coerce(s *jsonschema.Schema, obj map[string]any) bool {
+	changed := false
+	for key, val := range obj {
+		ps := s.Properties[key]
+		if ps == nil {
+			continue
+		}
+		if val == nil {
+			if _, nullable := schemaType(ps); !nullable && !slices.Contains(s.Required, key) {
+				delete(obj, key)
+				changed = true
+			}
+			continue
+		}
+		if nv, ok := coerceValue(ps, val); ok {
+			obj[key] = nv
+			changed = true
+		}
+	}
+	return changed
+}
+
+func coerceValue(s *jsonschema.Schema, val any) (any, bool) {
+	typ, _ := schemaType(s)
+	switch v := val.(type) {
+	case string:
+		t := strings.TrimSpace(v)
+		switch typ {
+		case "integer":
+			if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+				return float64(n), true
+			}
+		case "number":
+			if f, err := strconv.ParseFloat(t, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+				return f, true
+			}
+		case "boolean":
+			switch strings.ToLower(t) {
+			case "true":
+				return true, true
+			case "false":
+				return false, true
+			}
+		case "array", "object":
+			var parsed any
+			if (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) && json.Unmarshal([]byte(t), &parsed) == nil {
+				nv, _ := coerceValue(s, parsed)
+				if nv == nil {
+					nv = parsed
+				}
+				return nv, true
+			}
+			// A lone string where a list of strings is wanted is a
+			// one-item list: models do this with queries and commands.
+			if typ == "array" && s.Items != nil {
+				if it, _ := schemaType(s.Items); it == "string" {
+					return []any{v}, true
+				}
+			}
+		}
+	case []any:
+		if s.Items == nil {
+			return nil, false
+		}
+		changed := false
+		for i, item := range v {
+			if item == nil {
+				continue
+			}
+			if nv, ok := coerceValue(s.Items, item); ok {
+				v[i] = nv
+				changed = true
+			}
+		}
+		return v, changed
+	case map[string]any:
+		if s.Properties == nil {
+			return nil, false
+		}
+		return v, coerce(s, v)
+	}
+	return nil, false
+}
+
+// explain walks the arguments beside the schema and collects one problem
+// per faulty field. It covers the keywords tool schemas use; validation
+// itself is the library's, explain only puts its verdict in words.
+func explain(s *jsonschema.Schema, val any, path string, out *[]Problem) {
+	if s == nil {
+		return
+	}
+	bad := func(got string) {
+		*out = append(*out, Problem{Path: path, Message: "must be " + describe(s) + ", got " + got})
+	}
+	if !typeMatches(s, val) {
+		bad(gotText(val))
+		return
+	}
+	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, val) }) {
+		bad(gotText(val))
+		return
+	}
+	if s.Const != nil && !jsonEqual(*s.Const, val) {
+		bad(gotText(val))
+		return
+	}
+	switch v := val.(type) {
+	case float64:
+		if !numberInBounds(s, v) {
+			bad(gotText(val))
+		}
+	case string:
+		n := utf8.RuneCountInString(v)
+		if s.MinLength != nil && n < *s.MinLength || s.MaxLength != nil && n > *s.MaxLength ||
+			s.Pattern != "" && !patternMatches(s.Pattern, v) {
+			bad(gotText(val))
+		}
+	case []any:
+		if s.MinItems != nil && len(v) < *s.MinItems || s.MaxItems != nil && len(v) > *s.MaxItems {
+			bad(plural(len(v), "item"))
+			return
+		}
+		for i, item := range v {
+			explain(s.Items, item, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	case map[string]any:
+		for _, key := range s.Required {
+			if _, ok := v[key]; !ok {
+				*out = append(*out, Problem{Path: joinPath(path, key), Message: "required"})
+			}
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var unknown []string
+		for _, k := range keys {
+			if ps, ok := s.Properties[k]; ok {
+				explain(ps, v[k], joinPath(path, k), out)
+			} else if s.AdditionalProperties != nil {
+				if isFalseSchema(s.AdditionalProperties) {
+					unknown = append(unknown, k)
+				} else {
+					explain(s.AdditionalProperties, v[k], joinPath(path, k), out)
+				}
+			}
+		}
+		for _, k := range unknown {
+			*out = append(*out, Problem{Path: joinPath(path, k),
+				Message: "unknown parameter; known: " + strings.Join(sortedKeys(s.Properties), ", ")})
+		}
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// isFalseSchema reports whether s is the schema false, which the library
+// unmarshals as {"not": {}}.
+func isFalseSchema(s *jsonschema.Schema) bool {
+	return s.Not != nil && s.Not.Type == "" && s.Not.Types == nil && len(s.Not.Properties) == 0 &&
+		len(s.Not.Enum) == 0 && s.Not.Const == nil && s.Not.Ref == "" && s.Not.Not == nil
+}
+
+func typeMatches(s *jsonschema.Schema, val any) bool {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) == 0 {
+		return true
+	}
+	got := jsonTypeOf(val)
+	for _, t := range types {
+		if t == got || t == "number" && got == "integer" {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonTypeOf(val any) string {
+	switch v := val.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		if v == math.Trunc(v) && !math.IsInf(v, 0) {
+			return "integer"
+		}
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "unknown"
+}
+
+func jsonEqual(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+func numberInBounds(s *jsonschema.Schema, v float64) bool {
+	return (s.Minimum == nil || v >= *s.Minimum) && (s.Maximum == nil || v <= *s.Maximum) &&
+		(s.ExclusiveMinimum == nil || v > *s.ExclusiveMinimum) &&
+		(s.ExclusiveMaximum == nil || v < *s.ExclusiveMaximum) &&
+		(s.MultipleOf == nil || *s.MultipleOf == 0 || math.Mod(v, *s.MultipleOf) == 0)
+}
+
+func patternMatches(pattern, v string) bool {
+	re, err := regexp.Compile(pattern)
+	return err != nil || re.MatchString(v)
+}
+
+// gotText shows the model what it sent, briefly.
+func gotText(val any) string {
+	switch v := val.(type) {
+	case nil:
+		return "null"
+	case string:
+		if utf8.RuneCountInString(v) > 40 {
+			v = string([]rune(v)[:40]) + "…"
+		}
+		return strconv.Quote(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprint(val)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// describe says in words what a schema accepts: "an integer ≥ 1", "an
+// array of strings with 2 to 5 items", `one of "low", "high"`. Validation
+// messages and the XML tool docs share it.
+func describe(s *jsonschema.Schema) string {
+	if len(s.Enum) > 0 {
+		vals := make([]string, len(s.Enum))
+		for i, e := range s.Enum {
+			j, _ := json.Marshal(e)
+			vals[i] = string(j)
+		}
+		return "one of " + strings.Join(vals, ", ")
+	}
+	if s.Const != nil {
+		j, _ := json.Marshal(*s.Const)
+		return "exactly " + string(j)
+	}
+	typ, nullable := schemaType(s)
+	var d string
+	switch typ {
+	case "string":
+		d = describeString(s)
+	case "integer":
+		d = "an integer" + bounds(s)
+	case "number":
+		d = "a number" + bounds(s)
+	case "boolean":
+		d = "a boolean"
+	case "array":
+		d = "an array"
+		if s.Items != nil {
+			if it, _ := schemaType(s.Items); it != "" && len(s.Items.Enum) == 0 {
+				d += " of " + pluralType(it)
+			}
+		}
+		d += itemCount(s)
+	case "object":
+		d = "an object"
+	case "null":
+		return "null"
+	default:
+		d = "a value"
+	}
+	if nullable {
+		d += " or null"
+	}
+	return d
+}
+
+func describeString(s *jsonschema.Schema) string {
+	d := "a string"
+	switch {
+	case s.MinLength != nil && *s.MinLength == 1 && s.MaxLength == nil:
+		d = "a non-empty string"
+	case s.MinLength != nil && s.MaxLength != nil:
+		d += fmt.Sprintf(" of %d to %d characters", *s.MinLength, *s.MaxLength)
+	case s.MinLength != nil:
+		d += fmt.Sprintf(" of at least %s", plural(*s.MinLength, "character"))
+	case s.MaxLength != nil:
+		d += fmt.Sprintf(" of at most %s", plural(*s.MaxLength, "character"))
+	}
+	if s.Pattern != "" {
+		d += " matching /" + s.Pattern + "/"
+	}
+	return d
+}
+
+func pluralType(t string) string {
+	switch t {
+	case "string", "integer", "number", "boolean", "object", "array":
+		return t + "s"
+	}
+	return "values"
+}
+
+func bounds(s *jsonschema.Schema) string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	var parts []string
+	switch {
+	case s.Minimum != nil:
+		parts = append(parts, "≥ "+num(*s.Minimum))
+	case s.ExclusiveMinimum != nil:
+		parts = append(parts, "> "+num(*s.ExclusiveMinimum))
+	}
+	switch {
+	case s.Maximum != nil:
+		parts = append(parts, "≤ "+num(*s.Maximum))
+	case s.ExclusiveMaximum != nil:
+		parts = append(parts, "< "+num(*s.ExclusiveMaximum))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " and ")
+}
+
+func itemCount(s *jsonschema.Schema) string {
+	switch {
+	case s.MinItems != nil && s.MaxItems != nil:
+		return fmt.Sprintf(" with %d to %d items", *s.MinItems, *s.MaxItems)
+	case s.MinItems != nil && *s.MinItems > 0:
+		return " with at least " + plural(*s.MinItems, "item")
+	case s.MaxItems != nil:
+		return " with at most " + plural(*s.MaxItems, "item")
+	}
+	return ""
+}
