@@ -22,7 +22,7 @@ func TestMirrorFollowsEditorOverTheWire(t *testing.T) {
 	ed.Initialize(ctx, root, nil)
 	uri := workspace.PathToURI(filepath.Join(root, "a.txt"))
 	ed.Open(ctx, uri, "héllo 😀\r\nworld\n")
-	ed.Edit(ctx, uri, rng(0, 8, 0, 8), "!")    // after the emoji: UTF-16 counts it as 2
+	ed.Edit(ctx, uri, rng(0, 8, 0, 8), "!")     // after the emoji: UTF-16 counts it as 2
 	ed.Edit(ctx, uri, rng(1, 0, 1, 5), "there") // replace a word
 	ed.Edit(ctx, uri, rng(2, 0, 2, 0), "tail")  // the empty last line
 	ed.Sync(ctx)

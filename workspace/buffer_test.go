@@ -125,7 +125,7 @@ func TestBuffersCRLFFusion(t *testing.T) {
 		r    Range
 		repl string
 	}{
-		{"a\rX\nb", Range{Position{1, 0}, Position{1, 1}}, ""},   // "\r" + "\n" fuse
+		{"a\rX\nb", Range{Position{1, 0}, Position{1, 1}}, ""},    // "\r" + "\n" fuse
 		{"a\r", Range{Position{1, 0}, Position{1, 0}}, "\nb"},     // typing "\n" after a lone "\r"
 		{"a\r\nb", Range{Position{0, 1}, Position{1, 0}}, "\r"},   // replace the break itself
 		{"x\ny", Range{Position{0, 1}, Position{1, 0}}, "\r\r\n"}, // new breaks
