@@ -1,0 +1,319 @@
+package workspace
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Names of the files that hold ignore rules. .clineignore uses the
+// .gitignore syntax and hides files from the agent on top of .gitignore.
+const (
+	GitignoreFile   = ".gitignore"
+	ClineignoreFile = ".clineignore"
+)
+
+// ignoreMaxFileBytes caps how much of one ignore file is read; a larger
+// one is not a list of patterns anyone wrote by hand.
+const ignoreMaxFileBytes = 1 << 20
+
+// IsIgnoreFile reports whether a file name (not a path) holds ignore
+// rules, so that a watcher knows when to call Invalidate.
+func IsIgnoreFile(name string) bool {
+	return name == GitignoreFile || name == ClineignoreFile
+}
+
+// IgnoreMatcher decides which paths of the workspace folders are hidden:
+// those matched by .gitignore files (per folder level, with git's
+// precedence: deeper files and later lines win), by .git/info/exclude,
+// by .clineignore files (same syntax, nested too), and everything named
+// .git. The two families are separate layers: a path is ignored if either
+// ignores it, so a .gitignore negation cannot reveal what .clineignore
+// hides. As in git, nothing inside an ignored folder can be re-included.
+//
+// Rules are read lazily per folder and cached; call Invalidate when an
+// ignore file changes. An IgnoreMatcher is safe for concurrent use.
+//
+// Matching is our own rather than go-git's gitignore.Matcher, whose
+// patterns also match every path below a matching one: combined with a
+// negation ("*.txt" then "!keep") that re-includes "keep/a.txt", which
+// git ignores.
+type IgnoreMatcher struct {
+	roots []string
+	extra []ignoreRule // global patterns, lowest priority, relative to each root
+
+	mu    sync.Mutex
+	cache map[string]*ignoreDirRules // folder → its rules
+	epoch uint64                     // bumped by Invalidate; stale loads are not cached
+}
+
+// ignoreDirRules are the rules that one folder's files contribute.
+type ignoreDirRules struct {
+	git   []ignoreRule // .git/info/exclude (roots only), then .gitignore
+	cline []ignoreRule // .clineignore
+}
+
+// NewIgnoreMatcher returns a matcher for the given workspace folders
+// (absolute and clean). extra holds gitignore-syntax patterns that apply
+// below every folder with the lowest priority, like git's
+// core.excludesFile; "node_modules/" is a typical one.
+func NewIgnoreMatcher(folders []string, extra ...string) *IgnoreMatcher {
+	m := &IgnoreMatcher{
+		roots: append([]string(nil), folders...),
+		cache: make(map[string]*ignoreDirRules),
+	}
+	for _, line := range extra {
+		if r, ok := parseIgnoreLine(line); ok {
+			m.extra = append(m.extra, r)
+		}
+	}
+	return m
+}
+
+// Ignored reports whether the absolute path abs is hidden. isDir says
+// whether abs is a folder (patterns ending in "/" match only folders).
+// Paths outside every workspace folder, and the folders themselves, are
+// never ignored.
+func (m *IgnoreMatcher) Ignored(abs string, isDir bool) bool {
+	abs = filepath.Clean(abs)
+	root := m.rootOf(abs)
+	if root == "" || root == abs {
+		return false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return false
+	}
+	names := strings.Split(filepath.ToSlash(rel), "/")
+	// dirs[d] holds the rules of root/names[:d]; they see names[d:].
+	dirs := make([]*ignoreDirRules, 0, len(names))
+	dir := root
+	for i, name := range names {
+		if name == ".git" {
+			return true
+		}
+		dirs = append(dirs, m.rulesOf(dir, dir == root))
+		dir = filepath.Join(dir, name)
+		prefixIsDir := isDir || i < len(names)-1
+		// Checking every ancestor first is git's rule that a file inside
+		// an excluded folder stays excluded whatever later lines say.
+		if ignoreDecide(dirs, names[:i+1], prefixIsDir, false) ||
+			ignoreDecide(dirs, names[:i+1], prefixIsDir, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// Invalidate drops the cached rules of folder dir (absolute), so the next
+// Ignored call rereads its ignore files. Call it with the folder of a
+// .gitignore or .clineignore that was created, changed or removed.
+func (m *IgnoreMatcher) Invalidate(dir string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.cache, filepath.Clean(dir))
+	m.epoch++
+}
+
+// Reload drops every cached rule, for changes Invalidate cannot name
+// (.git/info/exclude, say).
+func (m *IgnoreMatcher) Reload() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.cache)
+	m.epoch++
+}
+
+// rootOf returns the outermost workspace folder holding abs: rules of an
+// enclosing folder apply inside a nested one, as they would in git.
+func (m *IgnoreMatcher) rootOf(abs string) string {
+	best := ""
+	for _, r := range m.roots {
+		if pathWithin(r, abs) && (best == "" || len(r) < len(best)) {
+			best = r
+		}
+	}
+	return best
+}
+
+// rulesOf returns the rules of folder dir, reading them on first use.
+func (m *IgnoreMatcher) rulesOf(dir string, isRoot bool) *ignoreDirRules {
+	m.mu.Lock()
+	rules, ok := m.cache[dir]
+	epoch := m.epoch
+	m.mu.Unlock()
+	if ok {
+		return rules
+	}
+
+	rules = &ignoreDirRules{}
+	if isRoot {
+		rules.git = append(rules.git, m.extra...)
+		rules.git = append(rules.git, ignoreReadFile(filepath.Join(dir, ".git", "info", "exclude"))...)
+	}
+	rules.git = append(rules.git, ignoreReadFile(filepath.Join(dir, GitignoreFile))...)
+	rules.cline = ignoreReadFile(filepath.Join(dir, ClineignoreFile))
+
+	m.mu.Lock()
+	// An Invalidate while we read may mean we read the old file: use
+	// the rules for this call but do not keep them.
+	if m.epoch == epoch {
+		m.cache[dir] = rules
+	}
+	m.mu.Unlock()
+	return rules
+}
+
+// ignoreDecide applies one layer (git or cline) to the path names, from
+// the deepest folder's rules up and from each file's last line back; the
+// first rule that matches decides.
+func ignoreDecide(dirs []*ignoreDirRules, names []string, isDir, cline bool) bool {
+	for d := len(dirs) - 1; d >= 0; d-- {
+		rules := dirs[d].git
+		if cline {
+			rules = dirs[d].cline
+		}
+		rel := names[d:]
+		for j := len(rules) - 1; j >= 0; j-- {
+			if rules[j].match(rel, isDir) {
+				return !rules[j].negate
+			}
+		}
+	}
+	return false
+}
+
+// ignoreReadFile parses one ignore file; a missing or unreadable file, or
+// a symlink (which git does not follow for .gitignore either), has no rules.
+func ignoreReadFile(name string) []ignoreRule {
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, ignoreMaxFileBytes))
+	return parseIgnoreRules(data)
+}
+
+// parseIgnoreRules parses the lines of an ignore file.
+func parseIgnoreRules(data []byte) []ignoreRule {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var rules []ignoreRule
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if r, ok := parseIgnoreLine(line); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// ignoreRule is one gitignore pattern.
+type ignoreRule struct {
+	segs     []string // the pattern split at "/"; "**" is a segment of its own
+	anchored bool     // had a "/" before its end: matches from its folder only
+	negate   bool     // "!pattern"
+	dirOnly  bool     // "pattern/"
+}
+
+// parseIgnoreLine parses one line of gitignore syntax; ok is false for
+// blank lines and comments.
+func parseIgnoreLine(line string) (r ignoreRule, ok bool) {
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" || line[0] == '#' {
+		return r, false
+	}
+	// Trailing spaces are dropped unless escaped with a backslash.
+	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
+		line = line[:len(line)-1]
+	}
+	if strings.HasPrefix(line, "!") {
+		r.negate = true
+		line = line[1:]
+	}
+	// "\#" and "\!" stay escaped: path.Match reads them as the literal
+	// character, which is what gitignore means by them.
+	if strings.HasSuffix(line, "/") {
+		r.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return r, false
+	}
+	r.anchored = strings.Contains(line, "/")
+	for seg := range strings.SplitSeq(strings.TrimPrefix(line, "/"), "/") {
+		switch {
+		case seg == "":
+			continue // "a//b" means "a/b"
+		case seg == "**" && len(r.segs) > 0 && r.segs[len(r.segs)-1] == "**":
+			continue // "**/**" is one "**"
+		}
+		// fnmatch negates a class with "[!...]", path.Match with "[^...]".
+		seg = strings.ReplaceAll(seg, "[!", "[^")
+		r.segs = append(r.segs, seg)
+	}
+	if len(r.segs) == 0 {
+		return r, false
+	}
+	if n := len(r.segs); n > 1 && r.segs[n-1] == "**" {
+		// "dir/**" matches everything inside dir but not dir itself.
+		r.segs = append(r.segs[:n-1], "*", "**")
+	}
+	return r, true
+}
+
+// match reports whether the rule matches a path given as its names
+// relative to the rule's folder.
+func (r *ignoreRule) match(rel []string, isDir bool) bool {
+	if len(rel) == 0 || r.dirOnly && !isDir {
+		return false
+	}
+	if !r.anchored {
+		return ignoreSegMatch(r.segs[0], rel[len(rel)-1])
+	}
+	return ignoreMatchSegs(r.segs, rel)
+}
+
+// ignoreMatchSegs matches pattern segments against path names, where a
+// "**" segment matches any number of names. Backtracking only to the
+// most recent "**" keeps it linear in practice, as in wildcard matching.
+func ignoreMatchSegs(pat, names []string) bool {
+	pi, ni := 0, 0
+	starPi, starNi := -1, 0
+	for ni < len(names) {
+		switch {
+		case pi < len(pat) && pat[pi] == "**":
+			starPi, starNi = pi, ni
+			pi++
+		case pi < len(pat) && ignoreSegMatch(pat[pi], names[ni]):
+			pi++
+			ni++
+		case starPi >= 0:
+			starNi++
+			pi, ni = starPi+1, starNi
+		default:
+			return false
+		}
+	}
+	for pi < len(pat) && pat[pi] == "**" {
+		pi++
+	}
+	return pi == len(pat)
+}
+
+// ignoreSegMatch matches one glob segment against one name. A malformed
+// pattern matches nothing, as in git.
+func ignoreSegMatch(pat, name string) bool {
+	if pat == "**" {
+		return true
+	}
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
+}
