@@ -1,0 +1,251 @@
+package edit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Reason says why an editor call changed nothing.
+type Reason int
+
+// Reasons an editor call fails. Each is something the model can fix by
+// changing its call.
+const (
+	// ReasonNotFound: old_text occurs nowhere in the file.
+	ReasonNotFound Reason = iota + 1
+	// ReasonMultipleMatches: old_text occurs more than once, so the place
+	// to edit is ambiguous.
+	ReasonMultipleMatches
+	// ReasonInvalidInsertLine: insert_line is outside 1..lines+1.
+	ReasonInvalidInsertLine
+	// ReasonOldTextRequired: the file exists and the call has neither
+	// old_text nor insert_line; editor never overwrites a whole file.
+	ReasonOldTextRequired
+	// ReasonFileNotFound: old_text was given for a file that does not exist.
+	ReasonFileNotFound
+	// ReasonConflictingArgs: both old_text and insert_line were given.
+	ReasonConflictingArgs
+)
+
+// EditorError is the error of an editor call that changed nothing. Its
+// message is the model-facing text of DESIGN.md §3, naming Path; a wrapper
+// that called Replace or Insert directly sets Path before showing it (an
+// empty Path reads "the file").
+type EditorError struct {
+	Reason Reason
+	// Path is the display path shown to the model.
+	Path string
+	// InsertLine and MaxLine describe a ReasonInvalidInsertLine: the
+	// line given and the largest valid one (lines+1).
+	InsertLine, MaxLine int
+}
+
+func (e *EditorError) Error() string {
+	p := e.Path
+	if p == "" {
+		p = "the file"
+	}
+	switch e.Reason {
+	case ReasonNotFound:
+		return fmt.Sprintf("No replacement performed: text not found in %s.", p)
+	case ReasonMultipleMatches:
+		return fmt.Sprintf("No replacement performed: multiple occurrences of text found in %s.", p)
+	case ReasonInvalidInsertLine:
+		return fmt.Sprintf("Invalid insert_line: %d. insert_line must be a positive one-based boundary line in the range 1-%d. Use %d to append at EOF.",
+			e.InsertLine, e.MaxLine, e.MaxLine)
+	case ReasonOldTextRequired:
+		return fmt.Sprintf("No replacement performed: %s already exists and old_text is empty. Pass the exact text to replace as old_text, or insert_line to insert new_text before a line.", p)
+	case ReasonFileNotFound:
+		return fmt.Sprintf("No replacement performed: %s does not exist, so old_text cannot be found in it. To create the file, call editor with new_text only.", p)
+	case ReasonConflictingArgs:
+		return fmt.Sprintf("No change made to %s: pass either old_text (to replace it) or insert_line (to insert before that line), not both.", p)
+	}
+	return fmt.Sprintf("No change made to %s.", p)
+}
+
+// Replace returns text with the single occurrence of oldText replaced by
+// newText. The match is literal and exact: no pattern syntax, no "$"
+// expansion, no fuzzy fallback. Line breaks in oldText match the file's
+// terminators, so text a model wrote with LF finds its place in a CRLF
+// file, and newText is written with the terminator of the place it
+// replaces. Zero or several occurrences give an *EditorError and no change.
+//
+// The cost is two substring scans of text and one copy: the first scan
+// finds the match, the second (from one byte past it, so overlapping
+// occurrences count) proves it unique.
+func Replace(text, oldText, newText string) (string, error) {
+	if oldText == "" {
+		return "", &EditorError{Reason: ReasonOldTextRequired}
+	}
+	oldLF := toEOL(oldText, "\n")
+	multiline := strings.IndexByte(oldLF, '\n') >= 0
+	eols := []string{"\n"}
+	if multiline {
+		// Only a file that mixes terminators needs more than one try; each
+		// variant can only match where the file uses that terminator, so
+		// the matches of different variants never coincide.
+		eols = countEOL(text).kinds()
+	}
+	at, matched, eol := -1, "", ""
+	for _, e := range eols {
+		o := toEOL(oldLF, e)
+		i := strings.Index(text, o)
+		if i < 0 {
+			continue
+		}
+		if at >= 0 || strings.Index(text[i+1:], o) >= 0 {
+			return "", &EditorError{Reason: ReasonMultipleMatches}
+		}
+		at, matched, eol = i, o, e
+	}
+	if at < 0 {
+		return "", &EditorError{Reason: ReasonNotFound}
+	}
+	if !multiline {
+		eol = countEOL(text).dominant()
+	}
+	repl := toEOL(newText, eol)
+	var b strings.Builder
+	b.Grow(len(text) - len(matched) + len(repl))
+	b.WriteString(text[:at])
+	b.WriteString(repl)
+	b.WriteString(text[at+len(matched):])
+	return b.String(), nil
+}
+
+// Insert returns text with newText inserted as whole lines before the
+// 1-based line lineNo; lineNo = lines+1 appends at the end. newText takes
+// the file's dominant line ending, and one trailing line break in it ends
+// its last line rather than adding an empty one. Appending to a file that
+// lacks a final newline keeps it lacking one. A UTF-8 byte order mark stays
+// in front of line 1.
+func Insert(text string, lineNo int, newText string) (string, error) {
+	prefix, body := "", text
+	if strings.HasPrefix(body, bom) {
+		prefix, body = bom, body[len(bom):]
+	}
+	c := countEOL(body)
+	eol := c.dominant()
+	terminated := body == "" || body[len(body)-1] == '\n' || body[len(body)-1] == '\r'
+	n := c.lf + c.crlf + c.cr
+	if !terminated {
+		n++
+	}
+	if lineNo < 1 || lineNo > n+1 {
+		return "", &EditorError{Reason: ReasonInvalidInsertLine, InsertLine: lineNo, MaxLine: n + 1}
+	}
+	ins := toEOL(strings.TrimSuffix(toEOL(newText, "\n"), "\n"), eol)
+
+	var b strings.Builder
+	b.Grow(len(text) + len(ins) + len(eol))
+	b.WriteString(prefix)
+	switch {
+	case lineNo <= n:
+		off := lineStart(body, lineNo, c.cr+c.crlf > 0)
+		b.WriteString(body[:off])
+		b.WriteString(ins)
+		b.WriteString(eol)
+		b.WriteString(body[off:])
+	case terminated:
+		b.WriteString(body)
+		b.WriteString(ins)
+		b.WriteString(eol)
+	default:
+		b.WriteString(body)
+		b.WriteString(eol)
+		b.WriteString(ins)
+	}
+	return b.String(), nil
+}
+
+// lineStart returns the byte offset where the 1-based line k of s begins.
+// The caller has checked that s has at least k lines.
+func lineStart(s string, k int, hasCR bool) int {
+	off := 0
+	for ; k > 1; k-- {
+		if !hasCR {
+			off += strings.IndexByte(s[off:], '\n') + 1
+			continue
+		}
+		i := strings.IndexAny(s[off:], "\r\n")
+		off += i + 1
+		if s[off-1] == '\r' && off < len(s) && s[off] == '\n' {
+			off++
+		}
+	}
+	return off
+}
+
+// EditorRequest holds the editor tool's arguments. An empty OldText counts
+// as absent; InsertLine is nil when insert_line was not given (0 is a
+// value, and an invalid one).
+type EditorRequest struct {
+	OldText    string
+	NewText    string
+	InsertLine *int
+}
+
+// EditorAction says what a successful editor call did, which decides the
+// message the model is shown: CreatedMessage for ActionCreated, the compact
+// diff of package diff (whose first line is "Edited <path>") otherwise.
+type EditorAction int
+
+// Editor actions.
+const (
+	ActionCreated EditorAction = iota + 1
+	ActionReplaced
+	ActionInserted
+)
+
+// EditorResult is the outcome of a successful editor call.
+type EditorResult struct {
+	Action EditorAction
+	// Text is the file's complete new content.
+	Text string
+}
+
+// EditFile runs one editor call against a file's current text. exists says
+// whether the file exists; current is ignored when it does not. path is
+// the display path the errors name.
+//
+//   - insert_line given: insert before that line (Insert).
+//   - file missing: create it with new_text exactly as given. A call that
+//     also carries old_text fails instead: the model believes the file
+//     holds that text, so the path is probably wrong, and creating a file
+//     there would put the edit in the wrong place.
+//   - otherwise old_text must occur exactly once (Replace).
+//
+// old_text together with insert_line is refused as ambiguous.
+func EditFile(path, current string, exists bool, req EditorRequest) (EditorResult, error) {
+	res, err := editFile(current, exists, req)
+	if e, ok := err.(*EditorError); ok {
+		e.Path = path
+	}
+	return res, err
+}
+
+func editFile(current string, exists bool, req EditorRequest) (EditorResult, error) {
+	if req.OldText != "" && req.InsertLine != nil {
+		return EditorResult{}, &EditorError{Reason: ReasonConflictingArgs}
+	}
+	if !exists {
+		if req.OldText != "" {
+			return EditorResult{}, &EditorError{Reason: ReasonFileNotFound}
+		}
+		if req.InsertLine != nil && *req.InsertLine != 1 {
+			return EditorResult{}, &EditorError{Reason: ReasonInvalidInsertLine, InsertLine: *req.InsertLine, MaxLine: 1}
+		}
+		return EditorResult{Action: ActionCreated, Text: req.NewText}, nil
+	}
+	if req.InsertLine != nil {
+		text, err := Insert(current, *req.InsertLine, req.NewText)
+		return EditorResult{Action: ActionInserted, Text: text}, err
+	}
+	text, err := Replace(current, req.OldText, req.NewText)
+	return EditorResult{Action: ActionReplaced, Text: text}, err
+}
+
+// CreatedMessage is what the model is shown after EditFile created path.
+func CreatedMessage(path string) string {
+	return "File created successfully at: " + path
+}

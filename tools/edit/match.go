@@ -1,0 +1,175 @@
+package edit
+
+import (
+	"strings"
+	"unicode"
+)
+
+// level is how loosely two lines are compared. Each level forgives more
+// than the one before; a match is always looked for at the strictest level
+// first, so a looser level only decides when nothing stricter fits.
+type level int
+
+const (
+	exact     level = iota // byte for byte (terminators aside)
+	trimRight              // trailing whitespace ignored
+	trimBoth               // leading and trailing whitespace ignored
+	punct                  // as trimBoth, with Unicode punctuation normalised
+	numLevels
+)
+
+func (l level) String() string {
+	switch l {
+	case exact:
+		return "exact"
+	case trimRight:
+		return "ignoring trailing whitespace"
+	case trimBoth:
+		return "ignoring surrounding whitespace"
+	default:
+		return "ignoring whitespace and Unicode punctuation"
+	}
+}
+
+// key is the form of s that lines are compared in at level l.
+func key(s string, l level) string {
+	switch l {
+	case exact:
+		return s
+	case trimRight:
+		return strings.TrimRightFunc(s, unicode.IsSpace)
+	case trimBoth:
+		return strings.TrimSpace(s)
+	default:
+		return normalizePunct(strings.TrimSpace(s))
+	}
+}
+
+// normalizePunct maps the typographic characters that models and word
+// processors swap for ASCII ones (dashes, curly quotes, unusual spaces)
+// back to ASCII, so a line a model retyped with "smart" punctuation still
+// finds the line it means. It returns s itself when nothing changes.
+func normalizePunct(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	changed := false
+	for _, r := range s {
+		switch r {
+		case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D':
+			b.WriteByte('-')
+		case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\uFF07':
+			b.WriteByte('\'')
+		case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033', '\uFF02':
+			b.WriteByte('"')
+		case '\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
+			b.WriteByte(' ')
+		case '\u2026':
+			b.WriteString("...")
+		case '\u200B', '\uFEFF':
+			// zero-width: dropped
+		default:
+			b.WriteRune(r)
+			continue
+		}
+		changed = true
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// matcher finds runs of lines in a document. The compared form of every
+// line is computed once per level and only when that level is reached, so
+// a strict match on a large file costs no more than the scan itself.
+type matcher struct {
+	lines []line
+	keys  [numLevels][]string
+}
+
+func newMatcher(lines []line) *matcher {
+	return &matcher{lines: lines}
+}
+
+func (m *matcher) keysAt(l level) []string {
+	if m.keys[l] == nil {
+		ks := make([]string, len(m.lines))
+		for i, ln := range m.lines {
+			ks[i] = key(ln.text, l)
+		}
+		m.keys[l] = ks
+	}
+	return m.keys[l]
+}
+
+func patternKeys(pattern []string, l level) []string {
+	out := make([]string, len(pattern))
+	for i, p := range pattern {
+		out[i] = key(p, l)
+	}
+	return out
+}
+
+// matchAt reports whether pattern (in level-l form) matches the lines
+// starting at i.
+func (m *matcher) matchAt(i int, pk []string, l level) bool {
+	ks := m.keysAt(l)
+	if i < 0 || i+len(pk) > len(ks) {
+		return false
+	}
+	for k, p := range pk {
+		if ks[i+k] != p {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns the first i >= from, at level l, where pattern matches and
+// ok(i) holds, or -1.
+func (m *matcher) find(pattern []string, from int, l level, ok func(i int) bool) int {
+	pk := patternKeys(pattern, l)
+	for i := max(from, 0); i+len(pk) <= len(m.lines); i++ {
+		if m.matchAt(i, pk, l) && (ok == nil || ok(i)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// closest finds where the longest leading part of pattern matches, at the
+// loosest level, to tell the model how far its lines were right. It
+// returns the start line and how many pattern lines matched there; count
+// is 0 when not even the first line occurs.
+func (m *matcher) closest(pattern []string) (start, count int) {
+	if len(pattern) == 0 {
+		return -1, 0
+	}
+	pk := patternKeys(pattern, punct)
+	ks := m.keysAt(punct)
+	start = -1
+	for i := range ks {
+		n := 0
+		for n < len(pk) && i+n < len(ks) && ks[i+n] == pk[n] {
+			n++
+		}
+		// Blank lines match everywhere and say nothing about the place.
+		if n > count && strings.TrimSpace(pattern[0]) != "" {
+			start, count = i, n
+			if n == len(pk) {
+				break
+			}
+		}
+	}
+	return start, count
+}

@@ -1,0 +1,366 @@
+package edit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Block is one SEARCH/REPLACE block of a replace_in_file diff.
+type Block struct {
+	// Search and Replace are the lines between the markers, without
+	// terminators.
+	Search  []string
+	Replace []string
+	// Line is the 1-based line of the diff holding the SEARCH marker.
+	Line int
+}
+
+// DiffError is the error of a replace_in_file call that changed nothing:
+// a diff that does not parse, or a block that matches nothing.
+type DiffError struct {
+	// Path is the display path; empty when the caller did not give one.
+	Path string
+	// Block is the 1-based number of the failing block, 0 when the error
+	// is not about one block.
+	Block int
+	// Line is the 1-based line of the diff the error is about, 0 if none.
+	Line int
+	// Msg says what is wrong and how to fix it.
+	Msg string
+}
+
+func (e *DiffError) Error() string {
+	var b strings.Builder
+	b.WriteString("replace_in_file failed")
+	if e.Path != "" {
+		b.WriteString(" for ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	if e.Block > 0 {
+		fmt.Fprintf(&b, "SEARCH/REPLACE block %d", e.Block)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, " (diff line %d)", e.Line)
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, "diff line %d: ", e.Line)
+	}
+	b.WriteString(e.Msg)
+	b.WriteString("\nThe file was not changed.")
+	return b.String()
+}
+
+// Marker recognition. A SEARCH marker is three or more '-' (or '<'), one
+// space and SEARCH; the separator is three or more '=' and nothing else;
+// a REPLACE marker is three or more '+' (or '>'), one space and REPLACE.
+// An optional '>' after the word is accepted, as models trained on
+// Cline's format sometimes write it. Markers are matched exactly: a
+// near-miss is an error, never content, so a typo cannot turn part of a
+// block into text written to the file.
+
+func isSearchMarker(s string) bool  { return isMarker(s, "SEARCH", '-', '<') }
+func isReplaceMarker(s string) bool { return isMarker(s, "REPLACE", '+', '>') }
+
+func isMarker(s, word string, c1, c2 byte) bool {
+	n := 0
+	for n < len(s) && (s[n] == c1 || s[n] == c2) && s[n] == s[0] {
+		n++
+	}
+	if n < 3 {
+		return false
+	}
+	rest := strings.TrimSuffix(s[n:], ">")
+	return rest == " "+word
+}
+
+func isSeparator(s string) bool {
+	return len(s) >= 3 && strings.Trim(s, "=") == ""
+}
+
+// looksLikeMarker spots lines a model meant as a marker but got wrong
+// ("-- SEARCH", "-------SEARCH", "<<-- SEARCH", "======= ").
+func looksLikeMarker(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return false
+	}
+	if strings.Contains(t, "SEARCH") || strings.Contains(t, "REPLACE") {
+		return strings.ContainsAny(t[:1], "-<>+=")
+	}
+	if strings.Trim(t, "=") == "" {
+		return len(t) >= 3 && t != s
+	}
+	return strings.HasPrefix(t, "===") || strings.HasSuffix(t, "===")
+}
+
+const markerHelp = "Each block is:\n------- SEARCH\n<exact lines to find>\n=======\n<lines to put instead>\n+++++++ REPLACE\nwith every marker alone on its line, no other characters or spaces."
+
+// ParseBlocks splits a replace_in_file diff into its blocks. Text outside
+// blocks (a code fence, a blank line) is ignored, but anything that looks
+// like a marker and is not one is an error, as is a block left open.
+func ParseBlocks(diff string) ([]Block, error) {
+	const (
+		outside = iota
+		inSearch
+		inReplace
+	)
+	var (
+		blocks []Block
+		cur    Block
+		state  = outside
+	)
+	lines := strings.Split(diff, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	errAt := func(no int, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		block := 0
+		if state != outside {
+			block = len(blocks) + 1
+		}
+		return &DiffError{Block: block, Line: no, Msg: msg}
+	}
+	for i, raw := range lines {
+		l := strings.TrimSuffix(raw, "\r")
+		no := i + 1
+		switch state {
+		case outside:
+			switch {
+			case isSearchMarker(l):
+				cur = Block{Line: no}
+				state = inSearch
+			case isSeparator(l), isReplaceMarker(l):
+				return nil, errAt(no, "%q appears outside a block; a block must start with a '------- SEARCH' line.\n%s", l, markerHelp)
+			case looksLikeMarker(l):
+				return nil, errAt(no, "%q is not a valid marker.\n%s", l, markerHelp)
+			}
+		case inSearch:
+			switch {
+			case isSeparator(l):
+				state = inReplace
+			case isReplaceMarker(l):
+				msg := fmt.Sprintf("%q comes before the '=======' line that ends the SEARCH part.", l)
+				for k, s := range cur.Search {
+					if looksLikeMarker(s) {
+						msg += fmt.Sprintf(" Diff line %d, %q, looks like a separator but is not exactly '======='.", cur.Line+1+k, s)
+						break
+					}
+				}
+				return nil, errAt(no, "%s\n%s", msg, markerHelp)
+			case isSearchMarker(l):
+				return nil, errAt(no, "a new SEARCH marker starts before this block has its '=======' and REPLACE lines.\n%s", markerHelp)
+			default:
+				cur.Search = append(cur.Search, l)
+			}
+		case inReplace:
+			switch {
+			case isReplaceMarker(l):
+				if cur.Replace == nil {
+					cur.Replace = []string{}
+				}
+				blocks = append(blocks, cur)
+				state = outside
+			case isSearchMarker(l):
+				return nil, errAt(no, "a new SEARCH marker starts before this block's '+++++++ REPLACE' line.\n%s", markerHelp)
+			case isSeparator(l):
+				return nil, errAt(no, "a second '=======' line in one block.\n%s", markerHelp)
+			default:
+				cur.Replace = append(cur.Replace, l)
+			}
+		}
+	}
+	switch state {
+	case inSearch:
+		return nil, errAt(0, "the diff ends inside the SEARCH part (no '=======' line).\n%s", markerHelp)
+	case inReplace:
+		return nil, errAt(0, "the diff ends before the block's '+++++++ REPLACE' line; it may have been cut off.\n%s", markerHelp)
+	}
+	if len(blocks) == 0 {
+		return nil, &DiffError{Msg: "no SEARCH/REPLACE block found in the diff.\n" + markerHelp}
+	}
+	return blocks, nil
+}
+
+// ReplaceInFile applies a replace_in_file diff to text and returns the new
+// text, or a *DiffError naming path and no change. For a file that does
+// not exist yet the caller passes "" as text: an empty SEARCH then gives
+// the file its content.
+func ReplaceInFile(path, text, diff string) (string, error) {
+	blocks, err := ParseBlocks(diff)
+	if err == nil {
+		var out string
+		out, err = ApplyBlocks(text, blocks)
+		if err == nil {
+			return out, nil
+		}
+	}
+	if e, ok := err.(*DiffError); ok {
+		e.Path = path
+	}
+	return "", err
+}
+
+// span is the place one block matched: lines [start, end) of the original
+// text, to be replaced by repl.
+type span struct {
+	start, end int
+	repl       []line
+	block      int
+}
+
+// ApplyBlocks applies blocks to text, all or nothing. Every block is
+// matched against the original text, whole lines only, trying in turn:
+//
+//  1. the lines exactly;
+//  2. the lines with leading and trailing whitespace ignored;
+//  3. for blocks of three or more lines, the first and last lines (trimmed)
+//     with the same number of lines between them, if exactly one place
+//     fits: the middle is not compared, so an ambiguous anchor is refused.
+//
+// Within a level, the first match after the previous block's match wins,
+// then the first from the top of the file, so blocks may come in any
+// order; a place another block already took is skipped. Cline's prompt
+// tells models that SEARCH replaces the first occurrence, and that is what
+// they rely on. An empty SEARCH is only accepted for a file with no
+// content besides whitespace, which it replaces.
+//
+// Replacement lines take the file's dominant line ending; lines outside
+// the matched places are kept byte for byte.
+func ApplyBlocks(text string, blocks []Block) (string, error) {
+	d := parseDocument(text)
+	m := newMatcher(d.lines)
+	var spans []span
+	free := func(start, end int) bool {
+		for _, s := range spans {
+			if start < s.end && s.start < end || start == s.start && (start == end || s.start == s.end) {
+				return false
+			}
+		}
+		return true
+	}
+	cursor := 0
+	for bi, blk := range blocks {
+		n := len(blk.Search)
+		fail := func(msg string) error {
+			return &DiffError{Block: bi + 1, Line: blk.Line, Msg: msg}
+		}
+		if n == 0 {
+			if strings.TrimSpace(text) != "" {
+				return "", fail("the SEARCH part is empty, which only works for an empty file. Put the exact lines to replace between '------- SEARCH' and '======='.")
+			}
+			if !free(0, len(d.lines)) {
+				return "", fail("more than one block has an empty SEARCH part.")
+			}
+			spans = append(spans, span{0, len(d.lines), freshLines(blk.Replace), bi})
+			continue
+		}
+		ok := func(i int) bool { return free(i, i+n) }
+		at := -1
+		for _, l := range []level{exact, trimBoth} {
+			if at = m.find(blk.Search, cursor, l, ok); at < 0 {
+				at = m.find(blk.Search, 0, l, ok)
+			}
+			if at >= 0 {
+				break
+			}
+		}
+		if at < 0 && n >= 3 {
+			var err error
+			if at, err = anchorMatch(m, blk.Search, ok); err != nil {
+				return "", fail(err.Error())
+			}
+		}
+		if at < 0 {
+			return "", fail(notFoundMessage(m, blk.Search, len(blocks)))
+		}
+		spans = append(spans, span{at, at + n, freshLines(blk.Replace), bi})
+		cursor = at + n
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	out := make([]line, 0, len(d.lines))
+	prev := 0
+	for _, s := range spans {
+		out = append(out, d.lines[prev:s.start]...)
+		out = append(out, s.repl...)
+		prev = s.end
+	}
+	out = append(out, d.lines[prev:]...)
+	return d.render(out), nil
+}
+
+// anchorMatch finds the one place where the first and last lines of
+// pattern match (trimmed) with as many lines between them. It returns -1
+// when there is none, and an error when there are several.
+func anchorMatch(m *matcher, pattern []string, ok func(int) bool) (int, error) {
+	first := key(pattern[0], trimBoth)
+	last := key(pattern[len(pattern)-1], trimBoth)
+	ks := m.keysAt(trimBoth)
+	var found []int
+	for i := 0; i+len(pattern) <= len(ks); i++ {
+		if ks[i] == first && ks[i+len(pattern)-1] == last && ok(i) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return -1, nil
+	case 1:
+		return found[0], nil
+	}
+	return -1, fmt.Errorf("the SEARCH lines match nowhere exactly, and their first and last lines fit at %d places (lines %d and %d, ...), so the place to edit is ambiguous. Copy the lines to replace exactly from the file.",
+		len(found), found[0]+1, found[1]+1)
+}
+
+// notFoundMessage tells the model which lines were not found and, when
+// part of them matched somewhere, where they stopped matching.
+func notFoundMessage(m *matcher, search []string, blocks int) string {
+	var b strings.Builder
+	if blocks > 1 {
+		fmt.Fprintf(&b, "the SEARCH part matches nothing in the file (of %d blocks, no block was applied). ", blocks)
+	} else {
+		b.WriteString("the SEARCH part matches nothing in the file. ")
+	}
+	b.WriteString("Tried exact lines, lines with surrounding whitespace ignored")
+	if len(search) >= 3 {
+		b.WriteString(", and first/last lines")
+	}
+	b.WriteString(". SEARCH was:\n")
+	quoteLines(&b, search)
+	writeClosest(&b, m, search)
+	b.WriteString("Re-read the file and copy the lines to replace exactly, whole lines only.")
+	return b.String()
+}
+
+// quoteLines writes up to 12 lines, indented, and says how many it left out.
+func quoteLines(b *strings.Builder, lines []string) {
+	const maxQuoted = 12
+	for i, l := range lines {
+		if i == maxQuoted {
+			fmt.Fprintf(b, "    ... (%d more lines)\n", len(lines)-maxQuoted)
+			break
+		}
+		b.WriteString("    ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+}
+
+// writeClosest reports how far the lines were right, when some were.
+func writeClosest(b *strings.Builder, m *matcher, pattern []string) {
+	start, n := m.closest(pattern)
+	if n == 0 || n >= len(pattern) {
+		return
+	}
+	fmt.Fprintf(b, "The first %d line(s) match the file at line %d, but then line %d of the file is %q where %q was expected.\n",
+		n, start+1, start+n+1, lineText(m.lines, start+n), pattern[n])
+}
+
+func lineText(lines []line, i int) string {
+	if i >= len(lines) {
+		return "(end of file)"
+	}
+	return lines[i].text
+}
