@@ -326,4 +326,3 @@ func (d dirFS) WriteFile(p, text string) error {
 }
 
 func (d dirFS) Remove(p string) error { return os.Remove(d.file(p)) }
-
