@@ -1,19 +1,19 @@
 package diff
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// sharedDir returns /work/shared-style folder that sits next to the
-// repository root (the directory holding go.mod), or skips the test when it
-// is absent: the conformance data is third-party and lives outside the repo.
-func sharedDir(t testing.TB) string {
-	t.Helper()
+// findShared locates the shared folder that sits next to the repository
+// root (the directory holding go.mod). The conformance data in it is
+// third-party and is kept out of the repository.
+func findShared() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -21,13 +21,23 @@ func sharedDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
+			return "", errors.New("no go.mod above the test directory")
 		}
 		dir = parent
 	}
 	shared := filepath.Join(dir, "..", "shared")
 	if _, err := os.Stat(filepath.Join(shared, "conformance")); err != nil {
-		t.Skipf("conformance data not found at %s: %v", shared, err)
+		return "", err
 	}
-	return shared
+	return shared, nil
+}
+
+// sharedDir is findShared for tests that need the data: they skip without it.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := findShared()
+	if err != nil {
+		t.Skipf("conformance data not found (%v); skipping", err)
+	}
+	return dir
 }
