@@ -106,7 +106,25 @@ func (m *Mapper) Position(off int, enc Encoding) Position {
 	if off > end {
 		off = end
 	}
+	off = start + codePointStart(m.text[start:end], off-start)
 	return Position{Line: uint32(n), Character: LineUnits(m.text[start:off], enc)}
+}
+
+// codePointStart returns the start of the code point holding byte i of s,
+// decoding as LineUnits does: each byte of an invalid sequence stands for
+// itself, so only a valid sequence is ever stepped back over.
+func codePointStart(s string, i int) int {
+	for j := i - 1; j >= 0 && j > i-utf8.UTFMax; j-- {
+		if utf8.RuneStart(s[j]) {
+			// A byte that can start a sequence is always a code point
+			// boundary; i is inside only if the sequence reaches past it.
+			if _, size := utf8.DecodeRuneInString(s[j:]); j+size > i {
+				return j
+			}
+			break
+		}
+	}
+	return i
 }
 
 // LineByteOffset returns the byte offset within line (a line's content,
@@ -119,11 +137,7 @@ func LineByteOffset(line string, ch uint32, enc Encoding) int {
 		if int64(ch) >= int64(len(line)) {
 			return len(line)
 		}
-		i := int(ch)
-		for i > 0 && !utf8.RuneStart(line[i]) {
-			i--
-		}
-		return i
+		return codePointStart(line, int(ch))
 	}
 	var units uint32
 	for i := 0; i < len(line); {
