@@ -1,0 +1,241 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// captureBuild returns a built-in tool whose implementation records the
+// arguments it was given.
+func captureBuild(t *testing.T, name string, got *json.RawMessage) Tool {
+	t.Helper()
+	tool, err := Builtin(name, func(args json.RawMessage) (Invocation, error) {
+		*got = args
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tool
+}
+
+func TestValidationProblems(t *testing.T) {
+	cases := []struct {
+		tool, args string
+		want       []string
+	}{
+		{"read_files", `{"files":[{"start_line":1}]}`, []string{"files[0].path: required"}},
+		{"read_files", `{}`, []string{"files: required"}},
+		{"read_files", ``, []string{"files: required"}},
+		{"read_files", `{"files":[]}`, []string{"files: must be an array of objects with at least 1 item, got 0 items"}},
+		{"read_files", `{"files":[{"path":"a","start_line":0},{"path":3}]}`, []string{
+			"files[0].start_line: must be an integer ≥ 1, got 0",
+			"files[1].path: must be a string, got 3"}},
+		{"read_files", `{"files":{"path":"a"}}`, []string{"files: must be an array of objects with at least 1 item, got an object"}},
+		{"run_commands", `{"commands":["ls"],"timeout":"abc"}`, []string{`timeout: must be an integer ≥ 1, got "abc"`}},
+		{"run_commands", `{"commands":["ls"],"timeout":2.5}`, []string{"timeout: must be an integer ≥ 1, got 2.5"}},
+		{"run_commands", `{"commands":[1]}`, []string{"commands[0]: must be a string, got 1"}},
+		{"run_commands", `{"timeout":-1}`, []string{"commands: required", "timeout: must be an integer ≥ 1, got -1"}},
+		{"ask_question", `{"question":"q","options":["only"]}`, []string{"options: must be an array of strings with 2 to 5 items, got 1 item"}},
+		{"ask_question", `{"question":"q","options":["a","b","c","d","e","f"]}`, []string{"options: must be an array of strings with 2 to 5 items, got 6 items"}},
+		{"update_plan", `{"entries":[{"content":"x","status":"done"}]}`, []string{`entries[0].status: must be one of "pending", "in_progress", "completed", got "done"`}},
+		{"spawn_agent", `{"prompt":""}`, []string{`prompt: must be a non-empty string, got ""`}},
+		{"submit_and_exit", `{"summary":"s","verified":"yes"}`, []string{`verified: must be a boolean, got "yes"`}},
+		{"submit_and_exit", `{"summary":null,"verified":true}`, []string{"summary: must be a string, got null"}},
+		{"editor", `{"path":"a","new_text":"` + strings.Repeat("x", 50) + `","insert_line":"x"}`, []string{`insert_line: must be an integer ≥ 1, got "x"`}},
+		{"read_files", `[{"path":"a"}]`, []string{"arguments must be a JSON object, got an array"}},
+		{"read_files", `"a.go"`, []string{`arguments must be a JSON object, got "a.go"`}},
+		{"read_files", `{"files":[{"path":"a"}]`, []string{"arguments are not valid JSON (unexpected end of JSON input at byte 23); send one JSON object with the tool's parameters"}},
+		{"read_files", `{"files": nope}`, []string{"arguments are not valid JSON (invalid character 'o' in literal null (expecting 'u') at byte 12); send one JSON object with the tool's parameters"}},
+	}
+	for _, c := range cases {
+		var got json.RawMessage
+		tool := captureBuild(t, c.tool, &got)
+		_, err := tool.Build(json.RawMessage(c.args))
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s %s: error %v, want a *ValidationError", c.tool, c.args, err)
+			continue
+		}
+		var probs []string
+		for _, p := range ve.Problems {
+			probs = append(probs, p.String())
+		}
+		if !slices.Equal(probs, c.want) {
+			t.Errorf("%s %s:\n got %q\nwant %q", c.tool, c.args, probs, c.want)
+		}
+		if ve.Tool != c.tool {
+			t.Errorf("ValidationError.Tool = %q, want %q", ve.Tool, c.tool)
+		}
+		if got != nil {
+			t.Errorf("%s %s: the implementation ran on invalid arguments", c.tool, c.args)
+		}
+	}
+}
+
+// TestValidationNormalises covers the leniency for text-path models,
+// which send every value as a string, and for null optional fields.
+func TestValidationNormalises(t *testing.T) {
+	cases := []struct {
+		tool, args, want string
+	}{
+		{"run_commands", `{"commands":["go test ./..."],"timeout":"30"}`, `{"commands":["go test ./..."],"timeout":30}`},
+		{"run_commands", `{"commands":"go vet ./..."}`, `{"commands":["go vet ./..."]}`},
+		{"run_commands", `{"commands":"[\"a\", \"b\"]"}`, `{"commands":["a","b"]}`},
+		{"list_files", `{"path":"src","recursive":"true"}`, `{"path":"src","recursive":true}`},
+		{"list_files", `{"path":"src","recursive":null}`, `{"path":"src"}`},
+		{"read_files", `{"files":"[{\"path\":\"a\",\"start_line\":\"2\"}]"}`, `{"files":[{"path":"a","start_line":2}]}`},
+		{"submit_and_exit", `{"summary":"done","verified":" FALSE "}`, `{"summary":"done","verified":false}`},
+		{"list_files", `{"path":"src","extra":1}`, `{"path":"src","extra":1}`}, // unknown fields pass untouched
+		{"list_files", ` {"path": "src"} `, `{"path": "src"}`},                 // unchanged input is passed as sent
+	}
+	for _, c := range cases {
+		var got json.RawMessage
+		tool := captureBuild(t, c.tool, &got)
+		if _, err := tool.Build(json.RawMessage(c.args)); err != nil {
+			t.Errorf("%s %s: %v", c.tool, c.args, err)
+			continue
+		}
+		if string(got) != c.want {
+			t.Errorf("%s %s: implementation got %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+}
+
+func TestValidationErrorText(t *testing.T) {
+	e := &ValidationError{Tool: "read_files", Problems: []Problem{{Path: "files[0].path", Message: "required"}, {Message: "whole"}}}
+	want := "Invalid arguments for read_files:\n- files[0].path: required\n- whole"
+	if e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+}
+
+func TestValidationOfOtherSchemas(t *testing.T) {
+	cases := []struct {
+		name, schema, args string
+		want               []string
+	}{
+		{"closed object", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"additionalProperties":false}`,
+			`{"a":"x","c":1,"d":2}`, []string{"c: unknown parameter; known: a, b", "d: unknown parameter; known: a, b"}},
+		{"oneOf falls back to the library's words", `{"type":"object","properties":{"v":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
+			`{"v":true}`, []string{"oneOf: did not validate against any of"}},
+		{"nullable", `{"type":"object","properties":{"n":{"type":["integer","null"],"maximum":3}}}`,
+			`{"n":4}`, []string{"n: must be an integer ≤ 3 or null, got 4"}},
+		{"old draft accepted", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"q":{"type":"string","minLength":2}},"required":["q"]}`,
+			`{"q":"a"}`, []string{`q: must be a string of at least 2 characters, got "a"`}},
+		{"pattern", `{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]+$"}}}`,
+			`{"id":"A1"}`, []string{`id: must be a string matching /^[a-z]+$/, got "A1"`}},
+		{"nested object", `{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"number","exclusiveMinimum":0}},"required":["x","y"]}}}`,
+			`{"o":{"x":0}}`, []string{"o.y: required", "o.x: must be a number > 0, got 0"}},
+	}
+	for _, c := range cases {
+		tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(c.schema)}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = tool.Build(json.RawMessage(c.args))
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: %v, want a *ValidationError", c.name, err)
+			continue
+		}
+		if len(ve.Problems) != len(c.want) {
+			t.Errorf("%s: problems %q, want %q", c.name, ve.Problems, c.want)
+			continue
+		}
+		for i, p := range ve.Problems {
+			if !strings.HasPrefix(p.String(), c.want[i]) {
+				t.Errorf("%s: problem %q, want it to start with %q", c.name, p.String(), c.want[i])
+			}
+		}
+	}
+}
+
+func TestNewToolRejectsBadSchemas(t *testing.T) {
+	for _, schema := range []string{`{"type":"array"}`, `{"type":`, `{"$ref":"http://example.com/s.json"}`} {
+		if _, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, nil); err == nil {
+			t.Errorf("NewTool accepted schema %s", schema)
+		}
+	}
+	tool, err := NewTool(Spec{Name: "noargs"}, func(json.RawMessage) (Invocation, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.Build(nil); err != nil {
+		t.Errorf("a tool without parameters refused empty input: %v", err)
+	}
+}
+
+type readArgs struct {
+	Files []struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+	} `json:"files"`
+}
+
+func TestTypedAndDecode(t *testing.T) {
+	var got readArgs
+	tool, err := Builtin(NameReadFiles, Typed(func(a readArgs) (Invocation, error) {
+		got = a
+		return nil, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.Build(json.RawMessage(`{"files":[{"path":"a.go","start_line":"7"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Files) != 1 || got.Files[0].Path != "a.go" || got.Files[0].StartLine != 7 {
+		t.Errorf("decoded %+v", got)
+	}
+
+	// A struct that disagrees with the schema is reported by field, and
+	// Build names the tool.
+	type wrong struct {
+		Files string `json:"files"`
+	}
+	tool, _ = Builtin(NameReadFiles, Typed(func(wrong) (Invocation, error) { return nil, nil }))
+	_, err = tool.Build(json.RawMessage(`{"files":[{"path":"a"}]}`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Tool != NameReadFiles || len(ve.Problems) != 1 || ve.Problems[0].Path != "files" {
+		t.Errorf("Typed with a mismatched struct: %v", err)
+	}
+	if _, err := Decode[readArgs](json.RawMessage(`{`)); err == nil {
+		t.Error("Decode accepted broken JSON")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	cases := map[string]string{
+		`{"type":"string"}`:                             "a string",
+		`{"type":"string","minLength":1}`:               "a non-empty string",
+		`{"type":"string","minLength":2,"maxLength":4}`: "a string of 2 to 4 characters",
+		`{"type":"string","maxLength":1}`:               "a string of at most 1 character",
+		`{"type":"integer","minimum":1,"maximum":9}`:    "an integer ≥ 1 and ≤ 9",
+		`{"type":"number","exclusiveMaximum":1.5}`:      "a number < 1.5",
+		`{"type":"boolean"}`:                            "a boolean",
+		`{"type":"array","items":{"type":"integer"}}`:   "an array of integers",
+		`{"type":"array","maxItems":3}`:                 "an array with at most 3 items",
+		`{"type":"array","items":{"enum":["a"]}}`:       "an array",
+		`{"type":"object"}`:                             "an object",
+		`{"enum":["x",1]}`:                              `one of "x", 1`,
+		`{"const":"on"}`:                                `exactly "on"`,
+		`{"type":["string","null"]}`:                    "a string or null",
+		`{}`:                                            "a value",
+		`{"properties":{}}`:                             "an object",
+	}
+	for schema, want := range cases {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		if got := describe(&s); got != want {
+			t.Errorf("describe(%s) = %q, want %q", schema, got, want)
+		}
+	}
+}
