@@ -10,10 +10,10 @@ import (
 type Vars map[string]string
 
 // ContextVars returns the placeholders a tool context fills: {{CWD}},
-// {{OS}}, {{SHELL}}, {{MODE}}, {{FAMILY}} and {{SKILLS}} (comma-separated).
-// Empty fields still fill
-// their placeholder (with nothing), so a model never sees a raw {{OS}}
-// because a client did not report one.
+// {{OS}}, {{SHELL}}, {{MODE}}, {{FAMILY}} and {{SKILLS}} (the skill names,
+// comma-separated), the same set tools.Expand fills in descriptions. Empty
+// fields still fill their placeholder (with nothing), so a model never
+// sees a raw {{OS}} because a client did not report one.
 func ContextVars(ctx tools.Context) Vars {
 	return Vars{
 		"CWD":    ctx.CWD,

@@ -7,11 +7,12 @@ import (
 )
 
 func TestFill(t *testing.T) {
-	ctx := tools.Context{Mode: "act", Family: tools.FamilyXS, CWD: "/w/{{MODE}}", OS: "linux", Shell: "/bin/zsh"}
+	ctx := tools.Context{Mode: "act", Family: tools.FamilyXS, CWD: "/w/{{MODE}}", OS: "linux", Shell: "/bin/zsh", Skills: []string{"go", "sql"}}
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"no placeholders", "no placeholders"},
 		{"cwd {{CWD}} on {{OS}} with {{SHELL}} in {{MODE}} for {{FAMILY}}", "cwd /w/{{MODE}} on linux with /bin/zsh in act for xs"},
+		{"skills: {{SKILLS}}", "skills: go, sql"},
 		{"{{CWD}}{{CWD}}", "/w/{{MODE}}/w/{{MODE}}"},
 		{"keep {{UNKNOWN}} and {{ .Go }} and {{cwd}}", "keep {{UNKNOWN}} and {{ .Go }} and {{cwd}}"},
 		{"{{{{OS}}}}", "{{linux}}"},

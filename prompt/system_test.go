@@ -1,0 +1,214 @@
+package prompt
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+var families = []tools.Family{tools.FamilyGeneric, tools.FamilyNextGen, tools.FamilyXS}
+
+// stubDocs stands in for the rendered XML tool docs: the goldens are about
+// the prompt around them, and the docs have tests of their own in tools.
+const stubDocs = "## read_files\nRead files.\nUsage: <read_files><files>[{\"path\":\"…\"}]</files></read_files>\n"
+
+// presetTools lists the tool names a mode's preset enables for a model not
+// trained on apply_patch, as Registry.Enabled would.
+func presetTools(t testing.TB, mode string) []string {
+	p, ok := tools.PresetFor(mode)
+	if !ok {
+		t.Fatalf("no preset for mode %q", mode)
+	}
+	return slices.DeleteFunc(slices.Clone(p.Tools), func(n string) bool { return n == tools.NameApplyPatch })
+}
+
+func input(t testing.TB, fam tools.Family, mode string, native bool) Input {
+	return Input{
+		Context: tools.Context{
+			Mode: mode, Family: fam, CWD: "/home/dev/project", OS: "linux", Shell: "/bin/bash", NativeTools: native,
+		},
+		Tools:       presetTools(t, mode),
+		ToolDocs:    stubDocs,
+		OpenBuffers: []string{"main.go", "internal/server/server.go"},
+	}
+}
+
+func TestSystemPromptGolden(t *testing.T) {
+	for _, fam := range families {
+		for _, mode := range tools.Modes() {
+			for _, native := range []bool{true, false} {
+				path := "native"
+				if !native {
+					path = "xml"
+				}
+				name := fmt.Sprintf("%s_%s_%s", fam, mode, path)
+				t.Run(name, func(t *testing.T) {
+					got := SystemPrompt(input(t, fam, mode, native))
+					golden := filepath.Join("testdata", "golden", name+".txt")
+					if *update {
+						if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					want, err := os.ReadFile(golden)
+					if err != nil {
+						t.Fatalf("%v (run go test ./prompt -update to create it)", err)
+					}
+					if got != string(want) {
+						t.Errorf("prompt differs from %s (go test ./prompt -update rewrites it):\n%s", golden, got)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSystemPromptBudget keeps the act-mode prompt for a native-tool model
+// within its share of DESIGN.md's budget: the tool definitions take the
+// rest.
+func TestSystemPromptBudget(t *testing.T) {
+	const budget = 4000
+	for _, fam := range families {
+		in := input(t, fam, tools.ModeAct, true)
+		in.OpenBuffers = []string{"a.go", "b.go", "c.go", "d.go", "e.go"}
+		if n := len(SystemPrompt(in)); n > budget {
+			t.Errorf("%s act native prompt is %d characters, over %d", fam, n, budget)
+		}
+	}
+}
+
+func TestSystemPromptSections(t *testing.T) {
+	tests := []struct {
+		name        string
+		fam         tools.Family
+		mode        string
+		native      bool
+		tools       []string
+		contains    []string
+		notContains []string
+	}{
+		{
+			name: "xml path carries the docs and the call format", mode: tools.ModeAct,
+			tools:       presetTools(t, tools.ModeAct),
+			contains:    []string{stubDocs, "<tool_name>", "# Editing files", "# Act mode", "Working directory: /w"},
+			notContains: []string{"{{"},
+		},
+		{
+			name: "native path leaves the docs out", mode: tools.ModeAct, native: true,
+			tools:       presetTools(t, tools.ModeAct),
+			notContains: []string{stubDocs, "<tool_name>", "# Tools"},
+		},
+		{
+			name: "plan mode answers with plan_mode_respond and has no edit rules", mode: tools.ModePlan, native: true,
+			tools:       presetTools(t, tools.ModePlan),
+			contains:    []string{"plan_mode_respond", "commands that change nothing"},
+			notContains: []string{"# Editing files", "old_text"},
+		},
+		{
+			name: "yolo ends with submit_and_exit", mode: tools.ModeYolo, native: true,
+			tools:       presetTools(t, tools.ModeYolo),
+			contains:    []string{"submit_and_exit", "old_text"},
+			notContains: []string{"ask_question"},
+		},
+		{
+			name: "search mode names no absent tools", mode: tools.ModeSearch, native: true,
+			tools:       presetTools(t, tools.ModeSearch),
+			notContains: []string{"run_commands", "Commands run", "# Editing files", "update_plan", "ask_question"},
+		},
+		{
+			name: "apply_patch rules replace the editor's", fam: tools.FamilyNextGen, mode: tools.ModeAct, native: true,
+			tools:       []string{tools.NameReadFiles, tools.NameApplyPatch},
+			contains:    []string{"apply_patch context"},
+			notContains: []string{"old_text", "replace_in_file", "Verify with"},
+		},
+		{
+			name: "unknown family falls back to generic", fam: "mystery", mode: tools.ModeAct, native: true,
+			contains: []string{"Look before you act"},
+		},
+		{
+			name: "xs is shortest", fam: tools.FamilyXS, mode: tools.ModeAct,
+			tools:       presetTools(t, tools.ModeAct),
+			contains:    []string{"One call per reply"},
+			notContains: []string{"spawn_agent", "update_plan"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SystemPrompt(Input{
+				Context:  tools.Context{Mode: tt.mode, Family: tt.fam, CWD: "/w", NativeTools: tt.native},
+				Tools:    tt.tools,
+				ToolDocs: stubDocs,
+			})
+			for _, s := range tt.contains {
+				if !strings.Contains(got, s) {
+					t.Errorf("prompt lacks %q:\n%s", s, got)
+				}
+			}
+			for _, s := range tt.notContains {
+				if strings.Contains(got, s) {
+					t.Errorf("prompt has %q:\n%s", s, got)
+				}
+			}
+		})
+	}
+}
+
+func TestSystemPromptVariantsDiffer(t *testing.T) {
+	sizes := map[tools.Family]int{}
+	for _, fam := range families {
+		sizes[fam] = len(SystemPrompt(input(t, fam, tools.ModeAct, true)))
+	}
+	if !(sizes[tools.FamilyXS] < sizes[tools.FamilyNextGen] && sizes[tools.FamilyNextGen] < sizes[tools.FamilyGeneric]) {
+		t.Errorf("want xs < next-gen < generic, got sizes %v", sizes)
+	}
+}
+
+func TestSystemPromptEnvironment(t *testing.T) {
+	var bufs []string
+	for i := range MaxOpenBuffers + 3 {
+		bufs = append(bufs, fmt.Sprintf("f%d.go", i))
+	}
+	got := SystemPrompt(Input{
+		Context:      tools.Context{Mode: tools.ModeAct, CWD: "/src/{{OS}}", NativeTools: true},
+		OpenBuffers:  bufs,
+		Instructions: "  Use tabs. Leave {{CWD}} alone.\n\n",
+	})
+	for _, s := range []string{
+		"Working directory: /src/{{OS}}\n",
+		fmt.Sprintf("f%d.go and 3 more\n", MaxOpenBuffers-1),
+		"# Instructions from the user and the workspace\nUse tabs. Leave {{CWD}} alone.\n",
+	} {
+		if !strings.Contains(got, s) {
+			t.Errorf("prompt lacks %q:\n%s", s, got)
+		}
+	}
+	for _, s := range []string{"OS:", "Shell:", fmt.Sprintf("f%d.go", MaxOpenBuffers)} {
+		if strings.Contains(got, s) {
+			t.Errorf("prompt has %q:\n%s", s, got)
+		}
+	}
+}
+
+func BenchmarkBuildPrompt(b *testing.B) {
+	for _, fam := range families {
+		for _, native := range []bool{true, false} {
+			name := fmt.Sprintf("%s/native=%v", fam, native)
+			in := input(b, fam, tools.ModeAct, native)
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					SystemPrompt(in)
+				}
+			})
+		}
+	}
+}
