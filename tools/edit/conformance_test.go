@@ -134,7 +134,8 @@ func TestClineReplaceInFileCases(t *testing.T) {
 			if !c.IsFinal {
 				t.Fatalf("case is for streaming (isFinal false); the engine only sees complete diffs")
 			}
-			got, err := ReplaceInFile("a.txt", c.Original, c.Diff)
+			res, err := ReplaceInFile("a.txt", c.Original, c.Diff)
+			got := res.Text
 			if c.ExpectError {
 				if err == nil {
 					t.Fatalf("succeeded with %q, want an error", got)

@@ -66,6 +66,9 @@ type Plan struct {
 	// Files lists the net effect per file, in the order the patch first
 	// touched them; files the patch leaves as they were are left out.
 	Files []FileChange
+	// Notes has one sentence per hunk that matched only loosely
+	// (whitespace or punctuation ignored), for the wrapper to pass on.
+	Notes []string
 }
 
 // PlanPatch parses input and plans it against fsys; see (*Patch).Plan.
@@ -94,7 +97,7 @@ func (p *Patch) Plan(fsys FS) (*Plan, error) {
 	pl := &planner{fsys: fsys, files: map[string]*fileState{}}
 	plan := &Plan{}
 	for i := range p.Ops {
-		c, err := pl.do(&p.Ops[i])
+		c, err := pl.do(&p.Ops[i], &plan.Notes)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +178,12 @@ func (pl *planner) load(op *FileOp, p string) (string, *fileState, error) {
 		st.existed, st.old = true, text
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		return "", nil, opError(op, "cannot read %s: %v", p, err)
+		// The FS's *fs.PathError repeats the path the message names.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", nil, opError(op, "cannot read %s: %v.", p, err)
 	}
 	st.exists, st.text = st.existed, st.old
 	pl.files[k] = st
@@ -200,7 +208,7 @@ func (pl *planner) checkCreate(op *FileOp, k string) error {
 	return nil
 }
 
-func (pl *planner) do(op *FileOp) (Change, error) {
+func (pl *planner) do(op *FileOp, notes *[]string) (Change, error) {
 	c := Change{Kind: op.Kind, Path: op.Path, MoveTo: op.MoveTo}
 	k, st, err := pl.load(op, op.Path)
 	if err != nil {
@@ -227,7 +235,7 @@ func (pl *planner) do(op *FileOp) (Change, error) {
 	if !st.exists {
 		return c, opError(op, "the file does not exist%s. To create it, use '*** Add File: %s' with '+' lines.", deletedNote(st), op.Path)
 	}
-	text, err := applyHunks(st.text, op)
+	text, err := applyHunks(st.text, op, notes)
 	if err != nil {
 		return c, err
 	}
@@ -270,8 +278,9 @@ type replacement struct {
 	out        []line
 }
 
-// applyHunks returns the text of op's file after its hunks.
-func applyHunks(text string, op *FileOp) (string, error) {
+// applyHunks returns the text of op's file after its hunks, adding a note
+// for each hunk that matched only loosely.
+func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var reps []replacement
@@ -285,7 +294,11 @@ func applyHunks(text string, op *FileOp) (string, error) {
 		for _, a := range h.Anchors {
 			i := seekAnchor(m, a, from)
 			if i < 0 {
-				return "", fail("could not find the '@@' line %q at or after line %d.", a, from+1)
+				msg := fmt.Sprintf("could not find the '@@' line %q at or after line %d.", a, from+1)
+				if j := seekAnchor(m, a, 0); j >= 0 {
+					msg += fmt.Sprintf(" It occurs at line %d, before the end of the previous hunk; hunks must follow the file's order.", j+1)
+				}
+				return "", fail("%s", msg)
 			}
 			anchorAt, from = i, i+1
 		}
@@ -304,15 +317,18 @@ func applyHunks(text string, op *FileOp) (string, error) {
 			cursor = pos
 			continue
 		}
-		at := seekHunk(m, old, from, h.EOF)
+		at, lvl := seekHunk(m, old, from, h.EOF)
 		if at < 0 && h.trailingBare > 0 && h.trailingBare < len(lines) {
 			lines = lines[:len(lines)-h.trailingBare]
 			if old = oldSide(lines); len(old) > 0 {
-				at = seekHunk(m, old, from, h.EOF)
+				at, lvl = seekHunk(m, old, from, h.EOF)
 			}
 		}
 		if at < 0 {
 			return "", fail("%s", hunkNotFound(m, oldSide(h.Lines), from, h.EOF))
+		}
+		if lvl != exact {
+			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched lines %d-%d %s.", op.Kind, op.Path, hi+1, at+1, at+len(old), lvl))
 		}
 		reps = append(reps, replacement{at, at + len(old), newSide(lines, d.lines, at)})
 		cursor = at + len(old)
@@ -360,7 +376,7 @@ func newSide(lines []HunkLine, file []line, at int) []line {
 
 // seekHunk finds old in the file from line from, at the strictest level
 // that matches. An end-of-file hunk must end the file, blank lines aside.
-func seekHunk(m *matcher, old []string, from int, eof bool) int {
+func seekHunk(m *matcher, old []string, from int, eof bool) (int, level) {
 	var ok func(int) bool
 	if eof {
 		ok = func(i int) bool {
@@ -374,10 +390,10 @@ func seekHunk(m *matcher, old []string, from int, eof bool) int {
 	}
 	for l := exact; l < numLevels; l++ {
 		if i := m.find(old, from, l, ok); i >= 0 {
-			return i
+			return i, l
 		}
 	}
-	return -1
+	return -1, exact
 }
 
 // seekAnchor finds an "@@" line: as a whole line at the usual levels, and

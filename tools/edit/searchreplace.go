@@ -184,23 +184,33 @@ func ParseBlocks(diff string) ([]Block, error) {
 	return blocks, nil
 }
 
-// ReplaceInFile applies a replace_in_file diff to text and returns the new
-// text, or a *DiffError naming path and no change. For a file that does
-// not exist yet the caller passes "" as text: an empty SEARCH then gives
-// the file its content.
-func ReplaceInFile(path, text, diff string) (string, error) {
+// ReplaceResult is the outcome of a successful replace_in_file call.
+type ReplaceResult struct {
+	// Text is the file's complete new content.
+	Text string
+	// Notes has one sentence per block that matched only loosely
+	// (whitespace ignored, or by its first and last lines), for the
+	// wrapper to pass on: the file was not what the model believed.
+	Notes []string
+}
+
+// ReplaceInFile applies a replace_in_file diff to text, or returns a
+// *DiffError naming path and no change. For a file that does not exist
+// yet the caller passes "" as text: an empty SEARCH then gives the file
+// its content.
+func ReplaceInFile(path, text, diff string) (ReplaceResult, error) {
 	blocks, err := ParseBlocks(diff)
 	if err == nil {
-		var out string
-		out, err = ApplyBlocks(text, blocks)
+		var res ReplaceResult
+		res, err = ApplyBlocks(text, blocks)
 		if err == nil {
-			return out, nil
+			return res, nil
 		}
 	}
 	if e, ok := err.(*DiffError); ok {
 		e.Path = path
 	}
-	return "", err
+	return ReplaceResult{}, err
 }
 
 // span is the place one block matched: lines [start, end) of the original
@@ -229,7 +239,7 @@ type span struct {
 //
 // Replacement lines take the file's dominant line ending; lines outside
 // the matched places are kept byte for byte.
-func ApplyBlocks(text string, blocks []Block) (string, error) {
+func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var spans []span
@@ -241,6 +251,7 @@ func ApplyBlocks(text string, blocks []Block) (string, error) {
 		}
 		return true
 	}
+	var notes []string
 	cursor := 0
 	for bi, blk := range blocks {
 		n := len(blk.Search)
@@ -249,32 +260,39 @@ func ApplyBlocks(text string, blocks []Block) (string, error) {
 		}
 		if n == 0 {
 			if strings.TrimSpace(text) != "" {
-				return "", fail("the SEARCH part is empty, which only works for an empty file. Put the exact lines to replace between '------- SEARCH' and '======='.")
+				return ReplaceResult{}, fail("the SEARCH part is empty, which only works for an empty file. Put the exact lines to replace between '------- SEARCH' and '======='.")
 			}
 			if !free(0, len(d.lines)) {
-				return "", fail("more than one block has an empty SEARCH part.")
+				return ReplaceResult{}, fail("more than one block has an empty SEARCH part.")
 			}
 			spans = append(spans, span{0, len(d.lines), freshLines(blk.Replace), bi})
 			continue
 		}
 		ok := func(i int) bool { return free(i, i+n) }
-		at := -1
+		at, how := -1, ""
 		for _, l := range []level{exact, trimBoth} {
 			if at = m.find(blk.Search, cursor, l, ok); at < 0 {
 				at = m.find(blk.Search, 0, l, ok)
 			}
 			if at >= 0 {
+				if l != exact {
+					how = "with leading and trailing whitespace ignored"
+				}
 				break
 			}
 		}
 		if at < 0 && n >= 3 {
 			var err error
 			if at, err = anchorMatch(m, blk.Search, ok); err != nil {
-				return "", fail(err.Error())
+				return ReplaceResult{}, fail(err.Error())
 			}
+			how = "by its first and last lines only; the lines between them differed from SEARCH and were replaced as well"
 		}
 		if at < 0 {
-			return "", fail(notFoundMessage(m, blk.Search, len(blocks)))
+			return ReplaceResult{}, fail(notFoundMessage(m, blk.Search, len(blocks)))
+		}
+		if how != "" {
+			notes = append(notes, fmt.Sprintf("Block %d matched lines %d-%d %s.", bi+1, at+1, at+n, how))
 		}
 		spans = append(spans, span{at, at + n, freshLines(blk.Replace), bi})
 		cursor = at + n
@@ -288,7 +306,7 @@ func ApplyBlocks(text string, blocks []Block) (string, error) {
 		prev = s.end
 	}
 	out = append(out, d.lines[prev:]...)
-	return d.render(out), nil
+	return ReplaceResult{Text: d.render(out), Notes: notes}, nil
 }
 
 // anchorMatch finds the one place where the first and last lines of
