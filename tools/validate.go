@@ -101,7 +101,7 @@ func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
 	changed := coerce(v.schema, obj)
 	if err := v.resolved.Validate(obj); err != nil {
 		var probs []Problem
-		explain(v.schema, obj, "", &probs)
+		explain(v.schema, v.schema, obj, "", &probs)
 		if len(probs) == 0 {
 			// A keyword the explanation does not cover (oneOf, $ref...):
 			// the library's own words are better than nothing.
@@ -254,7 +254,8 @@ func coerceValue(s *jsonschema.Schema, val any) (any, bool) {
 // explain walks the arguments beside the schema and collects one problem
 // per faulty field. It covers the keywords tool schemas use; validation
 // itself is the library's, explain only puts its verdict in words.
-func explain(s *jsonschema.Schema, val any, path string, out *[]Problem) {
+func explain(root, s *jsonschema.Schema, val any, path string, out *[]Problem) {
+	s = deref(root, s)
 	if s == nil {
 		return
 	}
@@ -290,7 +291,7 @@ func explain(s *jsonschema.Schema, val any, path string, out *[]Problem) {
 			return
 		}
 		for i, item := range v {
-			explain(s.Items, item, fmt.Sprintf("%s[%d]", path, i), out)
+			explain(root, s.Items, item, fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	case map[string]any:
 		for _, key := range s.Required {
@@ -306,12 +307,12 @@ func explain(s *jsonschema.Schema, val any, path string, out *[]Problem) {
 		var unknown []string
 		for _, k := range keys {
 			if ps, ok := s.Properties[k]; ok {
-				explain(ps, v[k], joinPath(path, k), out)
+				explain(root, ps, v[k], joinPath(path, k), out)
 			} else if s.AdditionalProperties != nil {
 				if isFalseSchema(s.AdditionalProperties) {
 					unknown = append(unknown, k)
 				} else {
-					explain(s.AdditionalProperties, v[k], joinPath(path, k), out)
+					explain(root, s.AdditionalProperties, v[k], joinPath(path, k), out)
 				}
 			}
 		}
@@ -320,6 +321,33 @@ func explain(s *jsonschema.Schema, val any, path string, out *[]Problem) {
 				Message: "unknown parameter; known: " + strings.Join(sortedKeys(s.Properties), ", ")})
 		}
 	}
+}
+
+// deref follows local references (#/$defs/name, #/definitions/name) to
+// the schema they name, so that messages and docs describe the target;
+// other references are left for the library to judge.
+func deref(root, s *jsonschema.Schema) *jsonschema.Schema {
+	for range 8 { // a bound, since definitions may refer to each other
+		if s == nil || s.Ref == "" {
+			return s
+		}
+		var target *jsonschema.Schema
+		if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
+			target = root.Defs[name]
+		} else if name, ok := strings.CutPrefix(s.Ref, "#/definitions/"); ok {
+			target = root.Definitions[name]
+		}
+		if target == nil {
+			return s
+		}
+		if s.Description != "" && target.Description == "" {
+			withDesc := *target
+			withDesc.Description = s.Description
+			target = &withDesc
+		}
+		s = target
+	}
+	return s
 }
 
 func joinPath(path, key string) string {
@@ -447,6 +475,17 @@ func describe(s *jsonschema.Schema) string {
 		return "exactly " + string(j)
 	}
 	typ, nullable := schemaType(s)
+	alts := s.AnyOf
+	if len(alts) == 0 {
+		alts = s.OneOf
+	}
+	if typ == "" && len(alts) > 0 {
+		parts := make([]string, len(alts))
+		for i, a := range alts {
+			parts[i] = describe(a)
+		}
+		return strings.Join(parts, " or ")
+	}
 	var d string
 	switch typ {
 	case "string":
@@ -460,7 +499,9 @@ func describe(s *jsonschema.Schema) string {
 	case "array":
 		d = "an array"
 		if s.Items != nil {
-			if it, _ := schemaType(s.Items); it != "" && len(s.Items.Enum) == 0 {
+			if len(s.Items.Enum) > 0 {
+				d += " of values each " + describe(s.Items)
+			} else if it, _ := schemaType(s.Items); it != "" {
 				d += " of " + pluralType(it)
 			}
 		}
@@ -489,6 +530,9 @@ func describeString(s *jsonschema.Schema) string {
 		d += fmt.Sprintf(" of at least %s", plural(*s.MinLength, "character"))
 	case s.MaxLength != nil:
 		d += fmt.Sprintf(" of at most %s", plural(*s.MaxLength, "character"))
+	}
+	if s.Format != "" {
+		d += " in " + s.Format + " format"
 	}
 	if s.Pattern != "" {
 		d += " matching /" + s.Pattern + "/"

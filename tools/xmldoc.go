@@ -26,7 +26,7 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 	props := tree.get("properties")
 	if props != nil && len(props.keys) > 0 {
 		b = append(b, "\nParameters:"...)
-		b = appendXMLParams(b, props, schema, "", ex)
+		b = appendXMLParams(b, props, schema, schema, "", ex)
 	}
 	b = append(b, "\nUsage: <"...)
 	b = append(b, s.Name...)
@@ -39,7 +39,7 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 			b = append(b, '<')
 			b = append(b, k...)
 			b = append(b, '>')
-			ps := schema.Properties[k]
+			ps := deref(schema, schema.Properties[k])
 			if typ, _ := schemaType(ps); typ == "string" && len(ps.Enum) == 0 {
 				b = append(b, "…"...)
 			} else {
@@ -57,9 +57,9 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 
 // appendXMLParams lists an object's properties in source order, then the
 // fields of array items and nested objects one indent deeper.
-func appendXMLParams(b []byte, props *node, parent *jsonschema.Schema, indent string, ex func(string) string) []byte {
+func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, indent string, ex func(string) string) []byte {
 	for _, k := range props.keys {
-		ps := parent.Properties[k]
+		ps := deref(root, parent.Properties[k])
 		if ps == nil {
 			continue
 		}
@@ -88,7 +88,7 @@ func appendXMLParams(b []byte, props *node, parent *jsonschema.Schema, indent st
 			sub, subNode = ps.Items, subNode.get("items")
 		}
 		if fields := subNode.get("properties"); fields != nil && len(fields.keys) > 0 && sub.Properties != nil {
-			b = appendXMLParams(b, fields, sub, indent+"  ", ex)
+			b = appendXMLParams(b, fields, root, sub, indent+"  ", ex)
 		}
 	}
 	return b
