@@ -157,10 +157,12 @@ func shortHash(s string) string {
 // sanitizeName replaces every character outside [A-Za-z0-9_-] with "_",
 // and makes the name start with a letter or "_", as Gemini requires.
 func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
+	b := make([]byte, 0, len(s)+1)
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
 		}
 	}
 	if len(b) == 0 || !(b[0] >= 'a' && b[0] <= 'z' || b[0] >= 'A' && b[0] <= 'Z' || b[0] == '_') {
