@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -136,9 +137,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	select {
 	case <-s.conn.Done():
 	case <-s.exited:
-		s.conn.Close()
+		s.closeConn()
 	case <-ctx.Done():
-		s.conn.Close()
+		s.closeConn()
 	}
 	s.shutdownSessions()
 	s.mu.Lock()
@@ -148,6 +149,23 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		return code, err
 	}
 	return code, nil
+}
+
+// closeConn tears the connection down, waiting a bounded time: closing
+// os.Stdin does not interrupt a read already blocked on it, so the read
+// loop may never notice. The process is about to exit in that case, and
+// waiting for it would hang the editor's "stop client".
+func (s *Server) closeConn() {
+	done := make(chan struct{})
+	go func() {
+		s.conn.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		s.log.Debug("transport did not close in time; returning anyway")
+	}
 }
 
 func isClosedErr(err error) bool {
@@ -166,6 +184,7 @@ func (s *Server) shutdownSessions() {}
 // with jsonrpc2.Async first.
 func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	method := req.Method()
+	s.log.Debug("received", "method", method, "call", req.IsCall())
 	if s.dialect == DialectACP {
 		return s.handleACP(ctx, req)
 	}

@@ -1,6 +1,9 @@
 package rpc
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -59,7 +62,14 @@ func (s *Server) didChange(raw []byte) error {
 			End:   workspace.Position{Line: uint32(*c.Range.End.Line), Character: uint32(*c.Range.End.Character)},
 		}
 	}
-	return s.buffers.Change(p.TextDocument.URI, *p.TextDocument.Version, s.Encoding(), changes)
+	if err := s.buffers.Change(p.TextDocument.URI, *p.TextDocument.Version, s.Encoding(), changes); err != nil {
+		return err
+	}
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		snap, _ := s.buffers.Get(p.TextDocument.URI)
+		s.log.Debug("mirrored", "uri", snap.URI, "version", snap.Version, "bytes", len(snap.Text), "changes", len(changes))
+	}
+	return nil
 }
 
 func (s *Server) didClose(raw []byte) error {

@@ -78,7 +78,15 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv})
-	code, err := srv.Serve(ctx, stdin, stdout)
+	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
+	// interrupted, but one blocked on the pipe ends when the server
+	// closes it, so exit is immediate.
+	in, pump := io.Pipe()
+	go func() {
+		_, err := io.Copy(pump, stdin)
+		pump.CloseWithError(err)
+	}()
+	code, err := srv.Serve(ctx, in, stdout)
 	if err != nil {
 		logger.Error("serve", "err", err)
 		if code == 0 {
