@@ -35,3 +35,15 @@ const ProtocolVersion = 1
 
 // Modes are the session modes, in the order clients list them.
 var Modes = []string{"plan", "act", "search", "minimal", "yolo"}
+
+// lspReceived lists the standard LSP methods the server handles, and
+// lspSent those it sends; a test checks both against the LSP meta model
+// (names and directions) and that each received one is really routed.
+var (
+	lspReceived = []string{
+		methodInitialize, methodInitialized, methodShutdown, methodExit, methodCancel, methodSetTrace,
+		methodDidOpen, methodDidChange, methodDidClose, methodDidSave, methodWillSave,
+		methodDidChangeWF, methodDidChangeCfg, methodExecCommand,
+	}
+	lspSent = []string{methodLogMessage, methodShowMessage}
+)
