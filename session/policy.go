@@ -1,0 +1,502 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// Decision is what the policy says about a tool call.
+type Decision string
+
+// Decisions, as rules and approval settings spell them (PROTOCOL.md §2, §4).
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+func (d Decision) valid() bool { return d == Allow || d == Ask || d == Deny }
+
+// strength orders decisions for breaking ties between rules of equal
+// priority: the more cautious one wins.
+func (d Decision) strength() int {
+	switch d {
+	case Deny:
+		return 2
+	case Ask:
+		return 1
+	}
+	return 0
+}
+
+// Category groups tools for the approval settings.
+type Category string
+
+// Categories. The first five are the keys of the approvals setting;
+// CategoryInteract and CategoryOther cannot be set there, only by rules.
+const (
+	CategoryRead    Category = "read"
+	CategoryEdit    Category = "edit"
+	CategoryExecute Category = "execute"
+	CategoryFetch   Category = "fetch"
+	CategoryMCP     Category = "mcp"
+	// CategoryInteract holds the tools that only talk to the user or steer
+	// the session (ask_question, plan_mode_respond, submit_and_exit,
+	// update_plan, subagents): they never need approval by default.
+	CategoryInteract Category = "interact"
+	// CategoryOther holds tools that change something in a way the other
+	// categories do not name; they ask by default.
+	CategoryOther Category = "other"
+)
+
+// CategoryOf places a tool in its category. MCP tools are recognised by
+// name, whatever kind their server gives them; the rest by kind, with
+// ReadOnly (which the tools package sets for "needs no approval by
+// default") telling reads and interactions from unknown changes.
+func CategoryOf(name string, kind tools.Kind, readOnly bool) Category {
+	switch {
+	case strings.Contains(name, "__mcp__") || name == tools.NameUseMCPTool || name == tools.NameAccessMCPResource:
+		return CategoryMCP
+	case kind == tools.KindExecute:
+		return CategoryExecute
+	case kind == tools.KindFetch:
+		return CategoryFetch
+	case kind == tools.KindEdit || kind == tools.KindDelete || kind == tools.KindMove:
+		return CategoryEdit
+	case readOnly && (kind == tools.KindRead || kind == tools.KindSearch):
+		return CategoryRead
+	case readOnly:
+		return CategoryInteract
+	}
+	return CategoryOther
+}
+
+// defaultDecision is DESIGN.md's default: reads, searches, listings and
+// interactions run without asking; edits, commands, web and MCP ask.
+func defaultDecision(c Category) Decision {
+	if c == CategoryRead || c == CategoryInteract {
+		return Allow
+	}
+	return Ask
+}
+
+// Approvals is the per-category setting of initializationOptions.approvals.
+// An empty field keeps the category's default.
+type Approvals struct {
+	Read    Decision `json:"read,omitempty"`
+	Edit    Decision `json:"edit,omitempty"`
+	Execute Decision `json:"execute,omitempty"`
+	Fetch   Decision `json:"fetch,omitempty"`
+	MCP     Decision `json:"mcp,omitempty"`
+}
+
+func (a Approvals) get(c Category) Decision {
+	switch c {
+	case CategoryRead:
+		return a.Read
+	case CategoryEdit:
+		return a.Edit
+	case CategoryExecute:
+		return a.Execute
+	case CategoryFetch:
+		return a.Fetch
+	case CategoryMCP:
+		return a.MCP
+	}
+	return ""
+}
+
+// Rule is one entry of initializationOptions.rules (PROTOCOL.md §4).
+type Rule struct {
+	// Tool is the tool name the rule covers, as the model sees it (legacy
+	// aliases already resolved). "*" matches any run of characters and
+	// "?" any one, so "run_*" or "*__mcp__*"; everything else is literal
+	// and the whole name must match.
+	Tool string `json:"tool"`
+	// ArgPattern, when set, is a regular expression (RE2 syntax, not
+	// anchored: use ^ and $ to match whole) the call must also match. For
+	// a call that runs commands it is matched against each command: an
+	// allow rule matches only if every command does, an ask or deny rule
+	// if any does, so "allow ^go test" never lets "go test && rm -rf ~"
+	// through. For other calls it is matched against the arguments as
+	// compact JSON, e.g. "path":"secrets/.
+	ArgPattern string `json:"argPattern,omitempty"`
+	// Decision is allow, ask or deny.
+	Decision Decision `json:"decision"`
+	// Modes limits the rule to these modes; empty means every mode.
+	Modes []string `json:"modes,omitempty"`
+	// Priority ranks matching rules: the highest wins. Among equal
+	// priorities deny beats ask and ask beats allow.
+	Priority int `json:"priority"`
+}
+
+// SessionRulePriority is the priority of the rules a session adds when
+// the user answers "always allow" or "always reject". It is above the
+// priority rules get when they leave it out (0), so such an answer is not
+// overridden by an ordinary configured rule; a configured rule given a
+// higher priority (a deny of 101, say) still wins over it.
+const SessionRulePriority = 100
+
+// PolicyConfig is the configured part of a policy, in the shape of
+// initializationOptions.approvals and .rules.
+type PolicyConfig struct {
+	Approvals Approvals `json:"approvals"`
+	Rules     []Rule    `json:"rules"`
+}
+
+// PolicyCall is what the policy needs to know about a call.
+type PolicyCall struct {
+	// Tool is the name of the tool called, aliases resolved.
+	Tool     string
+	Kind     tools.Kind
+	ReadOnly bool
+	// Args are the call's raw JSON arguments.
+	Args json.RawMessage
+	// Commands are the shell commands the call would run. When nil, a
+	// call of the execute category takes them from its arguments
+	// ("commands": [...] or "command": "...").
+	Commands []string
+	// Mode is the session's mode.
+	Mode string
+}
+
+// Verdict is a decision with the reason for it, for logs and for the
+// message a denied call returns to the model.
+type Verdict struct {
+	Decision Decision
+	Reason   string
+}
+
+// Policy decides whether a tool call runs, asks the user first, or is
+// refused. The order of precedence:
+//
+//  1. Rules, configured and session ones together: of those matching the
+//     call (tool, mode, argument pattern) the highest priority wins, ties
+//     going to deny, then ask. Session rules carry SessionRulePriority.
+//  2. Without a matching rule, the approvals setting of the call's
+//     category, then the category's default.
+//  3. In a mode whose preset allows only read-only commands (plan), a
+//     command not recognised as one is asked about even if allowed above.
+//  4. In a mode whose preset approves everything (yolo), ask becomes
+//     allow: nobody is there to answer. A deny still stands, so a rule
+//     can fence even yolo off from what must never happen.
+//
+// A Policy is safe for concurrent use.
+type Policy struct {
+	mu        sync.RWMutex
+	approvals Approvals
+	rules     []compiledRule
+	session   []compiledRule
+}
+
+type compiledRule struct {
+	Rule
+	index   int // position in the configuration, for reasons; -1 for session rules
+	tool    *regexp.Regexp
+	pattern *regexp.Regexp
+}
+
+// NewPolicy returns a policy with the configuration, which is checked:
+// unknown decisions and bad patterns are errors naming the field.
+func NewPolicy(cfg PolicyConfig) (*Policy, error) {
+	p := &Policy{}
+	if err := p.SetConfig(cfg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SetConfig replaces the configured approvals and rules (after
+// workspace/didChangeConfiguration, say) and keeps the session's rules.
+// On error the policy is left as it was.
+func (p *Policy) SetConfig(cfg PolicyConfig) error {
+	for _, f := range []struct {
+		name string
+		d    Decision
+	}{{"read", cfg.Approvals.Read}, {"edit", cfg.Approvals.Edit}, {"execute", cfg.Approvals.Execute},
+		{"fetch", cfg.Approvals.Fetch}, {"mcp", cfg.Approvals.MCP}} {
+		if f.d != "" && !f.d.valid() {
+			return fmt.Errorf("approvals.%s: %q is not allow, ask or deny", f.name, f.d)
+		}
+	}
+	rules := make([]compiledRule, 0, len(cfg.Rules))
+	for i, r := range cfg.Rules {
+		cr, err := compileRule(r, i)
+		if err != nil {
+			return fmt.Errorf("rules[%d]: %w", i, err)
+		}
+		rules = append(rules, cr)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.approvals = cfg.Approvals
+	p.rules = rules
+	return nil
+}
+
+func compileRule(r Rule, index int) (compiledRule, error) {
+	if r.Tool == "" {
+		return compiledRule{}, fmt.Errorf("tool: empty")
+	}
+	if !r.Decision.valid() {
+		return compiledRule{}, fmt.Errorf("decision: %q is not allow, ask or deny", r.Decision)
+	}
+	cr := compiledRule{Rule: r, index: index, tool: globRegexp(r.Tool)}
+	cr.Modes = slices.Clone(r.Modes)
+	if r.ArgPattern != "" {
+		re, err := regexp.Compile(r.ArgPattern)
+		if err != nil {
+			return compiledRule{}, fmt.Errorf("argPattern: %w", err)
+		}
+		cr.pattern = re
+	}
+	return cr, nil
+}
+
+// globRegexp turns a tool pattern into an anchored regular expression.
+func globRegexp(glob string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for _, r := range glob {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String()) // every part is quoted or a fixed fragment
+}
+
+// AddSessionRule adds a rule for the rest of the session, at
+// SessionRulePriority whatever the rule says. An identical rule is not
+// added twice.
+func (p *Policy) AddSessionRule(r Rule) error {
+	r.Priority = SessionRulePriority
+	cr, err := compileRule(r, -1)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.session {
+		if s.Tool == r.Tool && s.ArgPattern == r.ArgPattern && s.Decision == r.Decision && slices.Equal(s.Modes, r.Modes) {
+			return nil
+		}
+	}
+	p.session = append(p.session, cr)
+	return nil
+}
+
+// Remember records an "always allow" (d = Allow) or "always reject"
+// (d = Deny) answer about a call as a session rule. For a call that runs
+// commands the rule covers exactly those commands; for any other call it
+// covers the tool.
+func (p *Policy) Remember(c PolicyCall, d Decision) error {
+	return p.AddSessionRule(SessionRuleFor(c, d))
+}
+
+// SessionRuleFor is the rule Remember adds for an answer about a call.
+func SessionRuleFor(c PolicyCall, d Decision) Rule {
+	r := Rule{Tool: c.Tool, Decision: d, Priority: SessionRulePriority}
+	if cmds := c.commands(); len(cmds) > 0 {
+		quoted := make([]string, len(cmds))
+		for i, cmd := range cmds {
+			quoted[i] = regexp.QuoteMeta(cmd)
+		}
+		r.ArgPattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	}
+	return r
+}
+
+// SessionRules returns the rules added during the session, for saving it.
+func (p *Policy) SessionRules() []Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]Rule, len(p.session))
+	for i, s := range p.session {
+		out[i] = s.Rule
+	}
+	return out
+}
+
+// Decide returns the policy's decision about a call.
+func (p *Policy) Decide(c PolicyCall) Decision {
+	return p.Explain(c).Decision
+}
+
+// Explain returns the policy's decision about a call and why.
+func (p *Policy) Explain(c PolicyCall) Verdict {
+	cat := CategoryOf(c.Tool, c.Kind, c.ReadOnly)
+	p.mu.RLock()
+	v, ok := p.bestRule(c)
+	if !ok {
+		if d := p.approvals.get(cat); d != "" {
+			v = Verdict{d, fmt.Sprintf("approvals.%s is %s", cat, d)}
+		} else {
+			v = Verdict{defaultDecision(cat), fmt.Sprintf("default for %s tools", cat)}
+		}
+	}
+	p.mu.RUnlock()
+
+	preset, _ := tools.PresetFor(c.Mode)
+	if preset.ReadOnlyCommands && cat == CategoryExecute && v.Decision == Allow {
+		for _, cmd := range c.commands() {
+			if !readOnlyCommand(cmd) {
+				v = Verdict{Ask, fmt.Sprintf("%s mode runs only commands that change nothing, and %q may change files", c.Mode, cmd)}
+				break
+			}
+		}
+	}
+	if preset.AutoApprove && v.Decision == Ask {
+		v = Verdict{Allow, v.Reason + "; " + c.Mode + " mode approves it"}
+	}
+	return v
+}
+
+// bestRule finds the winning rule; the caller holds p.mu.
+func (p *Policy) bestRule(c PolicyCall) (Verdict, bool) {
+	var best *compiledRule
+	for _, set := range [][]compiledRule{p.rules, p.session} {
+		for i := range set {
+			r := &set[i]
+			if !r.matches(c) {
+				continue
+			}
+			if best == nil || r.Priority > best.Priority ||
+				(r.Priority == best.Priority && r.Decision.strength() > best.Decision.strength()) {
+				best = r
+			}
+		}
+	}
+	if best == nil {
+		return Verdict{}, false
+	}
+	return Verdict{best.Decision, best.describe()}, true
+}
+
+func (r *compiledRule) describe() string {
+	where := fmt.Sprintf("rules[%d]", r.index)
+	if r.index < 0 {
+		where = "a session rule"
+	}
+	s := fmt.Sprintf("%s (%s %q", where, r.Decision, r.Tool)
+	if r.ArgPattern != "" {
+		s += fmt.Sprintf(" matching %q", r.ArgPattern)
+	}
+	return s + ")"
+}
+
+func (r *compiledRule) matches(c PolicyCall) bool {
+	if len(r.Modes) > 0 && !slices.Contains(r.Modes, c.Mode) {
+		return false
+	}
+	if !r.tool.MatchString(c.Tool) {
+		return false
+	}
+	if r.pattern == nil {
+		return true
+	}
+	subjects := c.commands()
+	if len(subjects) == 0 {
+		subjects = []string{compactJSON(c.Args)}
+	}
+	if r.Decision == Allow {
+		for _, s := range subjects {
+			if !r.pattern.MatchString(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.ContainsFunc(subjects, r.pattern.MatchString)
+}
+
+// commands returns the shell commands the call runs, if it is of the
+// execute category.
+func (c PolicyCall) commands() []string {
+	if c.Commands != nil || CategoryOf(c.Tool, c.Kind, c.ReadOnly) != CategoryExecute {
+		return c.Commands
+	}
+	var args struct {
+		Commands []string `json:"commands"`
+		Command  string   `json:"command"`
+	}
+	if json.Unmarshal(c.Args, &args) != nil {
+		return nil
+	}
+	if args.Command != "" {
+		return append(args.Commands, args.Command)
+	}
+	return args.Commands
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// readOnlyCommand reports whether a shell command is recognisably one that
+// changes no files: each part of a pipeline or list runs a program from a
+// short list of inspectors (and git or go only with subcommands that
+// read), with no redirection, substitution or background job. It is a
+// heuristic that errs towards asking: anything it does not know counts as
+// changing files.
+func readOnlyCommand(cmd string) bool {
+	if strings.ContainsAny(cmd, "<>`$\n(){}") {
+		return false
+	}
+	cmd = strings.NewReplacer("&&", ";", "||", ";", "|", ";").Replace(cmd)
+	if strings.Contains(cmd, "&") {
+		return false
+	}
+	parts := strings.Split(cmd, ";")
+	for _, part := range parts {
+		if !readOnlyProgram(strings.Fields(part)) {
+			return false
+		}
+	}
+	return true
+}
+
+func readOnlyProgram(f []string) bool {
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo",
+		"stat", "du", "df", "which", "type", "printenv", "uname", "whoami",
+		"diff", "cmp", "cut", "tr", "basename", "dirname", "realpath", "readlink", "nl":
+		return true
+	case "rg":
+		// --pre runs a program on every file searched.
+		return !slices.ContainsFunc(f[1:], func(a string) bool { return strings.HasPrefix(a, "--pre") })
+	case "find":
+		return !slices.ContainsFunc(f[1:], func(a string) bool {
+			return a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") ||
+				strings.HasPrefix(a, "-fprint") || a == "-fls"
+		})
+	case "git":
+		// --output makes log, diff and show write a file.
+		return len(f) > 1 && slices.Contains([]string{"status", "log", "diff", "show", "blame", "grep",
+			"ls-files", "rev-parse", "describe", "shortlog"}, f[1]) &&
+			!slices.ContainsFunc(f[2:], func(a string) bool { return strings.HasPrefix(a, "--output") })
+	case "go":
+		return len(f) > 1 && (slices.Contains([]string{"list", "doc", "version"}, f[1]) ||
+			(f[1] == "env" && !slices.ContainsFunc(f[2:], func(a string) bool { return a == "-w" || a == "-u" })))
+	}
+	return false
+}
