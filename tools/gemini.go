@@ -14,7 +14,7 @@ func appendGeminiDecl(b []byte, s Spec, tree *node, ex func(string) string) []by
 	b = appendString(b, ex(s.Description))
 	if props := tree.get("properties"); props != nil && len(props.keys) > 0 {
 		b = append(b, `,"parameters":`...)
-		g := geminiSchema{root: tree, ex: ex}
+		g := &geminiSchema{root: tree, ex: ex, refBudget: geminiMaxRefs}
 		b = g.append(b, tree, 0)
 	}
 	return append(b, '}')
@@ -28,12 +28,18 @@ func appendGeminiDecl(b []byte, s Spec, tree *node, ex func(string) string) []by
 type geminiSchema struct {
 	root *node
 	ex   func(string) string
+	// refBudget counts down the $refs still to inline in this schema.
+	refBudget int
 }
 
-// geminiMaxRefDepth bounds $ref inlining: a recursive schema (a tree of
-// nodes) cannot be inlined whole, and past this depth it is cut to a
-// bare OBJECT.
-const geminiMaxRefDepth = 8
+// geminiMaxRefDepth and geminiMaxRefs bound $ref inlining: a recursive
+// schema cannot be inlined whole, and one whose anyOf refers to itself
+// several times would grow exponentially with depth. Past either bound a
+// reference is cut to a bare OBJECT.
+const (
+	geminiMaxRefDepth = 8
+	geminiMaxRefs     = 64
+)
 
 // geminiFormats are the formats the Gemini API accepts, per type.
 func geminiFormatOK(typ, format string) bool {
@@ -48,7 +54,7 @@ func geminiFormatOK(typ, format string) bool {
 	return false
 }
 
-func (g geminiSchema) resolveRef(n *node) *node {
+func (g *geminiSchema) resolveRef(n *node) *node {
 	ref := n.get("$ref")
 	if ref == nil || ref.kind != nodeString {
 		return n
@@ -107,11 +113,12 @@ func geminiType(n *node) (typ string, nullable bool) {
 	return strings.ToUpper(typ), nullable
 }
 
-func (g geminiSchema) append(b []byte, n *node, depth int) []byte {
+func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
 	if n.get("$ref") != nil {
-		if depth >= geminiMaxRefDepth {
+		if depth >= geminiMaxRefDepth || g.refBudget <= 0 {
 			return append(b, `{"type":"OBJECT"}`...)
 		}
+		g.refBudget--
 		n = g.resolveRef(n)
 		depth++
 	}

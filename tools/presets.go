@@ -145,6 +145,21 @@ func (p Preset) Allows(toolName string) bool {
 	return ok && slices.Contains(p.Tools, to)
 }
 
+// Filter returns the tools among ts that the preset allows and whose
+// ContextRequirements hold in ctx, in their order. It is how dynamic tools
+// (MCPToolSpecs, SubagentSpecs, built with NewTool) join a mode's tool
+// list: append(reg.Enabled(p, ctx), p.Filter(ctx, dynamic)...).
+func (p Preset) Filter(ctx Context, ts []Tool) []Tool {
+	var out []Tool
+	for _, t := range ts {
+		s := t.Spec()
+		if p.Allows(s.Name) && (s.ContextRequirements == nil || s.ContextRequirements(ctx)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // ModeAllows reports whether a mode's preset includes the named tool. An
 // unknown mode allows nothing.
 func ModeAllows(mode, toolName string) bool {

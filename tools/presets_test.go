@@ -118,3 +118,30 @@ func TestNotAvailable(t *testing.T) {
 		t.Errorf("NotAvailable = %+v", r)
 	}
 }
+
+func TestPresetFilterDynamicTools(t *testing.T) {
+	var dynamic []Tool
+	for _, s := range MCPToolSpecs([]MCPServerTools{{UID: "db", Tools: []MCPToolDef{{Name: "query"}}}}, nil) {
+		dynamic = append(dynamic, stubTool{s.Spec})
+	}
+	for _, s := range SubagentSpecs([]SubagentConfig{{Name: "scout"}}, Context{}, nil) {
+		dynamic = append(dynamic, stubTool{s.Spec})
+	}
+	dynamic = append(dynamic, stubTool{Spec{Name: "stray"}})
+	cases := []struct {
+		mode string
+		ctx  Context
+		want []string
+	}{
+		{ModeAct, Context{}, []string{"db__mcp__query", "subagent_scout"}},
+		{ModeSearch, Context{}, []string{"subagent_scout"}},
+		{ModeSearch, Context{Subagent: true}, nil},
+		{ModeYolo, Context{}, nil},
+	}
+	for _, c := range cases {
+		p, _ := PresetFor(c.mode)
+		if got := names(p.Filter(c.ctx, dynamic)); !slices.Equal(got, c.want) && len(got)+len(c.want) > 0 {
+			t.Errorf("%s %+v: %v, want %v", c.mode, c.ctx, got, c.want)
+		}
+	}
+}

@@ -120,7 +120,8 @@ func (r *Registry) families() []Family {
 // IDs resolved by Lookup for ctx.Family, in the preset's order, keeping
 // those whose ContextRequirements hold and dropping repeats (two IDs that
 // resolve to the same name). IDs that resolve to nothing are skipped. An
-// empty preset enables no tools: a plain conversation.
+// empty preset enables no tools: a plain conversation. MCP and subagent
+// tools are not registered; Preset.Filter admits them.
 func (r *Registry) Enabled(p Preset, ctx Context) []Tool {
 	var out []Tool
 	for _, id := range p.Tools {

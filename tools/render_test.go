@@ -418,3 +418,21 @@ func BenchmarkRenderActTools(b *testing.B) {
 		})
 	}
 }
+
+func TestGeminiRefBlowUpIsBounded(t *testing.T) {
+	// Each level refers to itself five times: 5^8 copies if only the
+	// depth were bounded.
+	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"a":{"$ref":"#/$defs/a"}},
+		"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"}]}}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(FormatGemini, []Tool{tool}, Context{})
+	if err != nil || !json.Valid(out) {
+		t.Fatalf("%v %s", err, out)
+	}
+	if n := strings.Count(string(out), "anyOf"); n > geminiMaxRefs {
+		t.Errorf("%d anyOf copies, want at most %d", n, geminiMaxRefs)
+	}
+}

@@ -58,7 +58,7 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 // appendXMLParams lists an object's properties in source order, then the
 // fields of array items and nested objects one indent deeper.
 func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, indent string, ex func(string) string) []byte {
-	for _, k := range props.keys {
+	for i, k := range props.keys {
 		ps := deref(root, parent.Properties[k])
 		if ps == nil {
 			continue
@@ -83,7 +83,7 @@ func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, ind
 			b = append(b, ex(ps.Description)...)
 		}
 		// Fields of the objects inside, so a model can write them.
-		sub, subNode := ps, props.vals[slices.Index(props.keys, k)]
+		sub, subNode := ps, props.vals[i]
 		if typ == "array" && ps.Items != nil {
 			sub, subNode = ps.Items, subNode.get("items")
 		}

@@ -1,0 +1,69 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// FuzzBuildArgs feeds arbitrary argument text to every built-in tool: a
+// call either fails with a *ValidationError or reaches the
+// implementation with a JSON object.
+func FuzzBuildArgs(f *testing.F) {
+	for _, seed := range []string{``, `{}`, `null`, `[]`, `{"files":[{"path":"a","start_line":"3"}]}`,
+		`{"commands":"ls","timeout":"x"}`, `{"options":["a"]}`, `{"entries":[{"content":"c","status":"done"}]}`,
+		`{"path":null}`, `{"files":"[{\"path\":1}]"}`, `{"a":1e999}`, "{\"q\":\"\xff\"}"} {
+		f.Add(seed)
+	}
+	var tools []Tool
+	var got json.RawMessage
+	for _, s := range BuiltinSpecs() {
+		tool, err := NewTool(s, func(args json.RawMessage) (Invocation, error) {
+			got = args
+			return nil, nil
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		for _, tool := range tools {
+			got = nil
+			_, err := tool.Build(json.RawMessage(args))
+			var ve *ValidationError
+			switch {
+			case err == nil:
+				var obj map[string]any
+				if json.Unmarshal(got, &obj) != nil {
+					t.Fatalf("%s: implementation got %q from %q", tool.Spec().Name, got, args)
+				}
+			case !errors.As(err, &ve) || len(ve.Problems) == 0:
+				t.Fatalf("%s: %q gave %v", tool.Spec().Name, args, err)
+			}
+		}
+	})
+}
+
+// FuzzRenderSchema renders arbitrary object schemas in every format: a
+// schema NewTool accepts always renders, and the JSON formats stay JSON.
+func FuzzRenderSchema(f *testing.F) {
+	f.Add(issueSchema)
+	f.Add(`{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"null"}]}}}`)
+	f.Add(`{"properties":{"x":{"type":["null","integer"],"enum":[1,null]},"y":true,"z":{"items":{"const":"\u2028"}}}}`)
+	f.Fuzz(func(t *testing.T, schema string) {
+		tool, err := NewTool(Spec{Name: "t", Description: "d {{CWD}}", Parameters: json.RawMessage(schema)}, nil)
+		if err != nil {
+			return
+		}
+		for _, format := range formats {
+			out, err := Render(format, []Tool{tool}, Context{CWD: "\"\\"})
+			if err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			if format != FormatXML && !json.Valid(out) {
+				t.Fatalf("%s: invalid JSON %s", format, out)
+			}
+		}
+	})
+}
