@@ -39,7 +39,8 @@ func FormatFor(provider string) string {
 // deterministic: schemas keep their authors' key order.
 func Render(format string, tools []Tool, ctx Context) ([]byte, error) {
 	ex := expander(ctx)
-	var b []byte
+	// A built-in tool renders to about 400 bytes in any format.
+	b := make([]byte, 0, 512*len(tools))
 	switch format {
 	case FormatAnthropic, FormatOpenAI:
 		b = append(b, '[')

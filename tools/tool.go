@@ -3,6 +3,15 @@
 // tools and the MCP bridge. It never imports rpc or session: what a tool
 // needs from the editor or the user comes in through interfaces declared
 // here.
+//
+// A session uses it in this order:
+//   - at start-up, NewRegistry and RegisterBuiltins (implementations are
+//     attached by tool name; Builtin and NewTool do it for one tool);
+//   - per mode, PresetFor and Registry.Enabled, plus Preset.Filter for the
+//     dynamic tools made from MCPToolSpecs and SubagentSpecs;
+//   - per model request, Render in the provider's format (FormatFor);
+//   - per call, Pick among the enabled tools (NotAvailable if it fails),
+//     Tool.Build, which validates, then the Invocation.
 package tools
 
 import (
