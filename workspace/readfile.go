@@ -1,0 +1,143 @@
+package workspace
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+)
+
+// Defaults of ReadOptions.
+const (
+	// DefaultMaxReadBytes is the largest file ReadTextFile reads whole.
+	DefaultMaxReadBytes = 10 << 20
+	// DefaultMaxInvalidUTF8 is the share of bytes in the sniffed start of
+	// a file that may be invalid UTF-8 before the file counts as binary.
+	// It lets a Latin-1 file with a few accented letters through while
+	// stopping data that merely happens to hold no NUL byte.
+	DefaultMaxInvalidUTF8 = 0.1
+)
+
+// binarySniffBytes is how much of a file's start decides whether it is
+// binary, as git does.
+const binarySniffBytes = 8 << 10
+
+// ReadOptions configure ReadTextFile. The zero value means the defaults.
+type ReadOptions struct {
+	MaxBytes       int64   // 0: DefaultMaxReadBytes
+	MaxInvalidUTF8 float64 // 0: DefaultMaxInvalidUTF8
+}
+
+// FileTooLargeError is returned for a file over the read limit.
+type FileTooLargeError struct {
+	Path  string
+	Size  int64 // the size seen; for a file that grew while read, at least Limit+1
+	Limit int64
+}
+
+// Error implements error.
+func (e *FileTooLargeError) Error() string {
+	return fmt.Sprintf("%s is too large to read: %d bytes, the limit is %d", e.Path, e.Size, e.Limit)
+}
+
+// BinaryFileError is returned for a file that does not look like text.
+type BinaryFileError struct {
+	Path   string
+	Reason string // what gave it away
+}
+
+// Error implements error.
+func (e *BinaryFileError) Error() string {
+	return fmt.Sprintf("%s is a binary file (%s), not text", e.Path, e.Reason)
+}
+
+// NotRegularFileError is returned for a folder, device, pipe or socket.
+type NotRegularFileError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+// Error implements error.
+func (e *NotRegularFileError) Error() string {
+	if e.Mode.IsDir() {
+		return fmt.Sprintf("%s is a folder, not a file", e.Path)
+	}
+	return fmt.Sprintf("%s is not a regular file", e.Path)
+}
+
+// ReadTextFile reads a whole text file, refusing files over the size
+// limit (*FileTooLargeError), binary files (*BinaryFileError: a NUL byte
+// in the first 8 KiB, or too much invalid UTF-8 there) and anything but
+// a regular file (*NotRegularFileError). Other errors are the file
+// system's, such as fs.ErrNotExist. The bytes are returned as they are,
+// BOM and line endings included.
+func ReadTextFile(path string, opts ReadOptions) ([]byte, error) {
+	limit := opts.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxReadBytes
+	}
+	// Non-blocking, so that a FIFO cannot hang the open; the type is
+	// checked on the opened descriptor, so a swap after a Stat cannot
+	// slip a device past the check.
+	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
+	}
+	if fi.Size() > limit {
+		return nil, &FileTooLargeError{Path: path, Size: fi.Size(), Limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("workspace: read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, &FileTooLargeError{Path: path, Size: int64(len(data)), Limit: limit}
+	}
+	if reason := sniffBinary(data, opts.MaxInvalidUTF8); reason != "" {
+		return nil, &BinaryFileError{Path: path, Reason: reason}
+	}
+	return data, nil
+}
+
+// SniffBinary reports whether data, the start of a file, looks binary
+// by the rules (and default threshold) of ReadTextFile, and why. Search
+// and listing code can use it on a file's first bytes to skip binaries.
+func SniffBinary(data []byte) (binary bool, reason string) {
+	reason = sniffBinary(data, 0)
+	return reason != "", reason
+}
+
+func sniffBinary(data []byte, maxInvalid float64) string {
+	if maxInvalid <= 0 {
+		maxInvalid = DefaultMaxInvalidUTF8
+	}
+	sample := data[:min(len(data), binarySniffBytes)]
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return "it contains NUL bytes"
+	}
+	invalid := 0
+	for i := 0; i < len(sample); {
+		r, size := utf8.DecodeRune(sample[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !utf8.FullRune(sample[i:]) && len(sample) < len(data) {
+				break // a character cut by the end of the sample
+			}
+			invalid++
+		}
+		i += size
+	}
+	if len(sample) > 0 && float64(invalid) > maxInvalid*float64(len(sample)) {
+		return fmt.Sprintf("%d%% of its first %d bytes are not UTF-8", invalid*100/len(sample), len(sample))
+	}
+	return ""
+}
