@@ -11,8 +11,12 @@ import (
 // no BOM, and a final newline when not empty (the final-newline rule is
 // tested on its own).
 func canonical(s string) string {
-	s = strings.ReplaceAll(s, "\r", "")
-	s = strings.ReplaceAll(s, bom, "")
+	// Removing one BOM from invalid UTF-8 can splice the bytes around it
+	// into another, hence the loop.
+	for strings.ContainsAny(s, "\r"+bom) {
+		s = strings.ReplaceAll(s, "\r", "")
+		s = strings.ReplaceAll(s, bom, "")
+	}
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}

@@ -120,28 +120,46 @@ func patternKeys(pattern []string, l level) []string {
 	return out
 }
 
-// matchAt reports whether pattern (in level-l form) matches the lines
-// starting at i.
-func (m *matcher) matchAt(i int, pk []string, l level) bool {
-	ks := m.keysAt(l)
-	if i < 0 || i+len(pk) > len(ks) {
-		return false
-	}
-	for k, p := range pk {
-		if ks[i+k] != p {
-			return false
-		}
-	}
-	return true
-}
-
 // find returns the first i >= from, at level l, where pattern matches and
-// ok(i) holds, or -1.
+// ok(i) holds, or -1. It runs Knuth-Morris-Pratt over whole lines, so a
+// file with long runs of identical lines (blank lines, closing braces)
+// costs one pass instead of one pass per candidate start.
 func (m *matcher) find(pattern []string, from int, l level, ok func(i int) bool) int {
+	from = max(from, 0)
 	pk := patternKeys(pattern, l)
-	for i := max(from, 0); i+len(pk) <= len(m.lines); i++ {
-		if m.matchAt(i, pk, l) && (ok == nil || ok(i)) {
-			return i
+	ks := m.keysAt(l)
+	if len(pk) == 0 {
+		if from <= len(ks) && (ok == nil || ok(from)) {
+			return from
+		}
+		return -1
+	}
+	// border[q]: length of the longest proper prefix of pk[:q+1] that is
+	// also its suffix, where a failed comparison resumes.
+	border := make([]int, len(pk))
+	for q, k := 1, 0; q < len(pk); q++ {
+		for k > 0 && pk[k] != pk[q] {
+			k = border[k-1]
+		}
+		if pk[k] == pk[q] {
+			k++
+		}
+		border[q] = k
+	}
+	k := 0
+	for i := from; i < len(ks); i++ {
+		for k > 0 && ks[i] != pk[k] {
+			k = border[k-1]
+		}
+		if ks[i] == pk[k] {
+			k++
+		}
+		if k == len(pk) {
+			start := i - k + 1
+			if ok == nil || ok(start) {
+				return start
+			}
+			k = border[k-1]
 		}
 	}
 	return -1
@@ -158,10 +176,16 @@ func (m *matcher) closest(pattern []string) (start, count int) {
 	pk := patternKeys(pattern, punct)
 	ks := m.keysAt(punct)
 	start = -1
+	// The hint is a courtesy of an error path; on a pathological file
+	// (thousands of identical lines) it gives up rather than take seconds.
+	budget := 1 << 22
 	for i := range ks {
 		n := 0
 		for n < len(pk) && i+n < len(ks) && ks[i+n] == pk[n] {
 			n++
+		}
+		if budget -= n + 1; budget < 0 {
+			break
 		}
 		// Blank lines match everywhere and say nothing about the place.
 		if n > count && strings.TrimSpace(pattern[0]) != "" {
