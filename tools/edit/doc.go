@@ -10,11 +10,14 @@
 // what was found instead when something came close, and that nothing was
 // changed.
 //
-// Three rules hold for all three tools:
+// Three rules protect the text around an edit:
 //   - Lines the edit does not replace keep their bytes, line terminators
 //     included; a UTF-8 byte order mark stays in front of the first line.
-//   - New lines take the file's dominant line ending (CRLF, LF or CR), so
-//     an edit never turns a CRLF file into a mixed one.
-//   - A file keeps or lacks its final newline as it did before, unless the
-//     edit removed the last line.
+//   - New lines take the file's line ending (the dominant one; for editor's
+//     replace in a mixed file, that of the matched place), so an edit never
+//     turns a CRLF file into a mixed one.
+//   - The line-based tools (editor's insert, replace_in_file, apply_patch)
+//     keep a file's final newline, or its lack of one, unless the edit
+//     removed the last line. editor's replace changes exactly the text
+//     matched, newline or not.
 package edit

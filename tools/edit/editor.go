@@ -40,6 +40,7 @@ type EditorError struct {
 	InsertLine, MaxLine int
 }
 
+// Error returns the model-facing message.
 func (e *EditorError) Error() string {
 	p := e.Path
 	if p == "" {

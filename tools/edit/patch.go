@@ -15,6 +15,7 @@ const (
 	OpUpdate
 )
 
+// String returns the header word of the operation, as in "Update File".
 func (k OpKind) String() string {
 	switch k {
 	case OpAdd:
@@ -87,6 +88,8 @@ type PatchError struct {
 	Msg string
 }
 
+// Error returns the model-facing message, which ends by saying that no
+// file was changed.
 func (e *PatchError) Error() string {
 	var b strings.Builder
 	b.WriteString("apply_patch failed: ")

@@ -89,10 +89,11 @@ func PlanPatch(input string, fsys FS) (*Plan, error) {
 // one. A hunk's "@@" lines are found first and its lines searched from
 // there. Lines are compared exactly, then ignoring trailing whitespace,
 // then ignoring surrounding whitespace, then with Unicode punctuation
-// normalised; the strictest level that matches anywhere wins. A hunk with
-// nothing to match (only '+' lines) goes right after its "@@" line, or at
-// the end of the file when it has none. Context lines keep the file's own
-// text even when they matched loosely; only '-' lines are removed.
+// normalised; the strictest level that matches at all wins, and within
+// it the first place. A hunk with nothing to match (only '+' lines) goes
+// right after its "@@" line, or at the end of the file when it has none.
+// Context lines keep the file's own text even when they matched loosely;
+// only '-' lines are removed.
 func (p *Patch) Plan(fsys FS) (*Plan, error) {
 	pl := &planner{fsys: fsys, files: map[string]*fileState{}}
 	plan := &Plan{}

@@ -30,6 +30,8 @@ type DiffError struct {
 	Msg string
 }
 
+// Error returns the model-facing message, which ends by saying that the
+// file was not changed.
 func (e *DiffError) Error() string {
 	var b strings.Builder
 	b.WriteString("replace_in_file failed")
