@@ -270,3 +270,29 @@ func TestIgnoreFileNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIgnorePattern feeds arbitrary lines and paths to the pattern parser
+// and matcher, which must neither panic nor hang, and must agree with
+// themselves: a negated pattern matches exactly where the plain one does.
+func FuzzIgnorePattern(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"*.log", "a/b.log"}, {"/a/**/b/", "a/x/b"}, {"!x", "x"}, {"[!a-", "b"},
+		{`\#c`, "#c"}, {"**/**/**", "a/b/c/d"}, {"a/**", "a"}, {"\\", "x"},
+	} {
+		f.Add(seed[0], seed[1], false)
+	}
+	f.Fuzz(func(t *testing.T, line, path string, isDir bool) {
+		names := strings.Split(path, "/")
+		r, ok := parseIgnoreLine(line)
+		if !ok || strings.HasPrefix(line, "!") {
+			return
+		}
+		neg, nok := parseIgnoreLine("!" + line)
+		if !nok || !neg.negate {
+			t.Fatalf("%q parses but !%q does not negate", line, line)
+		}
+		if r.match(names, isDir) != neg.match(names, isDir) {
+			t.Fatalf("%q and its negation disagree on %q", line, path)
+		}
+	})
+}

@@ -17,7 +17,7 @@ type pathFixture struct {
 	roots                 *Roots
 }
 
-func newPathFixture(t *testing.T) *pathFixture {
+func newPathFixture(t testing.TB) *pathFixture {
 	t.Helper()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -308,4 +308,43 @@ func TestPathNewRoots(t *testing.T) {
 	if got := r.Folders(); len(got) != 1 || got[0] != real || r.Primary() != real {
 		t.Errorf("Folders() = %q, want the one real folder %q", got, real)
 	}
+}
+
+// FuzzPathResolve checks the one promise of Resolve on arbitrary input:
+// either a *PathError, or a clean absolute path whose real location is
+// inside the workspace.
+func FuzzPathResolve(f *testing.F) {
+	for _, seed := range []string{
+		"src/main.go", "../outside", "link_out/x", "/etc/passwd", "~", "a\x00b",
+		"file:///etc/passwd", "link_in/../../x", "src/up/up/up", "chain1", `C:\x`,
+		"dangling_out", "loop_a/b", "new/dir/f.txt", "link_proc/x", "%2e%2e/x",
+	} {
+		f.Add(seed)
+	}
+	fx := newPathFixture(f)
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := fx.roots.Resolve(p)
+		if err != nil {
+			var pe *PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Resolve(%q) error %v is %T, want *PathError", p, err, err)
+			}
+			return
+		}
+		if !filepath.IsAbs(got) || filepath.Clean(got) != got || !fx.roots.Contains(got) {
+			t.Fatalf("Resolve(%q) = %q: not a clean path inside the workspace", p, got)
+		}
+		// Whatever part of it exists must really be inside.
+		existing := got
+		for {
+			if _, err := os.Lstat(existing); err == nil {
+				break
+			}
+			existing = filepath.Dir(existing)
+		}
+		real, err := filepath.EvalSymlinks(existing)
+		if err == nil && !fx.roots.Contains(real) {
+			t.Fatalf("Resolve(%q) = %q, which really is %q", p, got, real)
+		}
+	})
 }
