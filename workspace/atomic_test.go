@@ -43,7 +43,7 @@ func TestAtomicWriteKeepsMode(t *testing.T) {
 	for _, mode := range []os.FileMode{0o640, 0o755, 0o600, 0o750 | os.ModeSetgid} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "f.txt")
-		writeFile(t, path, "old content that is longer")
+		watchWriteFile(t, path, "old content that is longer")
 		if err := os.Chmod(path, mode); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestAtomicWriteThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.txt")
 	link := filepath.Join(dir, "link.txt")
-	writeFile(t, real, "old")
+	watchWriteFile(t, real, "old")
 	if err := os.Chmod(real, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestAtomicWriteRefusesFolder(t *testing.T) {
 func TestAtomicWriteCleansUpOnFailure(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
-	writeFile(t, path, "original")
+	watchWriteFile(t, path, "original")
 
 	// A failure after the temporary file is complete.
 	var tmpSeen string
@@ -196,7 +196,7 @@ func TestAtomicWriteReadOnlyFolder(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
-	writeFile(t, path, "original")
+	watchWriteFile(t, path, "original")
 	if err := os.Chmod(dir, 0o555); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestAtomicCrashHelper(t *testing.T) {
 func TestAtomicCrashKeepsOriginal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
-	writeFile(t, path, "original")
+	watchWriteFile(t, path, "original")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAtomicCrashHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), atomicCrashEnv+"="+path)

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func readWrite(t *testing.T, dir, name string, data []byte) string {
+func readTestFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -53,7 +53,7 @@ func TestReadTextFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := readWrite(t, dir, strings.ReplaceAll(tc.name, " ", "_"), tc.data)
+			p := readTestFile(t, dir, strings.ReplaceAll(tc.name, " ", "_"), tc.data)
 			got, err := ReadTextFile(p, tc.opts)
 			switch want := tc.wantErr.(type) {
 			case nil:

@@ -24,10 +24,10 @@ func watchTestRoot(t *testing.T) string {
 	return root
 }
 
-// startTestWatcher runs a Watcher over root whose batches arrive on the
+// watchStart runs a Watcher over root whose batches arrive on the
 // returned channel. Every batch is checked for duplicate paths: debouncing
 // must leave at most one event per path and batch.
-func startTestWatcher(t *testing.T, root string, ignore *IgnoreMatcher) (*Watcher, <-chan Event) {
+func watchStart(t *testing.T, root string, ignore *IgnoreMatcher) (*Watcher, <-chan Event) {
 	t.Helper()
 	ch := make(chan Event, 4096)
 	w, err := NewWatcher([]string{root}, WatchOptions{
@@ -56,9 +56,9 @@ func startTestWatcher(t *testing.T, root string, ignore *IgnoreMatcher) (*Watche
 	return w, ch
 }
 
-// waitEvents collects events until done says the ones seen so far are
+// watchWaitEvents collects events until done says the ones seen so far are
 // enough, and returns them all.
-func waitEvents(t *testing.T, ch <-chan Event, what string, done func(seen []Event) bool) []Event {
+func watchWaitEvents(t *testing.T, ch <-chan Event, what string, done func(seen []Event) bool) []Event {
 	t.Helper()
 	var seen []Event
 	timeout := time.After(watchTimeout)
@@ -73,9 +73,9 @@ func waitEvents(t *testing.T, ch <-chan Event, what string, done func(seen []Eve
 	return seen
 }
 
-// hasEvent returns a waitEvents condition: an event op on path (and from
+// watchHasEvent returns a watchWaitEvents condition: an event op on path (and from
 // oldPath, for a rename).
-func hasEvent(op EventOp, path, oldPath string) func([]Event) bool {
+func watchHasEvent(op EventOp, path, oldPath string) func([]Event) bool {
 	return func(seen []Event) bool {
 		return slices.ContainsFunc(seen, func(e Event) bool {
 			return e.Op == op && e.Path == path && e.OldPath == oldPath
@@ -83,7 +83,7 @@ func hasEvent(op EventOp, path, oldPath string) func([]Event) bool {
 	}
 }
 
-func allOf(conds ...func([]Event) bool) func([]Event) bool {
+func watchAllOf(conds ...func([]Event) bool) func([]Event) bool {
 	return func(seen []Event) bool {
 		for _, c := range conds {
 			if !c(seen) {
@@ -94,7 +94,7 @@ func allOf(conds ...func([]Event) bool) func([]Event) bool {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func watchWriteFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
@@ -104,16 +104,16 @@ func writeFile(t *testing.T, path, content string) {
 func TestWatchCreateModifyDeleteRename(t *testing.T) {
 	root := watchTestRoot(t)
 	stable := filepath.Join(root, "stable.txt")
-	writeFile(t, stable, "unchanged")
-	w, ch := startTestWatcher(t, root, nil)
+	watchWriteFile(t, stable, "unchanged")
+	w, ch := watchStart(t, root, nil)
 
 	if st, ok := w.Stat(stable); !ok || st.Size != int64(len("unchanged")) || st.Gen != 0 {
 		t.Fatalf("initial scan: Stat(stable.txt) = %+v, %v", st, ok)
 	}
 
 	a := filepath.Join(root, "a.txt")
-	writeFile(t, a, "one")
-	waitEvents(t, ch, "create", hasEvent(EventCreate, a, ""))
+	watchWriteFile(t, a, "one")
+	watchWaitEvents(t, ch, "create", watchHasEvent(EventCreate, a, ""))
 	if st, ok := w.Stat(a); !ok || st.Size != 3 {
 		t.Errorf("after create: Stat(a.txt) = %+v, %v", st, ok)
 	}
@@ -127,7 +127,7 @@ func TestWatchCreateModifyDeleteRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	waitEvents(t, ch, "modify", hasEvent(EventModify, a, ""))
+	watchWaitEvents(t, ch, "modify", watchHasEvent(EventModify, a, ""))
 	if !w.ChangedSince(a, gen) {
 		t.Error("ChangedSince(a.txt) = false after a modification")
 	}
@@ -143,7 +143,7 @@ func TestWatchCreateModifyDeleteRename(t *testing.T) {
 	if err := os.Rename(a, b); err != nil {
 		t.Fatal(err)
 	}
-	waitEvents(t, ch, "rename", hasEvent(EventRename, b, a))
+	watchWaitEvents(t, ch, "rename", watchHasEvent(EventRename, b, a))
 	if _, ok := w.Stat(a); ok {
 		t.Error("old name still indexed after rename")
 	}
@@ -158,7 +158,7 @@ func TestWatchCreateModifyDeleteRename(t *testing.T) {
 	if err := os.Remove(b); err != nil {
 		t.Fatal(err)
 	}
-	waitEvents(t, ch, "delete", hasEvent(EventDelete, b, ""))
+	watchWaitEvents(t, ch, "delete", watchHasEvent(EventDelete, b, ""))
 	if _, ok := w.Stat(b); ok {
 		t.Error("deleted file still indexed")
 	}
@@ -172,7 +172,7 @@ func TestWatchCreateModifyDeleteRename(t *testing.T) {
 
 func TestWatchNewFolders(t *testing.T) {
 	root := watchTestRoot(t)
-	w, ch := startTestWatcher(t, root, nil)
+	w, ch := watchStart(t, root, nil)
 
 	// The files are written right after their folders, before the watcher
 	// can have added the new folders: only scanning them finds the files.
@@ -187,15 +187,15 @@ func TestWatchNewFolders(t *testing.T) {
 	}
 	var conds []func([]Event) bool
 	for _, f := range files {
-		writeFile(t, f, f)
-		conds = append(conds, hasEvent(EventCreate, f, ""))
+		watchWriteFile(t, f, f)
+		conds = append(conds, watchHasEvent(EventCreate, f, ""))
 	}
-	waitEvents(t, ch, "creates in new folders", allOf(conds...))
+	watchWaitEvents(t, ch, "creates in new folders", watchAllOf(conds...))
 
 	// The new folders are watched: a later file in the deepest one is seen.
 	later := filepath.Join(deep, "later.txt")
-	writeFile(t, later, "x")
-	waitEvents(t, ch, "create in a watched new folder", hasEvent(EventCreate, later, ""))
+	watchWriteFile(t, later, "x")
+	watchWaitEvents(t, ch, "create in a watched new folder", watchHasEvent(EventCreate, later, ""))
 
 	// Renaming the tree renames every file in it, and the new location is
 	// watched under its new name.
@@ -206,13 +206,13 @@ func TestWatchNewFolders(t *testing.T) {
 	conds = nil
 	for _, f := range append(files, later) {
 		to := filepath.Join(moved, strings.TrimPrefix(f, filepath.Join(root, "new")))
-		conds = append(conds, hasEvent(EventRename, to, f))
+		conds = append(conds, watchHasEvent(EventRename, to, f))
 	}
-	waitEvents(t, ch, "renames of a moved folder's files", allOf(conds...))
+	watchWaitEvents(t, ch, "renames of a moved folder's files", watchAllOf(conds...))
 
 	after := filepath.Join(moved, "nested", "deeper", "after.txt")
-	writeFile(t, after, "x")
-	seen := waitEvents(t, ch, "create in a moved folder", hasEvent(EventCreate, after, ""))
+	watchWriteFile(t, after, "x")
+	seen := watchWaitEvents(t, ch, "create in a moved folder", watchHasEvent(EventCreate, after, ""))
 	for _, e := range seen {
 		if strings.HasPrefix(e.Path, filepath.Join(root, "new")+"/") {
 			t.Errorf("event under the folder's old name: %+v", e)
@@ -230,9 +230,9 @@ func TestWatchNewFolders(t *testing.T) {
 	}
 	conds = nil
 	for _, f := range []string{"a.txt", "nested/b.txt", "nested/deeper/c.txt", "nested/deeper/later.txt", "nested/deeper/after.txt"} {
-		conds = append(conds, hasEvent(EventDelete, filepath.Join(moved, f), ""))
+		conds = append(conds, watchHasEvent(EventDelete, filepath.Join(moved, f), ""))
 	}
-	waitEvents(t, ch, "deletes of a removed tree", allOf(conds...))
+	watchWaitEvents(t, ch, "deletes of a removed tree", watchAllOf(conds...))
 	if got := w.Files(); len(got) != 0 {
 		t.Errorf("Files() after removing everything = %q", got)
 	}
@@ -248,7 +248,7 @@ func TestWatchIgnoredFolders(t *testing.T) {
 		"old.log":                 "",
 		"src/node_modules/m/x.js": "",
 	})
-	w, ch := startTestWatcher(t, root, NewIgnoreMatcher([]string{root}))
+	w, ch := watchStart(t, root, NewIgnoreMatcher([]string{root}))
 
 	for _, d := range w.fw.WatchList() {
 		if strings.Contains(d, "node_modules") || strings.Contains(d, ".git") {
@@ -265,17 +265,17 @@ func TestWatchIgnoredFolders(t *testing.T) {
 	// Changes in ignored places, then one that is not: the kernel queues
 	// events in order, so by the time the last one arrives, any event for
 	// the ignored ones would have arrived too.
-	writeFile(t, filepath.Join(root, "node_modules/pkg/i.js"), "changed")
-	writeFile(t, filepath.Join(root, "node_modules/new.js"), "")
-	writeFile(t, filepath.Join(root, ".git/objects/00/def"), "")
-	writeFile(t, filepath.Join(root, "debug.log"), "")
+	watchWriteFile(t, filepath.Join(root, "node_modules/pkg/i.js"), "changed")
+	watchWriteFile(t, filepath.Join(root, "node_modules/new.js"), "")
+	watchWriteFile(t, filepath.Join(root, ".git/objects/00/def"), "")
+	watchWriteFile(t, filepath.Join(root, "debug.log"), "")
 	if err := os.MkdirAll(filepath.Join(root, "build/out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(root, "build/out/app"), "")
+	watchWriteFile(t, filepath.Join(root, "build/out/app"), "")
 	sentinel := filepath.Join(root, "src/sentinel.go")
-	writeFile(t, sentinel, "")
-	seen := waitEvents(t, ch, "the sentinel", hasEvent(EventCreate, sentinel, ""))
+	watchWriteFile(t, sentinel, "")
+	seen := watchWaitEvents(t, ch, "the sentinel", watchHasEvent(EventCreate, sentinel, ""))
 	if len(seen) != 1 {
 		t.Errorf("events for ignored paths: %v", seen)
 	}
@@ -287,16 +287,16 @@ func TestWatchIgnoredFolders(t *testing.T) {
 
 	// Editing .gitignore takes effect at once: *.tmp becomes ignored and
 	// *.log no longer is, so the existing log files join the index.
-	writeFile(t, filepath.Join(root, ".gitignore"), "node_modules/\n*.tmp\nbuild/\n")
-	waitEvents(t, ch, "logs revealed by the new rules", allOf(
-		hasEvent(EventModify, filepath.Join(root, ".gitignore"), ""),
-		hasEvent(EventCreate, filepath.Join(root, "old.log"), ""),
-		hasEvent(EventCreate, filepath.Join(root, "debug.log"), ""),
+	watchWriteFile(t, filepath.Join(root, ".gitignore"), "node_modules/\n*.tmp\nbuild/\n")
+	watchWaitEvents(t, ch, "logs revealed by the new rules", watchAllOf(
+		watchHasEvent(EventModify, filepath.Join(root, ".gitignore"), ""),
+		watchHasEvent(EventCreate, filepath.Join(root, "old.log"), ""),
+		watchHasEvent(EventCreate, filepath.Join(root, "debug.log"), ""),
 	))
-	writeFile(t, filepath.Join(root, "x.tmp"), "")
+	watchWriteFile(t, filepath.Join(root, "x.tmp"), "")
 	sentinel2 := filepath.Join(root, "sentinel2.go")
-	writeFile(t, sentinel2, "")
-	seen = waitEvents(t, ch, "the second sentinel", hasEvent(EventCreate, sentinel2, ""))
+	watchWriteFile(t, sentinel2, "")
+	seen = watchWaitEvents(t, ch, "the second sentinel", watchHasEvent(EventCreate, sentinel2, ""))
 	for _, e := range seen {
 		if e.Path != sentinel2 {
 			t.Errorf("unexpected event %+v", e)
@@ -327,7 +327,7 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(root, "a"), "")
+	watchWriteFile(t, filepath.Join(root, "a"), "")
 	select {
 	case <-entered:
 	case <-time.After(watchTimeout):
@@ -362,13 +362,13 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 	if _, ok := w.Stat(filepath.Join(root, "a")); !ok {
 		t.Error("index lost after Close")
 	}
-	writeFile(t, filepath.Join(root, "b"), "") // must not reach the callback
+	watchWriteFile(t, filepath.Join(root, "b"), "") // must not reach the callback
 }
 
-// manualWatcher builds a watcher without its goroutines: the test reads
+// watchManual builds a watcher without its goroutines: the test reads
 // fsnotify's events itself and decides when to flush, so what lands in
 // one batch is under its control.
-func manualWatcher(t *testing.T, root string) (*Watcher, *[]Event) {
+func watchManual(t *testing.T, root string) (*Watcher, *[]Event) {
 	t.Helper()
 	var got []Event
 	w, err := newWatcher([]string{root}, WatchOptions{OnChange: func(b []Event) { got = append(got, b...) }})
@@ -379,9 +379,9 @@ func manualWatcher(t *testing.T, root string) (*Watcher, *[]Event) {
 	return w, &got
 }
 
-// collectUntil moves fsnotify events into the pending set until one for
+// watchCollectUntil moves fsnotify events into the pending set until one for
 // path arrives.
-func collectUntil(t *testing.T, w *Watcher, path string) {
+func watchCollectUntil(t *testing.T, w *Watcher, path string) {
 	t.Helper()
 	timeout := time.After(watchTimeout)
 	for {
@@ -402,27 +402,27 @@ func collectUntil(t *testing.T, w *Watcher, path string) {
 func TestWatchBatchCoalesces(t *testing.T) {
 	root := watchTestRoot(t)
 	existing := filepath.Join(root, "existing.txt")
-	writeFile(t, existing, "0")
-	w, got := manualWatcher(t, root)
+	watchWriteFile(t, existing, "0")
+	w, got := watchManual(t, root)
 
 	created := filepath.Join(root, "created.txt")
 	for i := range 50 {
-		writeFile(t, created, fmt.Sprint(i))
-		writeFile(t, existing, fmt.Sprint(i))
+		watchWriteFile(t, created, fmt.Sprint(i))
+		watchWriteFile(t, existing, fmt.Sprint(i))
 	}
 	transient := filepath.Join(root, "transient.txt")
-	writeFile(t, transient, "gone soon")
+	watchWriteFile(t, transient, "gone soon")
 	if err := os.Remove(transient); err != nil {
 		t.Fatal(err)
 	}
 	from, to := filepath.Join(root, "from.txt"), filepath.Join(root, "to.txt")
-	writeFile(t, from, "moving")
+	watchWriteFile(t, from, "moving")
 	if err := os.Rename(from, to); err != nil {
 		t.Fatal(err)
 	}
 	sentinel := filepath.Join(root, "sentinel")
-	writeFile(t, sentinel, "")
-	collectUntil(t, w, sentinel)
+	watchWriteFile(t, sentinel, "")
+	watchCollectUntil(t, w, sentinel)
 	gen := w.Generation()
 	w.flush()
 
@@ -443,14 +443,14 @@ func TestWatchBatchCoalesces(t *testing.T) {
 func TestWatchRenameAcrossBatches(t *testing.T) {
 	root := watchTestRoot(t)
 	from, to := filepath.Join(root, "from.txt"), filepath.Join(root, "to.txt")
-	writeFile(t, from, "moving")
-	w, got := manualWatcher(t, root)
+	watchWriteFile(t, from, "moving")
+	w, got := watchManual(t, root)
 
 	if err := os.Rename(from, to); err != nil {
 		t.Fatal(err)
 	}
 	// Flush between the two halves of the rename.
-	collectUntil(t, w, from)
+	watchCollectUntil(t, w, from)
 	w.flush()
 	if len(*got) != 0 {
 		t.Fatalf("first half of a rename reported at once: %v", *got)
@@ -458,7 +458,7 @@ func TestWatchRenameAcrossBatches(t *testing.T) {
 	if _, ok := w.Stat(from); ok {
 		t.Error("renamed-away file still indexed")
 	}
-	collectUntil(t, w, to)
+	watchCollectUntil(t, w, to)
 	w.flush()
 	if want := []Event{{Op: EventRename, Path: to, OldPath: from, Gen: w.Generation()}}; !slices.Equal(*got, want) {
 		t.Errorf("got %+v, want %+v", *got, want)
@@ -471,7 +471,7 @@ func TestWatchRenameAcrossBatches(t *testing.T) {
 	if err := os.Rename(to, outside); err != nil {
 		t.Fatal(err)
 	}
-	collectUntil(t, w, to)
+	watchCollectUntil(t, w, to)
 	w.flush()
 	if len(*got) != 0 {
 		t.Fatalf("rename away reported at once: %v", *got)
@@ -486,9 +486,9 @@ func TestWatchOverflowRescans(t *testing.T) {
 	root := watchTestRoot(t)
 	gone := filepath.Join(root, "gone.txt")
 	kept := filepath.Join(root, "kept.txt")
-	writeFile(t, gone, "x")
-	writeFile(t, kept, "x")
-	w, got := manualWatcher(t, root)
+	watchWriteFile(t, gone, "x")
+	watchWriteFile(t, kept, "x")
+	w, got := watchManual(t, root)
 
 	// Change the disk while losing the events, as a queue overflow would.
 	if err := os.Remove(gone); err != nil {
@@ -498,10 +498,10 @@ func TestWatchOverflowRescans(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(added), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, added, "y")
+	watchWriteFile(t, added, "y")
 	sentinel := filepath.Join(root, "sentinel")
-	writeFile(t, sentinel, "")
-	collectUntil(t, w, sentinel)
+	watchWriteFile(t, sentinel, "")
+	watchCollectUntil(t, w, sentinel)
 	clear(w.pending)
 
 	w.overflow.Store(true)
