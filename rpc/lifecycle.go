@@ -249,6 +249,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.settings = ResolveSettings(client, s.opts.Getenv)
 	s.mu.Unlock()
 	s.folders.Add(folders...)
+	s.foldersChanged()
 	s.log.Info("initialized", "encoding", enc, "folders", len(folders))
 
 	var toolNames []string

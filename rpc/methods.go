@@ -19,8 +19,17 @@ const (
 	methodDidChangeCfg = "workspace/didChangeConfiguration"
 	methodExecCommand  = "workspace/executeCommand"
 
-	methodLogMessage  = "window/logMessage"
-	methodShowMessage = "window/showMessage"
+	methodLogMessage         = "window/logMessage"
+	methodShowMessage        = "window/showMessage"
+	methodShowMessageRequest = "window/showMessageRequest"
+	methodApplyEdit          = "workspace/applyEdit"
+
+	// cline/ methods (PROTOCOL.md §4–6).
+	methodApprovalRequest  = "cline/approvalRequest"
+	methodApprovalResponse = "cline/approvalResponse"
+	methodClineDiff        = "cline/diff"
+	methodCallTool         = "cline/callTool"
+	methodTools            = "cline/tools"
 
 	// Commands for clients with no plugin (PROTOCOL.md §6).
 	commandNewSession = "cline.newSession"
@@ -45,5 +54,5 @@ var (
 		methodDidOpen, methodDidChange, methodDidClose, methodDidSave, methodWillSave,
 		methodDidChangeWF, methodDidChangeCfg, methodExecCommand,
 	}
-	lspSent = []string{methodLogMessage, methodShowMessage}
+	lspSent = []string{methodLogMessage, methodShowMessage, methodShowMessageRequest, methodApplyEdit}
 )

@@ -58,8 +58,13 @@ type Server struct {
 	exited   chan struct{}
 	exitOnce sync.Once
 
-	folders *workspace.Folders
-	buffers *workspace.Buffers
+	folders   *workspace.Folders
+	buffers   *workspace.Buffers
+	ws        wsState
+	tools     toolHost
+	approvals approvals
+	closing   bool           // guarded by ws.mu
+	bg        sync.WaitGroup // background work the server owns
 }
 
 // clientCaps is what the daemon needs to know about the client.
@@ -82,7 +87,7 @@ func NewServer(opts Options) *Server {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	return &Server{
+	s := &Server{
 		opts:    opts,
 		log:     log,
 		enc:     workspace.UTF16,
@@ -90,6 +95,8 @@ func NewServer(opts Options) *Server {
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
 	}
+	s.approvals.s = s
+	return s
 }
 
 // Buffers is the server's mirror of the client's open documents.
@@ -142,6 +149,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		s.closeConn()
 	}
 	s.shutdownSessions()
+	s.stopWorkspace()
 	s.mu.Lock()
 	code := s.exitCode
 	s.mu.Unlock()
@@ -234,6 +242,12 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		err = s.didChangeConfiguration(req.Params())
 	case methodExecCommand:
 		res, err = s.executeCommand(req.Params())
+	case methodCallTool:
+		res, err = s.callTool(ctx, req.Params())
+	case methodTools:
+		res, err = s.renderTools(req.Params())
+	case methodApprovalResponse:
+		res, err = s.approvals.respond(req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)

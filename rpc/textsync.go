@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -24,6 +25,7 @@ func (s *Server) didOpen(raw []byte) error {
 		return invalidParams("textDocument.text: required")
 	}
 	path, _ := workspace.URIToPath(d.URI) // non-file URIs are mirrored, not resolved
+	path = realPath(path)
 	s.buffers.Open(d.URI, path, d.LanguageID, d.Version, *d.Text)
 	return nil
 }
@@ -116,5 +118,22 @@ func (s *Server) didChangeFolders(raw []byte) error {
 	}
 	s.folders.Remove(removed...)
 	s.folders.Add(added...)
+	s.foldersChanged()
 	return nil
+}
+
+// realPath evaluates symlinks in path (or, for a file not yet on disk, in
+// its folder), so buffers are found under the same path that
+// workspace.Roots.Resolve gives tools.
+func realPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
 }

@@ -1,0 +1,232 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/session"
+)
+
+// approvalOption is one answer offered with an approval request.
+type approvalOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+var approvalOptions = []approvalOption{
+	{"allow_once", "Allow", "allow_once"},
+	{"allow_always", "Always allow", "allow_always"},
+	{"reject_once", "Reject", "reject_once"},
+	{"reject_always", "Always reject", "reject_always"},
+}
+
+// approvals is the connection's approval broker. It asks through
+// cline/approvalRequest when the client declared
+// experimental.cline.approvals (several may be pending), and through
+// window/showMessageRequest otherwise (one at a time).
+type approvals struct {
+	s *Server
+
+	mu      sync.Mutex
+	next    int
+	pending map[string]pendingApproval
+
+	msgReq sync.Mutex // serialises window/showMessageRequest
+}
+
+type pendingApproval struct {
+	sessionID string
+	answer    chan session.ApprovalOutcome
+}
+
+// approver returns a session.Approver that asks on behalf of sessionID.
+func (a *approvals) approver(sessionID string) session.Approver {
+	return approverFunc(func(ctx context.Context, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+		return a.ask(ctx, sessionID, req)
+	})
+}
+
+type approverFunc func(context.Context, session.ApprovalRequest) (session.ApprovalOutcome, error)
+
+func (f approverFunc) Approve(ctx context.Context, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+	return f(ctx, req)
+}
+
+func (a *approvals) ask(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+	a.s.mu.Lock()
+	viaCline := a.s.caps.clineApprovals
+	a.s.mu.Unlock()
+	if viaCline {
+		return a.askCline(ctx, sessionID, req)
+	}
+	return a.askMessage(ctx, req)
+}
+
+func (a *approvals) askCline(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = make(map[string]pendingApproval)
+	}
+	a.next++
+	id := "a" + strconv.Itoa(a.next)
+	ch := make(chan session.ApprovalOutcome, 1)
+	a.pending[id] = pendingApproval{sessionID: sessionID, answer: ch}
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.pending, id)
+		a.mu.Unlock()
+	}()
+
+	d := req.Description
+	params := map[string]any{
+		"sessionId":  sessionID,
+		"approvalId": id,
+		"toolCall": map[string]any{
+			"toolCallId": req.CallID,
+			"title":      d.Title,
+			"kind":       string(d.Kind),
+			"locations":  nonNil(d.Locations),
+			"rawInput":   rawOrEmpty(req.Args),
+		},
+		"options": approvalOptions,
+	}
+	if d.Preview != "" {
+		params["diff"] = d.Preview
+	}
+	if d.Command != "" {
+		params["command"] = d.Command
+	}
+	if err := a.s.conn.Notify(ctx, methodApprovalRequest, params); err != nil {
+		return session.ApprovalOutcome{}, fmt.Errorf("sending approval request: %w", err)
+	}
+	select {
+	case out := <-ch:
+		return out, nil
+	case <-ctx.Done():
+		return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+	}
+}
+
+// respond handles cline/approvalResponse.
+func (a *approvals) respond(raw []byte) (any, error) {
+	var p struct {
+		ApprovalID string `json:"approvalId"`
+		Outcome    *struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+		Feedback string `json:"feedback"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("approvalId", p.ApprovalID); err != nil {
+		return nil, err
+	}
+	if p.Outcome == nil {
+		return nil, invalidParams("outcome: required")
+	}
+	var out session.ApprovalOutcome
+	switch p.Outcome.Outcome {
+	case "cancelled":
+		out.Choice = session.ApprovalCancelled
+	case "selected":
+		switch p.Outcome.OptionID {
+		case "allow_once", "allow_always", "reject_once", "reject_always":
+			out.Choice = session.ApprovalChoice(p.Outcome.OptionID)
+		default:
+			return nil, invalidParams("outcome.optionId: must be allow_once, allow_always, reject_once or reject_always, got %q", p.Outcome.OptionID)
+		}
+	default:
+		return nil, invalidParams("outcome.outcome: must be \"selected\" or \"cancelled\", got %q", p.Outcome.Outcome)
+	}
+	out.Feedback = p.Feedback
+	a.mu.Lock()
+	pa, ok := a.pending[p.ApprovalID]
+	delete(a.pending, p.ApprovalID)
+	a.mu.Unlock()
+	if !ok {
+		return nil, invalidParams("approvalId: %q is unknown or already answered", p.ApprovalID)
+	}
+	pa.answer <- out
+	return map[string]any{}, nil
+}
+
+// cancelSession resolves every pending approval of a session as cancelled.
+func (a *approvals) cancelSession(sessionID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, pa := range a.pending {
+		if pa.sessionID == sessionID {
+			pa.answer <- session.ApprovalOutcome{Choice: session.ApprovalCancelled}
+			delete(a.pending, id)
+		}
+	}
+}
+
+// askMessage asks through window/showMessageRequest, which every stock LSP
+// client supports. A null answer (the prompt dismissed) is a rejection.
+func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+	a.msgReq.Lock()
+	defer a.msgReq.Unlock()
+	d := req.Description
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "cline-ls wants to run %s: %s", req.Tool, d.Title)
+	if d.Command != "" {
+		fmt.Fprintf(&msg, "\n\n$ %s", d.Command)
+	}
+	if d.Preview != "" {
+		fmt.Fprintf(&msg, "\n\n%s", d.Preview)
+	}
+	params := map[string]any{
+		"type":    3, // Info
+		"message": msg.String(),
+		"actions": []map[string]string{{"title": "Allow"}, {"title": "Always allow"}, {"title": "Reject"}},
+	}
+	var res *struct {
+		Title string `json:"title"`
+	}
+	if _, err := a.s.conn.Call(ctx, methodShowMessageRequest, params, &res); err != nil {
+		if ctx.Err() != nil {
+			return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+		}
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) {
+			return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "the editor could not ask: " + je.Message}, nil
+		}
+		return session.ApprovalOutcome{}, fmt.Errorf("asking for approval: %w", err)
+	}
+	if res == nil {
+		return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
+	}
+	switch res.Title {
+	case "Allow":
+		return session.ApprovalOutcome{Choice: session.AllowOnce}, nil
+	case "Always allow":
+		return session.ApprovalOutcome{Choice: session.AllowAlways}, nil
+	}
+	return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func rawOrEmpty(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("{}")
+	}
+	return r
+}

@@ -1,0 +1,441 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// catchUp is how long an edit waits for the editor's buffer to reach the
+// expected text, or to move on after a refusal. Stock clients send
+// didChange late (Neovim debounces 150 ms, eglot waits for 0.5 s of idle).
+const catchUp = 2 * time.Second
+
+// maxReadBytes refuses to load huge files into memory for a tool.
+const maxReadBytes = 64 << 20
+
+// files is the daemon's tools.Files: the workspace folders on disk with the
+// editor's open buffers overlaid, and edits delivered to the editor for
+// open buffers and atomically to disk for the rest. One is made per
+// session, so that what "the model has seen" is per session.
+type files struct {
+	s *Server
+
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+func (s *Server) newFiles() *files {
+	return &files{s: s, seen: make(map[string]string)}
+}
+
+func (f *files) roots() (*workspace.Roots, error) {
+	paths := f.s.folders.Paths()
+	if len(paths) == 0 {
+		return nil, errors.New("no workspace folder is open: the editor sent no workspace folder or root")
+	}
+	return workspace.NewRoots(paths...)
+}
+
+func (f *files) Resolve(path string) (string, error) {
+	r, err := f.roots()
+	if err != nil {
+		return "", err
+	}
+	return r.Resolve(path)
+}
+
+func (f *files) Display(abs string) string {
+	r, err := f.roots()
+	if err != nil {
+		return abs
+	}
+	return r.Display(abs)
+}
+
+func (f *files) Root() string {
+	if p := f.s.folders.Paths(); len(p) > 0 {
+		return p[0]
+	}
+	return ""
+}
+
+func (f *files) Ignored(abs string, isDir bool) bool {
+	return f.s.ignoreMatcher().Ignored(abs, isDir)
+}
+
+func (f *files) Read(_ context.Context, abs string) (tools.FileText, error) {
+	if snap, ok := f.s.buffers.GetPath(abs); ok {
+		return tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version}, nil
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tools.FileText{}, nil
+	}
+	if err != nil {
+		return tools.FileText{}, err
+	}
+	if fi.IsDir() {
+		return tools.FileText{}, fmt.Errorf("%s is a directory, not a file", f.Display(abs))
+	}
+	if fi.Size() > maxReadBytes {
+		return tools.FileText{}, fmt.Errorf("%s is %d MB, over the %d MB a tool may load", f.Display(abs), fi.Size()>>20, maxReadBytes>>20)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return tools.FileText{}, err
+	}
+	return tools.FileText{Text: string(data), Exists: true, Mode: fi.Mode().Perm()}, nil
+}
+
+func (f *files) Seen(abs, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen[abs] = text
+}
+
+func (f *files) SeenText(abs string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.seen[abs]
+	return t, ok
+}
+
+// errStale means the editor's buffer had moved past the text an edit was
+// computed on; Apply re-plans once on the newer text.
+var errStale = errors.New("the buffer changed while the edit was being delivered")
+
+// Apply implements tools.Files. Disk changes are written first, each
+// atomically and with the old contents kept for rollback; then the open
+// buffers are edited through one workspace/applyEdit. If the editor does
+// not take the edit, the disk changes are rolled back, so a call changes
+// everything it planned or nothing.
+func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
+	changes, err := f.applyOnce(ctx, plan)
+	if !errors.Is(err, errStale) {
+		return changes, err
+	}
+	f.s.log.Info("edit met a moved buffer; re-planning on the latest text")
+	changes, err = f.applyOnce(ctx, plan)
+	if errors.Is(err, errStale) {
+		var de *tools.DeliveryError
+		if errors.As(err, &de) {
+			return nil, err
+		}
+		return nil, &tools.DeliveryError{Path: "the file", Reason: "the user kept editing the buffer while the change was delivered; nothing was changed, read the file again and retry"}
+	}
+	return changes, err
+}
+
+// staleError carries the path for errStale.
+type staleError struct{ de *tools.DeliveryError }
+
+func (e *staleError) Error() string   { return e.de.Error() }
+func (e *staleError) Unwrap() []error { return []error{errStale, e.de} }
+
+func (f *files) applyOnce(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
+	read := make(map[string]tools.FileText)
+	var readMu sync.Mutex
+	reader := func(abs string) (tools.FileText, error) {
+		ft, err := f.Read(ctx, abs)
+		if err == nil {
+			readMu.Lock()
+			read[abs] = ft
+			readMu.Unlock()
+		}
+		return ft, err
+	}
+	changes, err := plan(ctx, reader)
+	if err != nil {
+		return nil, err
+	}
+	var bufEdits []bufferEdit
+	var diskOps []tools.Change
+	for _, c := range changes {
+		ft, ok := read[c.Path]
+		if ok && ft.Open && c.NewText != nil && c.MoveTo == "" {
+			bufEdits = append(bufEdits, bufferEdit{change: c, base: ft})
+			continue
+		}
+		if _, open := f.s.buffers.GetPath(c.Path); open {
+			// Deleting or moving a file the user has open would leave
+			// the editor holding a buffer for a file that is gone.
+			return nil, &tools.DeliveryError{Path: f.Display(c.Path),
+				Reason: "the file is open in the editor; deleting or moving an open file is not allowed (ask the user to close it)"}
+		}
+		diskOps = append(diskOps, c)
+	}
+	undo, err := f.writeDisk(diskOps)
+	if err != nil {
+		return nil, err
+	}
+	if len(bufEdits) > 0 {
+		if err := f.s.editBuffers(ctx, bufEdits); err != nil {
+			if uerr := undo(); uerr != nil {
+				f.s.log.Error("rollback of disk changes failed", "err", uerr)
+			}
+			return nil, err
+		}
+	}
+	return changes, nil
+}
+
+// writeDisk applies disk changes in order and returns a function that
+// restores what they replaced.
+func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
+	type saved struct {
+		path    string
+		data    []byte
+		mode    fs.FileMode
+		existed bool
+	}
+	var done []saved
+	undo = func() error {
+		var errs []error
+		for i := len(done) - 1; i >= 0; i-- {
+			s := done[i]
+			if s.existed {
+				errs = append(errs, workspace.WriteFileAtomic(s.path, s.data, s.mode))
+			} else if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	remember := func(path string) error {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			done = append(done, saved{path: path})
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		done = append(done, saved{path: path, data: data, mode: fi.Mode().Perm(), existed: true})
+		return nil
+	}
+	fail := func(path string, err error) (func() error, error) {
+		if uerr := undo(); uerr != nil {
+			f.s.log.Error("rollback of disk changes failed", "err", uerr)
+		}
+		return nil, &tools.DeliveryError{Path: f.Display(path), Reason: err.Error()}
+	}
+	for _, c := range ops {
+		if err := remember(c.Path); err != nil {
+			return fail(c.Path, err)
+		}
+		if c.NewText == nil {
+			if err := os.Remove(c.Path); err != nil {
+				return fail(c.Path, err)
+			}
+			continue
+		}
+		dst := c.Path
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Stat(c.Path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if c.MoveTo != "" && c.MoveTo != c.Path {
+			dst = c.MoveTo
+			if err := remember(dst); err != nil {
+				return fail(dst, err)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fail(dst, err)
+		}
+		if err := workspace.WriteFileAtomic(dst, []byte(*c.NewText), mode); err != nil {
+			return fail(dst, err)
+		}
+		if dst != c.Path {
+			if err := os.Remove(c.Path); err != nil {
+				return fail(c.Path, err)
+			}
+		}
+	}
+	return undo, nil
+}
+
+// bufferEdit is one change to an open buffer and the text it was computed
+// on.
+type bufferEdit struct {
+	change tools.Change
+	base   tools.FileText
+}
+
+// applyEditParams is workspace/applyEdit's params with versioned document
+// changes (the daemon only sends edits to documents it mirrors).
+type applyEditParams struct {
+	Label string            `json:"label,omitempty"`
+	Edit  workspaceEditWire `json:"edit"`
+}
+
+type workspaceEditWire struct {
+	DocumentChanges []textDocumentEditWire `json:"documentChanges,omitempty"`
+	Changes         map[string][]diff.Edit `json:"changes,omitempty"`
+}
+
+type textDocumentEditWire struct {
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version int32  `json:"version"`
+	} `json:"textDocument"`
+	Edits []diff.Edit `json:"edits"`
+}
+
+type applyEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
+// editBuffers sends one workspace/applyEdit for all edits and waits until
+// the mirror shows them. It returns a *staleError when the editor's buffer
+// had moved on (the caller re-plans), a *tools.DeliveryError when the
+// editor refused, and nil once every buffer holds its new text.
+func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
+	enc := s.Encoding()
+	var p applyEditParams
+	p.Label = "cline-ls"
+	uris := make([]string, len(edits))
+	for i, e := range edits {
+		snap, ok := s.buffers.GetPath(e.change.Path)
+		if !ok {
+			return &tools.DeliveryError{Path: e.change.Path, Reason: "the editor closed the file"}
+		}
+		uris[i] = snap.URI
+		if snap.Version != e.base.Version {
+			return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the buffer changed while the edit was prepared"}}
+		}
+		var d textDocumentEditWire
+		d.TextDocument.URI, d.TextDocument.Version = snap.URI, snap.Version
+		d.Edits = diff.TextEdits(e.base.Text, *e.change.NewText, enc)
+		p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, d)
+	}
+	s.mu.Lock()
+	versioned := s.caps.docChanges
+	canEdit := s.caps.applyEdit
+	s.mu.Unlock()
+	if !canEdit {
+		return &tools.DeliveryError{Path: edits[0].change.Path, Reason: "the editor does not support workspace/applyEdit, so its open buffer cannot be edited"}
+	}
+	if !versioned {
+		// Clients without documentChanges take unversioned edits; the
+		// mirror check below still catches a buffer that moved on.
+		p.Edit.Changes = make(map[string][]diff.Edit)
+		for _, d := range p.Edit.DocumentChanges {
+			p.Edit.Changes[d.TextDocument.URI] = d.Edits
+		}
+		p.Edit.DocumentChanges = nil
+	}
+
+	var res applyEditResult
+	_, err := s.conn.Call(ctx, methodApplyEdit, p, &res)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil || !res.Applied {
+		reason := res.FailureReason
+		if err != nil {
+			reason = err.Error()
+		}
+		if reason == "" {
+			reason = "the editor declined the edit"
+		}
+		// A refusal because the buffer moved on shows up as a newer
+		// version in the mirror, now or shortly (didChange comes late).
+		if s.buffersMoved(ctx, edits, uris) {
+			return &staleError{&tools.DeliveryError{Path: edits[0].change.Path, Reason: reason}}
+		}
+		return &tools.DeliveryError{Path: edits[0].change.Path, Reason: reason}
+	}
+	// applied: true. Trust the mirror, not the answer: Neovim answers true
+	// and silently skips an edit for a stale version.
+	wctx, cancel := context.WithTimeout(ctx, catchUp)
+	defer cancel()
+	for i, e := range edits {
+		want := *e.change.NewText
+		_, err := s.buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool {
+			return snap.Version != e.base.Version && editIntact(e.base.Text, want, snap.Text)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if snap, ok := s.buffers.Get(uris[i]); ok && snap.Version != e.base.Version {
+				return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the editor skipped the edit because the buffer had changed"}}
+			}
+			return &tools.DeliveryError{Path: e.change.Path, Reason: "the editor said the edit was applied but its buffer never showed it"}
+		}
+	}
+	return nil
+}
+
+// buffersMoved waits (up to catchUp) for any of the buffers to move past
+// the version the edit was computed for.
+func (s *Server) buffersMoved(ctx context.Context, edits []bufferEdit, uris []string) bool {
+	wctx, cancel := context.WithTimeout(ctx, catchUp)
+	defer cancel()
+	moved := make(chan struct{}, len(edits))
+	var wg sync.WaitGroup
+	for i, e := range edits {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool { return snap.Version != e.base.Version })
+			if err == nil {
+				moved <- struct{}{}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return len(moved) > 0
+}
+
+// editIntact reports whether got, the buffer after the edit, holds the
+// edit that turned base into want: either exactly want, or want with other
+// changes (the user typing) only on lines the edit did not write.
+func editIntact(base, want, got string) bool {
+	if got == want {
+		return true
+	}
+	if got == base {
+		return false
+	}
+	type span struct{ from, to int } // lines of want, [from, to)
+	var ours []span
+	for _, h := range diff.Lines(base, want) {
+		from := h.NewLine - 1
+		to := from + len(h.Added)
+		if to == from { // a pure deletion: guard the lines around it
+			from, to = max(from-1, 0), from+1
+		}
+		ours = append(ours, span{from, to})
+	}
+	for _, h := range diff.Lines(want, got) {
+		from := h.OldLine - 1
+		to := from + len(h.Removed)
+		if to == from {
+			to = from + 1
+		}
+		for _, o := range ours {
+			if from < o.to && o.from < to {
+				return false
+			}
+		}
+	}
+	return true
+}

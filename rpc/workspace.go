@@ -1,0 +1,119 @@
+package rpc
+
+import (
+	"path/filepath"
+	"sync"
+
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// wsState is what the server derives from the workspace folders: the
+// ignore rules and the file watcher. It is rebuilt when the folders change.
+type wsState struct {
+	mu      sync.Mutex
+	folders []string
+	ignore  *workspace.IgnoreMatcher
+	watcher *workspace.Watcher
+	ready   chan struct{} // closed once the watcher's first scan is done
+}
+
+// ignoreMatcher returns the ignore rules for the current folders.
+func (s *Server) ignoreMatcher() *workspace.IgnoreMatcher {
+	s.ws.mu.Lock()
+	defer s.ws.mu.Unlock()
+	if s.ws.ignore == nil {
+		s.ws.ignore = workspace.NewIgnoreMatcher(realFolders(s.folders.Paths()))
+	}
+	return s.ws.ignore
+}
+
+// Watcher returns the file watcher once its first scan has finished, or
+// nil while it is still scanning or when there is no folder.
+func (s *Server) Watcher() *workspace.Watcher {
+	s.ws.mu.Lock()
+	defer s.ws.mu.Unlock()
+	if s.ws.ready == nil {
+		return nil
+	}
+	select {
+	case <-s.ws.ready:
+		return s.ws.watcher
+	default:
+		return nil
+	}
+}
+
+// foldersChanged rebuilds the ignore rules and restarts the watcher over
+// the new folders. The watcher's first scan walks the whole tree, so it
+// runs in the background: initialize must answer quickly.
+func (s *Server) foldersChanged() {
+	folders := realFolders(s.folders.Paths())
+	ignore := workspace.NewIgnoreMatcher(folders)
+	s.ws.mu.Lock()
+	old := s.ws.watcher
+	oldReady := s.ws.ready
+	s.ws.folders, s.ws.ignore, s.ws.watcher = folders, ignore, nil
+	ready := make(chan struct{})
+	s.ws.ready = ready
+	s.ws.mu.Unlock()
+
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if oldReady != nil {
+			<-oldReady
+		}
+		if old != nil {
+			old.Close()
+		}
+		defer close(ready)
+		if len(folders) == 0 {
+			return
+		}
+		w, err := workspace.NewWatcher(folders, workspace.WatchOptions{
+			Ignore:   ignore,
+			OnChange: func(evs []workspace.Event) { s.log.Debug("files changed on disk", "events", len(evs)) },
+			OnError:  func(err error) { s.log.Warn("watcher", "err", err) },
+		})
+		if err != nil {
+			s.log.Warn("file watching is off", "err", err)
+			return
+		}
+		s.ws.mu.Lock()
+		if s.ws.ready == ready && !s.closing {
+			s.ws.watcher = w
+			w = nil
+		}
+		s.ws.mu.Unlock()
+		if w != nil { // superseded or shutting down meanwhile
+			w.Close()
+		}
+	}()
+}
+
+// stopWorkspace stops the watcher and waits for background work.
+func (s *Server) stopWorkspace() {
+	s.ws.mu.Lock()
+	s.closing = true
+	s.ws.mu.Unlock()
+	s.bg.Wait()
+	s.ws.mu.Lock()
+	w := s.ws.watcher
+	s.ws.watcher = nil
+	s.ws.mu.Unlock()
+	if w != nil {
+		w.Close()
+	}
+}
+
+// realFolders evaluates symlinks so that paths compare with what
+// workspace.Roots resolves; a folder that cannot be evaluated is dropped.
+func realFolders(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
