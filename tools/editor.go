@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/cline-ls/cline-ls/tools/edit"
+)
+
+// editorArgs are the editor tool's arguments (specs/editor.json).
+type editorArgs struct {
+	Path       string `json:"path"`
+	OldText    string `json:"old_text"`
+	NewText    string `json:"new_text"`
+	InsertLine *int   `json:"insert_line"`
+}
+
+// buildEditor makes an editor call. A path the workspace refuses is not a
+// build error: the call still describes itself and fails when run, with
+// the refusal as its result.
+func (e *editEnv) buildEditor(a editorArgs) (Invocation, error) {
+	abs, err := e.files.Resolve(a.Path)
+	return &editorCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
+}
+
+// editorCall is one validated editor call (DESIGN.md §3): insert before a
+// line, create a missing file, or replace the one occurrence of old_text.
+type editorCall struct {
+	env     *editEnv
+	args    editorArgs
+	abs     string
+	display string
+	pathErr error
+}
+
+// plan computes the edit from the file's text as read now. It runs again
+// on the latest text when the editor's buffer moved on, so the unique
+// match is found afresh rather than applied at a stale offset.
+func (c *editorCall) plan(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+	ft, err := read(c.abs)
+	if err != nil {
+		return nil, editReadError(c.display, err)
+	}
+	res, err := edit.EditFile(c.display, ft.Text, ft.Exists, edit.EditorRequest{
+		OldText: c.args.OldText, NewText: c.args.NewText, InsertLine: c.args.InsertLine,
+	})
+	if err != nil {
+		return nil, &editPlanError{err}
+	}
+	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, nil
+}
+
+// Describe previews the edit against the current text. A call that will
+// fail has no preview; Execute then says why.
+func (c *editorCall) Describe(ctx context.Context) Description {
+	d := Description{Title: "Edit " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
+	if c.pathErr != nil {
+		return d
+	}
+	changes, err := c.plan(ctx, c.env.describeRead(ctx))
+	if err != nil {
+		return d
+	}
+	ch := changes[0]
+	if !ch.Existed {
+		d.Title = "Create " + c.display
+	}
+	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
+	d.Preview = c.env.editPreview(changes)
+	return d
+}
+
+// Execute applies the edit. Success shows the compact diff, or the
+// creation message for a new file.
+func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
+	if c.pathErr != nil {
+		return Errorf("%s", c.pathErr.Error()), nil
+	}
+	changes, res, err := c.env.apply(ctx, c.plan, "The file is unchanged.")
+	if err != nil || res.IsError {
+		return res, err
+	}
+	ch := changes[0]
+	fe := c.env.fileEdit(ch)
+	c.env.keepSeen(ch, !ch.Existed)
+	content := fe.Diff
+	if !ch.Existed {
+		content = edit.CreatedMessage(c.display)
+	}
+	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+}

@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cline-ls/cline-ls/diff"
+)
+
+// EditOption adjusts the file-editing tools that EditTools makes.
+type EditOption func(*editConfig)
+
+type editConfig struct {
+	diffLines int
+}
+
+// EditDiffLines sets how many changed lines the compact diff in an edit
+// tool's result shows (diff.DefaultMaxLines unless set; n <= 0 shows them
+// all). The rest of the diff is summarised in one line.
+func EditDiffLines(n int) EditOption {
+	return func(c *editConfig) { c.diffLines = n }
+}
+
+// EditTools returns the implementations of the four file-editing built-in
+// tools (editor, replace_in_file, apply_patch, write_to_file), keyed by
+// tool name, for Registry.RegisterBuiltins. Every change they make goes
+// through files.Apply with a planner that recomputes the edit from the
+// texts it is given, so the change lands on the editor's buffer when the
+// file is open there, a stale buffer is re-planned on its latest text, and
+// nothing is ever written half-way. Merge the map with the other built-in
+// tools' implementations before registering:
+//
+//	impls := tools.EditTools(files)
+//	maps.Copy(impls, readTools)
+//	err := registry.RegisterBuiltins(impls)
+func EditTools(files Files, opts ...EditOption) map[string]BuildFunc {
+	env := &editEnv{files: files, cfg: editConfig{diffLines: diff.DefaultMaxLines}}
+	for _, o := range opts {
+		o(&env.cfg)
+	}
+	return map[string]BuildFunc{
+		NameEditor:        Typed(env.buildEditor),
+		NameReplaceInFile: Typed(env.buildReplaceInFile),
+		NameApplyPatch:    Typed(env.buildApplyPatch),
+		NameWriteToFile:   Typed(env.buildWriteToFile),
+	}
+}
+
+// editEnv is what the four editing tools share: the workspace and editor
+// behind Files, and the options.
+type editEnv struct {
+	files Files
+	cfg   editConfig
+}
+
+// editPlanError marks an error returned by one of our planners. Files.Apply
+// hands plan errors back unchanged; wrapping them tells them apart from
+// faults of the daemon, since a plan error is the model's to fix.
+type editPlanError struct{ err error }
+
+func (e *editPlanError) Error() string { return e.err.Error() }
+func (e *editPlanError) Unwrap() error { return e.err }
+
+// editReadError is a planner's error for a file it could not read.
+func editReadError(display string, err error) error {
+	return &editPlanError{fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, err)}
+}
+
+// apply runs plan through Files.Apply and sorts the outcome. A plan error
+// and a change the editor or the disk refused come back as an error result
+// for the model (refusal says what was left as it was, unchanged); any
+// other error is the daemon's and is returned as such.
+func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]Change, Result, error) {
+	changes, err := e.files.Apply(ctx, plan)
+	if err == nil {
+		return changes, Result{}, nil
+	}
+	var pe *editPlanError
+	if errors.As(err, &pe) {
+		return nil, Errorf("%s", pe.err.Error()), nil
+	}
+	var de *DeliveryError
+	if errors.As(err, &de) {
+		return nil, Errorf("The edit to %s was not applied: %s. %s The editor or the disk refused the change (the user may be editing the file); read it again before retrying.",
+			de.Path, strings.TrimSuffix(de.Reason, "."), unchanged), nil
+	}
+	return nil, Result{}, err
+}
+
+// describeRead is the reader a Describe plans against: the current texts,
+// without changing anything.
+func (e *editEnv) describeRead(ctx context.Context) func(string) (FileText, error) {
+	return func(abs string) (FileText, error) { return e.files.Read(ctx, abs) }
+}
+
+// fileEdit records a delivered change for the result. The diff is
+// labelled with the path the text now lives at.
+func (e *editEnv) fileEdit(c Change) FileEdit {
+	dst := c.Path
+	if c.MoveTo != "" {
+		dst = c.MoveTo
+	}
+	newText := ""
+	if c.NewText != nil {
+		newText = *c.NewText
+	}
+	display := e.files.Display(dst)
+	d := diff.Compact(display, c.OldText, newText, diff.MaxLines(e.cfg.diffLines))
+	return FileEdit{Path: display, OldText: c.OldText, NewText: newText, Diff: d.Text, Added: d.Added, Removed: d.Removed}
+}
+
+// keepSeen updates the session's record of what the model has read after
+// a change the model made. The model knows the new text whole when it
+// wrote all of it (whole) or when it knew the old text and made this
+// change to it; otherwise its knowledge stays partial and a later
+// whole-file write must still be refused. Marking every edited file as
+// seen would let write_to_file replace lines the model never read.
+func (e *editEnv) keepSeen(c Change, whole bool) {
+	if c.NewText == nil {
+		return
+	}
+	dst := c.Path
+	if c.MoveTo != "" {
+		dst = c.MoveTo
+	}
+	if !whole && c.Existed {
+		seen, ok := e.files.SeenText(c.Path)
+		if !ok || seen != c.OldText {
+			return
+		}
+	}
+	e.files.Seen(dst, *c.NewText)
+}
+
+// editPreview is the unified diff of changes, file after file, for the
+// approval request. A created file is diffed from /dev/null and a deleted
+// one to it, as diff -u -N and git show them.
+func (e *editEnv) editPreview(changes []Change) string {
+	var b strings.Builder
+	for _, c := range changes {
+		from, to := "a/"+e.files.Display(c.Path), "b/"+e.files.Display(c.Path)
+		if c.MoveTo != "" {
+			to = "b/" + e.files.Display(c.MoveTo)
+		}
+		if !c.Existed {
+			from = "/dev/null"
+		}
+		newText := ""
+		if c.NewText == nil {
+			to = "/dev/null"
+		} else {
+			newText = *c.NewText
+		}
+		// Unified's own header names one path; ours may name two.
+		const label = "x"
+		body := diff.Unified(label, c.OldText, newText, -1)
+		if body == "" && c.Existed && c.NewText != nil && c.MoveTo == "" {
+			continue
+		}
+		body = strings.TrimPrefix(body, "--- a/"+label+"\n+++ b/"+label+"\n")
+		b.WriteString("--- " + from + "\n+++ " + to + "\n")
+		b.WriteString(body)
+	}
+	return b.String()
+}
+
+// editFirstLine is the 1-based line of newText where it first differs
+// from oldText, for a Location. Only the common prefix is scanned, so it
+// costs nothing like a diff.
+func editFirstLine(oldText, newText string) int {
+	n := min(len(oldText), len(newText))
+	p := 0
+	// Whole blocks first: string equality is vectorised, a byte loop is not.
+	const block = 4096
+	for p+block <= n && oldText[p:p+block] == newText[p:p+block] {
+		p += block
+	}
+	for p < n && oldText[p] == newText[p] {
+		p++
+	}
+	return 1 + strings.Count(newText[:p], "\n")
+}
+
+// editDisplayOr is how a path the model gave is shown: its display form
+// when it resolved, else as given.
+func (e *editEnv) editDisplayOr(abs, given string, err error) string {
+	if err != nil {
+		return given
+	}
+	return e.files.Display(abs)
+}

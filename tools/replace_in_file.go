@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cline-ls/cline-ls/tools/edit"
+)
+
+// replaceInFileArgs are replace_in_file's arguments
+// (specs/replace_in_file.json).
+type replaceInFileArgs struct {
+	Path string `json:"path"`
+	Diff string `json:"diff"`
+}
+
+// buildReplaceInFile makes a replace_in_file call. As with editor, a
+// refused path is reported when the call runs.
+func (e *editEnv) buildReplaceInFile(a replaceInFileArgs) (Invocation, error) {
+	abs, err := e.files.Resolve(a.Path)
+	return &replaceInFileCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
+}
+
+// replaceInFileCall is one validated replace_in_file call: SEARCH/REPLACE
+// blocks applied to one file, all or nothing (DESIGN.md §3).
+type replaceInFileCall struct {
+	env     *editEnv
+	args    replaceInFileArgs
+	abs     string
+	display string
+	pathErr error
+}
+
+// plan applies the blocks to the file's text as read now, returning the
+// engine's notes on blocks that matched only loosely.
+func (c *replaceInFileCall) plan(read func(string) (FileText, error)) ([]Change, []string, error) {
+	ft, err := read(c.abs)
+	if err != nil {
+		return nil, nil, editReadError(c.display, err)
+	}
+	if !ft.Exists {
+		if err := c.missingFile(); err != nil {
+			return nil, nil, &editPlanError{err}
+		}
+	}
+	res, err := edit.ReplaceInFile(c.display, ft.Text, c.args.Diff)
+	if err != nil {
+		return nil, nil, &editPlanError{err}
+	}
+	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, res.Notes, nil
+}
+
+// missingFile decides about a file that does not exist: blocks with empty
+// SEARCH parts give it its content, anything else cannot match and gets
+// an error saying the file is missing rather than that SEARCH failed.
+func (c *replaceInFileCall) missingFile() error {
+	blocks, err := edit.ParseBlocks(c.args.Diff)
+	if err != nil {
+		// ReplaceInFile reports it with the path filled in.
+		return nil
+	}
+	for _, b := range blocks {
+		if len(b.Search) > 0 {
+			return &edit.DiffError{Path: c.display, Msg: "the file does not exist, so the SEARCH lines cannot be found in it. Check the path; to create the file, use write_to_file, or one block with an empty SEARCH part."}
+		}
+	}
+	return nil
+}
+
+// Describe previews the blocks applied to the current text.
+func (c *replaceInFileCall) Describe(ctx context.Context) Description {
+	d := Description{Title: "Edit " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
+	if c.pathErr != nil {
+		return d
+	}
+	changes, _, err := c.plan(c.env.describeRead(ctx))
+	if err != nil {
+		return d
+	}
+	ch := changes[0]
+	if !ch.Existed {
+		d.Title = "Create " + c.display
+	}
+	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
+	d.Preview = c.env.editPreview(changes)
+	return d
+}
+
+// Execute applies the blocks. Success shows the compact diff (or the
+// creation message), followed by a note for each block that matched only
+// loosely, since then the file was not quite what the model believed.
+func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
+	if c.pathErr != nil {
+		return Errorf("%s", c.pathErr.Error()), nil
+	}
+	var notes []string
+	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+		changes, n, err := c.plan(read)
+		notes = n
+		return changes, err
+	}
+	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
+	if err != nil || res.IsError {
+		return res, err
+	}
+	ch := changes[0]
+	fe := c.env.fileEdit(ch)
+	c.env.keepSeen(ch, !ch.Existed)
+	content := fe.Diff
+	if !ch.Existed {
+		content = edit.CreatedMessage(c.display)
+	}
+	if len(notes) > 0 {
+		content += "\nNote: " + strings.Join(notes, "\nNote: ")
+	}
+	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cline-ls/cline-ls/tools/edit"
+)
+
+// writeToFileArgs are write_to_file's arguments (specs/write_to_file.json).
+type writeToFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// buildWriteToFile makes a write_to_file call; a refused path is reported
+// when the call runs.
+func (e *editEnv) buildWriteToFile(a writeToFileArgs) (Invocation, error) {
+	abs, err := e.files.Resolve(a.Path)
+	return &writeToFileCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
+}
+
+// writeToFileCall is one validated write_to_file call: it creates a file,
+// or replaces one whose current text the model has read in this session.
+// A whole-file write cannot merge, so it is the one edit that must never
+// run against text the model has not seen (DESIGN.md §3).
+type writeToFileCall struct {
+	env     *editEnv
+	args    writeToFileArgs
+	abs     string
+	display string
+	pathErr error
+}
+
+// plan checks, on the text as read now, that the write loses nothing. On
+// a re-plan after the user typed in the buffer the check fails, as it
+// should: the model has not seen what the user typed.
+func (c *writeToFileCall) plan(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+	ft, err := read(c.abs)
+	if err != nil {
+		return nil, editReadError(c.display, err)
+	}
+	if !ft.Exists {
+		text := c.args.Content
+		return []Change{{Path: c.abs, NewText: &text}}, nil
+	}
+	seen, ok := c.env.files.SeenText(c.abs)
+	if !ok {
+		return nil, &editPlanError{fmt.Errorf("write_to_file refused: %s already exists and you have not read it in this session, so overwriting it could destroy text you have not seen. Read it first, or change part of it with an edit tool. The file was not changed.", c.display)}
+	}
+	if seen != ft.Text {
+		return nil, &editPlanError{fmt.Errorf("write_to_file refused: %s has changed since you last read it (the user or another tool changed it), and overwriting it would lose those changes. Read it again, then write or edit it. The file was not changed.", c.display)}
+	}
+	text := editKeepFileForm(ft.Text, c.args.Content)
+	return []Change{{Path: c.abs, OldText: ft.Text, Existed: true, NewText: &text}}, nil
+}
+
+// editKeepFileForm gives content the line endings and byte order mark of
+// the file it replaces: a model writes LF and no BOM whatever it read,
+// and turning a CRLF file into an LF one would rewrite every line in the
+// user's version control.
+func editKeepFileForm(old, content string) string {
+	const bom = "\uFEFF"
+	crlf := strings.Count(old, "\r\n")
+	if lf := strings.Count(old, "\n") - crlf; crlf > lf {
+		content = strings.ReplaceAll(strings.ReplaceAll(content, "\r\n", "\n"), "\n", "\r\n")
+	}
+	if strings.HasPrefix(old, bom) && !strings.HasPrefix(content, bom) {
+		content = bom + content
+	}
+	return content
+}
+
+// Describe previews the write against the current text.
+func (c *writeToFileCall) Describe(ctx context.Context) Description {
+	d := Description{Title: "Write " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
+	if c.pathErr != nil {
+		return d
+	}
+	changes, err := c.plan(ctx, c.env.describeRead(ctx))
+	if err != nil {
+		// Execute will refuse it and say why; there is nothing to preview.
+		return d
+	}
+	ch := changes[0]
+	if !ch.Existed {
+		d.Title = "Create " + c.display
+	}
+	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
+	d.Preview = c.env.editPreview(changes)
+	return d
+}
+
+// Execute writes the file. Afterwards the model knows the file's whole
+// text, so a further write_to_file may replace it.
+func (c *writeToFileCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
+	if c.pathErr != nil {
+		return Errorf("%s", c.pathErr.Error()), nil
+	}
+	changes, res, err := c.env.apply(ctx, c.plan, "The file is unchanged.")
+	if err != nil || res.IsError {
+		return res, err
+	}
+	ch := changes[0]
+	fe := c.env.fileEdit(ch)
+	c.env.keepSeen(ch, true)
+	content := fe.Diff
+	switch {
+	case !ch.Existed:
+		content = edit.CreatedMessage(c.display)
+	case fe.Added+fe.Removed == 0:
+		content = fmt.Sprintf("No change: %s already held this content.", c.display)
+	}
+	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+}
