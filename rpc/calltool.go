@@ -45,6 +45,9 @@ func (s *Server) host() (*toolHost, error) {
 // builtinImpls wires the implemented built-in tools to files.
 func builtinImpls(f tools.Files) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
+	for name, b := range tools.EditTools(f) {
+		impls[name] = b
+	}
 	return impls
 }
 
@@ -137,9 +140,16 @@ func (s *Server) reportEdits(ctx context.Context, sessionID, callID string, edit
 	viaCline := s.caps.clineDiffs
 	s.mu.Unlock()
 	for _, e := range edits {
-		uri := workspace.PathToURI(e.Path)
+		// Tools report display paths, which resolve back to the file.
+		abs := e.Path
+		if h, err := s.host(); err == nil {
+			if p, err := h.files.Resolve(e.Path); err == nil {
+				abs = p
+			}
+		}
+		uri := workspace.PathToURI(abs)
 		var version any
-		if snap, ok := s.buffers.GetPath(e.Path); ok {
+		if snap, ok := s.buffers.GetPath(abs); ok {
 			uri, version = snap.URI, snap.Version
 		}
 		if !viaCline {

@@ -16,6 +16,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -47,12 +48,34 @@ type Editor struct {
 	served chan struct{}
 	code   int
 	err    error
+
+	// Mode selects how workspace/applyEdit is answered.
+	Mode ApplyMode
+	// Applied counts workspace/applyEdit requests the editor applied.
+	Applied int
 }
 
 type doc struct {
 	version int32
 	text    string
+	pending []any // content changes typed but not yet sent (debounced)
 }
+
+// ApplyMode is how the fake editor answers workspace/applyEdit.
+type ApplyMode int
+
+// The behaviours of real clients the daemon must survive.
+const (
+	// ApplyNormal applies an edit for the current version and refuses one
+	// for an older version with an error, as VS Code and eglot do ("Edits
+	// on X require version N, you have M").
+	ApplyNormal ApplyMode = iota
+	// ApplySkipStale answers applied:true but silently skips an edit for
+	// an older version, as Neovim does.
+	ApplySkipStale
+	// ApplyRefuse answers applied:false, as a user declining would.
+	ApplyRefuse
+)
 
 // New starts a server with opts and connects a fake editor to it. The
 // connection is torn down when the test ends.
@@ -74,6 +97,7 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
 		srvEnd.Close()
 	}()
+	e.handlers["workspace/applyEdit"] = e.applyEdit
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(edEnd))
 	e.conn.Go(context.Background(), jsonrpc2.AsyncHandler(e.handle))
 	t.Cleanup(func() {
@@ -198,6 +222,130 @@ func (e *Editor) Edit(ctx context.Context, uri string, r workspace.Range, text s
 		"textDocument":   map[string]any{"uri": uri, "version": v},
 		"contentChanges": []any{map[string]any{"range": r, "text": text}},
 	})
+}
+
+// Type changes the editor's buffer as a user typing would, but holds the
+// didChange back, as clients that debounce do; Flush sends it.
+func (e *Editor) Type(uri string, r workspace.Range, text string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.docs[uri]
+	if d == nil {
+		return fmt.Errorf("fake editor: %s is not open", uri)
+	}
+	m := workspace.NewMapper(d.text)
+	s, end := m.Offset(r.Start, e.enc), m.Offset(r.End, e.enc)
+	d.text = d.text[:s] + text + d.text[end:]
+	d.version++
+	d.pending = append(d.pending, map[string]any{"range": r, "text": text})
+	return nil
+}
+
+// Flush sends the held-back changes of a buffer as one didChange.
+func (e *Editor) Flush(ctx context.Context, uri string) error {
+	e.mu.Lock()
+	d := e.docs[uri]
+	if d == nil || len(d.pending) == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	changes, v := d.pending, d.version
+	d.pending = nil
+	e.mu.Unlock()
+	return e.Notify(ctx, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": v},
+		"contentChanges": changes,
+	})
+}
+
+type applyEditParams struct {
+	Edit struct {
+		DocumentChanges []struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int32  `json:"version"`
+			} `json:"textDocument"`
+			Edits []diff.Edit `json:"edits"`
+		} `json:"documentChanges"`
+		Changes map[string][]diff.Edit `json:"changes"`
+	} `json:"edit"`
+}
+
+// applyEdit answers workspace/applyEdit per e.Mode. An applied edit
+// changes the editor's buffer and is reported back with an incremental
+// didChange, the way clients do.
+func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p applyEditParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	mode := e.Mode
+	e.mu.Unlock()
+	if mode == ApplyRefuse {
+		return map[string]any{"applied": false, "failureReason": "the user declined"}, nil
+	}
+	type docEdit struct {
+		uri     string
+		version *int32
+		edits   []diff.Edit
+	}
+	var all []docEdit
+	for _, dc := range p.Edit.DocumentChanges {
+		v := dc.TextDocument.Version
+		all = append(all, docEdit{dc.TextDocument.URI, &v, dc.Edits})
+	}
+	for uri, edits := range p.Edit.Changes {
+		all = append(all, docEdit{uri, nil, edits})
+	}
+	e.mu.Lock()
+	// Check every document first: a workspace edit applies whole or not.
+	for _, de := range all {
+		d := e.docs[de.uri]
+		if d == nil {
+			e.mu.Unlock()
+			return nil, fmt.Errorf("fake editor: %s is not open", de.uri)
+		}
+		if de.version != nil && *de.version != d.version {
+			e.mu.Unlock()
+			if mode == ApplySkipStale {
+				return map[string]any{"applied": true}, nil
+			}
+			return nil, fmt.Errorf("Edits on %s require version %d, you have %d", de.uri, *de.version, d.version)
+		}
+	}
+	type notice struct {
+		uri     string
+		version int32
+		changes []any
+	}
+	var notices []notice
+	for _, de := range all {
+		d := e.docs[de.uri]
+		text, err := diff.ApplyEdits(d.text, de.edits, e.enc)
+		if err != nil {
+			e.mu.Unlock()
+			return nil, err
+		}
+		d.text = text
+		d.version++
+		// Content changes apply in sequence, so send the edits last to
+		// first: each range is then still valid in the text it meets.
+		var changes []any
+		for i := len(de.edits) - 1; i >= 0; i-- {
+			changes = append(changes, map[string]any{"range": de.edits[i].Range, "text": de.edits[i].NewText})
+		}
+		notices = append(notices, notice{de.uri, d.version, changes})
+	}
+	e.Applied++
+	e.mu.Unlock()
+	for _, n := range notices {
+		e.Notify(ctx, "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": n.uri, "version": n.version},
+			"contentChanges": n.changes,
+		})
+	}
+	return map[string]any{"applied": true}, nil
 }
 
 // Text returns the editor's own copy of a buffer.
