@@ -86,7 +86,7 @@ func (f editPatchFS) ReadFile(p string) (string, error) {
 	}
 	ft, err := f.read(abs)
 	if err != nil {
-		return "", err
+		return "", editReadReason(err)
 	}
 	if !ft.Exists {
 		return "", &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}

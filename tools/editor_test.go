@@ -191,7 +191,7 @@ func TestEditorTool(t *testing.T) {
 		h := newEditHarness(t)
 		h.write("d/x.txt", "x")
 		res := h.run(tools.NameEditor, map[string]any{"path": "d", "old_text": "x", "new_text": "y"})
-		if !res.IsError || !strings.Contains(res.Content, "Could not read d") {
+		if !res.IsError || res.Content != "Could not read d: is a directory, not a file. Nothing was changed." {
 			t.Errorf("result %+v", res)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // EditOption adjusts the file-editing tools that EditTools makes.
@@ -65,7 +66,18 @@ func (e *editPlanError) Unwrap() error { return e.err }
 
 // editReadError is a planner's error for a file it could not read.
 func editReadError(display string, err error) error {
-	return &editPlanError{fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, err)}
+	return &editPlanError{fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
+}
+
+// editReadReason drops the absolute path from a refusal the workspace
+// gives for a path it resolved (a directory, say): the model named the
+// file by its display path, which the message already shows.
+func editReadReason(err error) error {
+	var pe *workspace.PathError
+	if errors.As(err, &pe) && pe.Reason != "" {
+		return errors.New(pe.Reason)
+	}
+	return err
 }
 
 // apply runs plan through Files.Apply and sorts the outcome. A plan error
