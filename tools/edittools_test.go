@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -363,4 +364,74 @@ func TestEditRefusedPaths(t *testing.T) {
 // unified diff with three lines of context, as diff -u gives.
 func editUnified(path, oldText, newText string) string {
 	return diff.Unified(path, oldText, newText, diff.DefaultContext)
+}
+
+// BenchmarkEditorTool5000LinesIn10MiB runs one editor call through the
+// tool path, replacing 5,000 consecutive lines in the middle of a 10 MiB
+// file: registry Build (schema check and decoding of the ~900 KB of
+// arguments), then Execute (match, Files.Apply, compact diff), with the
+// file open in the editor ("buffer") and closed ("disk", which adds the
+// read and the atomic, fsynced write). "describe" is Build plus the
+// approval preview, a unified diff of the change. Iterations alternate
+// between two edits so that each finds its text.
+func BenchmarkEditorTool5000LinesIn10MiB(b *testing.B) {
+	line := func(i int) string {
+		return fmt.Sprintf("\tvalue_%07d := compute(%d, \"the quick brown fox\") // jumps over the lazy dog", i, i*7)
+	}
+	var sb strings.Builder
+	n := 0
+	for sb.Len() < 10<<20 {
+		sb.WriteString(line(n))
+		sb.WriteByte('\n')
+		n++
+	}
+	text := sb.String()
+	var old strings.Builder
+	for i := n / 2; i < n/2+5000; i++ {
+		if i > n/2 {
+			old.WriteByte('\n')
+		}
+		old.WriteString(line(i))
+	}
+	a := old.String()
+	z := strings.ReplaceAll(a, "compute(", "evaluate(")
+	for _, mode := range []string{"buffer", "disk", "describe"} {
+		b.Run(mode, func(b *testing.B) {
+			h := newEditHarness(b)
+			h.write("big.go", text)
+			abs := h.abs("big.go")
+			if mode != "disk" {
+				h.files.OpenBuffer("big.go", text)
+			}
+			args := [2]json.RawMessage{
+				h.args(map[string]any{"path": "big.go", "old_text": a, "new_text": z}),
+				h.args(map[string]any{"path": "big.go", "old_text": z, "new_text": a}),
+			}
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				inv, err := h.build(tools.NameEditor, args[i%2])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if mode == "describe" {
+					if d := inv.Describe(context.Background()); !strings.Contains(d.Preview, "+\tvalue_") {
+						b.Fatalf("preview %.200q", d.Preview)
+					}
+					continue
+				}
+				res, err := inv.Execute(context.Background(), tools.ExecOptions{})
+				if err != nil || res.IsError || res.Edits[0].Added != 5000 {
+					b.Fatalf("%v %.200s", err, res.Content)
+				}
+				i++
+			}
+			if mode == "buffer" {
+				if got, _ := h.files.Buffer(abs); len(got) != len(text)+5000*(i%2) {
+					b.Fatalf("buffer has %d bytes after %d edits", len(got), i)
+				}
+			}
+		})
+	}
 }
