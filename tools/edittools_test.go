@@ -435,3 +435,68 @@ func BenchmarkEditorTool5000LinesIn10MiB(b *testing.B) {
 		})
 	}
 }
+
+// editReplanFiles is a Files whose editor refuses the first delivery
+// because its buffer moved on: the first plan sees stale texts, and Apply
+// then plans again on the latest ones, as the daemon does (DESIGN.md §3).
+type editReplanFiles struct {
+	*toolstest.Files
+	stale map[string]string // absolute path → the text the first plan sees
+	plans int
+}
+
+func (f *editReplanFiles) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
+	f.plans++
+	_, err := plan(ctx, func(abs string) (tools.FileText, error) {
+		if t, ok := f.stale[abs]; ok {
+			return tools.FileText{Text: t, Exists: true, Open: true, Version: 1}, nil
+		}
+		return f.Files.Read(ctx, abs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.plans++
+	return f.Files.Apply(ctx, plan)
+}
+
+// TestEditReplanOnLatestText: when the buffer moved on between planning
+// and delivery, each tool's second plan works on the latest text: the
+// unique match is found again where it now is, and a whole-file write
+// over text the model has not seen is refused.
+func TestEditReplanOnLatestText(t *testing.T) {
+	const stale = "one\ntwo\n"
+	const latest = "typed by the user\none\ntwo\n"
+	for _, c := range editCases(stale) {
+		t.Run(c.tool, func(t *testing.T) {
+			base := newEditHarness(t)
+			abs := base.files.OpenBuffer("a.txt", latest)
+			base.files.Seen(abs, stale)
+			files := &editReplanFiles{Files: base.files, stale: map[string]string{abs: stale}}
+			inv, err := tools.EditTools(files)[c.tool](base.args(c.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := inv.Execute(context.Background(), tools.ExecOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files.plans != 2 {
+				t.Errorf("planned %d times, want 2", files.plans)
+			}
+			got, _ := base.files.Buffer(abs)
+			if c.tool == tools.NameWriteToFile {
+				if !res.IsError || !strings.Contains(res.Content, "changed since you last read it") || got != latest {
+					t.Errorf("write over the user's typing: result %q, buffer %q", res.Content, got)
+				}
+				return
+			}
+			if res.IsError || got != "typed by the user\none\nTWO\n" {
+				t.Errorf("result %q, buffer %q", res.Content, got)
+			}
+			if len(res.Edits) != 1 || res.Edits[0].OldText != latest {
+				t.Errorf("edit record %+v, want it against the latest text", res.Edits)
+			}
+		})
+	}
+}
