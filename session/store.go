@@ -178,18 +178,19 @@ func NewStoreWithOptions(dir string, opts StoreOptions) (*Store, error) {
 }
 
 // CheckSessionID reports whether id can name a session file: 1 to 128
-// characters from [A-Za-z0-9._-], not starting with a dot. Ids come back
-// from clients on session/load, so this is what keeps a hostile id from
-// reaching outside the sessions folder (no separators, no "..", no hidden
-// or special names). The error wraps ErrInvalidSessionID.
+// characters from [A-Za-z0-9._-], neither starting with a dot nor holding
+// "..". Ids come back from clients on session/load, so this is what keeps
+// a hostile id from reaching outside the sessions folder (no separators,
+// no traversal, no hidden or special names). The error wraps
+// ErrInvalidSessionID.
 func CheckSessionID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty", ErrInvalidSessionID)
 	case len(id) > storeMaxIDLen:
 		return fmt.Errorf("%w: longer than %d characters", ErrInvalidSessionID, storeMaxIDLen)
-	case id[0] == '.':
-		return fmt.Errorf("%w %q: starts with a dot", ErrInvalidSessionID, id)
+	case id[0] == '.' || strings.Contains(id, ".."):
+		return fmt.Errorf("%w %q: starts with a dot or contains \"..\"", ErrInvalidSessionID, id)
 	}
 	for _, c := range []byte(id) {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
