@@ -313,8 +313,10 @@ func (c *openaiClient) attempt(ctx context.Context, params openai.ChatCompletion
 // (OpenRouter, Ollama).
 func reasoningText(d openai.ChatCompletionChunkChoiceDelta) string {
 	for _, k := range []string{"reasoning_content", "reasoning"} {
+		// The SDK marks fields outside its schema as not Valid; their raw
+		// JSON is still there.
 		f, ok := d.JSON.ExtraFields[k]
-		if !ok || !f.Valid() {
+		if !ok {
 			continue
 		}
 		var s string

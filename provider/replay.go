@@ -53,7 +53,7 @@ type Transcript struct {
 
 // ReplayReply is one recorded model reply.
 type ReplayReply struct {
-	Expect *Expect        `json:"expect,omitempty"`
+	Expect *Expect       `json:"expect,omitempty"`
 	Events []ReplayEvent `json:"events"`
 }
 

@@ -27,7 +27,15 @@ func ToolsAsText(msgs []Message) []Message {
 		if role == RoleTool {
 			role = RoleUser
 		}
-		conv := Message{Role: role}
+		// A result turn and the user's next words become one user turn,
+		// as a model expects turns to alternate.
+		var conv Message
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			conv = out[n-1]
+			out = out[:n-1]
+		} else {
+			conv = Message{Role: role}
+		}
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case PartToolCall:
@@ -38,6 +46,8 @@ func ToolsAsText(msgs []Message) []Message {
 				if p.Result != nil {
 					conv.Parts = appendText(conv.Parts, resultText(*p.Result))
 				}
+			case PartText:
+				conv.Parts = appendText(conv.Parts, p.Text)
 			default:
 				conv.Parts = append(conv.Parts, p)
 			}
@@ -50,6 +60,9 @@ func ToolsAsText(msgs []Message) []Message {
 // appendText adds text as its own paragraph, joining it to a preceding
 // text part so the model sees one block of prose per message.
 func appendText(parts []Part, text string) []Part {
+	if text == "" {
+		return parts
+	}
 	if n := len(parts); n > 0 && parts[n-1].Kind == PartText {
 		sep := "\n\n"
 		if parts[n-1].Text == "" || strings.HasSuffix(parts[n-1].Text, "\n\n") {
