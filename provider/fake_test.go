@@ -261,7 +261,7 @@ func sampleTools() []ToolDef {
 		{
 			Name:        "read_files",
 			Description: "Read files.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"start_line":{"type":"integer"}},"required":["path"]}}},"required":["files"]}`),
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"files":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"start_line":{"type":"integer"}},"required":["path"]}}},"required":["files"]}`),
 		},
 		{
 			Name:        "list_files",
