@@ -1,0 +1,170 @@
+// Command search compares the search_codebase engine (tools/search) with
+// ripgrep on one tree: for each query it runs both several times with the
+// same options (ignore files honoured, hidden files searched, one line of
+// context, every match kept), checks that they found about the same
+// lines, and prints a table of median times and their ratio.
+//
+// The engine runs in this process, so its times leave out a process
+// start that rg's include (about a millisecond); both read a warm page
+// cache, as after the first run.
+//
+//	go run ./bench/search -root "$(go env GOROOT)/src" -runs 5
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cline-ls/cline-ls/tools/search"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+func main() {
+	root := flag.String("root", "", "folder to search (required)")
+	runs := flag.Int("runs", 5, "runs per query and tool")
+	rg := flag.String("rg", "rg", "ripgrep binary")
+	capped := flag.Bool("capped", true, "also time the engine with the tool's default cap of 300 results")
+	flag.Parse()
+	if *root == "" {
+		fmt.Fprintln(os.Stderr, "search: -root is required")
+		os.Exit(2)
+	}
+	queries := flag.Args()
+	if len(queries) == 0 {
+		queries = []string{`SetFinalizer`, `\bfunc\s+New\w+`, `(?i)(mutex|semaphore)`}
+	}
+	if err := run(*root, *rg, queries, *runs, *capped); err != nil {
+		fmt.Fprintln(os.Stderr, "search:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root, rg string, queries []string, runs int, capped bool) error {
+	fmt.Printf("tree: %s, %d interleaved runs each; median (fastest) wall time\n\n", root, runs)
+	fmt.Printf("| query | rg | cline-ls | ratio | cline-ls, first 300 | matching lines rg / cline-ls |\n")
+	fmt.Printf("|---|---|---|---|---|---|\n")
+	for _, q := range queries {
+		// The runs alternate between the tools, so that load from other
+		// processes on the machine falls on both alike.
+		var rgTimes, ourTimes, capTimes []time.Duration
+		var rgLines, ourLines int
+		for range runs {
+			d, n, err := timeRG(rg, root, q)
+			if err != nil {
+				return err
+			}
+			rgTimes, rgLines = append(rgTimes, d), n
+			if d, n, err = timeEngine(root, q, -1); err != nil {
+				return err
+			}
+			ourTimes, ourLines = append(ourTimes, d), n
+			if capped {
+				if d, _, err = timeEngine(root, q, search.DefaultMaxResults); err != nil {
+					return err
+				}
+				capTimes = append(capTimes, d)
+			}
+		}
+		cappedCol := "–"
+		if capped {
+			cappedCol = summary(capTimes)
+		}
+		ratio := float64(median(ourTimes)) / float64(median(rgTimes))
+		best := float64(slices.Min(ourTimes)) / float64(slices.Min(rgTimes))
+		fmt.Printf("| `%s` | %s | %s | %.2f× (%.2f×) | %s | %d / %d |\n",
+			q, summary(rgTimes), summary(ourTimes), ratio, best, cappedCol, rgLines, ourLines)
+	}
+	return nil
+}
+
+// timeEngine runs the engine as search_codebase does, less the output
+// formatting, with max results per query (negative: all).
+func timeEngine(root, query string, max int) (time.Duration, int, error) {
+	// A fresh matcher per run, as a new session would have: reading the
+	// ignore files is part of the cost.
+	ign := workspace.NewIgnoreMatcher([]string{root})
+	start := time.Now()
+	res, err := search.Search(context.Background(), search.Options{
+		Root:       root,
+		Queries:    []string{query},
+		Ignored:    ign.Ignored,
+		Context:    1,
+		MaxResults: max,
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return time.Since(start), len(res.Queries[0].Matches), nil
+}
+
+// timeRG runs ripgrep with the engine's semantics: .gitignore honoured
+// outside git repositories too, hidden files searched, one line of
+// context. Its output is read and counted, as a caller would.
+func timeRG(rg, root, query string) (time.Duration, int, error) {
+	args := []string{"--no-config", "--hidden", "--no-require-git", "-n", "--no-heading", "-C1",
+		"--field-match-separator", matchSep, "--field-context-separator", contextSep, "-e", query, root}
+	cmd := exec.Command(rg, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, fmt.Errorf("starting %s: %w", rg, err)
+	}
+	n, err := countMatchLines(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	// rg exits with 1 when nothing matched.
+	if err := cmd.Wait(); err != nil && !(n == 0 && cmd.ProcessState.ExitCode() == 1) {
+		return 0, 0, fmt.Errorf("%s %s: %w", rg, strings.Join(args, " "), err)
+	}
+	return time.Since(start), n, nil
+}
+
+// rg's field separators, set to control characters that neither paths
+// nor source text hold, so that match and context lines can be told
+// apart whatever the paths contain.
+const (
+	matchSep   = "\x1f"
+	contextSep = "\x1e"
+)
+
+// countMatchLines counts rg's match lines, leaving out context lines and
+// group separators.
+func countMatchLines(r io.Reader) (int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	n := 0
+	for sc.Scan() {
+		line := sc.Bytes()
+		if i := bytes.IndexAny(line, "\x1f\x1e"); i >= 0 && line[i] == 0x1f {
+			n++
+		}
+	}
+	return n, sc.Err()
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func summary(ds []time.Duration) string {
+	return fmt.Sprintf("%s (%s)", ms(median(ds)), ms(slices.Min(ds)))
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000)
+}
