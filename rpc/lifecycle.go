@@ -32,6 +32,8 @@ type ProviderSettings struct {
 	BaseURL     string `json:"baseUrl,omitempty"`
 	APIKeyEnv   string `json:"apiKeyEnv,omitempty"`
 	NativeTools *bool  `json:"nativeTools,omitempty"`
+	// Transcript is the replay provider's recorded transcript file.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Rule is an approval rule (PROTOCOL.md §4).
@@ -105,6 +107,7 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 			fill(&p.Model, file.Provider.Model)
 			fill(&p.BaseURL, file.Provider.BaseURL)
 			fill(&p.APIKeyEnv, file.Provider.APIKeyEnv)
+			fill(&p.Transcript, file.Provider.Transcript)
 			if p.NativeTools == nil {
 				p.NativeTools = file.Provider.NativeTools
 			}

@@ -30,6 +30,16 @@ const (
 	methodClineDiff        = "cline/diff"
 	methodCallTool         = "cline/callTool"
 	methodTools            = "cline/tools"
+	methodAskQuestion      = "cline/askQuestion"
+
+	// Session methods, shared by both dialects (PROTOCOL.md §3).
+	methodSessionNew     = "session/new"
+	methodSessionPrompt  = "session/prompt"
+	methodSessionCancel  = "session/cancel"
+	methodSessionSetMode = "session/set_mode"
+	methodSessionLoad    = "session/load"
+	methodSessionList    = "session/list"
+	methodSessionUpdate  = "session/update"
 
 	// Commands for clients with no plugin (PROTOCOL.md §6).
 	commandNewSession = "cline.newSession"

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,9 @@ type Options struct {
 	Getenv func(string) string
 	// ToolNames lists the tools announced in experimental.cline.tools.
 	ToolNames func() []string
+	// HTTPClient, when set, carries the model providers' requests (tests
+	// point it at fake servers).
+	HTTPClient *http.Client
 }
 
 type lifecycle int
@@ -62,6 +66,7 @@ type Server struct {
 	buffers   *workspace.Buffers
 	ws        wsState
 	tools     toolHost
+	sess      sessions
 	approvals approvals
 	closing   bool           // guarded by ws.mu
 	bg        sync.WaitGroup // background work the server owns
@@ -181,10 +186,9 @@ func isClosedErr(err error) bool {
 		strings.Contains(err.Error(), "closed")
 }
 
-// shutdownSessions cancels running work and flushes state when the
-// connection ends. Sessions arrive with the session layer; the mirror needs
-// nothing.
-func (s *Server) shutdownSessions() {}
+// shutdownSessions cancels running turns and flushes their histories when
+// the connection ends or shuts down.
+func (s *Server) shutdownSessions() { s.cancelAll() }
 
 // handle is the connection's one handler. It runs inline on the read loop,
 // so notifications (text synchronisation above all) are applied in the
@@ -241,13 +245,25 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case methodDidChangeCfg:
 		err = s.didChangeConfiguration(req.Params())
 	case methodExecCommand:
-		res, err = s.executeCommand(req.Params())
+		res, err = s.executeCommand(ctx, req.Params())
 	case methodCallTool:
 		res, err = s.callTool(ctx, req.Params())
 	case methodTools:
 		res, err = s.renderTools(req.Params())
 	case methodApprovalResponse:
 		res, err = s.approvals.respond(req.Params())
+	case methodSessionNew:
+		res, err = s.sessionNew(req.Params())
+	case methodSessionPrompt:
+		res, err = s.sessionPrompt(ctx, req.Params())
+	case methodSessionCancel:
+		err = s.sessionCancel(req.Params())
+	case methodSessionSetMode:
+		res, err = s.sessionSetMode(req.Params())
+	case methodSessionLoad:
+		res, err = s.sessionLoad(req.Params())
+	case methodSessionList:
+		res, err = s.sessionList(req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
@@ -298,9 +314,9 @@ func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
 	}
 }
 
-// executeCommand serves workspace/executeCommand. The cline.* commands
-// start and drive agent sessions, which the session layer provides.
-func (s *Server) executeCommand(raw []byte) (any, error) {
+// executeCommand serves workspace/executeCommand: the cline.* commands let
+// a client with no plugin start and drive sessions (PROTOCOL.md §6).
+func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
 	var p executeCommandParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -308,9 +324,59 @@ func (s *Server) executeCommand(raw []byte) (any, error) {
 	if err := required("command", p.Command); err != nil {
 		return nil, err
 	}
+	var arg struct {
+		SessionID string `json:"sessionId"`
+		Mode      string `json:"mode"`
+		ModeID    string `json:"modeId"`
+		Text      string `json:"text"`
+	}
+	if len(p.Arguments) > 0 {
+		if err := decodeParams(p.Arguments[0], &arg); err != nil {
+			var je *jsonrpc2.Error
+			if errors.As(err, &je) {
+				je.Message = strings.Replace(je.Message, "invalid params: ", "invalid params: arguments[0].", 1)
+			}
+			return nil, err
+		}
+	}
 	switch p.Command {
-	case commandNewSession, commandPrompt, commandSetMode, commandCancel:
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: agent sessions are not available in this build yet", p.Command)
+	case commandNewSession:
+		res, err := s.newSession("", arg.Mode)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"sessionId": res["sessionId"]}, nil
+	case commandPrompt:
+		if strings.TrimSpace(arg.Text) == "" {
+			return nil, invalidParams("arguments[0].text: required")
+		}
+		id := arg.SessionID
+		if id == "" {
+			res, err := s.newSession("", arg.Mode)
+			if err != nil {
+				return nil, err
+			}
+			id = res["sessionId"].(string)
+		}
+		ls, err := s.getSession(id)
+		if err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		res, err := s.runPrompt(jsonrpc2.DetachContext(ctx), ls, arg.Text)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"sessionId": id, "stopReason": res.(map[string]any)["stopReason"]}, nil
+	case commandSetMode:
+		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
+		return s.sessionSetMode(b)
+	case commandCancel:
+		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
+		if err := s.sessionCancel(b); err != nil {
+			return nil, err
+		}
+		return map[string]any{}, nil
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }

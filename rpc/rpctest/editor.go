@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,7 +100,7 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 	}()
 	e.handlers["workspace/applyEdit"] = e.applyEdit
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(edEnd))
-	e.conn.Go(context.Background(), jsonrpc2.AsyncHandler(e.handle))
+	e.conn.Go(context.Background(), e.handle)
 	t.Cleanup(func() {
 		e.conn.Close()
 		edEnd.Close()
@@ -121,7 +122,7 @@ func (e *Editor) Handle(method string, h RequestHandler) {
 
 func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	params := json.RawMessage(slices.Clone(req.Params()))
-	m := Message{Method: req.Method(), Params: params}
+	m := Message{Method: strings.Clone(req.Method()), Params: params} // the request is borrowed from the read buffer
 	e.mu.Lock()
 	e.msgs = append(e.msgs, m)
 	close(e.arrived)
@@ -131,6 +132,9 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if !req.IsCall() {
 		return nil, nil
 	}
+	// Messages are recorded inline, in wire order; answering a request
+	// may wait on the server, so it runs off the read loop.
+	jsonrpc2.Async(ctx)
 	if h == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no handler for %s", req.Method())
 	}

@@ -1,0 +1,562 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cline-ls/cline-ls/prompt"
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// StopReason is why a prompt turn ended (PROTOCOL.md §3).
+type StopReason string
+
+// Stop reasons.
+const (
+	StopEndTurn         StopReason = "end_turn"
+	StopCancelled       StopReason = "cancelled"
+	StopMaxTurnRequests StopReason = "max_turn_requests"
+	StopMaxTokens       StopReason = "max_tokens"
+	StopRefusal         StopReason = "refusal"
+)
+
+// DefaultMaxTurns bounds the model requests of one prompt turn.
+const DefaultMaxTurns = 50
+
+// Update is one session/update payload ("update" in PROTOCOL.md §3): an
+// object whose "sessionUpdate" names its kind.
+type Update map[string]any
+
+// Config is what a session is made from.
+type Config struct {
+	ID   string
+	CWD  string
+	Mode string
+	// Provider is the model; nil means none is configured and ProviderErr
+	// says why (a prompt then fails with that message).
+	Provider    provider.Provider
+	ProviderErr error
+	// Impls are the implementations of the built-in tools bound to this
+	// session's Files (edit and workspace tools); the session adds its
+	// own (plan, questions, submit, subagents) and builds its registry.
+	Impls map[string]tools.BuildFunc
+	// Extra tools (MCP, configured subagents) are registered after the
+	// built-ins.
+	Extra    []tools.Tool
+	Files    tools.Files
+	Policy   *Policy
+	Approver Approver
+	// Updates receives every session/update; it must not block long.
+	Updates func(Update)
+	// Log, when set, persists the history (fsync once per turn).
+	Log      *Log
+	MaxTurns int
+	Family   tools.Family
+	// Subagent marks a child session: the search preset, no subagents.
+	Subagent bool
+	// Spawn runs a child session for spawn_agent; nil disables it.
+	Spawn func(ctx context.Context, prompt string) (string, error)
+	// Ask puts a question to the user for ask_question; nil means the
+	// question goes out as message text and the turn ends.
+	Ask func(ctx context.Context, question string, options []string) (answer string, ok bool, err error)
+	// OpenBuffers lists the editor's open files for the prompt.
+	OpenBuffers func() []string
+	// Redact scrubs secrets from text before it is shown or stored.
+	Redact func(string) string
+	// Edited is told about every file a successful call changed, for
+	// cline/diff.
+	Edited func(callID string, edits []tools.FileEdit)
+}
+
+// Session is one agent conversation.
+type Session struct {
+	cfg      Config
+	registry *tools.Registry
+
+	mu      sync.Mutex
+	mode    string
+	history []provider.Message
+	plan    []PlanEntry
+	title   string
+	running context.CancelFunc // the turn in flight, if any
+	nextID  int
+}
+
+// New makes a session; history, when given, is a loaded conversation.
+func New(cfg Config, history []provider.Message) (*Session, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = "act"
+	}
+	if cfg.Subagent {
+		cfg.Mode = "search"
+	}
+	if _, ok := tools.PresetFor(cfg.Mode); !ok {
+		return nil, fmt.Errorf("unknown mode %q (modes: %s)", cfg.Mode, strings.Join(tools.Modes(), ", "))
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = DefaultMaxTurns
+	}
+	if cfg.Redact == nil {
+		cfg.Redact = func(s string) string { return s }
+	}
+	if cfg.Updates == nil {
+		cfg.Updates = func(Update) {}
+	}
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: history, registry: tools.NewRegistry()}
+	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
+	for name, b := range cfg.Impls {
+		impls[name] = b
+	}
+	for name, b := range s.ownTools() {
+		impls[name] = b
+	}
+	if err := s.registry.RegisterBuiltins(impls); err != nil {
+		return nil, err
+	}
+	for _, t := range cfg.Extra {
+		s.registry.Register(tools.FamilyGeneric, t)
+	}
+	return s, nil
+}
+
+// Registry returns the session's tools.
+func (s *Session) Registry() *tools.Registry { return s.registry }
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.cfg.ID }
+
+// Mode returns the current mode.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// History returns a copy of the conversation so far.
+func (s *Session) History() []provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]provider.Message(nil), s.history...)
+}
+
+// SetMode switches the mode; it takes effect at the next model request,
+// even within a running turn.
+func (s *Session) SetMode(mode string) error {
+	if _, ok := tools.PresetFor(mode); !ok {
+		return fmt.Errorf("unknown mode %q (modes: %s)", mode, strings.Join(tools.Modes(), ", "))
+	}
+	if s.cfg.Subagent && mode != "search" {
+		return errors.New("a subagent stays in search mode")
+	}
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	s.persist(Record{Type: RecordMode, Mode: mode})
+	s.cfg.Updates(Update{"sessionUpdate": "current_mode_update", "currentModeId": mode})
+	return nil
+}
+
+// Cancel stops the running turn, if any: the model stream is closed,
+// running commands are killed, pending approvals resolve as cancelled.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	cancel := s.running
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// ErrBusy is returned by Prompt while another turn of the session runs.
+var ErrBusy = errors.New("a prompt is already running in this session; cancel it or wait for it to end")
+
+// Prompt runs one user turn to its end.
+func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
+	if s.cfg.Provider == nil {
+		err := s.cfg.ProviderErr
+		if err == nil {
+			err = errors.New("no model is configured")
+		}
+		return "", err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.running != nil {
+		s.mu.Unlock()
+		return "", ErrBusy
+	}
+	s.running = cancel
+	user := provider.UserText(text)
+	s.history = append(s.history, user)
+	if s.title == "" {
+		s.title = titleOf(text)
+		s.mu.Unlock()
+		s.persist(Record{Type: RecordTitle, Title: s.title})
+	} else {
+		s.mu.Unlock()
+	}
+	defer func() {
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+	}()
+	s.persist(Record{Type: RecordMessage, Message: &user})
+	stop, err := s.turn(ctx)
+	s.flush()
+	if ctx.Err() != nil && err == nil || errors.Is(err, context.Canceled) {
+		return StopCancelled, nil
+	}
+	return stop, err
+}
+
+// turn is the loop of DESIGN.md §5: render the prompt, stream the reply,
+// run its tool calls, feed the results back, until the turn ends.
+func (s *Session) turn(ctx context.Context) (StopReason, error) {
+	for req := 0; ; req++ {
+		if req >= s.cfg.MaxTurns {
+			return StopMaxTurnRequests, nil
+		}
+		if ctx.Err() != nil {
+			return StopCancelled, nil
+		}
+		mode := s.Mode()
+		preset, _ := tools.PresetFor(mode)
+		tctx := s.toolContext(mode)
+		enabled := s.registry.Enabled(preset, tctx)
+		request, parser, err := s.request(tctx, enabled)
+		if err != nil {
+			return "", err
+		}
+		stream, err := s.cfg.Provider.Stream(ctx, request)
+		if err != nil {
+			return "", err
+		}
+		reply, calls, err := s.consume(stream, parser)
+		s.appendHistory(reply.Message)
+		if reply.Usage != (provider.Usage{}) {
+			u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
+			if reply.Usage.CacheReadTokens > 0 {
+				u["cacheReadTokens"] = reply.Usage.CacheReadTokens
+			}
+			s.cfg.Updates(u)
+			s.persist(Record{Type: RecordUsage, Usage: &reply.Usage})
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return StopCancelled, nil
+			}
+			return "", err
+		}
+		if len(calls) == 0 {
+			switch {
+			case reply.Stop == provider.StopMaxTokens:
+				return StopMaxTokens, nil
+			case reply.Stop == provider.StopRefusal:
+				return StopRefusal, nil
+			case preset.RequireSubmit:
+				// Yolo ends only at submit_and_exit: remind, go on.
+				s.appendHistory(provider.UserText("Continue the task. When it is done, call " + tools.NameSubmitAndExit + "."))
+				continue
+			}
+			return StopEndTurn, nil
+		}
+		ends, err := s.runCalls(ctx, mode, enabled, calls)
+		s.flush()
+		if err != nil {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			return StopCancelled, nil
+		}
+		if ends {
+			return StopEndTurn, nil
+		}
+	}
+}
+
+// request renders the model request for the mode.
+func (s *Session) request(tctx tools.Context, enabled []tools.Tool) (provider.Request, *prompt.Parser, error) {
+	names := make([]string, len(enabled))
+	var defs []provider.ToolDef
+	var specs []tools.Spec
+	for i, t := range enabled {
+		sp := t.Spec()
+		names[i] = sp.Name
+		specs = append(specs, sp)
+		defs = append(defs, provider.ToolDef{Name: sp.Name, Description: tools.Expand(sp.Description, tctx), Parameters: sp.Parameters})
+	}
+	in := prompt.Input{Context: tctx, Tools: names}
+	if s.cfg.OpenBuffers != nil {
+		in.OpenBuffers = s.cfg.OpenBuffers()
+	}
+	var parser *prompt.Parser
+	req := provider.Request{Messages: s.History()}
+	if tctx.NativeTools {
+		req.Tools = defs
+	} else {
+		docs, err := tools.Render(tools.FormatXML, enabled, tctx)
+		if err != nil {
+			return req, nil, err
+		}
+		in.ToolDocs = string(docs)
+		parser = prompt.NewParser(prompt.ToolParams(specs))
+	}
+	req.System = prompt.SystemPrompt(in)
+	return req, parser, nil
+}
+
+// consume streams one reply to the client and collects its tool calls.
+// On the XML path the text is parsed as it arrives: prose goes to the
+// client, calls are collected, and a call the stream ended inside is
+// reported and never run.
+func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provider.Reply, []provider.ToolCall, error) {
+	var reply provider.Reply
+	var xmlCalls []provider.ToolCall
+	var prose strings.Builder // the XML path's text outside calls
+	emitText := func(t string) {
+		if t != "" {
+			s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(t))})
+		}
+	}
+	handleParsed := func(evs []prompt.Event) {
+		for _, ev := range evs {
+			if ev.Call == nil {
+				prose.WriteString(ev.Text)
+				emitText(ev.Text)
+				continue
+			}
+			if ev.Call.Partial {
+				emitText("\n[an unfinished call of " + ev.Call.Name + " was not run]\n")
+				continue
+			}
+			args := ev.Call.Args(s.schemaOf(ev.Call.Name))
+			xmlCalls = append(xmlCalls, provider.ToolCall{ID: s.newCallID(), Name: ev.Call.Name, Args: args})
+		}
+	}
+	var streamErr error
+	for ev, err := range stream {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		reply.Add(ev)
+		switch ev.Kind {
+		case provider.EventText:
+			if parser != nil {
+				handleParsed(parser.Feed(ev.Text))
+			} else {
+				emitText(ev.Text)
+			}
+		case provider.EventThinking:
+			if ev.Text != "" {
+				s.cfg.Updates(Update{"sessionUpdate": "agent_thought_chunk", "content": textBlock(s.cfg.Redact(ev.Text))})
+			}
+		}
+	}
+	if parser != nil {
+		handleParsed(parser.Close())
+		if streamErr != nil {
+			xmlCalls = nil // never run calls of a reply that broke off
+		}
+		// Keep one history shape on both paths: prose as text, calls as
+		// call parts (providers turn them back into XML for the model).
+		msg := provider.Message{Role: provider.RoleAssistant}
+		for _, p := range reply.Message.Parts {
+			if p.Kind == provider.PartThinking {
+				msg.Parts = append(msg.Parts, p)
+			}
+		}
+		if t := strings.TrimSpace(prose.String()); t != "" {
+			msg.Parts = append(msg.Parts, provider.TextPart(t))
+		}
+		for _, c := range xmlCalls {
+			msg.Parts = append(msg.Parts, provider.CallPart(c))
+		}
+		reply.Message = msg
+		return reply, xmlCalls, streamErr
+	}
+	if streamErr != nil {
+		return reply, nil, streamErr
+	}
+	calls := reply.Calls()
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = s.newCallID()
+		}
+	}
+	return reply, calls, nil
+}
+
+func (s *Session) schemaOf(name string) json.RawMessage {
+	if t, ok := s.registry.Lookup(name, s.cfg.Family); ok {
+		return t.Spec().Parameters
+	}
+	return nil
+}
+
+func (s *Session) newCallID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	return "call_" + strconv.Itoa(s.nextID)
+}
+
+// runCalls schedules one reply's calls, reports them to the client and
+// appends their results to the history. It reports whether a result ends
+// the turn.
+func (s *Session) runCalls(ctx context.Context, mode string, enabled []tools.Tool, calls []provider.ToolCall) (bool, error) {
+	batch := make([]Call, len(calls))
+	for i, c := range calls {
+		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
+		s.cfg.Updates(Update{
+			"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Name, "kind": string(kindOf(s.registry, c.Name)),
+			"status": "pending", "locations": []tools.Location{}, "rawInput": rawInput(c.Args),
+		})
+	}
+	sched := NewScheduler(SchedulerConfig{
+		Mode:     mode,
+		Tools:    func(name string) (tools.Tool, bool) { return tools.Pick(enabled, name) },
+		Exists:   func(name string) bool { _, ok := s.registry.Lookup(name, s.cfg.Family); return ok },
+		Policy:   s.cfg.Policy,
+		Approver: s.cfg.Approver,
+		Observer: s.observe,
+	})
+	results := sched.Run(ctx, batch)
+	msg := provider.Message{Role: provider.RoleTool}
+	ends := false
+	for _, r := range results {
+		content := s.cfg.Redact(r.Result.Content)
+		if r.State == StateCancelled && content == "" {
+			content = "cancelled by the user"
+		}
+		msg.Parts = append(msg.Parts, provider.ResultPart(provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: content, IsError: r.Result.IsError || r.State != StateSuccess}))
+		if r.Result.EndsTurn && r.State == StateSuccess {
+			ends = true
+		}
+	}
+	s.appendHistory(msg)
+	return ends, nil
+}
+
+// observe turns scheduler state changes into tool_call_update messages.
+func (s *Session) observe(u CallUpdate) {
+	up := Update{"sessionUpdate": "tool_call_update", "toolCallId": u.Call.ID}
+	switch u.State {
+	case StateExecuting:
+		up["status"] = "in_progress"
+		if d := u.Description; d != nil {
+			up["title"] = d.Title
+			up["kind"] = string(d.Kind)
+			up["locations"] = nonNilLocations(d.Locations)
+		}
+		if u.Output != "" {
+			up["content"] = []any{textContent(s.cfg.Redact(u.Output))}
+		}
+	case StateSuccess, StateError, StateCancelled:
+		if u.State == StateSuccess && (u.Result == nil || !u.Result.IsError) {
+			up["status"] = "completed"
+		} else {
+			up["status"] = "failed"
+		}
+		if u.Result != nil && len(u.Result.Edits) > 0 && s.cfg.Edited != nil {
+			s.cfg.Edited(u.Call.ID, u.Result.Edits)
+		}
+		if u.Result != nil {
+			content := []any{textContent(s.cfg.Redact(u.Result.Content))}
+			up["content"] = content
+			up["rawOutput"] = map[string]any{"isError": u.Result.IsError}
+		}
+	case StateAwaitingApproval:
+		if d := u.Description; d != nil {
+			up["title"] = d.Title
+			up["kind"] = string(d.Kind)
+			up["locations"] = nonNilLocations(d.Locations)
+		}
+	default:
+		return
+	}
+	s.cfg.Updates(up)
+}
+
+func (s *Session) appendHistory(m provider.Message) {
+	if len(m.Parts) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+	s.persist(Record{Type: RecordMessage, Message: &m})
+}
+
+func (s *Session) persist(r Record) {
+	if s.cfg.Log == nil {
+		return
+	}
+	r.Time = time.Now()
+	if err := s.cfg.Log.Append(r); err != nil {
+		s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock("\n[history not saved: " + err.Error() + "]\n")})
+	}
+}
+
+func (s *Session) flush() {
+	if s.cfg.Log != nil {
+		s.cfg.Log.Flush()
+	}
+}
+
+func (s *Session) toolContext(mode string) tools.Context {
+	ctx := tools.Context{
+		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: "sh",
+		NativeTools: s.cfg.Provider != nil && s.cfg.Provider.NativeTools(), Subagent: s.cfg.Subagent,
+	}
+	if s.cfg.Provider != nil {
+		ctx.ApplyPatch = tools.TrainedOnApplyPatch(s.cfg.Provider.Model())
+	}
+	return ctx
+}
+
+func kindOf(r *tools.Registry, name string) tools.Kind {
+	if t, ok := r.Lookup(name, tools.FamilyGeneric); ok {
+		return t.Spec().Kind
+	}
+	return tools.KindOther
+}
+
+func textBlock(t string) map[string]any { return map[string]any{"type": "text", "text": t} }
+
+func textContent(t string) map[string]any {
+	return map[string]any{"type": "content", "content": textBlock(t)}
+}
+
+func rawInput(args json.RawMessage) any {
+	var v any
+	if json.Unmarshal(args, &v) != nil || v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+func nonNilLocations(l []tools.Location) []tools.Location {
+	if l == nil {
+		return []tools.Location{}
+	}
+	return l
+}
+
+// titleOf makes a session title from its first prompt.
+func titleOf(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:60]) + "…"
+	}
+	return t
+}
