@@ -35,7 +35,7 @@ func (e *QueryError) Error() string {
 type matcher struct {
 	query string
 	line  *regexp.Regexp // the query as given, run on one line at a time
-	pre   *prefilter // nil when the query requires no usable literal
+	pre   *prefilter     // nil when the query requires no usable literal
 }
 
 // compileQuery builds the matcher of query number index.
