@@ -135,6 +135,23 @@ func diffSeq[K comparable](a, b []K) []change {
 		// replaced rather than fail.
 		return []change{{0, len(a), 0, len(b)}}
 	}
+	// Equal runs at both ends are no change; past them, middles with
+	// nothing in common are one replacement. go-diff would search the
+	// whole edit graph (up to its one-second timeout) to learn that.
+	pre := 0
+	for pre < len(ra) && pre < len(rb) && ra[pre] == rb[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(ra)-pre && suf < len(rb)-pre && ra[len(ra)-1-suf] == rb[len(rb)-1-suf] {
+		suf++
+	}
+	if !shareAny(ra[pre:len(ra)-suf], rb[pre:len(rb)-suf]) {
+		if pre == len(ra) && pre == len(rb) {
+			return nil
+		}
+		return []change{{pre, len(a) - suf, pre, len(b) - suf}}
+	}
 	var changes []change
 	pending := false
 	oi, ni := 0, 0
@@ -160,6 +177,23 @@ func diffSeq[K comparable](a, b []K) []change {
 		}
 	}
 	return changes
+}
+
+// shareAny reports whether a and b have an element in common.
+func shareAny(a, b []rune) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	seen := make(map[rune]struct{}, len(a))
+	for _, r := range a {
+		seen[r] = struct{}{}
+	}
+	for _, r := range b {
+		if _, ok := seen[r]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // toRunes names each distinct element of a and b with a rune so go-diff
