@@ -432,11 +432,13 @@ func TestStoreList(t *testing.T) {
 
 	// new: cwd /a, retitled twice; a message longer than the reader's
 	// buffer sits between the titles; last record at minute 30.
+	longTitle := strings.Repeat("t", 100_000)
 	l = storeCreate(t, s, "new", "/a", storeAt(1))
 	storeAppend(t, l,
 		Record{Type: RecordTitle, Time: storeAt(2), Title: "first title"},
 		storeText(storeAt(3), provider.RoleUser, strings.Repeat("x", 200_000)),
-		Record{Type: RecordTitle, Time: storeAt(4), Title: "second title"},
+		// A title longer than the reader's buffer must be read whole.
+		Record{Type: RecordTitle, Time: storeAt(4), Title: "second " + longTitle},
 		Record{Type: RecordUsage, Time: storeAt(30), Usage: &provider.Usage{InputTokens: 1}},
 	)
 	l.Close()
@@ -465,7 +467,7 @@ func TestStoreList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Summary{
-		{SessionID: "new", Cwd: "/a", Title: "second title", UpdatedAt: storeAt(30)},
+		{SessionID: "new", Cwd: "/a", Title: "second " + longTitle, UpdatedAt: storeAt(30)},
 		{SessionID: "other", Cwd: "/b/", Title: "hand made", UpdatedAt: storeAt(20)},
 		{SessionID: "old", Cwd: "/a", Title: "from meta", UpdatedAt: storeAt(10)},
 		{SessionID: "tie", Cwd: "/c", UpdatedAt: storeAt(10)},
