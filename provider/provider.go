@@ -29,14 +29,24 @@ type Provider interface {
 	Stream(ctx context.Context, req Request) (Stream, error)
 }
 
+// Compile-time checks that every client is a Provider.
+var (
+	_ Provider = (*anthropicClient)(nil)
+	_ Provider = (*openaiClient)(nil)
+	_ Provider = (*geminiClient)(nil)
+	_ Provider = (*Replay)(nil)
+)
+
 // Stream yields the events of one model reply, in order. It is single-use
 // and lazy: the HTTP request is made when ranging starts. Ranging to the
 // end, breaking out of the loop, or cancelling the context passed to
 // Provider.Stream closes the HTTP response at once.
 //
 // A successful reply ends with an EventDone. A failure ends the stream
-// with one final pair whose error is non-nil (an *Error, or one wrapping
-// the context's error); the Event of that pair is zero. Rate limits, 5xx
+// with one final pair whose error is non-nil and whose Event is zero: an
+// *Error for what happened on the wire (errors.Is(err, context.Canceled)
+// holds when the context was cancelled), a plain error for a replay
+// transcript that does not fit the request. Rate limits, 5xx
 // answers and streams broken before any event was yielded are retried
 // inside the Stream with backoff; a stream cut after events were yielded is
 // never retried, since the consumer has already shown that text, and is

@@ -79,6 +79,8 @@ type Error struct {
 	cause error // a context error, or nil
 }
 
+// Error says which provider failed how, after how many attempts, and
+// whether part of the reply had been delivered.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Provider)
