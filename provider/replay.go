@@ -68,7 +68,9 @@ type ReplayEvent struct {
 }
 
 // Expect is what a request must satisfy for its recorded reply to apply.
-// Unset fields are not checked.
+// Unset fields are not checked. It sees the request as the session built
+// it: tool calls and results are parts on the XML path too, since only the
+// real clients rewrite them as text.
 type Expect struct {
 	// SystemContains must occur in the system prompt.
 	SystemContains string `json:"system_contains,omitempty"`
