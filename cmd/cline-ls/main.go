@@ -2,6 +2,9 @@
 // launches it and talks JSON-RPC over stdio, like a language server.
 //
 //	cline-ls [serve] [--log-file F] [--log-level debug|info|warn|error]
+//	cline-ls demo
+//	cline-ls exec [flags] "task"
+//	cline-ls tools [--format F] [--mode M]
 //	cline-ls version
 package main
 
@@ -31,6 +34,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
+	case "demo":
+		return demo(args, stdout, stderr, os.Getenv)
+	case "exec":
+		return execCmd(args, stdin, stdout, stderr, os.Getenv)
+	case "tools":
+		return toolsCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "cline-ls", version())
 		return 0
@@ -46,6 +55,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   cline-ls [serve] [--log-file FILE] [--log-level LEVEL]   serve an editor over stdio (LSP or ACP)
+  cline-ls demo [--replay] [--keep]                        a plan-then-act session on a sample workspace
+  cline-ls exec [--mode M] [--provider P] [--model M] [--json] [--approve ask|allow|deny] "task"
+                                                           run one task headless in the current folder
+  cline-ls tools [--format anthropic|openai|gemini|xml] [--mode M]
+                                                           print the tools as a provider receives them
   cline-ls version                                         print the version
 `)
 }

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// approvalPolicy is how the headless client answers approval requests.
+type approvalPolicy string
+
+const (
+	approveAsk   approvalPolicy = "ask"   // ask on the terminal
+	approveAllow approvalPolicy = "allow" // allow once, printing what was allowed
+	approveDeny  approvalPolicy = "deny"  // reject
+)
+
+// client is a small editor-like client of the real server, run in the same
+// process over a pipe: it prints the session's events, answers approvals,
+// and keeps buffers it opened so edits to them land in memory as they
+// would in an editor.
+type client struct {
+	out      io.Writer
+	json     bool // print events as JSON lines
+	approve  approvalPolicy
+	terminal *bufio.Reader // answers for approveAsk
+
+	conn   jsonrpc2.Conn
+	srv    *rpc.Server
+	served chan int
+
+	mu      sync.Mutex
+	buffers map[string]*buffer // by URI
+	lastKind string           // to break lines between streamed chunks
+}
+
+type buffer struct {
+	version int32
+	text    string
+}
+
+// startClient starts a server and connects a client to it.
+func startClient(out io.Writer, logger *slog.Logger, getenv func(string) string) *client {
+	srvEnd, cliEnd := net.Pipe()
+	c := &client{out: out, approve: approveAllow, buffers: make(map[string]*buffer), served: make(chan int, 1)}
+	c.srv = rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: getenv})
+	go func() {
+		code, _ := c.srv.Serve(context.Background(), srvEnd, srvEnd)
+		srvEnd.Close()
+		c.served <- code
+	}()
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(cliEnd))
+	c.conn.Go(context.Background(), c.handle)
+	return c
+}
+
+// initialize sends initialize for root with settings as
+// initializationOptions.
+func (c *client) initialize(ctx context.Context, root string, settings map[string]any) error {
+	params := map[string]any{
+		"processId":        os.Getpid(),
+		"clientInfo":       map[string]any{"name": "cline-ls " + "headless"},
+		"workspaceFolders": []any{map[string]any{"uri": workspace.PathToURI(root), "name": "workspace"}},
+		"capabilities": map[string]any{
+			"general":      map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}},
+			"workspace":    map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
+			"experimental": map[string]any{"cline": map[string]any{"approvals": true, "diffs": true}},
+		},
+		"initializationOptions": settings,
+	}
+	if _, err := c.conn.Call(ctx, "initialize", params, nil); err != nil {
+		return err
+	}
+	return c.conn.Notify(ctx, "initialized", map[string]any{})
+}
+
+// open opens a file as an editor buffer.
+func (c *client) open(ctx context.Context, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	uri := workspace.PathToURI(path)
+	c.mu.Lock()
+	c.buffers[uri] = &buffer{version: 1, text: string(data)}
+	c.mu.Unlock()
+	return c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": string(data)},
+	})
+}
+
+// buffer returns an open buffer's text.
+func (c *client) bufferText(path string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.buffers[workspace.PathToURI(path)]; b != nil {
+		return b.text
+	}
+	return ""
+}
+
+// call makes a request.
+func (c *client) call(ctx context.Context, method string, params, result any) error {
+	var raw json.RawMessage
+	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
+		return err
+	}
+	if result != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, result)
+	}
+	return nil
+}
+
+// close shuts the server down and returns its exit code.
+func (c *client) close(ctx context.Context) int {
+	c.conn.Call(ctx, "shutdown", nil, nil)
+	c.conn.Notify(ctx, "exit", nil)
+	code := <-c.served
+	c.conn.Close()
+	return code
+}
+
+func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := strings.Clone(req.Method())
+	params := json.RawMessage(append([]byte(nil), req.Params()...))
+	switch method {
+	case "session/update":
+		c.printUpdate(params)
+		return nil, nil
+	case "cline/diff":
+		var d struct{ Diff string }
+		json.Unmarshal(params, &d)
+		c.println("diff", d.Diff)
+		return nil, nil
+	case "window/logMessage", "window/showMessage":
+		var m struct{ Message string }
+		json.Unmarshal(params, &m)
+		c.println("log", m.Message)
+		return nil, nil
+	case "cline/approvalRequest":
+		jsonrpc2.Async(ctx)
+		c.answerApproval(ctx, params)
+		return nil, nil
+	case "workspace/applyEdit":
+		return c.applyEdit(ctx, params)
+	}
+	if req.IsCall() {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "headless client: %s not supported", method)
+	}
+	return nil, nil
+}
+
+// printUpdate prints one session/update readably, or as a JSON line.
+func (c *client) printUpdate(params json.RawMessage) {
+	if c.json {
+		c.mu.Lock()
+		fmt.Fprintf(c.out, "%s\n", params)
+		c.mu.Unlock()
+		return
+	}
+	var p struct {
+		Update struct {
+			Kind    string          `json:"sessionUpdate"`
+			Content json.RawMessage `json:"content"`
+			Title   string          `json:"title"`
+			Status  string          `json:"status"`
+			ID      string          `json:"toolCallId"`
+			ModeID  string          `json:"currentModeId"`
+			Entries []struct {
+				Content, Status string
+			} `json:"entries"`
+			Input  int `json:"inputTokens"`
+			Output int `json:"outputTokens"`
+		} `json:"update"`
+	}
+	json.Unmarshal(params, &p)
+	u := p.Update
+	switch u.Kind {
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+		var block struct{ Text string }
+		json.Unmarshal(u.Content, &block)
+		c.stream(u.Kind, block.Text)
+	case "tool_call":
+		c.println("tool", fmt.Sprintf("%s %s", u.Title, u.ID))
+	case "tool_call_update":
+		if u.Status == "completed" || u.Status == "failed" {
+			var items []struct {
+				Content struct{ Text string } `json:"content"`
+			}
+			json.Unmarshal(u.Content, &items)
+			var text string
+			if len(items) > 0 {
+				text = firstLines(items[0].Content.Text, 6)
+			}
+			c.println("tool", fmt.Sprintf("%s %s\n%s", u.ID, u.Status, indent(text)))
+		}
+	case "plan":
+		var b strings.Builder
+		for _, e := range u.Entries {
+			fmt.Fprintf(&b, "[%s] %s\n", e.Status, e.Content)
+		}
+		c.println("plan", strings.TrimRight(b.String(), "\n"))
+	case "current_mode_update":
+		c.println("mode", u.ModeID)
+	case "usage_update":
+		c.println("usage", fmt.Sprintf("%d tokens in, %d out", u.Input, u.Output))
+	}
+}
+
+// stream prints streamed text as it arrives, starting a labelled line when
+// the kind of text changes.
+func (c *client) stream(kind, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lastKind != kind {
+		label := map[string]string{"agent_message_chunk": "agent", "agent_thought_chunk": "thinking", "user_message_chunk": "user"}[kind]
+		if c.lastKind != "" {
+			fmt.Fprintln(c.out)
+		}
+		fmt.Fprintf(c.out, "%-8s ", label+":")
+		c.lastKind = kind
+	}
+	fmt.Fprint(c.out, text)
+}
+
+func (c *client) println(label, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lastKind != "" {
+		fmt.Fprintln(c.out)
+		c.lastKind = ""
+	}
+	if c.json {
+		return
+	}
+	fmt.Fprintf(c.out, "%-8s %s\n", label+":", text)
+}
+
+func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
+	var req struct {
+		ApprovalID string `json:"approvalId"`
+		ToolCall   struct {
+			Title string `json:"title"`
+		} `json:"toolCall"`
+		Diff    string `json:"diff"`
+		Command string `json:"command"`
+	}
+	json.Unmarshal(params, &req)
+	detail := req.Diff
+	if req.Command != "" {
+		detail = "$ " + req.Command
+	}
+	c.println("approve?", req.ToolCall.Title+"\n"+indent(detail))
+	option := "allow_once"
+	switch c.approve {
+	case approveDeny:
+		option = "reject_once"
+		c.println("approval", "rejected (--approve=deny)")
+	case approveAsk:
+		c.mu.Lock()
+		fmt.Fprint(c.out, "allow? [y/N/a(lways)] ")
+		c.mu.Unlock()
+		line, _ := c.terminal.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+		case "a", "always":
+			option = "allow_always"
+		default:
+			option = "reject_once"
+		}
+	default:
+		c.println("approval", "allowed")
+	}
+	c.conn.Call(ctx, "cline/approvalResponse", map[string]any{
+		"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": option},
+	}, nil)
+}
+
+// applyEdit applies a workspace edit to the client's buffers, as an editor
+// does, and reports the change back with didChange.
+func (c *client) applyEdit(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Edit struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version int32  `json:"version"`
+				} `json:"textDocument"`
+				Edits []diff.Edit `json:"edits"`
+			} `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	enc := c.srv.Encoding()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, dc := range p.Edit.DocumentChanges {
+		b := c.buffers[dc.TextDocument.URI]
+		if b == nil || b.version != dc.TextDocument.Version {
+			return map[string]any{"applied": false, "failureReason": "stale or unknown document"}, nil
+		}
+		text, err := diff.ApplyEdits(b.text, dc.Edits, enc)
+		if err != nil {
+			return map[string]any{"applied": false, "failureReason": err.Error()}, nil
+		}
+		b.text = text
+		b.version++
+		c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": dc.TextDocument.URI, "version": b.version},
+			"contentChanges": []any{map[string]any{"text": text}},
+		})
+	}
+	return map[string]any{"applied": true}, nil
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "         " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n         ")
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+//go:embed demo/workspace.txtar
+var demoWorkspace []byte
+
+//go:embed demo/transcript.json
+var demoTranscript []byte
+
+// demo runs a plan-then-act session on a sample workspace through the real
+// server and an in-process client: the replay model by default, or a real
+// provider when its API key is in the environment.
+func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	replay := fs.Bool("replay", false, "use the recorded model even when an API key is set")
+	keep := fs.Bool("keep", false, "keep the demo workspace instead of removing it")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "cline-ls-demo-")
+	if err != nil {
+		fmt.Fprintln(stderr, "cline-ls demo:", err)
+		return 1
+	}
+	if !*keep {
+		defer os.RemoveAll(dir)
+	}
+	ws := filepath.Join(dir, "greet")
+	for _, f := range txtar.Parse(demoWorkspace).Files {
+		p := filepath.Join(ws, f.Name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			fmt.Fprintln(stderr, "cline-ls demo:", err)
+			return 1
+		}
+	}
+	settings := map[string]any{"stateDir": filepath.Join(dir, "state")}
+	env := getenv
+	if *replay || !hasProviderKey(getenv) {
+		tr := filepath.Join(dir, "transcript.json")
+		os.WriteFile(tr, demoTranscript, 0o644)
+		settings["provider"] = map[string]any{"name": "replay", "transcript": tr}
+		env = func(string) string { return "" } // no key leaks into a replay run
+		fmt.Fprintln(stdout, "model:   replay (recorded transcript; set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY for a live model)")
+	} else {
+		fmt.Fprintln(stdout, "model:   live provider from the environment")
+	}
+	fmt.Fprintln(stdout, "folder: ", ws)
+
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	c := startClient(stdout, logger, env)
+	if err := c.initialize(ctx, ws, settings); err != nil {
+		fmt.Fprintln(stderr, "cline-ls demo: initialize:", err)
+		return 1
+	}
+	greet := filepath.Join(ws, "greet.go")
+	if err := c.open(ctx, greet); err != nil {
+		fmt.Fprintln(stderr, "cline-ls demo:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "editor:  opened greet.go as a buffer")
+
+	var created struct{ SessionID string }
+	if err := c.call(ctx, "session/new", map[string]any{"cwd": ws, "mode": "plan"}, &created); err != nil {
+		fmt.Fprintln(stderr, "cline-ls demo: session/new:", err)
+		return 1
+	}
+	steps := []struct{ mode, prompt string }{
+		{"plan", "The greeting test fails. Find out why and propose a fix."},
+		{"act", "Go ahead with the plan."},
+	}
+	for _, st := range steps {
+		if err := c.call(ctx, "session/set_mode", map[string]any{"sessionId": created.SessionID, "modeId": st.mode}, nil); err != nil {
+			fmt.Fprintln(stderr, "cline-ls demo: set_mode:", err)
+			return 1
+		}
+		c.println("user", st.prompt)
+		var res struct{ StopReason string }
+		err := c.call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID,
+			"prompt": []any{map[string]any{"type": "text", "text": st.prompt}}}, &res)
+		if err != nil {
+			fmt.Fprintln(stderr, "cline-ls demo: prompt:", err)
+			return 1
+		}
+		c.println("stop", res.StopReason)
+	}
+	disk, _ := os.ReadFile(greet)
+	c.println("buffer", "greet.go in the editor (unsaved):\n"+indent(c.bufferText(greet)))
+	c.println("disk", "greet.go on disk (untouched until the user saves):\n"+indent(string(disk)))
+	if code := c.close(ctx); code != 0 {
+		return code
+	}
+	return 0
+}
+
+func hasProviderKey(getenv func(string) string) bool {
+	for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "CLINE_LS_PROVIDER"} {
+		if getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}

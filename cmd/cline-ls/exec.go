@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// execCmd runs one task headless in the current folder and prints the
+// session's events.
+func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mode := fs.String("mode", "act", "session `mode`: plan, act, search, minimal or yolo")
+	prov := fs.String("provider", "", "model provider (anthropic, openai, openai-compatible, ollama, gemini, replay); default from the environment")
+	model := fs.String("model", "", "model name")
+	baseURL := fs.String("base-url", "", "API base URL (OpenAI-compatible servers)")
+	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key")
+	transcript := fs.String("transcript", "", "transcript file for the replay provider")
+	asJSON := fs.Bool("json", false, "print session updates as JSON lines")
+	approve := fs.String("approve", "ask", "answer approvals: ask (on the terminal), allow, or deny")
+	logFile := fs.String("log-file", "", "write the daemon's logs to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if task == "" {
+		fmt.Fprintln(stderr, "cline-ls exec: give the task as an argument, e.g. cline-ls exec \"fix the failing test\"")
+		return 2
+	}
+	switch approvalPolicy(*approve) {
+	case approveAsk, approveAllow, approveDeny:
+	default:
+		fmt.Fprintf(stderr, "cline-ls exec: --approve must be ask, allow or deny, got %q\n", *approve)
+		return 2
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		return 1
+	}
+	provider := map[string]any{}
+	for k, v := range map[string]string{"name": *prov, "model": *model, "baseUrl": *baseURL, "apiKeyEnv": *keyEnv, "transcript": *transcript} {
+		if v != "" {
+			if k == "transcript" {
+				v, _ = filepath.Abs(v)
+			}
+			provider[k] = v
+		}
+	}
+	settings := map[string]any{"mode": *mode}
+	if len(provider) > 0 {
+		settings["provider"] = provider
+	}
+	logOut := io.Discard
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(stderr, "cline-ls exec: --log-file:", err)
+			return 2
+		}
+		defer f.Close()
+		logOut = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := startClient(stdout, slog.New(slog.NewTextHandler(logOut, nil)), getenv)
+	c.json = *asJSON
+	c.approve = approvalPolicy(*approve)
+	c.terminal = bufio.NewReader(stdin)
+	if err := c.initialize(ctx, cwd, settings); err != nil {
+		fmt.Fprintln(stderr, "cline-ls exec: initialize:", err)
+		return 1
+	}
+	var created struct{ SessionID string }
+	if err := c.call(ctx, "session/new", map[string]any{"cwd": cwd, "mode": *mode}, &created); err != nil {
+		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		return 1
+	}
+	done := make(chan struct{})
+	go func() { // Ctrl-C cancels the turn; the prompt then returns "cancelled"
+		select {
+		case <-ctx.Done():
+			c.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": created.SessionID})
+		case <-done:
+		}
+	}()
+	var res struct{ StopReason string }
+	err = c.call(context.Background(), "session/prompt", map[string]any{"sessionId": created.SessionID,
+		"prompt": []any{map[string]any{"type": "text", "text": task}}}, &res)
+	close(done)
+	if err != nil {
+		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		c.close(context.Background())
+		return 1
+	}
+	if !c.json {
+		c.println("stop", res.StopReason)
+	}
+	c.close(context.Background())
+	if res.StopReason != "end_turn" {
+		return 1
+	}
+	return 0
+}
