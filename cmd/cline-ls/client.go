@@ -42,9 +42,9 @@ type client struct {
 	srv    *rpc.Server
 	served chan int
 
-	mu      sync.Mutex
-	buffers map[string]*buffer // by URI
-	lastKind string           // to break lines between streamed chunks
+	mu       sync.Mutex
+	buffers  map[string]*buffer // by URI
+	lastKind string             // to break lines between streamed chunks
 }
 
 type buffer struct {
