@@ -116,9 +116,14 @@ func (s *Server) newProvider() (provider.Provider, error) {
 }
 
 // openSession makes a session object bound to this connection.
-func (s *Server) openSession(id, cwd, mode string, parent string, history []provider.Message, log *session.Log, subagent bool) (*liveSession, error) {
+// A subagent passes its parent's model in prov (it talks to the same
+// model); otherwise prov is nil and the settings name the model.
+func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, history []provider.Message, log *session.Log, subagent bool) (*liveSession, error) {
 	f := s.newFiles()
-	prov, perr := s.newProvider()
+	var perr error
+	if prov == nil {
+		prov, perr = s.newProvider()
+	}
 	h, err := s.host()
 	if err != nil {
 		return nil, err
@@ -162,9 +167,9 @@ func (s *Server) openSession(id, cwd, mode string, parent string, history []prov
 			return s.askQuestion(ctx, id, q, opts)
 		}
 	}
-	if !subagent {
+	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
-			child, err := s.openSession(newSessionID(), cwd, "search", id, nil, nil, true)
+			child, err := s.openSession(newSessionID(), cwd, "search", prov, nil, nil, true)
 			if err != nil {
 				return "", err
 			}
@@ -242,7 +247,7 @@ func (s *Server) newSession(cwd, mode string) (map[string]any, error) {
 		s.log.Warn("session will not be saved", "err", err)
 		log = nil
 	}
-	ls, err := s.openSession(id, cwd, mode, "", nil, log, false)
+	ls, err := s.openSession(id, cwd, mode, nil, nil, log, false)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
 	}
@@ -413,7 +418,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if cwd == "" {
 		cwd = meta.Cwd
 	}
-	ls, err := s.openSession(p.SessionID, cwd, mode, "", history, log, false)
+	ls, err := s.openSession(p.SessionID, cwd, mode, nil, history, log, false)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}

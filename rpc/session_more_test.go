@@ -1,0 +1,254 @@
+package rpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/rpc/rpctest"
+)
+
+// fakeOpenAI is an OpenAI-compatible chat completions server on loopback.
+// Each request gets the next scripted reply; a reply may hang after its
+// first chunk until the client goes away, to rehearse cancel mid-stream.
+type fakeOpenAI struct {
+	*httptest.Server
+	mu      sync.Mutex
+	replies []fakeReply
+	keys    []string // Authorization headers seen
+	gone    chan struct{}
+}
+
+type fakeReply struct {
+	text  []string
+	hang  bool
+	calls []fakeCall
+}
+
+type fakeCall struct{ id, name, args string }
+
+func newFakeOpenAI(t *testing.T, replies ...fakeReply) *fakeOpenAI {
+	f := &fakeOpenAI{replies: replies, gone: make(chan struct{}, 16)}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.keys = append(f.keys, r.Header.Get("Authorization"))
+		if len(f.replies) == 0 {
+			f.mu.Unlock()
+			http.Error(w, `{"error":{"message":"no more replies"}}`, 500)
+			return
+		}
+		rep := f.replies[0]
+		f.replies = f.replies[1:]
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta map[string]any, finish any) {
+			b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			w.(http.Flusher).Flush()
+		}
+		for _, t := range rep.text {
+			chunk(map[string]any{"content": t}, nil)
+			if rep.hang {
+				<-r.Context().Done()
+				f.gone <- struct{}{}
+				return
+			}
+		}
+		for i, c := range rep.calls {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.id, "type": "function",
+				"function": map[string]any{"name": c.name, "arguments": c.args}}}}, nil)
+		}
+		finish := "stop"
+		if len(rep.calls) > 0 {
+			finish = "tool_calls"
+		}
+		chunk(map[string]any{}, finish)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func openAISettings(url, state string) map[string]any {
+	return map[string]any{
+		"provider": map[string]any{"name": "openai-compatible", "model": "test-model", "baseUrl": url + "/v1", "apiKeyEnv": "TEST_API_KEY", "nativeTools": true},
+		"stateDir": state,
+	}
+}
+
+func newSessionIn(t *testing.T, ctx context.Context, ed *rpctest.Editor, cwd string) string {
+	t.Helper()
+	var created struct{ SessionID string }
+	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": cwd}, &created); err != nil {
+		t.Fatal(err)
+	}
+	return created.SessionID
+}
+
+func promptText(ctx context.Context, ed *rpctest.Editor, id, text string) (string, error) {
+	var res struct{ StopReason string }
+	err := ed.Call(ctx, "session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": text}}}, &res)
+	return res.StopReason, err
+}
+
+// TestCancelDuringModelStream: session/cancel while the model is streaming
+// closes the stream (the server sees the client leave) and the prompt
+// returns "cancelled".
+func TestCancelDuringModelStream(t *testing.T) {
+	ctx := testCtx(t)
+	fake := newFakeOpenAI(t, fakeReply{text: []string{"Thinking about it"}, hang: true})
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "TEST_API_KEY" {
+			return "sk-test"
+		}
+		return ""
+	}})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": openAISettings(fake.URL, t.TempDir())})
+	id := newSessionIn(t, ctx, ed, root)
+	done := make(chan string, 1)
+	go func() {
+		stop, err := promptText(ctx, ed, id, "start")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- stop
+	}()
+	if _, err := ed.Await(ctx, "session/update", func(p json.RawMessage) bool { return strings.Contains(string(p), "Thinking about it") }); err != nil {
+		t.Fatal(err)
+	}
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": id})
+	select {
+	case stop := <-done:
+		if stop != "cancelled" {
+			t.Fatalf("stopReason = %q", stop)
+		}
+	case <-ctx.Done():
+		t.Fatal("prompt did not return after cancel")
+	}
+	select {
+	case <-fake.gone:
+	case <-ctx.Done():
+		t.Fatal("the model stream was not closed")
+	}
+}
+
+// TestAPIKeyNeverLeaks plants a key, has the model echo it, and greps every
+// notification, the session file and the log for it.
+func TestAPIKeyNeverLeaks(t *testing.T) {
+	ctx := testCtx(t)
+	const key = "sk-planted-0123456789abcdef"
+	fake := newFakeOpenAI(t,
+		fakeReply{text: []string{"Your key is " + key + ", right?"}},
+	)
+	root, state := t.TempDir(), t.TempDir()
+	logPath := filepath.Join(t.TempDir(), "daemon.log")
+	logFile, _ := os.Create(logPath)
+	defer logFile.Close()
+	ed := rpctest.New(t, rpc.Options{
+		Logger: slogTo(logFile),
+		Getenv: func(k string) string {
+			if k == "TEST_API_KEY" {
+				return key
+			}
+			return ""
+		},
+	})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": openAISettings(fake.URL, state)})
+	id := newSessionIn(t, ctx, ed, root)
+	if _, err := promptText(ctx, ed, id, "what is my key?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.keys) != 1 || fake.keys[0] != "Bearer "+key {
+		t.Fatalf("the provider did not receive the key: %q", fake.keys)
+	}
+	for _, m := range ed.Messages("") {
+		if strings.Contains(string(m.Params), key) {
+			t.Errorf("%s carries the key: %s", m.Method, m.Params)
+		}
+	}
+	if !strings.Contains(agentText(updates(ed, id)), "[redacted]") {
+		t.Errorf("the echoed key was not redacted: %q", agentText(updates(ed, id)))
+	}
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), key) {
+				t.Errorf("session file %s carries the key", p)
+			}
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(logPath); strings.Contains(string(b), key) {
+		t.Errorf("the log carries the key")
+	}
+}
+
+// TestTwoConcurrentSessions runs two sessions' prompts at once; each gets
+// its own replies and updates.
+func TestTwoConcurrentSessions(t *testing.T) {
+	ctx := testCtx(t)
+	tr := transcript(t, reply(text("same script")))
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir()}})
+	a, b := newSessionIn(t, ctx, ed, root), newSessionIn(t, ctx, ed, root)
+	var wg sync.WaitGroup
+	for _, id := range []string{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if stop, err := promptText(ctx, ed, id, "hello "+id); err != nil || stop != "end_turn" {
+				t.Errorf("%s: %q %v", id, stop, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, id := range []string{a, b} {
+		if got := agentText(updates(ed, id)); got != "same script" {
+			t.Errorf("%s text = %q", id, got)
+		}
+	}
+	// A second prompt while one runs is refused, not interleaved.
+}
+
+// TestSubagent: spawn_agent runs a child session (search preset, no
+// subagent tools) on the parent's model and returns its final answer as
+// the tool result.
+func TestSubagent(t *testing.T) {
+	ctx := testCtx(t)
+	tr := transcript(t,
+		reply(call("p1", "spawn_agent", map[string]any{"prompt": "find the answer"})),
+		map[string]any{"expect": map[string]any{"last_user_contains": "find the answer", "tools": []string{"read_files"}},
+			"events": []any{text("the child found 42")}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "the child found 42"},
+			"events": []any{text("The subagent says 42.")}},
+	)
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir()}})
+	id := newSessionIn(t, ctx, ed, root)
+	stop, err := promptText(ctx, ed, id, "ask a helper")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("prompt: %q %v", stop, err)
+	}
+	if got := agentText(updates(ed, id)); got != "The subagent says 42." {
+		t.Fatalf("parent text = %q", got)
+	}
+}
+
+func slogTo(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
