@@ -48,6 +48,9 @@ func builtinImpls(f tools.Files) map[string]tools.BuildFunc {
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
+	for name, b := range tools.WorkspaceTools(f) {
+		impls[name] = b
+	}
 	return impls
 }
 

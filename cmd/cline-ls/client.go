@@ -143,7 +143,7 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case "cline/diff":
 		var d struct{ Diff string }
 		json.Unmarshal(params, &d)
-		c.println("diff", d.Diff)
+		c.println("diff", "\n"+indent(d.Diff))
 		return nil, nil
 	case "window/logMessage", "window/showMessage":
 		var m struct{ Message string }
