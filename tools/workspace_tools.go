@@ -107,6 +107,7 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 	}
 	return map[string]BuildFunc{
 		NameReadFiles: Typed(env.buildReadFiles),
+		NameListFiles: Typed(env.buildListFiles),
 	}
 }
 

@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+const (
+	// listFilesMaxEntries is how many entries list_files shows.
+	listFilesMaxEntries = 200
+	// listFilesCountCap bounds the walk that counts the entries left out,
+	// so that listing a huge tree stays quick.
+	listFilesCountCap = 100_000
+)
+
+type listFilesArgs struct {
+	Path      string `json:"path"`
+	Recursive bool   `json:"recursive"`
+}
+
+func (e *wsEnv) buildListFiles(a listFilesArgs) (Invocation, error) {
+	p := a.Path
+	if strings.TrimSpace(p) == "" {
+		p = "." // models send "" for the workspace itself
+	}
+	abs, err := e.files.Resolve(p)
+	return &listFilesCall{env: e, args: a, abs: abs, err: err}, nil
+}
+
+type listFilesCall struct {
+	env  *wsEnv
+	args listFilesArgs
+	abs  string
+	err  error
+}
+
+// Describe names the folder.
+func (c *listFilesCall) Describe(context.Context) Description {
+	d := Description{Kind: KindRead, Title: "List " + c.args.Path}
+	if c.err == nil {
+		d.Title = "List " + listFilesDirName(c.env.files.Display(c.abs))
+		d.Locations = []Location{{Path: c.abs}}
+	}
+	if c.args.Recursive {
+		d.Title += " (recursive)"
+	}
+	return d
+}
+
+// listFilesEntry is one listed file or folder.
+type listFilesEntry struct {
+	abs string
+	dir bool
+}
+
+// Execute lists the folder breadth first, so that a listing cut at the
+// limit shows the upper levels whole, and prints what it kept sorted by
+// path.
+func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
+	if c.err != nil {
+		return Errorf("%v", c.err), nil
+	}
+	files := c.env.files
+	name := listFilesDirName(files.Display(c.abs))
+	fi, err := os.Stat(c.abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("Folder not found: %s. List its parent folder to see what is there.", name), nil
+	case err != nil:
+		return Errorf("Cannot list %s: %s", name, readFilesErrText(err)), nil
+	case !fi.IsDir():
+		return Errorf("%s is a file, not a folder; use read_files to read it.", files.Display(c.abs)), nil
+	}
+	// A folder the rules hide is listed when asked for by name (node_modules/pkg,
+	// say), with the rules off inside it, since all of it would be hidden.
+	bypass := files.Ignored(c.abs, true)
+
+	var shown []listFilesEntry
+	more, ignored, unreadable := 0, 0, 0
+	queue := []string{c.abs}
+	for len(queue) > 0 && len(shown)+more < listFilesCountCap {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			unreadable++
+		}
+		for _, e := range entries {
+			if e.Name() == ".git" {
+				continue
+			}
+			abs := filepath.Join(dir, e.Name())
+			isDir := e.IsDir()
+			link := e.Type()&fs.ModeSymlink != 0
+			if link {
+				// Shown as what it points to, but never followed: it may
+				// lead out of the workspace or into a loop.
+				if target, err := os.Stat(abs); err == nil {
+					isDir = target.IsDir()
+				}
+			}
+			if !bypass && files.Ignored(abs, isDir) {
+				ignored++
+				continue
+			}
+			if len(shown) < listFilesMaxEntries {
+				shown = append(shown, listFilesEntry{abs: abs, dir: isDir})
+			} else {
+				more++
+			}
+			if isDir && !link && c.args.Recursive {
+				queue = append(queue, abs)
+			}
+		}
+	}
+	moreIsLowerBound := len(queue) > 0
+
+	slices.SortFunc(shown, func(a, b listFilesEntry) int { return listFilesCompare(a.abs, b.abs) })
+	var b strings.Builder
+	what := "entries"
+	if c.args.Recursive {
+		what = "entries, recursive"
+	}
+	total := len(shown) + more
+	switch {
+	case total == 0:
+		fmt.Fprintf(&b, "%s is empty", name)
+		if ignored > 0 {
+			fmt.Fprintf(&b, " apart from %s hidden by .gitignore or .clineignore", listFilesEntries(ignored))
+			ignored = 0
+		}
+		b.WriteString(".\n")
+	case more == 0:
+		fmt.Fprintf(&b, "%s (%d %s):\n", name, total, what)
+	default:
+		fmt.Fprintf(&b, "%s (%s):\n", name, what)
+	}
+	for _, e := range shown {
+		b.WriteString(files.Display(e.abs))
+		if e.dir {
+			b.WriteString("/")
+		}
+		b.WriteString("\n")
+	}
+	if more > 0 {
+		count := fmt.Sprint(total)
+		if moreIsLowerBound {
+			count = "more than " + count
+		}
+		fmt.Fprintf(&b, "[Showing %d of %s entries: the list was cut at %d. List a subfolder, or use search_codebase, to see the rest.]\n",
+			len(shown), count, listFilesMaxEntries)
+	}
+	if ignored > 0 {
+		fmt.Fprintf(&b, "[%s hidden by .gitignore or .clineignore %s not listed.]\n", listFilesEntries(ignored), listFilesVerb(ignored))
+	}
+	if bypass {
+		b.WriteString("[This folder is itself excluded by .gitignore or .clineignore; it is listed because you asked for it, with those rules off inside it.]\n")
+	}
+	if unreadable > 0 {
+		fmt.Fprintf(&b, "[%s could not be read.]\n", plural(unreadable, "folder"))
+	}
+	return Result{Content: b.String()}, nil
+}
+
+func listFilesEntries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
+
+func listFilesVerb(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// listFilesDirName shows a folder as "name/", and the workspace root as
+// "the workspace folder".
+func listFilesDirName(display string) string {
+	if display == "." || display == "" {
+		return "The workspace folder"
+	}
+	return strings.TrimSuffix(display, "/") + "/"
+}
+
+// listFilesCompare orders paths component by component, so that a
+// folder's entries follow it directly ("a/b" before "a.go").
+func listFilesCompare(a, b string) int {
+	as := strings.Split(filepath.ToSlash(a), "/")
+	bs := strings.Split(filepath.ToSlash(b), "/")
+	return slices.Compare(as, bs)
+}
