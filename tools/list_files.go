@@ -68,6 +68,9 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 	}
 	files := c.env.files
 	name := listFilesDirName(files.Display(c.abs))
+	if rest, ok := strings.CutPrefix(name, "the "); ok {
+		name = "The " + rest // it starts the listing's first sentence
+	}
 	fi, err := os.Stat(c.abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -189,7 +192,7 @@ func listFilesVerb(n int) string {
 // "the workspace folder".
 func listFilesDirName(display string) string {
 	if display == "." || display == "" {
-		return "The workspace folder"
+		return "the workspace folder"
 	}
 	return strings.TrimSuffix(display, "/") + "/"
 }

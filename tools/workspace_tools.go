@@ -106,8 +106,9 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		o(&env.cfg)
 	}
 	return map[string]BuildFunc{
-		NameReadFiles: Typed(env.buildReadFiles),
-		NameListFiles: Typed(env.buildListFiles),
+		NameReadFiles:      Typed(env.buildReadFiles),
+		NameListFiles:      Typed(env.buildListFiles),
+		NameSearchCodebase: Typed(env.buildSearchCodebase),
 	}
 }
 

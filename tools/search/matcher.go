@@ -29,6 +29,15 @@ func (e *QueryError) Error() string {
 	return fmt.Sprintf("query %d %q: %s", e.Index+1, e.Query, e.Reason)
 }
 
+// CheckQuery reports whether query can be searched for: nil, or a
+// *QueryError naming it as query number index+1 and saying what is wrong.
+// Search checks its queries too; this is for refusing a call before
+// running it.
+func CheckQuery(index int, query string) error {
+	_, err := compileQuery(index, query)
+	return err
+}
+
 // matcher finds the lines of a text that match one query. Matching is
 // line by line, as in grep and ripgrep: a match never spans a line break,
 // and ^ and $ match at the ends of each line.

@@ -401,8 +401,8 @@ func (s *searcher) matchFile(found []Match, m *matcher, path string, data []byte
 			Path:   path,
 			Line:   lineNo,
 			Text:   s.lineText(m, data[start:end]),
-			Before: contextBefore(data, start, s.opts.Context),
-			After:  contextAfter(data, end, s.opts.Context),
+			Before: contextBefore(data, start, s.opts.Context, s.opts.MaxLineBytes),
+			After:  contextAfter(data, end, s.opts.Context, s.opts.MaxLineBytes),
 		})
 		return true
 	})
@@ -440,18 +440,18 @@ func (s *searcher) lineText(m *matcher, line []byte) string {
 	return b.String()
 }
 
-func contextBefore(data []byte, start, n int) []string {
+func contextBefore(data []byte, start, n, limit int) []string {
 	var out []string
 	for ; n > 0 && start > 0; n-- {
 		end := start - 1 // the line break ending the previous line
 		start = bytes.LastIndexByte(data[:end], '\n') + 1
-		out = append(out, contextLine(data[start:end]))
+		out = append(out, contextLine(data[start:end], limit))
 	}
 	slices.Reverse(out)
 	return out
 }
 
-func contextAfter(data []byte, end, n int) []string {
+func contextAfter(data []byte, end, n, limit int) []string {
 	var out []string
 	for ; n > 0 && end+1 < len(data); n-- {
 		start := end + 1
@@ -461,16 +461,16 @@ func contextAfter(data []byte, end, n int) []string {
 		} else {
 			end += start
 		}
-		out = append(out, contextLine(data[start:end]))
+		out = append(out, contextLine(data[start:end], limit))
 	}
 	return out
 }
 
-// contextLine copies a context line, cut at DefaultMaxLineBytes.
-func contextLine(line []byte) string {
+// contextLine copies a context line, cut at limit bytes.
+func contextLine(line []byte, limit int) string {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if len(line) > DefaultMaxLineBytes {
-		end := DefaultMaxLineBytes
+	if len(line) > limit {
+		end := limit
 		for end > 0 && !utf8.RuneStart(line[end]) {
 			end--
 		}
