@@ -109,6 +109,7 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		NameReadFiles:      Typed(env.buildReadFiles),
 		NameListFiles:      Typed(env.buildListFiles),
 		NameSearchCodebase: Typed(env.buildSearchCodebase),
+		NameRunCommands:    Typed(env.buildRunCommands),
 	}
 }
 

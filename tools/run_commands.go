@@ -1,0 +1,340 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// cmdMaxTimeout caps the timeout a call may ask for: a command that
+	// needs longer belongs in a terminal the user watches.
+	cmdMaxTimeout = 10 * time.Minute
+	// cmdStreamMax is how much of a command's output is streamed to the
+	// client; past it the client is told that the rest is not shown
+	// live, so a runaway command cannot flood the connection.
+	cmdStreamMax = 1 << 20
+	// cmdDrainWait is how long output is still read once the shell has
+	// exited and its process group is gone: a process that moved to a
+	// group of its own may hold the pipe open for ever.
+	cmdDrainWait = 2 * time.Second
+)
+
+type runCommandsArgs struct {
+	Commands []string `json:"commands"`
+	Timeout  int      `json:"timeout"`
+}
+
+func (e *wsEnv) buildRunCommands(a runCommandsArgs) (Invocation, error) {
+	var probs []Problem
+	for i, cmd := range a.Commands {
+		path := fmt.Sprintf("commands[%d]", i)
+		if strings.TrimSpace(cmd) == "" {
+			probs = append(probs, Problem{Path: path, Message: "is empty"})
+			continue
+		}
+		if e.cfg.readOnlyCommands {
+			if why := WhyNotReadOnly(cmd); why != "" {
+				probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(
+					"refused: this mode runs only commands that change no files, and %q may (%s). "+
+						"Read-only commands include ls, cat, head, grep, rg, find (without -exec or -delete), "+
+						"git status/log/diff/show, go list/vet/doc; no output redirection to files. "+
+						"Changing files needs act mode.", cmd, why)})
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return nil, &ValidationError{Problems: probs}
+	}
+	timeout := e.cfg.commandTimeout
+	if a.Timeout > 0 {
+		timeout = time.Duration(a.Timeout) * time.Second
+	}
+	return &runCommandsCall{env: e, commands: a.Commands, timeout: min(timeout, cmdMaxTimeout)}, nil
+}
+
+type runCommandsCall struct {
+	env      *wsEnv
+	commands []string
+	timeout  time.Duration
+}
+
+// Describe shows the commands, for the approval request.
+func (c *runCommandsCall) Describe(context.Context) Description {
+	first := strings.TrimSpace(c.commands[0])
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i] + " …"
+	}
+	if utf8.RuneCountInString(first) > 80 {
+		first = string([]rune(first)[:80]) + "…"
+	}
+	title := "Run " + first
+	if n := len(c.commands); n > 1 {
+		title += fmt.Sprintf(" and %d more", n-1)
+	}
+	return Description{Title: title, Kind: KindExecute, Command: strings.Join(c.commands, "\n")}
+}
+
+// Execute runs the commands one after another, each whatever the outcome
+// of the one before, since they are often independent looks at the
+// workspace. The call is an error if any command failed.
+func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result, error) {
+	stream := opts.Output
+	if stream == nil {
+		stream = func(string) {}
+	}
+	share := MaxToolOutput / len(c.commands)
+	var b strings.Builder
+	failed := false
+	for i, command := range c.commands {
+		if i > 0 {
+			b.WriteString("\n")
+			stream("\n")
+		}
+		header := "$ " + command + "\n"
+		b.WriteString(header)
+		stream(header)
+		if ctx.Err() != nil {
+			b.WriteString("[not run: the call was cancelled]\n")
+			failed = true
+			continue
+		}
+		out, status, ok := c.runOne(ctx, command, share, stream)
+		b.WriteString(out)
+		b.WriteString(status)
+		stream(status)
+		failed = failed || !ok
+	}
+	return Result{Content: b.String(), IsError: failed}, nil
+}
+
+// runOne runs one command in its own process group and returns its
+// output (cut to budget bytes) and a status line; ok is false unless it
+// exited with 0.
+func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int, stream func(string)) (out, status string, ok bool) {
+	cmd := exec.Command(c.env.shellPath(), "-c", command)
+	cmd.Dir = c.env.files.Root()
+	cmd.Env = c.env.commandEnv()
+	// Standard input is /dev/null (a nil Stdin): a command that prompts
+	// gets end of file instead of waiting for ever.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Sprintf("[could not run: %v]\n", err), false
+	}
+	// One pipe for both streams keeps their lines in the order written.
+	cmd.Stdout, cmd.Stderr = w, w
+	cmdOwnGroup(cmd)
+	start := time.Now()
+	err = cmd.Start()
+	w.Close() // the child has its copy; ours would keep the pipe open
+	if err != nil {
+		r.Close()
+		return "", fmt.Sprintf("[could not start the shell %s: %v]\n", cmd.Path, err), false
+	}
+	collected := newCmdOutput(budget, stream)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		collected.readFrom(r)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	var stopped string
+	select {
+	case err = <-exited:
+	case <-timer.C:
+		stopped = "timeout"
+		cmdKillGroup(cmd.Process)
+		err = <-exited
+	case <-ctx.Done():
+		stopped = "cancelled"
+		cmdKillGroup(cmd.Process)
+		err = <-exited
+	}
+	// Whatever the shell left running in its group (a server started
+	// with &, say) goes too: nothing outlives the call.
+	leftovers := cmdKillGroup(cmd.Process)
+	select {
+	case <-drained:
+	case <-time.After(cmdDrainWait):
+		r.Close() // ends the read; a process outside the group still holds the pipe
+		<-drained
+	}
+	r.Close()
+
+	out = collected.text()
+	if out == "" {
+		out = "(no output)\n"
+	} else if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	elapsed := time.Since(start).Round(10 * time.Millisecond)
+	var note string
+	if leftovers && stopped == "" {
+		note = "; processes it left running in the background were stopped"
+	}
+	switch {
+	case stopped == "timeout":
+		return out, fmt.Sprintf("[timed out after %s: the command and the processes it started were stopped; give a longer timeout if it needs more time]\n", c.timeout), false
+	case stopped == "cancelled":
+		return out, "[cancelled: the command and the processes it started were stopped]\n", false
+	}
+	code := cmd.ProcessState.ExitCode()
+	var ee *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &ee):
+		return out, fmt.Sprintf("[failed: %v]\n", err), false
+	case code == 0:
+		return out, fmt.Sprintf("[exit code 0, %s%s]\n", elapsed, note), true
+	case code == 127:
+		return out, fmt.Sprintf("[exit code 127: command not found; check the program's name and that it is installed and on PATH%s]\n", note), false
+	case code == 126:
+		return out, fmt.Sprintf("[exit code 126: the program was found but could not be run (not executable?)%s]\n", note), false
+	case code < 0:
+		return out, fmt.Sprintf("[killed by a signal: %s%s]\n", cmd.ProcessState, note), false
+	}
+	return out, fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note), false
+}
+
+// shellPath is the shell commands run in: the option, else $SHELL, else
+// /bin/sh.
+func (e *wsEnv) shellPath() string {
+	for _, s := range []string{e.cfg.shell, os.Getenv("SHELL")} {
+		if s == "" {
+			continue
+		}
+		if p, err := exec.LookPath(s); err == nil {
+			return p
+		}
+	}
+	return "/bin/sh"
+}
+
+// commandEnv is the environment of commands: pagers print instead of
+// waiting for a key, and git never prompts for credentials.
+func (e *wsEnv) commandEnv() []string {
+	env := e.cfg.commandEnv
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(env[:len(env):len(env)], "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+}
+
+// cmdOutput collects a command's output as it arrives: it streams it
+// (whole UTF-8 characters only, up to cmdStreamMax) and keeps the first
+// and last halves of the budget, so memory stays bounded however much a
+// command prints.
+type cmdOutput struct {
+	stream   func(string)
+	budget   int
+	mu       sync.Mutex
+	head     []byte
+	tail     []byte // the most recent bytes, at most budget/2 kept when trimmed
+	total    int
+	streamed int
+	partial  []byte // the start of a UTF-8 character split between reads
+}
+
+func newCmdOutput(budget int, stream func(string)) *cmdOutput {
+	return &cmdOutput{stream: stream, budget: max(budget, 1024)}
+}
+
+func (o *cmdOutput) readFrom(r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.write(buf[:n])
+		}
+		if err != nil {
+			o.flush()
+			return
+		}
+	}
+}
+
+func (o *cmdOutput) write(p []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.total += len(p)
+	half := o.budget / 2
+	rest := p
+	if len(o.head) < half {
+		n := min(half-len(o.head), len(rest))
+		o.head = append(o.head, rest[:n]...)
+		rest = rest[n:]
+	}
+	if len(rest) > 0 {
+		o.tail = append(o.tail, rest...)
+		if len(o.tail) > 2*half {
+			o.tail = append(o.tail[:0], o.tail[len(o.tail)-half:]...)
+		}
+	}
+
+	if o.streamed >= cmdStreamMax {
+		return
+	}
+	chunk := append(o.partial, p...)
+	// Hold back a character whose last bytes have not arrived yet.
+	cut := len(chunk)
+	for i := 1; i <= utf8.UTFMax && i <= len(chunk); i++ {
+		if utf8.RuneStart(chunk[len(chunk)-i]) {
+			if !utf8.FullRune(chunk[len(chunk)-i:]) {
+				cut = len(chunk) - i
+			}
+			break
+		}
+	}
+	o.partial = append([]byte(nil), chunk[cut:]...)
+	if cut == 0 {
+		return
+	}
+	o.streamed += cut
+	o.stream(string(chunk[:cut]))
+	if o.streamed >= cmdStreamMax {
+		o.stream("\n[the output goes on but is no longer shown as it comes; the result will hold its start and end]\n")
+	}
+}
+
+func (o *cmdOutput) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.partial) > 0 && o.streamed < cmdStreamMax {
+		o.stream(string(o.partial))
+	}
+	o.partial = nil
+}
+
+// text is the output, cut in the middle if it went over the budget.
+func (o *cmdOutput) text() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	half := o.budget / 2
+	tail := o.tail
+	if len(tail) > half {
+		tail = tail[len(tail)-half:]
+	}
+	if len(o.head)+len(tail) == o.total {
+		return string(o.head) + string(tail)
+	}
+	// The kept halves never met: put them together with a note, as
+	// wsCutMiddle would for the whole text.
+	head, t := string(o.head), string(tail)
+	if i := strings.LastIndexByte(head, '\n'); i >= len(head)*3/4 {
+		head = head[:i+1]
+	}
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i <= len(t)/4 {
+		t = t[i+1:]
+	}
+	head, t = wsValidPrefix(head), wsValidSuffix(t)
+	return fmt.Sprintf("%s\n[... %d characters cut from the middle ...]\n%s", head, o.total-len(head)-len(t), t)
+}

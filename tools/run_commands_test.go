@@ -1,0 +1,325 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+func skipWithoutUnix(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("run_commands tests use a POSIX shell")
+	}
+}
+
+func TestRunCommandsOutputAndExitCodes(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, map[string]string{"a.txt": "hello\n"})
+	sh := tools.CommandShell("/bin/sh")
+
+	res := wsRun(t, files, tools.NameRunCommands, `{"commands":["cat a.txt; echo to-stderr >&2; echo after","pwd"]}`, sh)
+	wsWant(t, res.Content, "$ cat a.txt; echo to-stderr >&2; echo after\nhello\nto-stderr\nafter\n[exit code 0, ",
+		"$ pwd\n"+files.Root()+"\n[exit code 0")
+	if res.IsError {
+		t.Error("IsError after commands that succeeded")
+	}
+
+	res = wsRun(t, files, tools.NameRunCommands, `{"commands":["true","exit 3"]}`, sh)
+	wsWant(t, res.Content, "$ true\n(no output)\n[exit code 0", "$ exit 3\n(no output)\n[exit code 3, ")
+	if !res.IsError {
+		t.Error("IsError is false after a command failed")
+	}
+
+	res = wsRun(t, files, tools.NameRunCommands, `{"commands":["no-such-program-xyz --flag"]}`, sh)
+	wsWant(t, res.Content, "no-such-program-xyz", "[exit code 127: command not found; check the program's name")
+	if !res.IsError {
+		t.Error("a missing program is not an error")
+	}
+
+	// Standard input is empty, so a command reading it ends at once.
+	res = wsRun(t, files, tools.NameRunCommands, `{"commands":["cat; echo read-all"],"timeout":20}`, sh)
+	wsWant(t, res.Content, "read-all\n[exit code 0")
+
+	if _, err := os.Stat("/bin/bash"); err == nil {
+		res = wsRun(t, files, tools.NameRunCommands, `{"commands":["echo bash=$BASH_VERSION"]}`, tools.CommandShell("/bin/bash"))
+		wsWantNot(t, res.Content, "bash=\n")
+	}
+
+	_, err := wsBuild(t, files, tools.NameRunCommands, `{"commands":["ls","  "]}`)
+	wsWant(t, wsErrorText(t, err), "commands[1]: is empty")
+}
+
+func TestRunCommandsTimeoutKillsTheGroup(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, nil)
+	res := wsRun(t, files, tools.NameRunCommands,
+		`{"commands":["sleep 30 & echo $! > child.pid; wait"],"timeout":1}`, tools.CommandShell("/bin/sh"))
+	wsWant(t, res.Content, "[timed out after 1s: the command and the processes it started were stopped")
+	if !res.IsError {
+		t.Error("a timeout is not an error")
+	}
+	waitGone(t, readPid(t, filepath.Join(files.Root(), "child.pid")))
+}
+
+func TestRunCommandsCancelKillsTheGroup(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, nil)
+	pidFile := filepath.Join(files.Root(), "child.pid")
+	inv, err := wsBuild(t, files, tools.NameRunCommands,
+		`{"commands":["sleep 60 & echo $! > child.pid; echo started; wait","echo never"]}`, tools.CommandShell("/bin/sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	var once sync.Once
+	done := make(chan tools.Result)
+	go func() {
+		res, err := inv.Execute(ctx, tools.ExecOptions{Output: func(chunk string) {
+			if strings.Contains(chunk, "started") {
+				once.Do(func() { close(started) })
+			}
+		}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case <-started:
+	case res := <-done:
+		t.Fatalf("finished before it was cancelled: %s", res.Content)
+	}
+	pid := readPid(t, pidFile)
+	cancel()
+	res := <-done
+	wsWant(t, res.Content, "[cancelled: the command and the processes it started were stopped]",
+		"$ echo never\n[not run: the call was cancelled]")
+	waitGone(t, pid)
+}
+
+func TestRunCommandsStopsLeftoverBackgroundProcesses(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, nil)
+	res := wsRun(t, files, tools.NameRunCommands, `{"commands":["sleep 60 & echo $! > child.pid"],"timeout":20}`,
+		tools.CommandShell("/bin/sh"))
+	wsWant(t, res.Content, "[exit code 0", "processes it left running in the background were stopped")
+	waitGone(t, readPid(t, filepath.Join(files.Root(), "child.pid")))
+}
+
+// readPid reads a process ID a command wrote.
+func readPid(t *testing.T, name string) int {
+	t.Helper()
+	for range 200 {
+		data, err := os.ReadFile(name)
+		if err == nil && strings.HasSuffix(string(data), "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s was never written", name)
+	return 0
+}
+
+// waitGone fails unless process pid ends (or is a zombie, dead but not
+// yet reaped by its new parent) within a few seconds of being killed.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for range 500 {
+		err := syscall.Kill(pid, 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+			if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	exec.Command("kill", "-9", strconv.Itoa(pid)).Run()
+	t.Fatalf("process %d still runs", pid)
+}
+
+func TestRunCommandsStreamsWhileRunning(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, nil)
+	flag := filepath.Join(files.Root(), "go.flag")
+	// The command waits until the test has seen its first line, which it
+	// can only do if output is streamed before the command ends.
+	inv, err := wsBuild(t, files, tools.NameRunCommands,
+		`{"commands":["echo ready; while [ ! -f go.flag ]; do sleep 0.02; done; echo finished"],"timeout":20}`,
+		tools.CommandShell("/bin/sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var streamed strings.Builder
+	res, err := inv.Execute(context.Background(), tools.ExecOptions{Output: func(chunk string) {
+		mu.Lock()
+		defer mu.Unlock()
+		streamed.WriteString(chunk)
+		if strings.Contains(streamed.String(), "ready\n") {
+			os.WriteFile(flag, nil, 0o644)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsWant(t, res.Content, "ready\nfinished\n[exit code 0")
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.HasPrefix(streamed.String(), "$ echo ready;") || !strings.Contains(streamed.String(), "finished\n[exit code 0") {
+		t.Errorf("streamed %q", streamed.String())
+	}
+}
+
+func TestRunCommandsCutsLongOutputInTheMiddle(t *testing.T) {
+	skipWithoutUnix(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 3*tools.MaxToolOutput; i++ {
+		fmt.Fprintf(&b, "line %d %s end\n", i, strings.Repeat("é", i%7))
+	}
+	files := wsTree(t, map[string]string{"big.txt": "FIRST LINE\n" + b.String() + "LAST LINE\n"})
+	var streamed int
+	inv, err := wsBuild(t, files, tools.NameRunCommands, `{"commands":["cat big.txt"]}`, tools.CommandShell("/bin/sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := inv.Execute(context.Background(), tools.ExecOptions{Output: func(s string) {
+		streamed += len(s)
+		if !utf8.ValidString(s) {
+			t.Errorf("a streamed chunk splits a character: %q…", s[:min(len(s), 40)])
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsWant(t, res.Content, "$ cat big.txt\nFIRST LINE\nline 0  end\n", "LAST LINE\n[exit code 0", "characters cut from the middle")
+	if len(res.Content) > tools.MaxToolOutput+500 {
+		t.Errorf("output is %d bytes, over the limit", len(res.Content))
+	}
+	if !utf8.ValidString(res.Content) {
+		t.Error("the cut split a UTF-8 character")
+	}
+	if streamed < 3*tools.MaxToolOutput {
+		t.Errorf("streamed %d bytes; the whole output goes to the client", streamed)
+	}
+}
+
+func TestRunCommandsReadOnlyMode(t *testing.T) {
+	skipWithoutUnix(t)
+	files := wsTree(t, map[string]string{"a.txt": "x\n"})
+	ro := tools.ReadOnlyCommands(true)
+	for _, cmd := range []string{"rm -rf build", "echo hi > out.txt", "sed -i s/a/b/ a.txt", "find . -delete", "git commit -m x"} {
+		_, err := wsBuild(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":["ls",%q]}`, cmd), ro)
+		text := wsErrorText(t, err)
+		wsWant(t, text, "commands[1]: refused: this mode runs only commands that change no files", strconv.Quote(cmd),
+			"Changing files needs act mode")
+		wsWantNot(t, text, "commands[0]")
+	}
+	res := wsRun(t, files, tools.NameRunCommands, `{"commands":["ls -a | head -5 2>/dev/null","git status 2>&1 || true"]}`,
+		ro, tools.CommandShell("/bin/sh"))
+	wsWant(t, res.Content, "a.txt\n")
+	if _, err := os.Stat(filepath.Join(files.Root(), "out.txt")); err == nil {
+		t.Error("a refused command ran")
+	}
+}
+
+func TestWhyNotReadOnly(t *testing.T) {
+	allowed := []string{
+		"ls -la", "cat a.go | grep -n func | head -20", "grep -rn 'a > b' src", `echo "x > y"`,
+		"git log --oneline -5", "git -C sub --no-pager diff HEAD~1", "git branch -a", "git stash list",
+		"go list ./...", "go vet ./tools", "go env GOPATH", "find . -name '*.go' -type f", "rg -n foo",
+		"sed -n '1,20p' a.go", "sed 's/a/b/g' a.go", "sed -e 's|x|y|' -e '/re/d' f", "sort -u a | uniq -c",
+		"wc -l < a.go", "LC_ALL=C sort a", "ls 2>/dev/null", "ls >/dev/null 2>&1",
+		"cd src && ls", "timeout 5 grep -r x .", "xargs -n1 echo < list", "env", "npm ls", "jq .name package.json",
+		"git config --get user.name", "ls # rm -rf /", "tree -L 2", "command -v go", "diff -u a b",
+	}
+	for _, c := range allowed {
+		if why := tools.WhyNotReadOnly(c); why != "" {
+			t.Errorf("%q refused: %s", c, why)
+		}
+	}
+	refused := map[string]string{
+		"rm -rf build":                     "rm is not on the list",
+		"echo x > out":                     "output redirection to a file",
+		"echo x >> out":                    "output redirection to a file",
+		"ls &> out":                        "output redirection",
+		"cat a | tee b":                    "tee is not on the list",
+		"sed -i 's/a/b/' f":                "sed -i",
+		"sed -ni 'p' f":                    "sed -i",
+		"sed 's/a/b/w out' f":              "writes files",
+		"sed -n '/x/w out' f":              "writes files",
+		"sed ':a;w out' f":                 "writes files",
+		"sed -f script.sed f":              "script file",
+		"find . -name x -delete":           "-delete",
+		"find . -exec rm {} ;":             "-exec",
+		"git commit -m x":                  "git commit",
+		"git -c core.pager=sh log":         "-c",
+		"git log --output=x":               "--output",
+		"git branch new-feature":           "new-feature",
+		"go test ./...":                    "go test",
+		"go build ./cmd/x":                 "go build",
+		"go env -w GOFLAGS=x":              "-w",
+		"ls $(cat list)":                   "command substitution",
+		"ls `cat list`":                    "command substitution",
+		`echo "$(rm x)"`:                   "command substitution",
+		"sleep 10 &":                       "background",
+		"(cd x && rm y)":                   "subshells",
+		"cat <<EOF\nx\nEOF":                "here-documents",
+		"diff <(ls a) <(ls b)":             "process substitution",
+		"./script.sh":                      "./script.sh is a program",
+		"PATH=/tmp ls":                     "setting PATH",
+		"env GIT_EXTERNAL_DIFF=x git diff": "setting GIT_EXTERNAL_DIFF",
+		"xargs rm < list":                  "rm is not on the list",
+		"timeout 5 rm x":                   "rm is not on the list",
+		"sort -o out a":                    "sort -o",
+		"uniq in out":                      "uniq with an output file",
+		"rg --pre cat x":                   "--pre",
+		"npm install":                      "npm commands other than",
+		"python -c 'print(1)'":             "python is not on the list",
+		"$EDITOR a":                        "computes",
+		"echo 'unterminated":               "unterminated quote",
+		"":                                 "empty command",
+	}
+	for c, want := range refused {
+		why := tools.WhyNotReadOnly(c)
+		if why == "" {
+			t.Errorf("%q allowed", c)
+		} else if !strings.Contains(why, want) {
+			t.Errorf("%q: reason %q, want one naming %q", c, why, want)
+		}
+	}
+}
+
+func TestRunCommandsDescribe(t *testing.T) {
+	files := wsTree(t, nil)
+	inv, err := wsBuild(t, files, tools.NameRunCommands, `{"commands":["go test ./...\ngo vet ./...","ls"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := inv.Describe(context.Background())
+	if d.Kind != tools.KindExecute || d.Title != "Run go test ./... … and 1 more" || d.Command != "go test ./...\ngo vet ./...\nls" {
+		t.Errorf("description %+v", d)
+	}
+}
