@@ -23,8 +23,10 @@
 // Each tool runs once to warm up, then -runs times. The tools of a case
 // take turns, in an order that rotates every round, so a change in the
 // machine's load hits all of them alike. Untimed set-up before every run
-// restores the input, flushes the file about to be edited to disk and
-// collects this process's garbage.
+// restores the input, flushes the files about to be edited to disk (so
+// each run starts from files that are cached but clean, as a workspace's
+// files usually are, and no run pays for writing back an earlier one's
+// output) and collects this process's garbage.
 //
 //	bench/edits.sh [-runs 21] [-keep] [-v]
 //	go run ./bench/edits [-runs 21] [-keep] [-v]
@@ -447,6 +449,9 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 	}
 
 	rs := []*runner{inMemory, toolRunner, buildOnly, compactOnly, writeOnly, py, pythonAtomic, perl}
+	if err := syncTree(base); err != nil {
+		return nil, nil, err
+	}
 	if err := measure(runs, rs); err != nil {
 		return nil, nil, fmt.Errorf("case 1: %w", err)
 	}
@@ -549,6 +554,9 @@ func caseDiff(dir string, runs int) ([]row, []check, error) {
 		},
 	}
 	rs := []*runner{inMemory, withRead, gnu}
+	if err := syncTree(base); err != nil {
+		return nil, nil, err
+	}
 	if err := measure(runs, rs); err != nil {
 		return nil, nil, fmt.Errorf("case 2: %w", err)
 	}
@@ -681,9 +689,11 @@ func casePatch(dir string, runs int) ([]row, []check, error) {
 					return err
 				}
 				if after != nil {
-					return after(root)
+					if err := after(root); err != nil {
+						return err
+					}
 				}
-				return nil
+				return syncTree(root)
 			},
 			check: func(int) error { return sameTree(root, d.want) },
 		}, root
@@ -737,6 +747,9 @@ func casePatch(dir string, runs int) ([]row, []check, error) {
 	tool.run = func(int) error { return execute(applyPatch, toolArgs, "") }
 
 	rs := []*runner{inProc, proc, git, tool}
+	if err := syncTree(base); err != nil {
+		return nil, nil, err
+	}
 	if err := measure(runs, rs); err != nil {
 		return nil, nil, fmt.Errorf("case 3: %w", err)
 	}
@@ -804,8 +817,9 @@ func command(name string, args ...string) error {
 	return nil
 }
 
-// syncFile flushes a file's data to disk, so that writing back what an
-// earlier run left does not land in the next timed run.
+// syncFile flushes a file's data, or a folder's entries, to disk, so
+// that writing back what an earlier run left does not land in the next
+// timed run.
 func syncFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -838,6 +852,19 @@ func firstDifference(got, want string) string {
 	}
 	line := strings.Count(want[:i], "\n") + 1
 	return fmt.Sprintf("differs from the expected text at byte %d (line %d); %d bytes, want %d", i, line, len(got), len(want))
+}
+
+// syncTree flushes every file and folder under root to disk.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && !e.Type().IsRegular() {
+			return nil
+		}
+		return syncFile(p)
+	})
 }
 
 // writeTree replaces the folder root with the files of tree.
