@@ -106,10 +106,11 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		o(&env.cfg)
 	}
 	return map[string]BuildFunc{
-		NameReadFiles:      Typed(env.buildReadFiles),
-		NameListFiles:      Typed(env.buildListFiles),
-		NameSearchCodebase: Typed(env.buildSearchCodebase),
-		NameRunCommands:    Typed(env.buildRunCommands),
+		NameReadFiles:           Typed(env.buildReadFiles),
+		NameListFiles:           Typed(env.buildListFiles),
+		NameSearchCodebase:      Typed(env.buildSearchCodebase),
+		NameRunCommands:         Typed(env.buildRunCommands),
+		NameListCodeDefinitions: Typed(env.buildListCodeDefinitions),
 	}
 }
 
