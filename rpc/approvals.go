@@ -63,7 +63,11 @@ func (f approverFunc) Approve(ctx context.Context, req session.ApprovalRequest) 
 func (a *approvals) ask(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
 	a.s.mu.Lock()
 	viaCline := a.s.caps.clineApprovals
+	acp := a.s.dialect == DialectACP
 	a.s.mu.Unlock()
+	if acp {
+		return a.askACP(ctx, sessionID, req)
+	}
 	if viaCline {
 		return a.askCline(ctx, sessionID, req)
 	}

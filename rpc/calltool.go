@@ -142,6 +142,9 @@ func (s *Server) reportEdits(ctx context.Context, sessionID, callID string, edit
 	s.mu.Lock()
 	viaCline := s.caps.clineDiffs
 	s.mu.Unlock()
+	if s.dialect == DialectACP {
+		return // ACP clients get the diff as tool call content
+	}
 	for _, e := range edits {
 		// Tools report display paths, which resolve back to the file.
 		abs := e.Path

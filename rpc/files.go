@@ -28,7 +28,8 @@ const maxReadBytes = 64 << 20
 // open buffers and atomically to disk for the rest. One is made per
 // session, so that what "the model has seen" is per session.
 type files struct {
-	s *Server
+	s         *Server
+	sessionID string // for the ACP client's fs methods
 
 	mu   sync.Mutex
 	seen map[string]string
@@ -73,7 +74,10 @@ func (f *files) Ignored(abs string, isDir bool) bool {
 	return f.s.ignoreMatcher().Ignored(abs, isDir)
 }
 
-func (f *files) Read(_ context.Context, abs string) (tools.FileText, error) {
+func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {
+	if ft, handled, err := f.acpRead(ctx, abs); handled {
+		return ft, err
+	}
 	if snap, ok := f.s.buffers.GetPath(abs); ok {
 		return tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version}, nil
 	}
@@ -159,8 +163,13 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner) ([]tools.Chan
 		return nil, err
 	}
 	var bufEdits []bufferEdit
-	var diskOps []tools.Change
+	var diskOps, clientWrites []tools.Change
+	viaClient := f.acpWrites()
 	for _, c := range changes {
+		if viaClient && c.NewText != nil && c.MoveTo == "" {
+			clientWrites = append(clientWrites, c)
+			continue
+		}
 		ft, ok := read[c.Path]
 		if ok && ft.Open && c.NewText != nil && c.MoveTo == "" {
 			bufEdits = append(bufEdits, bufferEdit{change: c, base: ft})
@@ -177,6 +186,14 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner) ([]tools.Chan
 	undo, err := f.writeDisk(diskOps)
 	if err != nil {
 		return nil, err
+	}
+	if len(clientWrites) > 0 {
+		if err := f.acpWrite(ctx, clientWrites); err != nil {
+			if uerr := undo(); uerr != nil {
+				f.s.log.Error("rollback of disk changes failed", "err", uerr)
+			}
+			return nil, err
+		}
 	}
 	if len(bufEdits) > 0 {
 		if err := f.s.editBuffers(ctx, bufEdits); err != nil {

@@ -82,7 +82,9 @@ var defaultModels = []struct{ env, provider, model string }{
 }
 
 // ResolveSettings fills what the client left unset from, in order, the
-// CLINE_LS_* environment variables, $XDG_CONFIG_HOME/cline-ls/config.json,
+// CLINE_LS_* environment variables (CLINE_LS_TRANSCRIPT, beyond
+// PROTOCOL.md's list, names a replay transcript for clients without
+// initializationOptions), $XDG_CONFIG_HOME/cline-ls/config.json,
 // and the first provider API key variable that is set (PROTOCOL.md §2).
 func ResolveSettings(client Settings, getenv func(string) string) Settings {
 	st := client
@@ -99,6 +101,7 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 	fill(&p.Model, getenv("CLINE_LS_MODEL"))
 	fill(&p.BaseURL, getenv("CLINE_LS_BASE_URL"))
 	fill(&p.APIKeyEnv, getenv("CLINE_LS_API_KEY_ENV"))
+	fill(&p.Transcript, getenv("CLINE_LS_TRANSCRIPT"))
 	fill(&st.Mode, getenv("CLINE_LS_MODE"))
 
 	if file, ok := readConfigFile(getenv); ok {

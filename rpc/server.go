@@ -52,11 +52,15 @@ type Server struct {
 
 	conn    jsonrpc2.Conn
 	dialect Dialect
+	// cancel cancels the handler of a request still running, for
+	// $/cancelRequest and $/cancel_request.
+	cancel func(jsonrpc2.ID)
 
 	mu       sync.Mutex
 	state    lifecycle
 	enc      workspace.Encoding
 	caps     clientCaps
+	acp      acpCaps
 	settings Settings
 	exitCode int
 	exited   chan struct{}
@@ -144,7 +148,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		s.log.Warn("rejected frame", "err", err)
 	})
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
-	s.conn.Go(ctx, s.handle)
+	var h jsonrpc2.Handler
+	h, s.cancel = jsonrpc2.CancelHandler(s.handle)
+	s.conn.Go(ctx, h)
 
 	select {
 	case <-s.conn.Done():
@@ -227,9 +233,10 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	switch method {
 	case methodInitialize:
 		res, err = s.initialize(req.Params())
-	case methodInitialized, methodSetTrace, methodCancel, methodWillSave:
-		// Nothing to do: requests run to completion quickly or are
-		// cancelled through session/cancel.
+	case methodInitialized, methodSetTrace, methodWillSave:
+		// Nothing to do.
+	case methodCancel:
+		err = s.cancelRequest(req.Params())
 	case methodShutdown:
 		res, err = s.shutdown()
 	case methodDidOpen:
@@ -306,7 +313,7 @@ func (s *Server) shutdown() (any, error) {
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
 func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
-	if s.conn == nil {
+	if s.conn == nil || s.dialect == DialectACP {
 		return
 	}
 	if err := s.conn.Notify(ctx, methodLogMessage, map[string]any{"type": typ, "message": msg}); err != nil {
@@ -383,38 +390,6 @@ func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
 
 func commands() []string {
 	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
-}
-
-// handleACP serves the ACP dialect. Only initialize is answered until the
-// ACP session methods land; every other method is -32601.
-func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	switch req.Method() {
-	case methodInitialize:
-		var p struct {
-			ProtocolVersion *int `json:"protocolVersion"`
-		}
-		if err := decodeParams(req.Params(), &p); err != nil {
-			return nil, err
-		}
-		if p.ProtocolVersion == nil {
-			return nil, invalidParams("protocolVersion: required")
-		}
-		s.mu.Lock()
-		s.state = stateInitialized
-		s.mu.Unlock()
-		return map[string]any{
-			"protocolVersion": 1,
-			"agentCapabilities": map[string]any{
-				"loadSession":        false,
-				"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
-			},
-			"authMethods": []any{},
-		}, nil
-	}
-	if req.IsCall() {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method())
-	}
-	return nil, nil
 }
 
 // rawJSON is a helper for results assembled from parts.

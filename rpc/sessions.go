@@ -120,6 +120,7 @@ func (s *Server) newProvider() (provider.Provider, error) {
 // model); otherwise prov is nil and the settings name the model.
 func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, history []provider.Message, log *session.Log, subagent bool) (*liveSession, error) {
 	f := s.newFiles()
+	f.sessionID = id
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
@@ -134,7 +135,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	ls := &liveSession{cwd: cwd, files: f, log: log}
 	s.mu.Lock()
-	canAsk := s.caps.clineQuestions || s.caps.showMessageReq
+	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
@@ -158,6 +159,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 			return out
 		},
 		Redact: s.redact,
+		ACP:    s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
 			s.reportEdits(context.Background(), id, callID, edits)
 		},
@@ -315,7 +317,9 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	jsonrpc2.Async(ctx)
-	return s.runPrompt(jsonrpc2.DetachContext(ctx), ls, text)
+	// The handler runs until the turn ends, so its context (cancelled by
+	// $/cancel_request) is the turn's.
+	return s.runPrompt(ctx, ls, text)
 }
 
 func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {

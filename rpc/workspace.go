@@ -1,7 +1,9 @@
 package rpc
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/workspace"
@@ -116,4 +118,19 @@ func realFolders(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// within reports whether path is dir or inside it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// folderFromPath makes a workspace folder of an absolute path.
+func folderFromPath(p string) (workspace.Folder, error) {
+	if !filepath.IsAbs(p) {
+		return workspace.Folder{}, fmt.Errorf("%q is not an absolute path", p)
+	}
+	p = filepath.Clean(p)
+	return workspace.Folder{URI: workspace.PathToURI(p), Name: filepath.Base(p), Path: p}, nil
 }

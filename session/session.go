@@ -71,6 +71,10 @@ type Config struct {
 	OpenBuffers func() []string
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
+	// ACP selects the ACP dialect's shapes: edit results carry diff
+	// content, and usage goes unreported (ACP's usage_update wants the
+	// context window, which the daemon does not know).
+	ACP bool
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
 	Edited func(callID string, edits []tools.FileEdit)
@@ -242,7 +246,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		}
 		reply, calls, err := s.consume(stream, parser)
 		s.appendHistory(reply.Message)
-		if reply.Usage != (provider.Usage{}) {
+		if reply.Usage != (provider.Usage{}) && !s.cfg.ACP {
 			u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
 			if reply.Usage.CacheReadTokens > 0 {
 				u["cacheReadTokens"] = reply.Usage.CacheReadTokens
@@ -472,6 +476,11 @@ func (s *Session) observe(u CallUpdate) {
 		}
 		if u.Result != nil {
 			content := []any{textContent(s.cfg.Redact(u.Result.Content))}
+			if s.cfg.ACP {
+				for _, e := range u.Result.Edits {
+					content = append(content, s.diffItem(e))
+				}
+			}
 			up["content"] = content
 			up["rawOutput"] = map[string]any{"isError": u.Result.IsError}
 		}
@@ -559,4 +568,16 @@ func titleOf(text string) string {
 		t = string(r[:60]) + "…"
 	}
 	return t
+}
+
+// diffItem is ACP's diff content for an applied edit, with an absolute
+// path as ACP asks.
+func (s *Session) diffItem(e tools.FileEdit) map[string]any {
+	path := e.Path
+	if s.cfg.Files != nil {
+		if abs, err := s.cfg.Files.Resolve(e.Path); err == nil {
+			path = abs
+		}
+	}
+	return map[string]any{"type": "diff", "path": path, "oldText": e.OldText, "newText": e.NewText}
 }

@@ -194,6 +194,7 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 		d.Kind = KindMove
 	}
 	d.Preview = c.env.editPreview(changes)
+	d.Changes = changes
 	return d
 }
 

@@ -83,6 +83,7 @@ func (c *replaceInFileCall) Describe(ctx context.Context) Description {
 	}
 	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
 	d.Preview = c.env.editPreview(changes)
+	d.Changes = changes
 	return d
 }
 

@@ -110,6 +110,10 @@ type Description struct {
 	Locations []Location
 	// Preview is a unified diff of the change an edit would make, or empty.
 	Preview string
+	// Changes are the file changes an edit would make, computed from the
+	// current texts (for clients that show diffs themselves, like ACP's
+	// diff content).
+	Changes []Change
 	// Command is the shell command a run_commands call would run, or empty.
 	Command string
 }

@@ -1,0 +1,309 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// The ACP dialect (PROTOCOL.md §1–5): newline-delimited JSON, ACP v1
+// lifecycle, approvals through session/request_permission, and reads and
+// edits through the client's fs/read_text_file and fs/write_text_file when
+// it offers them (the client holds the buffers). The session core is the
+// same as the LSP dialect's.
+
+const (
+	methodAuthenticate      = "authenticate"
+	methodRequestPermission = "session/request_permission"
+	methodReadTextFile      = "fs/read_text_file"
+	methodWriteTextFile     = "fs/write_text_file"
+	methodACPCancelRequest  = "$/cancel_request"
+)
+
+// acpCaps is what an ACP client declared.
+type acpCaps struct {
+	readTextFile  bool
+	writeTextFile bool
+}
+
+func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state == stateNew && method != methodInitialize {
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "not initialized: send initialize before %s", method)
+		}
+		return nil, nil
+	}
+	var (
+		res any
+		err error
+	)
+	switch method {
+	case methodInitialize:
+		res, err = s.acpInitialize(req.Params())
+	case methodAuthenticate:
+		res = map[string]any{}
+	case methodSessionNew:
+		res, err = s.acpSessionNew(req.Params())
+	case methodSessionLoad:
+		res, err = s.sessionLoad(req.Params())
+	case methodSessionPrompt:
+		res, err = s.sessionPrompt(ctx, req.Params())
+	case methodSessionCancel:
+		err = s.sessionCancel(req.Params())
+	case methodSessionSetMode:
+		res, err = s.sessionSetMode(req.Params())
+	case methodSessionList:
+		res, err = s.sessionList(req.Params())
+	case methodACPCancelRequest, methodCancel:
+		err = s.cancelRequest(req.Params())
+	default:
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+		}
+		return nil, nil
+	}
+	if err != nil && !req.IsCall() {
+		s.log.Warn("notification failed", "method", method, "err", err)
+		return nil, nil
+	}
+	return res, err
+}
+
+func (s *Server) acpInitialize(raw []byte) (any, error) {
+	var p struct {
+		ProtocolVersion    *int `json:"protocolVersion"`
+		ClientCapabilities struct {
+			FS struct {
+				ReadTextFile  bool `json:"readTextFile"`
+				WriteTextFile bool `json:"writeTextFile"`
+			} `json:"fs"`
+		} `json:"clientCapabilities"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == nil {
+		return nil, invalidParams("protocolVersion: required")
+	}
+	s.mu.Lock()
+	s.state = stateInitialized
+	s.acp = acpCaps{readTextFile: p.ClientCapabilities.FS.ReadTextFile, writeTextFile: p.ClientCapabilities.FS.WriteTextFile}
+	// ACP clients send no initializationOptions: settings come from the
+	// environment and the config file.
+	s.settings = ResolveSettings(Settings{}, s.opts.Getenv)
+	s.mu.Unlock()
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	return map[string]any{
+		"protocolVersion": 1, // the only version this daemon speaks
+		"agentCapabilities": map[string]any{
+			"loadSession":        true,
+			"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
+		},
+		"authMethods": []any{},
+		"agentInfo":   map[string]any{"name": "cline-ls", "version": version},
+	}, nil
+}
+
+// acpSessionNew serves session/new: the session's cwd becomes a workspace
+// folder, since ACP has no other way to name one.
+func (s *Server) acpSessionNew(raw []byte) (any, error) {
+	var p struct {
+		CWD  string `json:"cwd"`
+		Mode string `json:"mode"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("cwd", p.CWD); err != nil {
+		return nil, err
+	}
+	if err := s.addFolderFor(p.CWD); err != nil {
+		return nil, err
+	}
+	return s.newSession(p.CWD, p.Mode)
+}
+
+// addFolderFor makes cwd a workspace folder if no folder holds it.
+func (s *Server) addFolderFor(cwd string) error {
+	fi, err := os.Stat(cwd)
+	if err != nil || !fi.IsDir() {
+		return invalidParams("cwd: %q is not an existing folder", cwd)
+	}
+	for _, f := range realFolders(s.folders.Paths()) {
+		if within(f, realPath(cwd)) {
+			return nil
+		}
+	}
+	f, err := folderFromPath(cwd)
+	if err != nil {
+		return invalidParams("cwd: %v", err)
+	}
+	s.folders.Add(f)
+	s.foldersChanged()
+	return nil
+}
+
+// cancelRequest serves $/cancel_request (ACP) and $/cancelRequest (LSP):
+// it cancels the handler of that request, if it is still running.
+func (s *Server) cancelRequest(raw []byte) error {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		ID        json.RawMessage `json:"id"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	idRaw := p.RequestID
+	if len(idRaw) == 0 {
+		idRaw = p.ID
+	}
+	var n int64
+	var str string
+	switch {
+	case json.Unmarshal(idRaw, &n) == nil:
+		s.cancel(jsonrpc2.NewNumberID(n))
+	case json.Unmarshal(idRaw, &str) == nil:
+		s.cancel(jsonrpc2.NewStringID(str))
+	default:
+		return invalidParams("requestId: must be a number or a string")
+	}
+	return nil
+}
+
+// askACP asks through session/request_permission.
+func (a *approvals) askACP(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
+	d := req.Description
+	toolCall := map[string]any{
+		"toolCallId": req.CallID,
+		"title":      d.Title,
+		"kind":       string(d.Kind),
+		"status":     "pending",
+		"locations":  nonNil(d.Locations),
+		"rawInput":   rawOrEmpty(req.Args),
+	}
+	var content []any
+	for _, c := range d.Changes {
+		if c.NewText != nil && c.MoveTo == "" {
+			content = append(content, diffContent(c.Path, c.OldText, *c.NewText, c.Existed))
+		}
+	}
+	if len(content) == 0 && d.Preview != "" {
+		content = append(content, textItem(d.Preview))
+	}
+	if d.Command != "" {
+		content = append(content, textItem("$ "+d.Command))
+	}
+	if len(content) > 0 {
+		toolCall["content"] = content
+	}
+	var res struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	_, err := a.s.conn.Call(ctx, methodRequestPermission, map[string]any{
+		"sessionId": sessionID, "toolCall": toolCall, "options": approvalOptions,
+	}, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+		}
+		return session.ApprovalOutcome{}, fmt.Errorf("asking for permission: %w", err)
+	}
+	if res.Outcome.Outcome != "selected" {
+		return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+	}
+	switch c := session.ApprovalChoice(res.Outcome.OptionID); c {
+	case session.AllowOnce, session.AllowAlways, session.RejectOnce, session.RejectAlways:
+		return session.ApprovalOutcome{Choice: c}, nil
+	}
+	return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "unknown option " + res.Outcome.OptionID}, nil
+}
+
+func textItem(t string) map[string]any {
+	return map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": t}}
+}
+
+func diffContent(path, oldText, newText string, existed bool) map[string]any {
+	m := map[string]any{"type": "diff", "path": path, "newText": newText}
+	if existed {
+		m["oldText"] = oldText
+	} else {
+		m["oldText"] = nil
+	}
+	return m
+}
+
+// acpRead reads a file through the client, which answers with its buffer
+// when it has one open. A file that is not on disk is treated as missing
+// without asking (the client has no buffer for a file that never existed).
+func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, error) {
+	f.s.mu.Lock()
+	can := f.s.acp.readTextFile && f.s.dialect == DialectACP
+	f.s.mu.Unlock()
+	if !can || f.sessionID == "" {
+		return tools.FileText{}, false, nil
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tools.FileText{}, true, nil
+	}
+	if err == nil && fi.IsDir() {
+		return tools.FileText{}, true, fmt.Errorf("%s is a directory, not a file", f.Display(abs))
+	}
+	var res struct {
+		Content string `json:"content"`
+	}
+	if _, err := f.s.conn.Call(ctx, methodReadTextFile, map[string]any{"sessionId": f.sessionID, "path": abs}, &res); err != nil {
+		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %w", f.Display(abs), err)
+	}
+	ft := tools.FileText{Text: res.Content, Exists: true, Open: true}
+	if fi != nil {
+		ft.Mode = fi.Mode().Perm()
+	}
+	return ft, true, nil
+}
+
+// acpWrite delivers whole-file writes through fs/write_text_file, all or
+// nothing: if one write fails, those already made are written back.
+func (f *files) acpWrite(ctx context.Context, writes []tools.Change) error {
+	var done []tools.Change
+	for _, c := range writes {
+		_, err := f.s.conn.Call(ctx, methodWriteTextFile, map[string]any{"sessionId": f.sessionID, "path": c.Path, "content": *c.NewText}, nil)
+		if err != nil {
+			for i := len(done) - 1; i >= 0; i-- {
+				if done[i].Existed {
+					f.s.conn.Call(context.WithoutCancel(ctx), methodWriteTextFile, map[string]any{"sessionId": f.sessionID, "path": done[i].Path, "content": done[i].OldText}, nil)
+				} else {
+					os.Remove(done[i].Path)
+				}
+			}
+			return &tools.DeliveryError{Path: f.Display(c.Path), Reason: "the editor did not write it: " + err.Error()}
+		}
+		done = append(done, c)
+	}
+	return nil
+}
+
+// acpWrites reports whether edits go through fs/write_text_file.
+func (f *files) acpWrites() bool {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	return f.s.dialect == DialectACP && f.s.acp.writeTextFile && f.sessionID != ""
+}
