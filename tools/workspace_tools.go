@@ -111,6 +111,7 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		NameSearchCodebase:      Typed(env.buildSearchCodebase),
 		NameRunCommands:         Typed(env.buildRunCommands),
 		NameListCodeDefinitions: Typed(env.buildListCodeDefinitions),
+		NameFetchWebContent:     Typed(env.buildFetchWebContent),
 	}
 }
 

@@ -86,6 +86,23 @@ func wsShort(s string) string {
 	return s
 }
 
+func TestWorkspaceToolsCoverTheirBuiltins(t *testing.T) {
+	impls := tools.WorkspaceTools(wsTree(t, nil))
+	want := []string{tools.NameReadFiles, tools.NameListFiles, tools.NameSearchCodebase,
+		tools.NameListCodeDefinitions, tools.NameRunCommands, tools.NameFetchWebContent}
+	for _, name := range want {
+		if impls[name] == nil {
+			t.Errorf("no implementation of %s", name)
+		}
+	}
+	if len(impls) != len(want) {
+		t.Errorf("%d implementations, want %d", len(impls), len(want))
+	}
+	if err := tools.NewRegistry().RegisterBuiltins(impls); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // wsErrorText returns a build error's text, failing unless it is a
 // *tools.ValidationError.
 func wsErrorText(t *testing.T, err error) string {
