@@ -53,6 +53,14 @@ func run(root, rg string, queries []string, runs int, capped bool) error {
 	fmt.Printf("| query | rg | cline-ls | ratio | cline-ls, first 300 | matching lines rg / cline-ls |\n")
 	fmt.Printf("|---|---|---|---|---|---|\n")
 	for _, q := range queries {
+		// One run of each first, so that both find the tree in the page
+		// cache.
+		if _, _, err := timeRG(rg, root, q); err != nil {
+			return err
+		}
+		if _, _, err := timeEngine(root, q, -1); err != nil {
+			return err
+		}
 		// The runs alternate between the tools, so that load from other
 		// processes on the machine falls on both alike.
 		var rgTimes, ourTimes, capTimes []time.Duration
