@@ -59,7 +59,7 @@ func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, err
 	case methodSessionLoad:
 		res, err = s.sessionLoad(req.Params())
 	case methodSessionPrompt:
-		res, err = s.sessionPrompt(ctx, req.Params())
+		res, err = s.sessionPrompt(ctx, req)
 	case methodSessionCancel:
 		err = s.sessionCancel(req.Params())
 	case methodSessionSetMode:

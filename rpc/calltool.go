@@ -82,7 +82,8 @@ func (s *Server) toolContext(mode string, f *files) tools.Context {
 
 // callTool serves cline/callTool: a tool call from the editor, through the
 // same validate → approve → execute path as the model's calls.
-func (s *Server) callTool(ctx context.Context, raw []byte) (any, error) {
+func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	raw := req.Params()
 	var p struct {
 		SessionID string          `json:"sessionId"`
 		Name      string          `json:"name"`
@@ -113,6 +114,8 @@ func (s *Server) callTool(ctx context.Context, raw []byte) (any, error) {
 	// The call waits on the editor (approval, applyEdit): release the read
 	// loop so the answers can be read.
 	jsonrpc2.Async(ctx)
+	ctx, release := s.requestScope(ctx, req.ID())
+	defer release()
 
 	f := h.files
 	enabled := h.registry.Enabled(preset, s.toolContext(mode, f))

@@ -52,9 +52,11 @@ type Server struct {
 
 	conn    jsonrpc2.Conn
 	dialect Dialect
-	// cancel cancels the handler of a request still running, for
-	// $/cancelRequest and $/cancel_request.
-	cancel func(jsonrpc2.ID)
+	// inflight holds the cancel functions of requests still running, for
+	// $/cancelRequest and $/cancel_request. (jsonrpc2.CancelHandler cannot
+	// be used: it derives contexts from pooled request contexts.)
+	inflightMu sync.Mutex
+	inflight   map[jsonrpc2.ID]context.CancelFunc
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -148,9 +150,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		s.log.Warn("rejected frame", "err", err)
 	})
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
-	var h jsonrpc2.Handler
-	h, s.cancel = jsonrpc2.CancelHandler(s.handle)
-	s.conn.Go(ctx, h)
+	s.conn.Go(ctx, s.handle)
 
 	select {
 	case <-s.conn.Done():
@@ -252,9 +252,9 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case methodDidChangeCfg:
 		err = s.didChangeConfiguration(req.Params())
 	case methodExecCommand:
-		res, err = s.executeCommand(ctx, req.Params())
+		res, err = s.executeCommand(ctx, req)
 	case methodCallTool:
-		res, err = s.callTool(ctx, req.Params())
+		res, err = s.callTool(ctx, req)
 	case methodTools:
 		res, err = s.renderTools(req.Params())
 	case methodApprovalResponse:
@@ -262,7 +262,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case methodSessionNew:
 		res, err = s.sessionNew(req.Params())
 	case methodSessionPrompt:
-		res, err = s.sessionPrompt(ctx, req.Params())
+		res, err = s.sessionPrompt(ctx, req)
 	case methodSessionCancel:
 		err = s.sessionCancel(req.Params())
 	case methodSessionSetMode:
@@ -288,6 +288,50 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, nil
 	}
 	return res, err
+}
+
+// requestScope gives work inside a handler a context of its own: derived
+// from jsonrpc2.DetachContext, since the request's context is pooled and
+// must not be the parent of contexts that may outlive the handler (the
+// context package's cancel propagation would touch it after recycling),
+// yet cancelled when the request is ($/cancelRequest, or the client going
+// away). release must be called before the handler returns.
+func (s *Server) requestScope(ctx context.Context, id jsonrpc2.ID) (work context.Context, release func()) {
+	work, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	s.inflightMu.Lock()
+	if s.inflight == nil {
+		s.inflight = make(map[jsonrpc2.ID]context.CancelFunc)
+	}
+	s.inflight[id] = cancel
+	s.inflightMu.Unlock()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-ctx.Done():
+			cancel()
+		case <-stop:
+		}
+	}()
+	return work, func() {
+		s.inflightMu.Lock()
+		delete(s.inflight, id)
+		s.inflightMu.Unlock()
+		close(stop)
+		<-done
+		cancel()
+	}
+}
+
+// cancel cancels a running request by id; unknown ids are ignored (the
+// request may have finished).
+func (s *Server) cancel(id jsonrpc2.ID) {
+	s.inflightMu.Lock()
+	cancel := s.inflight[id]
+	s.inflightMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // exit ends the connection; the exit code depends on whether shutdown came
@@ -323,7 +367,8 @@ func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
 
 // executeCommand serves workspace/executeCommand: the cline.* commands let
 // a client with no plugin start and drive sessions (PROTOCOL.md §6).
-func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
+func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	raw := req.Params()
 	var p executeCommandParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -370,7 +415,9 @@ func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
 			return nil, err
 		}
 		jsonrpc2.Async(ctx)
-		res, err := s.runPrompt(jsonrpc2.DetachContext(ctx), ls, arg.Text)
+		work, release := s.requestScope(ctx, req.ID())
+		defer release()
+		res, err := s.runPrompt(work, ls, arg.Text)
 		if err != nil {
 			return nil, err
 		}

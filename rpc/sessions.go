@@ -297,7 +297,8 @@ func promptText(blocks []contentBlock) (string, error) {
 
 // sessionPrompt serves session/prompt. It runs until the turn ends, so it
 // releases the read loop first.
-func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
+func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	raw := req.Params()
 	var p struct {
 		SessionID string         `json:"sessionId"`
 		Prompt    []contentBlock `json:"prompt"`
@@ -317,9 +318,9 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	jsonrpc2.Async(ctx)
-	// The handler runs until the turn ends, so its context (cancelled by
-	// $/cancel_request) is the turn's.
-	return s.runPrompt(ctx, ls, text)
+	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
+	defer release()
+	return s.runPrompt(work, ls, text)
 }
 
 func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {
