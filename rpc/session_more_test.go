@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
@@ -251,4 +253,49 @@ func TestSubagent(t *testing.T) {
 
 func slogTo(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// TestCancelDuringRunningCommand: cancelling a turn while run_commands is
+// running kills the command's whole process group: no orphan is left.
+func TestCancelDuringRunningCommand(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	pidFile := filepath.Join(root, "child.pid")
+	tr := transcript(t, reply(call("c1", "run_commands", map[string]any{
+		"commands": []string{"sleep 300 & echo $! > " + pidFile + "; echo started; wait"}, "timeout": 600})))
+	ed := rpctest.New(t, rpc.Options{})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir(),
+		"approvals": map[string]any{"execute": "allow"}}})
+	id := newSessionIn(t, ctx, ed, root)
+	done := make(chan string, 1)
+	go func() {
+		stop, err := promptText(ctx, ed, id, "run it")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- stop
+	}()
+	var pid int
+	for pid == 0 {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			fmt.Sscan(string(b), &pid)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the command did not start")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": id})
+	if stop := <-done; stop != "cancelled" {
+		t.Fatalf("stopReason = %q", stop)
+	}
+	for syscall.Kill(pid, 0) == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the command's child %d outlived the cancel", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
