@@ -1,3 +1,5 @@
+//go:build unix
+
 package tools_test
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,15 +20,7 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 )
 
-func skipWithoutUnix(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("run_commands tests use a POSIX shell")
-	}
-}
-
 func TestRunCommandsOutputAndExitCodes(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, map[string]string{"a.txt": "hello\n"})
 	sh := tools.CommandShell("/bin/sh")
 
@@ -64,7 +57,6 @@ func TestRunCommandsOutputAndExitCodes(t *testing.T) {
 }
 
 func TestRunCommandsTimeoutKillsTheGroup(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, nil)
 	res := wsRun(t, files, tools.NameRunCommands,
 		`{"commands":["sleep 30 & echo $! > child.pid; wait"],"timeout":1}`, tools.CommandShell("/bin/sh"))
@@ -76,7 +68,6 @@ func TestRunCommandsTimeoutKillsTheGroup(t *testing.T) {
 }
 
 func TestRunCommandsCancelKillsTheGroup(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, nil)
 	pidFile := filepath.Join(files.Root(), "child.pid")
 	inv, err := wsBuild(t, files, tools.NameRunCommands,
@@ -114,7 +105,6 @@ func TestRunCommandsCancelKillsTheGroup(t *testing.T) {
 }
 
 func TestRunCommandsStopsLeftoverBackgroundProcesses(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, nil)
 	res := wsRun(t, files, tools.NameRunCommands, `{"commands":["sleep 60 & echo $! > child.pid"],"timeout":20}`,
 		tools.CommandShell("/bin/sh"))
@@ -161,7 +151,6 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestRunCommandsStreamsWhileRunning(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, nil)
 	flag := filepath.Join(files.Root(), "go.flag")
 	// The command waits until the test has seen its first line, which it
@@ -194,7 +183,6 @@ func TestRunCommandsStreamsWhileRunning(t *testing.T) {
 }
 
 func TestRunCommandsCutsLongOutputInTheMiddle(t *testing.T) {
-	skipWithoutUnix(t)
 	var b strings.Builder
 	for i := 0; b.Len() < 3*tools.MaxToolOutput; i++ {
 		fmt.Fprintf(&b, "line %d %s end\n", i, strings.Repeat("é", i%7))
@@ -227,7 +215,6 @@ func TestRunCommandsCutsLongOutputInTheMiddle(t *testing.T) {
 }
 
 func TestRunCommandsReadOnlyMode(t *testing.T) {
-	skipWithoutUnix(t)
 	files := wsTree(t, map[string]string{"a.txt": "x\n"})
 	ro := tools.ReadOnlyCommands(true)
 	for _, cmd := range []string{"rm -rf build", "echo hi > out.txt", "sed -i s/a/b/ a.txt", "find . -delete", "git commit -m x"} {

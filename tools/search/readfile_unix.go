@@ -7,42 +7,51 @@ import (
 )
 
 // readInto reads the regular file at path into buf (grown as needed),
-// refusing one over max bytes. It uses the system calls directly: os.Open
+// refusing one over max bytes. It reads the first firstRead bytes alone
+// and stops there when stop says so (a binary file), so a file that will
+// be skipped is not read whole. It uses the system calls directly: os.Open
 // would also try to register each file with the network poller, a wasted
 // system call per file that shows in a search of many small files.
-func readInto(path string, buf []byte, max int64) (data, grown []byte, tooLarge bool, err error) {
+func readInto(path string, buf []byte, max int64, firstRead int, stop func(head []byte) bool) (data, grown []byte, refused readRefusal, err error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, buf, false, err
+		return nil, buf, 0, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, buf, false, err
+		return nil, buf, 0, err
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, buf, false, syscall.EINVAL
+		return nil, buf, 0, syscall.EINVAL
 	}
 	size := st.Size
 	if size > max {
-		return nil, buf, true, nil
+		return nil, buf, refusedLarge, nil
 	}
 	if int64(cap(buf)) < size {
 		buf = make([]byte, size+size/4)
 	}
 	n := 0
 	for int64(n) < size {
-		m, err := syscall.Read(fd, buf[n:size])
+		end := size
+		if n == 0 {
+			end = min(size, int64(firstRead))
+		}
+		m, err := syscall.Read(fd, buf[n:end])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, buf, false, err
+			return nil, buf, 0, err
 		}
 		if m == 0 {
 			break // the file shrank meanwhile: search what was read
 		}
+		if n == 0 && stop(buf[:min(m, firstRead)]) {
+			return nil, buf, refusedStop, nil
+		}
 		n += m
 	}
-	return buf[:n], buf, false, nil
+	return buf[:n], buf, 0, nil
 }

@@ -349,16 +349,32 @@ func (s *searcher) load(w *worker, path string) ([]byte, func(*Result)) {
 	return data, nil
 }
 
+// readRefusal says why readInto did not return a file's bytes.
+type readRefusal int
+
+const (
+	refusedLarge readRefusal = iota + 1 // over the size cap
+	refusedStop                         // its first bytes showed it is binary
+)
+
+// firstRead is how much of a file is read before the rest: enough to sniff
+// it and to hold most source files whole in one read.
+const firstRead = 64 << 10
+
 // readFile reads a file into the worker's buffer, refusing one over the
-// size cap before reading it.
+// size cap before reading it and a binary one after its first bytes.
 func (s *searcher) readFile(w *worker, path string) ([]byte, func(*Result)) {
-	data, buf, tooLarge, err := readInto(path, w.buf, s.opts.MaxFileBytes)
+	data, buf, refused, err := readInto(path, w.buf, s.opts.MaxFileBytes, firstRead, func(head []byte) bool {
+		return looksBinary(head[:min(len(head), sniffBytes)])
+	})
 	w.buf = buf
 	switch {
 	case err != nil:
 		return nil, func(r *Result) { r.Unreadable++ }
-	case tooLarge:
+	case refused == refusedLarge:
 		return nil, func(r *Result) { r.Large++ }
+	case refused == refusedStop:
+		return nil, func(r *Result) { r.Binary++ }
 	}
 	return data, nil
 }
