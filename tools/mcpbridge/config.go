@@ -1,0 +1,146 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// Transport names a ServerConfig may give in its "type" field. ACP leaves
+// the field out for stdio servers, so an empty Type means stdio too.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// ServerConfig is one MCP server as the client configured it, in ACP's
+// McpServer shape: a stdio server {name, command, args, env} or an HTTP
+// server {type:"http"|"sse", name, url, headers}, plus our own
+// "disabled". Env and headers stay lists, as on the wire, so their order
+// (and so which of two equal names wins) is the client's.
+type ServerConfig struct {
+	Name     string      `json:"name"`
+	Type     string      `json:"type,omitempty"`
+	Command  string      `json:"command,omitempty"`
+	Args     []string    `json:"args,omitempty"`
+	Env      []NameValue `json:"env,omitempty"`
+	URL      string      `json:"url,omitempty"`
+	Headers  []NameValue `json:"headers,omitempty"`
+	Disabled bool        `json:"disabled,omitempty"`
+}
+
+// NameValue is an environment variable of a stdio server or a header of
+// an HTTP one (ACP's EnvVariable and HttpHeader).
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Transport returns the server's transport: TransportStdio,
+// TransportHTTP or TransportSSE.
+func (c ServerConfig) Transport() string {
+	if c.Type == "" {
+		return TransportStdio
+	}
+	return c.Type
+}
+
+// ParseConfig decodes and checks the mcpServers list of
+// initializationOptions or session/new. Errors name the entry and field
+// at fault ("mcpServers[1].command: required") so the client's author can
+// fix the configuration; unknown fields such as ACP's _meta are ignored.
+// A nil or empty list gives no servers and no error.
+func ParseConfig(raw []json.RawMessage) ([]ServerConfig, error) {
+	out := make([]ServerConfig, 0, len(raw))
+	for i, r := range raw {
+		var c ServerConfig
+		if err := json.Unmarshal(r, &c); err != nil {
+			return nil, fieldError(i, err)
+		}
+		out = append(out, c)
+	}
+	if err := validate(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fieldError turns a decoding error into one that names the field.
+func fieldError(i int, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		at := fmt.Sprintf("mcpServers[%d]", i)
+		if te.Field != "" {
+			at += "." + te.Field
+		}
+		return fmt.Errorf("%s: must be %s, got %s", at, jsonKind(te.Type), te.Value)
+	}
+	return fmt.Errorf("mcpServers[%d]: %w", i, err)
+}
+
+// jsonKind names a Go type the way a JSON author would.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	default:
+		return "a " + t.String()
+	}
+}
+
+// validate checks what decoding cannot: required fields, known transport
+// types, usable URLs and unique names. Names must be unique because a
+// server's name is the UID in its tools' names and in use_mcp_tool.
+func validate(cfgs []ServerConfig) error {
+	seen := make(map[string]int, len(cfgs))
+	for i, c := range cfgs {
+		at := fmt.Sprintf("mcpServers[%d]", i)
+		if strings.TrimSpace(c.Name) == "" {
+			return fmt.Errorf("%s.name: required", at)
+		}
+		if j, dup := seen[c.Name]; dup {
+			return fmt.Errorf("%s.name: %q is already the name of mcpServers[%d]", at, c.Name, j)
+		}
+		seen[c.Name] = i
+		switch c.Transport() {
+		case TransportStdio:
+			if strings.TrimSpace(c.Command) == "" {
+				return fmt.Errorf("%s.command: required", at)
+			}
+			for k, e := range c.Env {
+				if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") {
+					return fmt.Errorf("%s.env[%d].name: must be a non-empty name without \"=\", got %q", at, k, e.Name)
+				}
+			}
+		case TransportHTTP, TransportSSE:
+			if c.URL == "" {
+				return fmt.Errorf("%s.url: required", at)
+			}
+			u, err := url.Parse(c.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s.url: must be an absolute http or https URL, got %q", at, c.URL)
+			}
+			for k, h := range c.Headers {
+				if h.Name == "" || strings.ContainsAny(h.Name, " \t\r\n:") {
+					return fmt.Errorf("%s.headers[%d].name: must be a header name, got %q", at, k, h.Name)
+				}
+				if strings.ContainsAny(h.Value, "\r\n") {
+					return fmt.Errorf("%s.headers[%d].value: must be one line", at, k)
+				}
+			}
+		default:
+			return fmt.Errorf("%s.type: must be %q, %q or absent (stdio), got %q", at, TransportHTTP, TransportSSE, c.Type)
+		}
+	}
+	return nil
+}

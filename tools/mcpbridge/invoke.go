@@ -1,0 +1,318 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// maxResultChars bounds what one call shows the model, as the built-in
+// tools do: a server that returns a whole database must not fill the
+// context window.
+const maxResultChars = 48000
+
+// Builtins returns the implementations of the generic built-in tools
+// use_mcp_tool {server_name, tool_name, arguments} and
+// access_mcp_resource {server_name, uri}, keyed by tool name, for
+// tools.Builtin or a session's implementation map. A call naming an
+// unknown or disabled server, an unknown tool, or arguments that do not
+// fit the tool's schema is refused at Build with a *tools.ValidationError
+// naming the field, so the model can correct it.
+func (m *Manager) Builtins() map[string]tools.BuildFunc {
+	return map[string]tools.BuildFunc{
+		tools.NameUseMCPTool:        tools.Typed(m.buildUseTool),
+		tools.NameAccessMCPResource: tools.Typed(m.buildAccessResource),
+	}
+}
+
+// useToolArgs are use_mcp_tool's arguments.
+type useToolArgs struct {
+	ServerName string          `json:"server_name"`
+	ToolName   string          `json:"tool_name"`
+	Arguments  json.RawMessage `json:"arguments"`
+}
+
+func (m *Manager) buildUseTool(a useToolArgs) (tools.Invocation, error) {
+	s, err := m.lookup(a.ServerName)
+	if err != nil {
+		return nil, err
+	}
+	args := a.Arguments
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		args = json.RawMessage(`{}`)
+	}
+	if t, ok := m.toolFor(s.cfg.Name, a.ToolName); ok {
+		// The dynamic tool checks the arguments against the server's
+		// schema; its problems are about our "arguments" field.
+		inv, err := t.Build(args)
+		var ve *tools.ValidationError
+		if errors.As(err, &ve) {
+			problems := make([]tools.Problem, len(ve.Problems))
+			for i, p := range ve.Problems {
+				problems[i] = tools.Problem{Path: joinPath("arguments", p.Path), Message: p.Message}
+			}
+			return nil, &tools.ValidationError{Problems: problems}
+		}
+		return inv, err
+	}
+	if st := s.status(); st.State == StateRunning {
+		return nil, problem("tool_name", fmt.Sprintf("MCP server %q has no tool %q; its tools are: %s",
+			s.cfg.Name, a.ToolName, listOrNone(s.toolNames())))
+	}
+	// Not running: the call says why when it runs, as a call to one of
+	// the server's own tools would.
+	return &callInvocation{s: s, tool: a.ToolName, args: args}, nil
+}
+
+// accessResourceArgs are access_mcp_resource's arguments.
+type accessResourceArgs struct {
+	ServerName string `json:"server_name"`
+	URI        string `json:"uri"`
+}
+
+func (m *Manager) buildAccessResource(a accessResourceArgs) (tools.Invocation, error) {
+	s, err := m.lookup(a.ServerName)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.URI) == "" {
+		return nil, problem("uri", "required")
+	}
+	return &readInvocation{s: s, uri: a.URI}, nil
+}
+
+// lookup finds the server use_mcp_tool or access_mcp_resource names.
+func (m *Manager) lookup(name string) (*server, error) {
+	s, ok := m.byName[name]
+	if !ok {
+		names := make([]string, 0, len(m.servers))
+		for _, s := range m.servers {
+			if !s.cfg.Disabled {
+				names = append(names, s.cfg.Name)
+			}
+		}
+		return nil, problem("server_name", fmt.Sprintf("no MCP server %q; the servers are: %s", name, listOrNone(names)))
+	}
+	if s.cfg.Disabled {
+		return nil, problem("server_name", fmt.Sprintf("MCP server %q is disabled in the configuration", name))
+	}
+	return s, nil
+}
+
+func problem(path, msg string) error {
+	return &tools.ValidationError{Problems: []tools.Problem{{Path: path, Message: msg}}}
+}
+
+func joinPath(a, b string) string {
+	switch {
+	case b == "":
+		return a
+	case strings.HasPrefix(b, "["):
+		return a + b
+	default:
+		return a + "." + b
+	}
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// callInvocation is one call of a server's tool, through its dynamic tool
+// or use_mcp_tool.
+type callInvocation struct {
+	s    *server
+	tool string
+	args json.RawMessage
+}
+
+// Describe titles the call "<server>: <tool>"; the arguments reach the
+// client as the call's raw input.
+func (c *callInvocation) Describe(context.Context) tools.Description {
+	return tools.Description{Title: c.s.cfg.Name + ": " + c.tool, Kind: tools.KindOther}
+}
+
+// Execute calls the tool on the server's current session. Everything
+// that goes wrong on the server's side is an error result, not a Go
+// error: the daemon is fine, and the model may try another way.
+func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
+	sess, why := c.s.session()
+	if sess == nil {
+		return tools.Errorf("%s", why), nil
+	}
+	callCtx, cancel := c.s.m.callContext(ctx)
+	defer cancel()
+	args := c.args
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	res, err := sess.CallTool(callCtx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return c.s.failure(callCtx, err, fmt.Sprintf("calling tool %q", c.tool), ""), nil
+	}
+	return toolResult(res), nil
+}
+
+// readInvocation is one access_mcp_resource call.
+type readInvocation struct {
+	s   *server
+	uri string
+}
+
+// Describe titles the read "<server>: <uri>".
+func (r *readInvocation) Describe(context.Context) tools.Description {
+	return tools.Description{Title: r.s.cfg.Name + ": " + r.uri, Kind: tools.KindRead}
+}
+
+// Execute reads the resource. A failed read lists the resources the
+// server offers, since the usual mistake is a wrong URI.
+func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
+	sess, why := r.s.session()
+	if sess == nil {
+		return tools.Errorf("%s", why), nil
+	}
+	callCtx, cancel := r.s.m.callContext(ctx)
+	defer cancel()
+	res, err := sess.ReadResource(callCtx, &mcp.ReadResourceParams{URI: r.uri})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		hint := ""
+		if known := r.s.knownResources(); len(known) > 0 {
+			hint = " Its resources are: " + strings.Join(known[:min(len(known), 20)], ", ")
+			if len(known) > 20 {
+				hint += fmt.Sprintf(" and %d more", len(known)-20)
+			}
+			hint += "."
+		}
+		return r.s.failure(callCtx, err, fmt.Sprintf("reading %q", r.uri), hint), nil
+	}
+	parts := make([]string, 0, len(res.Contents))
+	for _, c := range res.Contents {
+		parts = append(parts, resourceText(c))
+	}
+	text := strings.Join(parts, "\n")
+	if strings.TrimSpace(text) == "" {
+		text = fmt.Sprintf("Resource %s is empty.", r.uri)
+	}
+	return tools.Result{Content: limit(text)}, nil
+}
+
+// callContext applies Options.CallTimeout.
+func (m *Manager) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if m.opts.CallTimeout > 0 {
+		return context.WithTimeout(ctx, m.opts.CallTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// failure phrases a failed request for the model. callCtx is the
+// request's context; the caller's own cancellation was handled before.
+func (s *server) failure(callCtx context.Context, err error, what, hint string) tools.Result {
+	name := s.cfg.Name
+	var werr *jsonrpc.Error
+	switch {
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return tools.Errorf("MCP server %q did not finish %s within %v.", name, what, s.m.opts.CallTimeout)
+	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF):
+		return tools.Errorf("MCP server %q: the connection was lost while %s (the server may have stopped); it is being restarted, try again shortly.", name, what)
+	case errors.As(err, &werr):
+		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, werr.Message, hint)
+	default:
+		return tools.Errorf("MCP server %q: %s failed: %v.%s", name, what, err, hint)
+	}
+}
+
+// toolResult turns an MCP tool result into what the model is shown.
+// Only text reaches the model as such; images, audio and binary
+// resources are summarised, since a tool result here is text.
+func toolResult(res *mcp.CallToolResult) tools.Result {
+	parts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		parts = append(parts, contentText(c))
+	}
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append(parts, string(b))
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if strings.TrimSpace(text) == "" {
+		text = "(no output)"
+		if res.IsError {
+			text = "The tool failed without saying why."
+		}
+	}
+	return tools.Result{Content: limit(text), IsError: res.IsError}
+}
+
+func contentText(c mcp.Content) string {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return c.Text
+	case *mcp.ImageContent:
+		return fmt.Sprintf("[image, %s, %d bytes, not shown]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
+	case *mcp.AudioContent:
+		return fmt.Sprintf("[audio, %s, %d bytes, not shown]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
+	case *mcp.ResourceLink:
+		s := "[resource " + c.URI
+		if n := cmp.Or(c.Title, c.Name); n != "" {
+			s += ": " + n
+		}
+		s += "]"
+		if c.Description != "" {
+			s += " " + c.Description
+		}
+		return s
+	case *mcp.EmbeddedResource:
+		return resourceText(c.Resource)
+	default:
+		// Content kinds newer than this code: their JSON beats nothing.
+		b, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Sprintf("[%T content]", c)
+		}
+		return string(b)
+	}
+}
+
+// resourceText shows a resource's text, headed by its URI, or a summary
+// of binary contents.
+func resourceText(r *mcp.ResourceContents) string {
+	if r == nil {
+		return ""
+	}
+	if len(r.Blob) > 0 && r.Text == "" {
+		return fmt.Sprintf("[resource %s, %s, %d bytes of binary data, not shown]", r.URI, cmp.Or(r.MIMEType, "unknown type"), len(r.Blob))
+	}
+	return "[resource " + r.URI + "]\n" + r.Text
+}
+
+// limit cuts text longer than maxResultChars in the middle, where the
+// least useful part of most outputs is, and says how much went.
+func limit(text string) string {
+	if utf8.RuneCountInString(text) <= maxResultChars {
+		return text
+	}
+	r := []rune(text)
+	keep := maxResultChars / 2
+	return fmt.Sprintf("%s\n[... %d characters cut ...]\n%s", string(r[:keep]), len(r)-2*keep, string(r[len(r)-keep:]))
+}

@@ -1,0 +1,332 @@
+// Package mcpbridge connects cline-ls to the MCP servers a client
+// configures (stdio, streamable HTTP and SSE, through the official Go MCP
+// SDK) and turns what they offer into tools: one tools.Tool per server
+// tool, named by tools.MCPToolSpecs, plus the implementations of the
+// generic built-ins use_mcp_tool and access_mcp_resource.
+//
+// A Manager owns the servers of one configuration: it starts them, lists
+// their tools and resources, restarts a server that dies, reports every
+// change of state, and stops them all on Close. It imports tools only;
+// the daemon decides which Manager a session's tools come from and what
+// to tell the client about a server's status.
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// State is where a server is in its life.
+type State string
+
+// Server states. A server that was running and died is restarting until a
+// new connection succeeds (running again) or the attempts run out
+// (failed); one that cannot be started at all fails at once, since
+// retrying a wrong command only delays the error the user must fix.
+const (
+	StateStarting   State = "starting"
+	StateRunning    State = "running"
+	StateRestarting State = "restarting"
+	StateFailed     State = "failed"
+	StateDisabled   State = "disabled"
+	// StateStopped is every enabled server's state once Close has begun.
+	StateStopped State = "stopped"
+)
+
+// ServerStatus is one server's state, as Status and Options.OnStatus give
+// it. Tools and Resources count what the server last listed; Err says why
+// a server failed or is restarting.
+type ServerStatus struct {
+	Name      string `json:"name"`
+	State     State  `json:"state"`
+	Tools     int    `json:"tools"`
+	Resources int    `json:"resources"`
+	Err       string `json:"error,omitempty"`
+}
+
+// Defaults of Options.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultMaxRestarts    = 3
+	DefaultRestartDelay   = time.Second
+)
+
+// maxRestartDelay caps the doubling backoff between restart attempts.
+const maxRestartDelay = 30 * time.Second
+
+// stableAfter is how long a restarted server must stay up before its
+// failures are forgiven. Without it a server that starts and then dies on
+// its own would be restarted for ever, each start counting as a success.
+const stableAfter = time.Minute
+
+// Options configures a Manager. The zero value is usable.
+type Options struct {
+	// Logger receives what the user should be able to find out later:
+	// servers failing, restarting, names shortened, stderr lines (at
+	// debug level). Nil means slog.Default().
+	Logger *slog.Logger
+	// OnStatus, when set, is called on every change of a server's state
+	// or tool count, one call at a time, in the order the changes
+	// happened; the argument is the server's status at the time of the
+	// call. It runs on the Manager's goroutines, so it must return
+	// quickly and must not call Close. It is never called once Close has
+	// begun. A daemon forwards it to the client and, when Tools changed,
+	// refreshes the tools of the sessions using this Manager.
+	OnStatus func(ServerStatus)
+	// Dir is the working directory of stdio servers; empty means the
+	// daemon's. Pass the session's workspace folder.
+	Dir string
+	// BaseEnv is the environment ("KEY=value") every stdio server starts
+	// from, before its configured env is added. Nil means a few harmless
+	// variables of the daemon's own (PATH, HOME, locale...): not all of
+	// them, because the daemon's environment holds API keys that a third
+	// party's server has no business reading.
+	BaseEnv []string
+	// ConnectTimeout bounds starting a server: launching it, the MCP
+	// handshake and listing its tools. Zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// CallTimeout, when positive, bounds one tool call or resource read;
+	// zero leaves the bound to the caller's context (the user cancelling).
+	CallTimeout time.Duration
+	// MaxRestarts is how many attempts are made to bring back a server
+	// that died before it is marked failed. Zero means
+	// DefaultMaxRestarts; negative disables restarts.
+	MaxRestarts int
+	// RestartDelay is the wait before the first restart attempt, doubled
+	// for each further one (up to 30 s). Zero means DefaultRestartDelay.
+	RestartDelay time.Duration
+	// Version is the version cline-ls reports to servers as clientInfo.
+	Version string
+}
+
+// Manager runs the MCP servers of one configuration. Its methods are safe
+// for concurrent use.
+type Manager struct {
+	opts    Options
+	logger  *slog.Logger
+	servers []*server // in configuration order
+	byName  map[string]*server
+
+	// ctx ends at Close: it stops supervisors, connections and restarts.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	lifeMu  sync.Mutex
+	started bool
+
+	// notifyMu keeps OnStatus calls one at a time and in order.
+	notifyMu sync.Mutex
+
+	// gen counts changes of any server's tool list; Tools rebuilds its
+	// cache when it moved, so specs are made (and shortened names logged)
+	// once per change, not once per call.
+	gen      atomic.Uint64
+	toolsMu  sync.Mutex
+	toolsGen uint64
+	built    []builtTool
+}
+
+// builtTool is a dynamic tool and where its calls go.
+type builtTool struct {
+	server string // configured name
+	name   string // the tool's own name on its server
+	tool   tools.Tool
+}
+
+// New returns a Manager for the given servers, which it checks as
+// ParseConfig does. Nothing starts before Start.
+func New(servers []ServerConfig, opts Options) (*Manager, error) {
+	if err := validate(servers); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.MaxRestarts == 0 {
+		opts.MaxRestarts = DefaultMaxRestarts
+	}
+	if opts.RestartDelay <= 0 {
+		opts.RestartDelay = DefaultRestartDelay
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	opts.BaseEnv = slices.Clone(opts.BaseEnv) // nil stays nil: "use the safe subset"
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{
+		opts:   opts,
+		logger: opts.Logger,
+		byName: make(map[string]*server, len(servers)),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	for _, c := range servers {
+		c.Args = slices.Clone(c.Args)
+		c.Env = slices.Clone(c.Env)
+		c.Headers = slices.Clone(c.Headers)
+		s := newServer(m, c)
+		m.servers = append(m.servers, s)
+		m.byName[c.Name] = s
+	}
+	return m, nil
+}
+
+// Start launches every enabled server at once and returns when each has
+// been started or has failed (each within Options.ConnectTimeout), or
+// when ctx ends, whichever comes first; servers still starting then go on
+// in the background. A server that fails is reported through its status,
+// never as an error of Start. Start does something only the first time,
+// and nothing after Close.
+func (m *Manager) Start(ctx context.Context) {
+	m.lifeMu.Lock()
+	if m.started || m.ctx.Err() != nil {
+		m.lifeMu.Unlock()
+		return
+	}
+	m.started = true
+	ready := make(chan struct{}, len(m.servers))
+	n := 0
+	for _, s := range m.servers {
+		if s.cfg.Disabled {
+			continue
+		}
+		n++
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			s.run(func() { ready <- struct{}{} })
+		}()
+	}
+	m.lifeMu.Unlock()
+
+	for _, s := range m.servers {
+		if s.cfg.Disabled {
+			m.emit(s)
+		}
+	}
+	for range n {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Close stops every server and waits until their processes have exited
+// and the Manager's goroutines have ended. Calls still running fail with
+// an error result. Close is idempotent.
+func (m *Manager) Close() error {
+	m.lifeMu.Lock()
+	// Under notifyMu, so that a report being made finishes first and
+	// none is made after.
+	m.notifyMu.Lock()
+	m.cancel()
+	m.notifyMu.Unlock()
+	m.lifeMu.Unlock()
+	m.wg.Wait()
+	for _, s := range m.servers {
+		s.stop()
+	}
+	return nil
+}
+
+// Status returns every configured server's status, in configuration
+// order.
+func (m *Manager) Status() []ServerStatus {
+	out := make([]ServerStatus, len(m.servers))
+	for i, s := range m.servers {
+		out[i] = s.status()
+	}
+	return out
+}
+
+// Tools returns one tool per tool of every running or restarting server,
+// named <server>__mcp__<tool> by tools.MCPToolSpecs (which sanitises and
+// shortens names and logs what it changed) with the server's input
+// schema kept whole, kind other and not read-only, so calls ask for
+// approval by default. A restarting server keeps its tools so that the
+// model's tool set stays put through a crash; calls answer that it is
+// restarting. The result is sorted by server, then tool; the daemon
+// should ask again after OnStatus reports a change.
+func (m *Manager) Tools() []tools.Tool {
+	built := m.toolList()
+	out := make([]tools.Tool, len(built))
+	for i, b := range built {
+		out[i] = b.tool
+	}
+	return out
+}
+
+// toolList returns the cached dynamic tools, rebuilt if a server's tool
+// list changed since.
+func (m *Manager) toolList() []builtTool {
+	m.toolsMu.Lock()
+	defer m.toolsMu.Unlock()
+	gen := m.gen.Load()
+	if m.built != nil && gen == m.toolsGen {
+		return m.built
+	}
+	var in []tools.MCPServerTools
+	for _, s := range m.servers {
+		in = append(in, s.listed())
+	}
+	specs := tools.MCPToolSpecs(in, m.logger)
+	built := make([]builtTool, 0, len(specs))
+	for _, sp := range specs {
+		s := m.byName[sp.Server]
+		name := sp.Tool
+		t, err := tools.NewTool(sp.Spec, func(args json.RawMessage) (tools.Invocation, error) {
+			return &callInvocation{s: s, tool: name, args: args}, nil
+		})
+		if err != nil {
+			// MCPToolSpecs already left out schemas it cannot use; this
+			// is a schema the converters cannot parse.
+			m.logger.Warn("mcp: tool left out", "server", sp.Server, "tool", sp.Tool, "err", err)
+			continue
+		}
+		built = append(built, builtTool{server: sp.Server, name: name, tool: t})
+	}
+	m.built, m.toolsGen = built, gen
+	return built
+}
+
+// toolFor finds the dynamic tool for a server's tool.
+func (m *Manager) toolFor(server, tool string) (tools.Tool, bool) {
+	for _, b := range m.toolList() {
+		if b.server == server && b.name == tool {
+			return b.tool, true
+		}
+	}
+	return nil, false
+}
+
+// emit reports s's current status. Taking the status under notifyMu
+// means the last report always matches the current state, even when two
+// goroutines change s at once.
+func (m *Manager) emit(s *server) {
+	if m.opts.OnStatus == nil {
+		return
+	}
+	m.notifyMu.Lock()
+	defer m.notifyMu.Unlock()
+	if m.ctx.Err() != nil {
+		return
+	}
+	m.opts.OnStatus(s.status())
+}
+
+// errClosed is why a server stopped when the Manager closed it.
+var errClosed = errors.New("the MCP bridge was shut down")

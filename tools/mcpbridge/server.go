@@ -1,0 +1,573 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// server is one configured MCP server. Its supervisor goroutine (run) is
+// the only one that connects and closes sessions; calls only read the
+// current session under mu.
+type server struct {
+	m      *Manager
+	cfg    ServerConfig
+	logger *slog.Logger
+	// relist is poked by the server's list_changed notifications; the
+	// supervisor then lists again. One pending poke is enough.
+	relist chan struct{}
+
+	mu        sync.Mutex
+	state     State
+	err       string
+	live      *conn // the current session; nil unless running
+	tools     []tools.MCPToolDef
+	resources []string // URIs, for hints when a read fails
+}
+
+// conn is one session with a server and what must be released with it.
+type conn struct {
+	sess    *mcp.ClientSession
+	cancel  context.CancelCauseFunc
+	cmd     *exec.Cmd       // stdio only
+	stderr  *stderrTail     // stdio only
+	http    *http.Transport // http and sse only
+	started time.Time
+
+	// What the server listed, filled by list.
+	tools     []tools.MCPToolDef
+	resources []string
+}
+
+func newServer(m *Manager, c ServerConfig) *server {
+	s := &server{
+		m:      m,
+		cfg:    c,
+		logger: m.logger.With("mcp_server", c.Name),
+		relist: make(chan struct{}, 1),
+		state:  StateStarting,
+	}
+	if c.Disabled {
+		s.state = StateDisabled
+	}
+	return s
+}
+
+// status returns the server's status now.
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err}
+}
+
+// listed returns what the server contributes to the tool list: its tools
+// while running or restarting, nothing otherwise.
+func (s *server) listed() tools.MCPServerTools {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := tools.MCPServerTools{UID: s.cfg.Name, Disabled: s.cfg.Disabled}
+	if s.state == StateRunning || s.state == StateRestarting {
+		out.Tools = s.tools
+	}
+	return out
+}
+
+// session returns the session to send a call on, or why there is none,
+// phrased for the model.
+func (s *server) session() (*mcp.ClientSession, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := s.cfg.Name
+	switch {
+	case s.state == StateRunning && s.live != nil:
+		return s.live.sess, ""
+	case s.state == StateStarting:
+		return nil, fmt.Sprintf("MCP server %q is still starting; try again shortly.", name)
+	case s.state == StateRestarting:
+		return nil, fmt.Sprintf("MCP server %q stopped (%s) and is being restarted; try again shortly.", name, s.err)
+	case s.state == StateDisabled:
+		return nil, fmt.Sprintf("MCP server %q is disabled in the configuration.", name)
+	case s.state == StateFailed:
+		return nil, fmt.Sprintf("MCP server %q is not running: %s", name, s.err)
+	default:
+		return nil, fmt.Sprintf("MCP server %q is not running: %s.", name, errClosed)
+	}
+}
+
+// toolNames lists the tools the server last listed, for hints.
+func (s *server) toolNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// knownResources lists the resource URIs the server last listed.
+func (s *server) knownResources() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.resources)
+}
+
+// run supervises the server until the Manager closes: it starts it, waits
+// for its session to end, and restarts it with a doubling delay. ready is
+// called once, after the first attempt.
+func (s *server) run(ready func()) {
+	s.m.emit(s)
+	c, err := s.connect()
+	if err != nil {
+		s.fail(err)
+		ready()
+		return
+	}
+	s.setRunning(c)
+	ready()
+	failures := 0
+	for {
+		reason := s.serve(c)
+		if reason == nil {
+			return
+		}
+		if time.Since(c.started) >= stableAfter {
+			failures = 0
+		}
+		s.logger.Warn("mcp: server stopped", "err", reason)
+		if s.m.opts.MaxRestarts < 0 {
+			s.fail(reason)
+			return
+		}
+		for {
+			failures++
+			if failures > s.m.opts.MaxRestarts {
+				s.fail(fmt.Errorf("%w; gave up after %d restart attempts", reason, s.m.opts.MaxRestarts))
+				return
+			}
+			s.setRestarting(reason)
+			if !s.sleep(s.backoff(failures)) {
+				return
+			}
+			c, err = s.connect()
+			if err == nil {
+				break
+			}
+			if s.m.ctx.Err() != nil {
+				return
+			}
+			s.logger.Warn("mcp: restart failed", "attempt", failures, "err", err)
+			reason = err
+		}
+		s.logger.Info("mcp: server restarted", "tools", len(c.tools))
+		s.setRunning(c)
+	}
+}
+
+// serve waits for c's session to end, listing again when the server says
+// its lists changed. It returns why the session ended, or nil when the
+// Manager closed it.
+func (s *server) serve(c *conn) error {
+	done := make(chan error, 1)
+	go func() { done <- c.sess.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			c.close()
+			return s.stopReason(c, err)
+		case <-s.m.ctx.Done():
+			c.close()
+			<-done
+			return nil
+		case <-s.relist:
+			s.refresh(c)
+		}
+	}
+}
+
+// refresh lists c's tools and resources again and publishes them.
+func (s *server) refresh(c *conn) {
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.ConnectTimeout)
+	defer cancel()
+	if err := c.list(ctx, s.logger); err != nil {
+		s.logger.Warn("mcp: listing again after a change failed", "err", err)
+		return
+	}
+	s.setRunning(c)
+}
+
+// backoff is the wait before restart attempt n (1-based).
+func (s *server) backoff(n int) time.Duration {
+	d := s.m.opts.RestartDelay
+	for i := 1; i < n && d < maxRestartDelay; i++ {
+		d *= 2
+	}
+	return min(d, maxRestartDelay)
+}
+
+// sleep waits d, or less if the Manager closes; it reports whether the
+// Manager is still open.
+func (s *server) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.m.ctx.Done():
+		return false
+	}
+}
+
+// setRunning publishes c as the current session, with its lists.
+func (s *server) setRunning(c *conn) {
+	s.mu.Lock()
+	s.live, s.state, s.err = c, StateRunning, ""
+	s.tools, s.resources = c.tools, c.resources
+	s.mu.Unlock()
+	s.m.gen.Add(1)
+	s.m.emit(s)
+}
+
+// setRestarting keeps the server's tools listed: the model's tool set
+// should not change because a server blinked.
+func (s *server) setRestarting(reason error) {
+	s.mu.Lock()
+	s.live, s.state, s.err = nil, StateRestarting, reason.Error()
+	s.mu.Unlock()
+	s.m.emit(s)
+}
+
+// fail marks the server failed; its tools go, since every call would
+// fail too.
+func (s *server) fail(err error) {
+	if s.m.ctx.Err() != nil {
+		return // closing, not failing
+	}
+	s.logger.Error("mcp: server failed", "err", err)
+	s.mu.Lock()
+	s.live, s.state, s.err = nil, StateFailed, err.Error()
+	s.tools, s.resources = nil, nil
+	s.mu.Unlock()
+	s.m.gen.Add(1)
+	s.m.emit(s)
+}
+
+// stop marks the server stopped once the Manager has closed it.
+func (s *server) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live = nil
+	if s.state != StateDisabled {
+		s.state = StateStopped
+	}
+}
+
+// errNoAnswer is the cause set when a server misses the connect timeout.
+var errNoAnswer = errors.New("no answer")
+
+// connect starts the server (or opens its HTTP session), does the MCP
+// handshake and lists its tools and resources, all within
+// ConnectTimeout. The session's context lives as long as the session,
+// because the SSE transport ties its event stream to it; the timeout is a
+// timer that cancels it, and counts as failure even if it fires just
+// after success, since the stream would be gone.
+func (s *server) connect() (*conn, error) {
+	ctx, cancel := context.WithCancelCause(s.m.ctx)
+	timeout := s.m.opts.ConnectTimeout
+	timer := time.AfterFunc(timeout, func() { cancel(errNoAnswer) })
+	c := &conn{cancel: cancel}
+	transport := s.transport(c)
+	poke := func() {
+		select {
+		case s.relist <- struct{}{}:
+		default:
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: s.m.opts.Version}, &mcp.ClientOptions{
+		Logger: s.logger,
+		// No roots, sampling or elicitation: cline-ls answers none of
+		// them, and the SDK would otherwise advertise roots.
+		Capabilities:               &mcp.ClientCapabilities{},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { poke() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { poke() },
+	})
+	sess, err := client.Connect(ctx, transport, nil)
+	if err == nil {
+		c.sess = sess
+		err = c.list(ctx, s.logger)
+	}
+	if !timer.Stop() && err == nil {
+		err = errNoAnswer
+	}
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errNoAnswer) {
+			err = fmt.Errorf("no answer within %v", timeout)
+		}
+		c.close()
+		return nil, s.explain(c, err)
+	}
+	c.started = time.Now()
+	return c, nil
+}
+
+// transport makes the SDK transport for the server's configuration and
+// records in c what must be released with it.
+func (s *server) transport(c *conn) mcp.Transport {
+	switch s.cfg.Transport() {
+	case TransportHTTP, TransportSSE:
+		// A transport of its own, so that closing the server closes its
+		// idle connections and no keep-alive goroutine outlives it.
+		c.http = http.DefaultTransport.(*http.Transport).Clone()
+		client := &http.Client{Transport: headerTransport{base: c.http, headers: s.cfg.Headers}}
+		if s.cfg.Transport() == TransportSSE {
+			return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}
+		}
+		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}
+	default:
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Dir = s.m.opts.Dir
+		cmd.Env = s.env()
+		c.stderr = &stderrTail{logger: s.logger}
+		cmd.Stderr = c.stderr
+		// A grandchild holding stderr open must not keep Wait, and so
+		// Close, waiting for ever.
+		cmd.WaitDelay = 2 * time.Second
+		c.cmd = cmd
+		return &mcp.CommandTransport{Command: cmd}
+	}
+}
+
+// env is a stdio server's environment: the base, then its configured
+// variables, which win over the base (exec keeps the last of duplicates).
+func (s *server) env() []string {
+	base := s.m.opts.BaseEnv
+	if base == nil {
+		base = safeEnv(os.Environ())
+	}
+	env := slices.Clone(base)
+	for _, e := range s.cfg.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	return env
+}
+
+// safeEnv keeps the variables a program needs to find its tools, home,
+// locale and temporary folder, the same set MCP's reference clients pass.
+func safeEnv(environ []string) []string {
+	keep := []string{
+		"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
+		// Windows needs these to start most programs at all.
+		"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP", "USERNAME", "USERPROFILE", "PROGRAMFILES", "COMSPEC",
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, ok := strings.Cut(kv, "=")
+		if ok && slices.ContainsFunc(keep, func(n string) bool { return strings.EqualFold(n, k) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// explain adds to a start failure what the user needs to fix it: how the
+// process ended and the end of its stderr.
+func (s *server) explain(c *conn, err error) error {
+	if c.cmd != nil {
+		err = fmt.Errorf("starting %q: %w", s.cfg.Command, err)
+		if ps := c.cmd.ProcessState; ps != nil {
+			err = fmt.Errorf("%w (the server exited: %s)", err, ps)
+		}
+	} else {
+		err = fmt.Errorf("connecting to %s: %w", displayURL(s.cfg.URL), err)
+	}
+	if c.stderr != nil {
+		if t := c.stderr.String(); t != "" {
+			err = fmt.Errorf("%w; its stderr ends with: %s", err, t)
+		}
+	}
+	return err
+}
+
+// displayURL shows a server's URL without what may be a secret: user
+// information and the query (where some servers take their API key).
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the configured URL"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// stopReason says why a running session ended. By the time Wait has
+// returned, the SDK has waited for the process, so ProcessState is set.
+func (s *server) stopReason(c *conn, waitErr error) error {
+	var err error
+	switch {
+	case c.cmd != nil && c.cmd.ProcessState != nil:
+		err = fmt.Errorf("the server exited: %s", c.cmd.ProcessState)
+	case waitErr != nil:
+		err = fmt.Errorf("the connection closed: %w", waitErr)
+	default:
+		err = errors.New("the connection closed")
+	}
+	if c.stderr != nil {
+		if t := c.stderr.String(); t != "" {
+			err = fmt.Errorf("%w; its stderr ends with: %s", err, t)
+		}
+	}
+	return err
+}
+
+// list fetches the server's tools and (when it offers any) resources.
+// A failure to list resources is logged, not fatal: tools are what the
+// model needs.
+func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
+	caps := c.sess.InitializeResult().Capabilities
+	var defs []tools.MCPToolDef
+	if caps == nil || caps.Tools != nil {
+		for t, err := range c.sess.Tools(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("listing tools: %w", err)
+			}
+			defs = append(defs, toolDef(t, logger))
+		}
+	}
+	var uris []string
+	if caps != nil && caps.Resources != nil {
+		for r, err := range c.sess.Resources(ctx, nil) {
+			if err != nil {
+				logger.Warn("mcp: listing resources failed", "err", err)
+				break
+			}
+			uris = append(uris, r.URI)
+		}
+	}
+	c.tools, c.resources = defs, uris
+	return nil
+}
+
+// toolDef converts an SDK tool. The SDK hands the schema over as decoded
+// JSON, so encoding it again keeps every keyword (enum, format, nested
+// objects); only the order of keys becomes alphabetical.
+func toolDef(t *mcp.Tool, logger *slog.Logger) tools.MCPToolDef {
+	d := tools.MCPToolDef{Name: t.Name, Title: t.Title, Description: t.Description}
+	if d.Title == "" && t.Annotations != nil {
+		d.Title = t.Annotations.Title
+	}
+	if t.InputSchema != nil {
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			logger.Warn("mcp: tool schema cannot be encoded; the tool takes any object", "tool", t.Name, "err", err)
+		} else {
+			d.InputSchema = raw
+		}
+	}
+	return d
+}
+
+// close ends the session (for stdio, the SDK closes stdin, then signals,
+// and waits for the process) and releases what came with it.
+func (c *conn) close() {
+	if c.sess != nil {
+		_ = c.sess.Close()
+	}
+	c.cancel(nil)
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers []NameValue
+}
+
+// RoundTrip sends req with the configured headers; a RoundTripper must
+// not change the request it is given, hence the clone.
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for _, h := range t.headers {
+			req.Header.Set(h.Name, h.Value)
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// stderrTail keeps the end of a server's stderr for error messages and
+// logs each line at debug level.
+type stderrTail struct {
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	tail    []byte
+	partial []byte
+}
+
+// stderrKeep is how much of a server's stderr is kept for messages.
+const stderrKeep = 2048
+
+// Write records p; it never fails, so the server is never blocked or
+// broken by its stderr.
+func (t *stderrTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > stderrKeep {
+		t.tail = slices.Clone(t.tail[len(t.tail)-stderrKeep:])
+	}
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimSpace(string(t.partial[:i])); line != "" {
+			t.logger.Debug("mcp: server stderr", "line", line)
+		}
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > stderrKeep {
+		t.partial = nil // a line that long is not worth logging whole
+	}
+	return len(p), nil
+}
+
+// String returns the last few lines of stderr, on one line.
+func (t *stderrTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(strings.ToValidUTF8(string(t.tail), "?")), "\n")
+	lines = lines[max(0, len(lines)-5):]
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	out := strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), " | ")
+	if len(out) > 500 {
+		cut := len(out) - 500
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = "…" + out[cut:]
+	}
+	return out
+}
