@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -193,5 +194,29 @@ func TestFetchWebContentKeepsWhatThePromptAsksFor(t *testing.T) {
 	}
 	if d := inv.Describe(context.Background()); d.Kind != tools.KindFetch || d.Title != "Fetch example.org/docs, go.dev" {
 		t.Errorf("description %+v", d)
+	}
+}
+
+// fetchTransport answers every request itself, so a test can check that
+// the client given with FetchClient is the one used.
+type fetchTransport func(*http.Request) (*http.Response, error)
+
+func (f fetchTransport) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestFetchWebContentUsesTheGivenClient(t *testing.T) {
+	files := wsTree(t, nil)
+	var asked string
+	client := &http.Client{Transport: fetchTransport(func(r *http.Request) (*http.Response, error) {
+		asked = r.URL.String()
+		return &http.Response{
+			StatusCode: http.StatusOK, Status: "200 OK", Request: r,
+			Header: http.Header{"Content-Type": []string{"text/plain"}},
+			Body:   io.NopCloser(strings.NewReader("served by the test transport")),
+		}, nil
+	})}
+	res := wsRun(t, files, tools.NameFetchWebContent, fetchArgs("https://example.invalid/doc", "x"), tools.FetchClient(client))
+	wsWant(t, res.Content, "URL: https://example.invalid/doc (HTTP 200, text/plain, 28 bytes)", "served by the test transport")
+	if asked != "https://example.invalid/doc" {
+		t.Errorf("the transport was asked for %q", asked)
 	}
 }

@@ -310,3 +310,14 @@ func TestRunCommandsDescribe(t *testing.T) {
 		t.Errorf("description %+v", d)
 	}
 }
+
+func TestRunCommandsOptions(t *testing.T) {
+	files := wsTree(t, nil)
+	res := wsRun(t, files, tools.NameRunCommands, `{"commands":["echo \"$FOO|$PAGER\""]}`,
+		tools.CommandShell("/bin/sh"), tools.CommandEnv([]string{"FOO=from-option", "PATH=" + os.Getenv("PATH")}))
+	wsWant(t, res.Content, "from-option|cat\n")
+
+	res = wsRun(t, files, tools.NameRunCommands, `{"commands":["sleep 20"]}`,
+		tools.CommandShell("/bin/sh"), tools.CommandTimeout(200*time.Millisecond))
+	wsWant(t, res.Content, "[timed out after 200ms")
+}
