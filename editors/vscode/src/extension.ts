@@ -1,0 +1,270 @@
+// The VS Code side of the cline-ls client: it starts the daemon through
+// vscode-languageclient and wires the protocol glue in ./protocol (which
+// knows nothing of VS Code) to VS Code's commands, notifications, quick
+// picks, diff editor, output channel and status bar.
+
+import * as fs from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { LanguageClient, LanguageClientOptions, ServerOptions, StaticFeature, TransportKind } from 'vscode-languageclient/node';
+
+import { fillClineCapabilities } from './protocol/capabilities';
+import { ClineController, ClineUI, errorText } from './protocol/controller';
+import { DiffUI, ProposedFile, showProposedChange } from './protocol/diffs';
+import { Method, Modes } from './protocol/methods';
+import { SessionState, SessionView } from './protocol/session';
+import { didChangeConfigurationParams, ExtensionSettings, initializationOptions, readSettings, restartNeeded } from './protocol/settings';
+import type { ApprovalRequestParams, Rpc } from './protocol/types';
+
+const proposedScheme = 'cline-proposed';
+
+let extension: ClineExtension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extension = new ClineExtension(context);
+  // A daemon that cannot start is reported; the next command tries again.
+  await extension.start().catch((err) => extension?.fail(err));
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+  extension = undefined;
+}
+
+function currentSettings(): ExtensionSettings {
+  const cfg = vscode.workspace.getConfiguration('cline');
+  return readSettings((key) => cfg.get(key));
+}
+
+function workspaceRoot(): string | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+}
+
+/** clineFeature declares experimental.cline in the client capabilities. */
+const clineFeature: StaticFeature = {
+  fillClientCapabilities: (caps) => fillClineCapabilities(caps),
+  initialize: () => undefined,
+  getState: () => ({ kind: 'static' }),
+  clear: () => undefined,
+};
+
+class ClineExtension {
+  private readonly output = vscode.window.createOutputChannel('Cline');
+  private readonly view = new SessionView(this.output);
+  private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  private readonly proposed = new Map<string, string>();
+  private proposedCount = 0;
+  private settings = currentSettings();
+  private client: LanguageClient | undefined;
+  private controller: ClineController | undefined;
+
+  constructor(context: vscode.ExtensionContext) {
+    const cmd = (id: string, run: () => Promise<unknown>) =>
+      vscode.commands.registerCommand(id, () => run().catch((err) => this.fail(err)));
+    context.subscriptions.push(
+      this.output,
+      this.status,
+      vscode.workspace.registerTextDocumentContentProvider(proposedScheme, {
+        provideTextDocumentContent: (uri) => this.proposed.get(uri.toString()) ?? '',
+      }),
+      cmd('cline.newTaskAct', () => this.newTask('act')),
+      cmd('cline.newTaskPlan', () => this.newTask('plan')),
+      cmd('cline.sendMessage', () => this.sendMessage()),
+      cmd('cline.switchMode', () => this.switchMode()),
+      cmd('cline.cancelTask', async () => this.controller?.cancel()),
+      cmd('cline.showOutput', async () => this.output.show(true)),
+      cmd('cline.restart', () => this.restart()),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme === proposedScheme) this.proposed.delete(doc.uri.toString());
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('cline')) this.settingsChanged().catch((err) => this.fail(err));
+      }),
+    );
+    this.status.command = 'cline.newTaskAct';
+    this.status.text = '$(hubot) Cline';
+    this.status.tooltip = 'Cline: start a task';
+    this.status.show();
+  }
+
+  /** start launches the daemon and connects the glue to it. */
+  async start(): Promise<void> {
+    const serverOptions: ServerOptions = {
+      command: this.settings.path,
+      args: ['serve'],
+      transport: TransportKind.stdio,
+      options: { cwd: workspaceRoot() },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // Every file: the agent reads and edits open buffers of any language.
+      documentSelector: [{ scheme: 'file' }],
+      initializationOptions: () => initializationOptions(this.settings),
+      outputChannelName: 'Cline (daemon)',
+    };
+    const client = new LanguageClient('cline', 'Cline', serverOptions, clientOptions);
+    client.registerFeature(clineFeature);
+    const rpc: Rpc = {
+      request: (method, params) => client.sendRequest(method, params),
+      notify: (method, params) => client.sendNotification(method, params),
+    };
+    const controller = new ClineController({
+      rpc,
+      ui: this.ui(),
+      view: this.view,
+      cwd: workspaceRoot,
+      onChange: (st) => this.showStatus(st),
+    });
+    for (const [method, handler] of controller.notifications()) client.onNotification(method, handler);
+    for (const [method, handler] of controller.requests()) client.onRequest(method, handler);
+    this.client = client;
+    this.controller = controller;
+    try {
+      await client.start();
+    } catch (err) {
+      this.client = this.controller = undefined;
+      await client.dispose().catch(() => undefined);
+      throw new Error(`cline-ls could not start (${this.settings.path}): ${errorText(err)}. Set "cline.path" to the cline-ls binary.`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = this.controller = undefined;
+    if (client?.isRunning()) await client.stop();
+  }
+
+  private async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+    this.view.line(undefined, 'cline-ls restarted');
+  }
+
+  /** ready returns the controller, starting the daemon if it is not running. */
+  private async ready(): Promise<ClineController> {
+    if (!this.controller) await this.start();
+    return this.controller!;
+  }
+
+  private async settingsChanged(): Promise<void> {
+    const next = currentSettings();
+    const prev = this.settings;
+    this.settings = next;
+    if (restartNeeded(prev, next)) {
+      await this.restart();
+    } else if (this.client?.isRunning()) {
+      await this.client.sendNotification(Method.didChangeConfiguration, didChangeConfigurationParams(next));
+    }
+  }
+
+  private async newTask(mode: 'act' | 'plan'): Promise<void> {
+    const controller = await this.ready();
+    const text = await vscode.window.showInputBox({ prompt: `New Cline task (${mode} mode)`, placeHolder: 'What should Cline do?', ignoreFocusOut: true });
+    if (!text?.trim()) return;
+    this.output.show(true);
+    this.runTurn(controller.newTask(mode, text));
+  }
+
+  private async sendMessage(): Promise<void> {
+    const controller = await this.ready();
+    const current = controller.tracker.get(controller.tracker.current);
+    if (!current) return this.newTask(this.settings.mode === 'plan' ? 'plan' : 'act');
+    if (current.running) {
+      vscode.window.showInformationMessage('Cline is still working on this task; wait for it or cancel it first.');
+      return;
+    }
+    const text = await vscode.window.showInputBox({ prompt: `Message to the current Cline task (${current.mode} mode)`, ignoreFocusOut: true });
+    if (!text?.trim()) return;
+    this.output.show(true);
+    this.runTurn(controller.prompt(text, current.sessionId));
+  }
+
+  /** runTurn lets a turn run in the background; the output shows its progress and end. */
+  private runTurn(turn: Promise<unknown>): void {
+    turn.catch((err) => this.fail(err));
+  }
+
+  private async switchMode(): Promise<void> {
+    const controller = await this.ready();
+    const current = controller.tracker.get(controller.tracker.current);
+    if (!current) {
+      vscode.window.showInformationMessage('No Cline task yet: start one with "Cline: New Task".');
+      return;
+    }
+    const modes = current.availableModes.length > 0 ? current.availableModes : Modes.map((id) => ({ id, name: id, description: '' }));
+    const picked = await vscode.window.showQuickPick(
+      modes.map((m) => ({ label: m.id, description: m.id === current.mode ? '(current)' : m.name !== m.id ? m.name : undefined, detail: m.description || undefined })),
+      { title: 'Cline: Switch Mode', placeHolder: `Current mode: ${current.mode}` },
+    );
+    if (picked && picked.label !== current.mode) await controller.setMode(picked.label, current.sessionId);
+  }
+
+  private showStatus(st: SessionState): void {
+    if (st.sessionId !== this.controller?.tracker.current) return;
+    this.status.text = `${st.running ? '$(loading~spin)' : '$(hubot)'} Cline: ${st.mode ?? ''}`;
+    this.status.tooltip = st.running ? 'Cline is working: click to cancel' : 'Cline: switch mode';
+    this.status.command = st.running ? 'cline.cancelTask' : 'cline.switchMode';
+  }
+
+  fail(err: unknown): void {
+    const msg = errorText(err);
+    this.view.error(undefined, msg);
+    vscode.window.showErrorMessage(`Cline: ${msg}`);
+  }
+
+  /** ui is the glue's view of VS Code's prompts and diff editor. */
+  private ui(): ClineUI {
+    const diffUI: DiffUI = {
+      openDiff: (file, title) => this.openDiff(file, title),
+      openUnifiedDiff: async (text) => {
+        const doc = await vscode.workspace.openTextDocument({ content: text, language: 'diff' });
+        await vscode.window.showTextDocument(doc, { preview: true });
+      },
+    };
+    return {
+      choose: async (message, detail, buttons) => {
+        // A notification shows one line: a command goes in it, a diff
+        // behind Show Diff.
+        const text = detail?.startsWith('$ ') ? `${message} ${detail}` : message;
+        return vscode.window.showInformationMessage(text, ...buttons);
+      },
+      askFeedback: (prompt) => vscode.window.showInputBox({ prompt, placeHolder: 'Leave empty to reject without a reason', ignoreFocusOut: true }),
+      showDiff: (req: ApprovalRequestParams) => showProposedChange(req.diff ?? '', req.toolCall.title, workspaceRoot(), readCurrentText, diffUI),
+      pick: (title, items) => vscode.window.showQuickPick(items, { title: `Cline asks: ${title}`, placeHolder: title, ignoreFocusOut: true }),
+      input: (prompt) => vscode.window.showInputBox({ prompt: `Cline asks: ${prompt}`, ignoreFocusOut: true }),
+    };
+  }
+
+  /** openDiff shows a file against its proposed text in VS Code's diff editor. */
+  private async openDiff(file: ProposedFile, title: string): Promise<void> {
+    const id = ++this.proposedCount;
+    const virtual = (text: string, label: string) => {
+      const uri = vscode.Uri.file(file.path).with({ scheme: proposedScheme, query: `${label}-${id}` });
+      this.proposed.set(uri.toString(), text);
+      return uri;
+    };
+    // The left side is the file itself (its open buffer, if any) unless it
+    // does not exist yet.
+    const left = file.original === '' && !(await exists(file.path)) ? virtual('', 'new') : vscode.Uri.file(file.path);
+    const right = virtual(file.proposed ?? '', file.proposed === null ? 'deleted' : 'proposed');
+    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
+  }
+}
+
+/** readCurrentText is a file's text as the daemon sees it: the open buffer's, else the disk's. */
+async function readCurrentText(path: string): Promise<string | undefined> {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
+  if (doc) return doc.getText();
+  try {
+    return await fs.readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await fs.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

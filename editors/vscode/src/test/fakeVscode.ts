@@ -1,0 +1,227 @@
+// Fakes of the 'vscode' and 'vscode-languageclient/node' modules, just
+// large enough to load and drive extension.ts in plain Node. The fake
+// LanguageClient speaks to a real cline-ls over stdio, so the extension's
+// wiring (capabilities, initializationOptions, handlers, commands, settings
+// changes) runs against the daemon; VS Code's own behaviour (documents,
+// notifications, pickers) is scripted.
+
+import { spawn, ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+
+type Listener<T> = (e: T) => void;
+type Disposable = { dispose(): void };
+const disposable = (): Disposable => ({ dispose: () => undefined });
+
+/** Scripted holds the fake user's answers and what the extension showed. */
+export const scripted = {
+  inputs: [] as Array<string | undefined>,
+  notifications: [] as Array<string | undefined>,
+  quickPicks: [] as Array<string | undefined>,
+  shown: [] as string[],
+  errors: [] as string[],
+  settings: {} as Record<string, unknown>,
+  /** env is the daemon's environment. */
+  env: {} as Record<string, string>,
+};
+
+class Uri {
+  constructor(
+    readonly scheme: string,
+    readonly fsPath: string,
+    readonly query = '',
+  ) {}
+  static file(p: string): Uri {
+    return new Uri('file', p);
+  }
+  with(change: { scheme?: string; query?: string }): Uri {
+    return new Uri(change.scheme ?? this.scheme, this.fsPath, change.query ?? this.query);
+  }
+  toString(): string {
+    return `${this.scheme}://${this.fsPath}${this.query ? '?' + this.query : ''}`;
+  }
+}
+
+export class FakeOutputChannel {
+  text = '';
+  constructor(readonly name: string) {}
+  append(s: string): void {
+    this.text += s;
+  }
+  appendLine(s: string): void {
+    this.text += s + '\n';
+  }
+  show(): void {}
+  dispose(): void {}
+}
+
+const commands = new Map<string, (...args: unknown[]) => unknown>();
+const configListeners: Array<Listener<{ affectsConfiguration(s: string): boolean }>> = [];
+export const channels: FakeOutputChannel[] = [];
+export const statusBar = { text: '', tooltip: '' as string | undefined, command: '' as string | undefined, show() {}, dispose() {} };
+
+export const vscode = {
+  Uri,
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  window: {
+    createOutputChannel(name: string) {
+      const c = new FakeOutputChannel(name);
+      channels.push(c);
+      return c;
+    },
+    createStatusBarItem: () => statusBar,
+    async showInformationMessage(message: string, ...buttons: string[]) {
+      scripted.shown.push(`${message} [${buttons.join('|')}]`);
+      return buttons.length ? scripted.notifications.shift() : undefined;
+    },
+    async showErrorMessage(message: string) {
+      scripted.errors.push(message);
+    },
+    showInputBox: async () => scripted.inputs.shift(),
+    showQuickPick: async (items: Array<string | { label: string }>) => {
+      const want = scripted.quickPicks.shift();
+      return items.find((i) => (typeof i === 'string' ? i : i.label) === want);
+    },
+    showTextDocument: async () => undefined,
+  },
+  workspace: {
+    workspaceFolders: [] as Array<{ uri: Uri; name: string }>,
+    textDocuments: [] as unknown[],
+    getConfiguration: (section: string) => ({ get: (key: string) => scripted.settings[`${section}.${key}`] }),
+    registerTextDocumentContentProvider: disposable,
+    onDidCloseTextDocument: disposable,
+    onDidChangeConfiguration(l: Listener<{ affectsConfiguration(s: string): boolean }>) {
+      configListeners.push(l);
+      return disposable();
+    },
+    openTextDocument: async () => ({}),
+  },
+  commands: {
+    registerCommand(id: string, fn: (...args: unknown[]) => unknown) {
+      if (commands.has(id)) throw new Error(`command '${id}' already exists`);
+      commands.set(id, fn);
+      return { dispose: () => commands.delete(id) };
+    },
+    async executeCommand(id: string, ...args: unknown[]) {
+      const fn = commands.get(id);
+      if (!fn) throw new Error(`command '${id}' not found`);
+      return fn(...args);
+    },
+  },
+};
+
+/** changeSettings updates settings and fires onDidChangeConfiguration for "cline". */
+export function changeSettings(values: Record<string, unknown>): void {
+  Object.assign(scripted.settings, values);
+  for (const l of configListeners) l({ affectsConfiguration: (s: string) => s === 'cline' || s.startsWith('cline.') });
+}
+
+export function registeredCommands(): string[] {
+  return [...commands.keys()];
+}
+
+interface Feature {
+  fillClientCapabilities(caps: Record<string, unknown>): void;
+}
+
+/** FakeLanguageClient plays vscode-languageclient's LanguageClient over a real process. */
+export class FakeLanguageClient {
+  static last: FakeLanguageClient | undefined;
+  readonly features: Feature[] = [];
+  readonly sent: Array<{ method: string; params: unknown }> = [];
+  initializeParams: any;
+  /** stderr is the daemon's log. */
+  stderr = '';
+  private readonly notificationHandlers: Array<[string, (p: any) => void]> = [];
+  private readonly requestHandlers: Array<[string, (p: any) => unknown]> = [];
+  private child: ChildProcess | undefined;
+  private conn: MessageConnection | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly serverOptions: { command: string; args?: string[]; options?: { cwd?: string } },
+    readonly clientOptions: { initializationOptions?: unknown | (() => unknown) },
+  ) {
+    FakeLanguageClient.last = this;
+  }
+
+  registerFeature(f: Feature): void {
+    this.features.push(f);
+  }
+  onNotification(method: string, h: (p: any) => void): Disposable {
+    this.notificationHandlers.push([method, h]);
+    this.conn?.onNotification(method, h);
+    return disposable();
+  }
+  onRequest(method: string, h: (p: any) => unknown): Disposable {
+    this.requestHandlers.push([method, h]);
+    this.conn?.onRequest(method, h);
+    return disposable();
+  }
+
+  async start(): Promise<void> {
+    const { command, args = [], options = {} } = this.serverOptions;
+    this.child = spawn(command, args, { cwd: options.cwd, env: scripted.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stderr!.on('data', (b: Buffer) => (this.stderr += b.toString()));
+    const failed = new Promise<never>((_, reject) => this.child!.on('error', reject));
+    this.conn = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!));
+    for (const [m, h] of this.notificationHandlers) this.conn.onNotification(m, h);
+    for (const [m, h] of this.requestHandlers) this.conn.onRequest(m, h);
+    this.conn.listen();
+    const capabilities: Record<string, unknown> = { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } } };
+    for (const f of this.features) f.fillClientCapabilities(capabilities);
+    const io = this.clientOptions.initializationOptions;
+    const root = options.cwd ?? process.cwd();
+    this.initializeParams = {
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      workspaceFolders: [{ uri: pathToFileURL(root).href, name: path.basename(root) }],
+      capabilities,
+      initializationOptions: typeof io === 'function' ? io() : io,
+    };
+    await Promise.race([this.conn.sendRequest('initialize', this.initializeParams), failed]);
+    await this.conn.sendNotification('initialized', {});
+  }
+
+  isRunning(): boolean {
+    return this.conn !== undefined;
+  }
+  sendRequest(method: string, params: unknown): Promise<unknown> {
+    this.sent.push({ method, params });
+    return this.conn!.sendRequest(method, params);
+  }
+  async sendNotification(method: string, params: unknown): Promise<void> {
+    this.sent.push({ method, params });
+    await this.conn!.sendNotification(method, params);
+  }
+
+  async stop(): Promise<void> {
+    const conn = this.conn;
+    this.conn = undefined;
+    if (!conn) return;
+    const exited = new Promise((r) => this.child!.on('exit', r));
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    await exited;
+    conn.dispose();
+  }
+  async dispose(): Promise<void> {
+    this.child?.kill();
+  }
+}
+
+export const languageClientModule = { LanguageClient: FakeLanguageClient, TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 } };
+
+/** install makes require('vscode') and require('vscode-languageclient/node') return the fakes. */
+export function install(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Module = require('node:module');
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    if (request === 'vscode') return vscode;
+    if (request === 'vscode-languageclient/node') return languageClientModule;
+    return load.call(this, request, ...rest);
+  };
+}
