@@ -123,8 +123,9 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 // folder, since ACP has no other way to name one.
 func (s *Server) acpSessionNew(raw []byte) (any, error) {
 	var p struct {
-		CWD  string `json:"cwd"`
-		Mode string `json:"mode"`
+		CWD        string            `json:"cwd"`
+		Mode       string            `json:"mode"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (s *Server) acpSessionNew(raw []byte) (any, error) {
 	if err := s.addFolderFor(p.CWD); err != nil {
 		return nil, err
 	}
-	return s.newSession(p.CWD, p.Mode)
+	return s.newSession(p.CWD, p.Mode, p.MCPServers)
 }
 
 // addFolderFor makes cwd a workspace folder if no folder holds it.

@@ -199,7 +199,11 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
 	}
 	tctx := s.toolContext(mode, h.files)
-	out, err := tools.Render(p.Format, h.registry.Enabled(preset, tctx), tctx)
+	extra, _ := s.mcpFor(nil)
+	mcpTools := extra()
+	tctx.HasMCP = len(mcpTools) > 0
+	enabled := append(h.registry.Enabled(preset, tctx), preset.Filter(tctx, mcpTools)...)
+	out, err := tools.Render(p.Format, enabled, tctx)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "rendering tools: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -214,6 +215,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 			return nil, err
 		}
 	}
+	if _, err := mcpbridge.ParseConfig(client.MCPServers); err != nil {
+		return nil, invalidParams("initializationOptions.%v", err)
+	}
 	var folders []workspace.Folder
 	for i, f := range p.WorkspaceFolders {
 		wf, err := workspace.NewFolder(f.URI, f.Name)
@@ -256,6 +260,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.mu.Unlock()
 	s.folders.Add(folders...)
 	s.foldersChanged()
+	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
+		s.log.Warn("MCP servers not started", "err", err)
+	}
 	s.log.Info("initialized", "encoding", enc, "folders", len(folders))
 
 	var toolNames []string
@@ -319,10 +326,13 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 	if err := st.validate("settings."); err != nil {
 		return err
 	}
+	if _, err := mcpbridge.ParseConfig(st.MCPServers); err != nil {
+		return invalidParams("settings.%v", err)
+	}
 	s.mu.Lock()
 	s.settings = ResolveSettings(st, s.opts.Getenv)
 	s.mu.Unlock()
-	return nil
+	return s.connMCP(s.CurrentSettings().MCPServers, "settings.mcpServers")
 }
 
 // CurrentSettings returns the settings in force.

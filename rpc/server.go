@@ -74,8 +74,11 @@ type Server struct {
 	tools     toolHost
 	sess      sessions
 	approvals approvals
+	mcp       mcpServers
 	closing   bool           // guarded by ws.mu
 	bg        sync.WaitGroup // background work the server owns
+	bgCtx     context.Context
+	bgCancel  context.CancelFunc
 }
 
 // clientCaps is what the daemon needs to know about the client.
@@ -107,6 +110,7 @@ func NewServer(opts Options) *Server {
 		buffers: workspace.NewBuffers(),
 	}
 	s.approvals.s = s
+	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }
 
@@ -393,7 +397,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	}
 	switch p.Command {
 	case commandNewSession:
-		res, err := s.newSession("", arg.Mode)
+		res, err := s.newSession("", arg.Mode, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +408,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		}
 		id := arg.SessionID
 		if id == "" {
-			res, err := s.newSession("", arg.Mode)
+			res, err := s.newSession("", arg.Mode, nil)
 			if err != nil {
 				return nil, err
 			}

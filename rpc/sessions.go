@@ -17,6 +17,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
 
 // sessions holds the connection's agent sessions.
@@ -118,7 +119,7 @@ func (s *Server) newProvider() (provider.Provider, error) {
 // openSession makes a session object bound to this connection.
 // A subagent passes its parent's model in prov (it talks to the same
 // model); otherwise prov is nil and the settings name the model.
-func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, history []provider.Message, log *session.Log, subagent bool) (*liveSession, error) {
+func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, history []provider.Message, log *session.Log, subagent bool, ownMCP *mcpbridge.Manager) (*liveSession, error) {
 	f := s.newFiles()
 	f.sessionID = id
 	var perr error
@@ -137,9 +138,15 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
+	extra, mcpImpls := s.mcpFor(ownMCP)
+	impls := builtinImpls(f)
+	for name, b := range mcpImpls {
+		impls[name] = b
+	}
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
-		Impls:    builtinImpls(f),
+		Impls:    impls,
+		Extra:    extra,
 		Files:    f,
 		Policy:   policy,
 		Approver: s.approvals.approver(id),
@@ -171,7 +178,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
-			child, err := s.openSession(newSessionID(), cwd, "search", prov, nil, nil, true)
+			child, err := s.openSession(newSessionID(), cwd, "search", prov, nil, nil, true, ownMCP)
 			if err != nil {
 				return "", err
 			}
@@ -185,6 +192,22 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	ls.Session = sess
 	return ls, nil
+}
+
+// sessionMCP starts the MCP servers a session/new or session/load named,
+// owned by that session (nil when it named none).
+func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manager, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	m, err := s.startMCP(raw, "mcpServers", cwd)
+	if err != nil {
+		return nil, err
+	}
+	s.mcp.mu.Lock()
+	s.mcp.sessions = append(s.mcp.sessions, m)
+	s.mcp.mu.Unlock()
+	return m, nil
 }
 
 // sendUpdate sends session/update.
@@ -223,10 +246,10 @@ func (s *Server) sessionNew(raw []byte) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	return s.newSession(p.CWD, p.Mode)
+	return s.newSession(p.CWD, p.Mode, p.MCPServers)
 }
 
-func (s *Server) newSession(cwd, mode string) (map[string]any, error) {
+func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map[string]any, error) {
 	if cwd == "" {
 		if p := s.folders.Paths(); len(p) > 0 {
 			cwd = p[0]
@@ -249,7 +272,11 @@ func (s *Server) newSession(cwd, mode string) (map[string]any, error) {
 		s.log.Warn("session will not be saved", "err", err)
 		log = nil
 	}
-	ls, err := s.openSession(id, cwd, mode, nil, nil, log, false)
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.openSession(id, cwd, mode, nil, nil, log, false, own)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
 	}
@@ -385,8 +412,9 @@ func (s *Server) sessionSetMode(raw []byte) (any, error) {
 // its history as session/update notifications.
 func (s *Server) sessionLoad(raw []byte) (any, error) {
 	var p struct {
-		SessionID string `json:"sessionId"`
-		CWD       string `json:"cwd"`
+		SessionID  string            `json:"sessionId"`
+		CWD        string            `json:"cwd"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -423,7 +451,11 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if cwd == "" {
 		cwd = meta.Cwd
 	}
-	ls, err := s.openSession(p.SessionID, cwd, mode, nil, history, log, false)
+	own, err := s.sessionMCP(p.MCPServers, cwd)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.openSession(p.SessionID, cwd, mode, nil, history, log, false, own)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}

@@ -98,7 +98,10 @@ func (s *Server) stopWorkspace() {
 	s.ws.mu.Lock()
 	s.closing = true
 	s.ws.mu.Unlock()
+	s.bgCancel()
+	s.closeMCP()
 	s.bg.Wait()
+	s.closeMCP() // any started while the above waited
 	s.ws.mu.Lock()
 	w := s.ws.watcher
 	s.ws.watcher = nil

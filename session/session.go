@@ -48,9 +48,10 @@ type Config struct {
 	// session's Files (edit and workspace tools); the session adds its
 	// own (plan, questions, submit, subagents) and builds its registry.
 	Impls map[string]tools.BuildFunc
-	// Extra tools (MCP, configured subagents) are registered after the
-	// built-ins.
-	Extra    []tools.Tool
+	// Extra returns the dynamic tools (MCP servers' tools, configured
+	// subagents) at each model request, since MCP servers come and go;
+	// nil means none.
+	Extra    func() []tools.Tool
 	Files    tools.Files
 	Policy   *Policy
 	Approver Approver
@@ -124,9 +125,6 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	}
 	if err := s.registry.RegisterBuiltins(impls); err != nil {
 		return nil, err
-	}
-	for _, t := range cfg.Extra {
-		s.registry.Register(tools.FamilyGeneric, t)
 	}
 	return s, nil
 }
@@ -235,7 +233,9 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		mode := s.Mode()
 		preset, _ := tools.PresetFor(mode)
 		tctx := s.toolContext(mode)
-		enabled := s.registry.Enabled(preset, tctx)
+		extra := s.extraTools()
+		tctx.HasMCP = len(extra) > 0
+		enabled := append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...)
 		request, parser, err := s.request(tctx, enabled)
 		if err != nil {
 			return "", err
@@ -273,7 +273,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 			}
 			return StopEndTurn, nil
 		}
-		ends, err := s.runCalls(ctx, mode, enabled, calls)
+		ends, err := s.runCalls(ctx, mode, enabled, extra, calls)
 		s.flush()
 		if err != nil {
 			return "", err
@@ -400,7 +400,18 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 	return reply, calls, nil
 }
 
+// extraTools returns the dynamic tools now.
+func (s *Session) extraTools() []tools.Tool {
+	if s.cfg.Extra == nil {
+		return nil
+	}
+	return s.cfg.Extra()
+}
+
 func (s *Session) schemaOf(name string) json.RawMessage {
+	if t, ok := tools.Pick(s.extraTools(), name); ok {
+		return t.Spec().Parameters
+	}
 	if t, ok := s.registry.Lookup(name, s.cfg.Family); ok {
 		return t.Spec().Parameters
 	}
@@ -417,7 +428,7 @@ func (s *Session) newCallID() string {
 // runCalls schedules one reply's calls, reports them to the client and
 // appends their results to the history. It reports whether a result ends
 // the turn.
-func (s *Session) runCalls(ctx context.Context, mode string, enabled []tools.Tool, calls []provider.ToolCall) (bool, error) {
+func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []tools.Tool, calls []provider.ToolCall) (bool, error) {
 	batch := make([]Call, len(calls))
 	for i, c := range calls {
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
@@ -427,9 +438,15 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled []tools.Too
 		})
 	}
 	sched := NewScheduler(SchedulerConfig{
-		Mode:     mode,
-		Tools:    func(name string) (tools.Tool, bool) { return tools.Pick(enabled, name) },
-		Exists:   func(name string) bool { _, ok := s.registry.Lookup(name, s.cfg.Family); return ok },
+		Mode:  mode,
+		Tools: func(name string) (tools.Tool, bool) { return tools.Pick(enabled, name) },
+		Exists: func(name string) bool {
+			if _, ok := tools.Pick(extra, name); ok {
+				return true
+			}
+			_, ok := s.registry.Lookup(name, s.cfg.Family)
+			return ok
+		},
 		Policy:   s.cfg.Policy,
 		Approver: s.cfg.Approver,
 		Observer: s.observe,

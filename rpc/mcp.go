@@ -1,0 +1,135 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+)
+
+// mcpServers holds the connection's MCP servers: those of the settings
+// (initializationOptions.mcpServers), shared by all sessions, and those a
+// session/new named, owned by that session.
+type mcpServers struct {
+	mu       sync.Mutex
+	conn     *mcpbridge.Manager
+	connRaw  string // the settings they were started from
+	sessions []*mcpbridge.Manager
+}
+
+// startMCP parses MCP server configurations and starts them in the
+// background: connecting may take seconds, and neither initialize nor
+// session/new should wait for it. Their tools appear at the next model
+// request once connected.
+func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.Manager, error) {
+	cfgs, err := mcpbridge.ParseConfig(raw)
+	if err != nil {
+		return nil, invalidParams("%s%v", field, strings.TrimPrefix(err.Error(), "mcpServers"))
+	}
+	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
+		Logger: s.log, Version: s.opts.Version, Dir: dir,
+		OnStatus: func(st mcpbridge.ServerStatus) {
+			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "err", st.Err)
+			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
+				s.logToClient(context.Background(), 2, fmt.Sprintf("MCP server %s: %s %s", st.Name, st.State, st.Err))
+			}
+		},
+	})
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "MCP: %v", err)
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		m.Start(s.bgCtx)
+	}()
+	return m, nil
+}
+
+// connMCP (re)starts the settings' MCP servers when they changed.
+func (s *Server) connMCP(raw []json.RawMessage, field string) error {
+	key, _ := json.Marshal(raw)
+	s.mcp.mu.Lock()
+	same := s.mcp.connRaw == string(key)
+	s.mcp.mu.Unlock()
+	if same {
+		return nil
+	}
+	var m *mcpbridge.Manager
+	if len(raw) > 0 {
+		var err error
+		if m, err = s.startMCP(raw, field, s.files0Root()); err != nil {
+			return err
+		}
+	}
+	s.mcp.mu.Lock()
+	old := s.mcp.conn
+	s.mcp.conn, s.mcp.connRaw = m, string(key)
+	s.mcp.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// files0Root is the primary folder, where stdio MCP servers start.
+func (s *Server) files0Root() string {
+	if p := s.folders.Paths(); len(p) > 0 {
+		return p[0]
+	}
+	return ""
+}
+
+// mcpFor returns the dynamic tools and the MCP built-ins for a session:
+// its own servers (if session/new named some) else the connection's.
+func (s *Server) mcpFor(own *mcpbridge.Manager) (func() []tools.Tool, map[string]tools.BuildFunc) {
+	pick := func() *mcpbridge.Manager {
+		if own != nil {
+			return own
+		}
+		s.mcp.mu.Lock()
+		defer s.mcp.mu.Unlock()
+		return s.mcp.conn
+	}
+	extra := func() []tools.Tool {
+		if m := pick(); m != nil {
+			return m.Tools()
+		}
+		return nil
+	}
+	builtins := map[string]tools.BuildFunc{
+		tools.NameUseMCPTool: func(raw json.RawMessage) (tools.Invocation, error) {
+			return mcpBuiltin(pick(), tools.NameUseMCPTool, raw)
+		},
+		tools.NameAccessMCPResource: func(raw json.RawMessage) (tools.Invocation, error) {
+			return mcpBuiltin(pick(), tools.NameAccessMCPResource, raw)
+		},
+	}
+	return extra, builtins
+}
+
+func mcpBuiltin(m *mcpbridge.Manager, name string, raw json.RawMessage) (tools.Invocation, error) {
+	if m == nil {
+		return nil, &tools.ValidationError{Tool: name, Problems: []tools.Problem{{Path: "server_name", Message: "no MCP server is configured"}}}
+	}
+	return m.Builtins()[name](raw)
+}
+
+// closeMCP stops every MCP server.
+func (s *Server) closeMCP() {
+	s.mcp.mu.Lock()
+	all := append([]*mcpbridge.Manager{s.mcp.conn}, s.mcp.sessions...)
+	s.mcp.conn, s.mcp.sessions = nil, nil
+	s.mcp.mu.Unlock()
+	for _, m := range all {
+		if m != nil {
+			m.Close()
+		}
+	}
+}
