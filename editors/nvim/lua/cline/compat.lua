@@ -1,0 +1,62 @@
+-- Shims over the Neovim APIs that changed between 0.7 (Debian's) and
+-- current releases, so the rest of the plugin calls one spelling.
+local M = {}
+
+-- 0.11 turned client functions into methods (client:request) and
+-- deprecated the dot form; 0.7 only has the dot form.
+local methods = vim.fn.has('nvim-0.11') == 1
+
+function M.request(client, method, params, handler, bufnr)
+  if methods then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.notify(client, method, params)
+  if methods then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+function M.stop(client, force)
+  if methods then
+    return client:stop(force)
+  end
+  return client.stop(force)
+end
+
+function M.is_stopped(client)
+  if methods then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+-- start_client starts a client without attaching it to any buffer and
+-- returns its id. vim.lsp.start_client is deprecated from 0.11 on, where
+-- vim.lsp.start takes attach = false; reuse is the caller's business.
+function M.start_client(config)
+  if methods and vim.lsp.start then
+    return vim.lsp.start(config, {
+      attach = false,
+      reuse_client = function()
+        return false
+      end,
+    })
+  end
+  return vim.lsp.start_client(config)
+end
+
+-- in_coroutine reports whether the caller may yield: from 0.10 on, server
+-- requests are handled inside a coroutine, so a handler can wait for an
+-- asynchronous vim.ui.select; on 0.7 it runs on the main thread.
+function M.in_coroutine()
+  local co, main = coroutine.running()
+  return co ~= nil and not main, co
+end
+
+M.uv = vim.uv or vim.loop
+
+return M

@@ -1,0 +1,54 @@
+-- Defaults and the merged options for the plugin.
+local M = {}
+
+M.defaults = {
+  -- How to start the daemon.
+  cmd = { 'cline-ls' },
+  cmd_env = nil,
+  -- Sent as initializationOptions and workspace/didChangeConfiguration:
+  -- provider {name, model, apiKeyEnv, ...}, mode, approvals, rules, ...
+  -- (see PROTOCOL.md §2). Keys are never put here: apiKeyEnv names the
+  -- environment variable that holds one.
+  settings = {},
+  -- The workspace root: a path, or a function(bufnr) returning one. By
+  -- default the nearest folder above the current file holding one of
+  -- root_markers, else the current directory.
+  root_dir = nil,
+  root_markers = { '.git', '.hg', '.svn' },
+  -- Extra client capabilities, merged over Neovim's own.
+  capabilities = nil,
+  -- Passed to the LSP client; a short debounce keeps the daemon's mirror
+  -- of a buffer close behind the keyboard.
+  flags = { debounce_text_changes = 50 },
+  -- Where the session buffer opens when it is not visible; false keeps it
+  -- hidden (:ClineOpen shows it).
+  split = 'botright vsplit',
+  -- Where an approval's diff or command is shown while it is asked (at
+  -- the top, clear of the prompt of the built-in vim.ui.select).
+  preview_split = 'topleft split',
+  -- Where cline/diff goes: 'split' (a diff buffer opened in a split),
+  -- 'buffer' (the diff buffer, not opened), 'session' (inline in the
+  -- session buffer) or 'none' (only the one-line summary).
+  diff_view = 'split',
+  diff_split = 'botright split',
+  -- Lines of a tool's result shown under its status line.
+  tool_output_lines = 6,
+  -- Buffer-local maps in the session buffer: q closes, <C-c> cancels.
+  keymaps = true,
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+function M.set(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  -- Lists are replaced, not merged index by index.
+  if opts and opts.cmd then
+    M.options.cmd = opts.cmd
+  end
+  if opts and opts.root_markers then
+    M.options.root_markers = opts.root_markers
+  end
+  return M.options
+end
+
+return M

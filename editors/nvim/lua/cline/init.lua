@@ -1,0 +1,631 @@
+-- cline.nvim: the Neovim client of cline-ls.
+--
+-- One cline-ls client per workspace root, attached to the root's file
+-- buffers so that the daemon mirrors them (the agent reads and edits the
+-- unsaved text). One agent session per root, streamed into a scratch
+-- buffer. Requests are asynchronous: session/prompt answers only when the
+-- turn ends, and the editor stays usable meanwhile.
+local compat = require('cline.compat')
+local config = require('cline.config')
+local view = require('cline.view')
+local approvals = require('cline.approvals')
+local diffs = require('cline.diffs')
+local questions = require('cline.questions')
+
+local api = vim.api
+local uv = compat.uv
+
+local M = {}
+
+-- roots maps a root folder to its state: client_id, ready, waiting (calls
+-- made before the client initialized), session_id, mode, busy, usage,
+-- view.
+local roots = {}
+-- by_session maps a session id to its root's state.
+local by_session = {}
+-- by_client maps a client id to its root's state.
+local by_client = {}
+
+local did_setup = false
+local turn_done -- defined with the sessions below
+
+local function notify(msg, level)
+  vim.notify('cline: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function err_text(err)
+  if type(err) == 'table' then
+    return err.message or vim.inspect(err)
+  end
+  return tostring(err)
+end
+
+-- Roots ----------------------------------------------------------------
+
+local function normalize(path)
+  path = vim.fn.fnamemodify(path, ':p')
+  if #path > 1 then
+    path = path:gsub('/+$', '')
+  end
+  return path
+end
+
+local function is_dir(path)
+  local st = uv.fs_stat(path)
+  return st and st.type == 'directory' or false
+end
+
+-- find_root walks up from dir to the first folder with a root marker.
+local function find_root(dir)
+  local markers = config.options.root_markers or {}
+  local cur = dir
+  while cur and cur ~= '' do
+    for _, m in ipairs(markers) do
+      if uv.fs_stat(cur .. '/' .. m) then
+        return cur
+      end
+    end
+    local parent = vim.fn.fnamemodify(cur, ':h')
+    if parent == cur then
+      break
+    end
+    cur = parent
+  end
+  return nil
+end
+
+-- root_for returns the workspace root for a buffer: its session's root
+-- for a session buffer, else config.root_dir, else the nearest marked
+-- folder, else the current directory.
+function M.root_for(buf)
+  buf = (buf == nil or buf == 0) and api.nvim_get_current_buf() or buf
+  local ok, r = pcall(api.nvim_buf_get_var, buf, 'cline_root')
+  if ok and type(r) == 'string' then
+    return r
+  end
+  local rd = config.options.root_dir
+  if type(rd) == 'function' then
+    rd = rd(buf)
+  end
+  if type(rd) == 'string' and rd ~= '' then
+    return normalize(rd)
+  end
+  local name = api.nvim_buf_get_name(buf)
+  local cwd = normalize(vim.fn.getcwd())
+  if name ~= '' and vim.bo[buf].buftype == '' and not name:match('^%a[%w+.-]*://') then
+    local dir = vim.fn.fnamemodify(name, ':p:h')
+    if is_dir(dir) then
+      return find_root(dir) or cwd
+    end
+  end
+  return find_root(cwd) or cwd
+end
+
+local function inside(path, root)
+  return path == root or path:sub(1, #root + 1) == root .. '/' or root == '/'
+end
+
+-- Buffers --------------------------------------------------------------
+
+-- attachable reports whether a buffer is a file the daemon should mirror.
+local function attachable(buf)
+  if not api.nvim_buf_is_valid(buf) or not api.nvim_buf_is_loaded(buf) then
+    return false
+  end
+  if vim.bo[buf].buftype ~= '' then
+    return false
+  end
+  local name = api.nvim_buf_get_name(buf)
+  return name ~= '' and not name:match('^%a[%w+.-]*://')
+end
+
+local function attach(st, buf)
+  if not st.client_id or not attachable(buf) then
+    return
+  end
+  if inside(normalize(api.nvim_buf_get_name(buf)), st.root) then
+    vim.lsp.buf_attach_client(buf, st.client_id)
+  end
+end
+
+-- attach_all attaches every loaded file buffer under the root.
+local function attach_all(st)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    attach(st, buf)
+  end
+end
+
+-- State ----------------------------------------------------------------
+
+local function state(root)
+  local st = roots[root]
+  if not st then
+    st = { root = root, waiting = {}, usage = {} }
+    roots[root] = st
+  end
+  if not st.view then
+    st.view = view.new(root)
+  end
+  return st
+end
+
+local function client_of(st)
+  if not st.client_id then
+    return nil
+  end
+  local c = vim.lsp.get_client_by_id(st.client_id)
+  if c and compat.is_stopped(c) then
+    return nil
+  end
+  return c
+end
+
+local function forget_client(st)
+  if st.client_id then
+    by_client[st.client_id] = nil
+  end
+  if st.session_id then
+    by_session[st.session_id] = nil
+  end
+  st.client_id, st.ready, st.session_id, st.mode = nil, false, nil, nil
+  st.waiting = {}
+end
+
+-- Notification and request handlers ------------------------------------
+
+local function state_for_session(id, ctx)
+  local st = id and by_session[id]
+  if st then
+    return st
+  end
+  return ctx and by_client[ctx.client_id]
+end
+
+local function on_update(st, u)
+  local v = st.view
+  local kind = u.sessionUpdate
+  if kind == 'agent_message_chunk' then
+    local c = u.content or {}
+    if type(c.text) == 'string' then
+      v:stream('agent', c.text)
+    end
+  elseif kind == 'agent_thought_chunk' then
+    local c = u.content or {}
+    if type(c.text) == 'string' then
+      v:stream('thought', c.text, '│ ')
+    end
+  elseif kind == 'user_message_chunk' then
+    local c = u.content or {}
+    if type(c.text) == 'string' then
+      v:user(c.text)
+    end
+  elseif kind == 'tool_call' then
+    v:tool_call(u)
+  elseif kind == 'tool_call_update' then
+    v:tool_update(u)
+  elseif kind == 'plan' then
+    v:plan_update(u.entries)
+  elseif kind == 'current_mode_update' then
+    if u.currentModeId ~= st.mode or not st.mode_shown then
+      st.mode = u.currentModeId
+      st.mode_shown = true
+      v:note('-- mode: ' .. tostring(u.currentModeId) .. ' --')
+    end
+  elseif kind == 'usage_update' then
+    local us = st.usage
+    us.input = (us.input or 0) + (tonumber(u.inputTokens) or 0)
+    us.output = (us.output or 0) + (tonumber(u.outputTokens) or 0)
+    if tonumber(u.costUsd) then
+      us.cost = (us.cost or 0) + tonumber(u.costUsd)
+    end
+  end
+end
+
+local handlers = {}
+
+handlers['session/update'] = function(_, params, ctx)
+  if type(params) ~= 'table' or type(params.update) ~= 'table' then
+    return
+  end
+  local st = state_for_session(params.sessionId, ctx)
+  if st then
+    on_update(st, params.update)
+  end
+end
+
+handlers['cline/approvalRequest'] = function(_, params, ctx)
+  if type(params) ~= 'table' or not params.approvalId then
+    return
+  end
+  local st = state_for_session(params.sessionId, ctx)
+  if not st then
+    return
+  end
+  local title = type(params.toolCall) == 'table' and params.toolCall.title or 'a tool call'
+  local mark = st.view:marker('tool', '[approval] ' .. tostring(title) .. ' — waiting')
+  approvals.request(params, {
+    respond = function(answer)
+      local c = client_of(st)
+      if not c then
+        return
+      end
+      compat.request(c, 'cline/approvalResponse', answer, function(err)
+        -- An approval the daemon already resolved (the turn was
+        -- cancelled) is refused with -32602; that is not news.
+        if err and not (type(err) == 'table' and err.code == -32602) then
+          notify('approval response failed: ' .. err_text(err), vim.log.levels.WARN)
+        end
+      end)
+    end,
+    decided = function(words)
+      st.view:set_line(mark, '[approval] ' .. tostring(title) .. ' — ' .. words)
+    end,
+  })
+  if st.view.buf then
+    st.view:show()
+  end
+end
+
+handlers['cline/diff'] = function(_, params, ctx)
+  if type(params) ~= 'table' then
+    return
+  end
+  local st = state_for_session(params.sessionId, ctx)
+  if st then
+    diffs.show(params, st.root, st.view)
+  end
+end
+
+handlers['cline/askQuestion'] = function(_, params, ctx)
+  params = type(params) == 'table' and params or {}
+  local st = state_for_session(params.sessionId, ctx)
+  local mark
+  if st then
+    mark = st.view:marker('tool', '[question] ' .. tostring(params.question) .. ' — waiting')
+  end
+  local answer = questions.answer(params)
+  if st and mark then
+    st.view:set_line(mark, '[question] ' .. tostring(params.question) .. ' — ' .. (answer and ('answered: ' .. answer) or 'dismissed'))
+  end
+  return { answer = answer or vim.NIL }
+end
+
+-- The stock applyEdit handler prints the edit's label ("cline-ls") on
+-- Neovim 0.7; the edit itself is all the user needs to see.
+handlers['workspace/applyEdit'] = function(err, params, ctx, cfg)
+  local default = vim.lsp.handlers['workspace/applyEdit']
+  if type(params) == 'table' and params.label then
+    params = vim.tbl_extend('force', {}, params)
+    params.label = nil
+  end
+  return default(err, params, ctx, cfg)
+end
+
+M.handlers = handlers
+
+-- Clients --------------------------------------------------------------
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = type(caps.experimental) == 'table' and caps.experimental or {}
+  caps.experimental.cline = { approvals = true, diffs = true, questions = true }
+  if config.options.capabilities then
+    caps = vim.tbl_deep_extend('force', caps, config.options.capabilities)
+  end
+  return caps
+end
+
+-- ensure_client starts the root's client (or reuses the running one) and
+-- calls fn(client) once it is initialized.
+local function ensure_client(st, fn)
+  local c = client_of(st)
+  if c and st.ready then
+    return fn(c)
+  end
+  if c then
+    table.insert(st.waiting, fn) -- starting: on_init runs it
+    return
+  end
+  forget_client(st)
+  st.waiting = { fn }
+  local opts = config.options
+  local settings = opts.settings
+  if type(settings) ~= 'table' or next(settings) == nil then
+    settings = nil
+  end
+  local cfg = {
+    name = 'cline-ls',
+    cmd = opts.cmd,
+    cmd_env = opts.cmd_env,
+    root_dir = st.root,
+    workspace_folders = { { uri = vim.uri_from_fname(st.root), name = vim.fn.fnamemodify(st.root, ':t') } },
+    capabilities = capabilities(),
+    handlers = handlers,
+    init_options = settings,
+    settings = settings,
+    flags = opts.flags,
+    on_init = function(client)
+      st.ready = true
+      local waiting = st.waiting
+      st.waiting = {}
+      for _, w in ipairs(waiting) do
+        local ok, e = pcall(w, client)
+        if not ok then
+          notify(tostring(e), vim.log.levels.ERROR)
+        end
+      end
+    end,
+    on_exit = function(code, signal, client_id)
+      vim.schedule(function()
+        if st.client_id ~= client_id then
+          return
+        end
+        forget_client(st)
+        if st.busy or (code ~= 0 and code ~= nil) then
+          st.view:note(string.format('-- cline-ls exited (code %s, signal %s) --', tostring(code), tostring(signal)))
+        end
+        if st.busy then
+          turn_done(st, 'exited')
+        end
+      end)
+    end,
+  }
+  local ok, id = pcall(compat.start_client, cfg)
+  if not ok or not id then
+    st.waiting = {}
+    notify('could not start ' .. table.concat(opts.cmd or {}, ' ') .. (ok and '' or (': ' .. tostring(id))), vim.log.levels.ERROR)
+    return
+  end
+  st.client_id = id
+  by_client[id] = st
+  attach_all(st)
+end
+
+-- request sends a request and calls cb(err, result) on the main loop.
+local function request(st, method, params, cb)
+  ensure_client(st, function(client)
+    local ok = compat.request(client, method, params, function(err, result)
+      cb(err, result)
+    end)
+    if not ok then
+      cb({ message = 'cline-ls is not running' })
+    end
+  end)
+end
+
+-- Sessions -------------------------------------------------------------
+
+-- ensure_session creates the root's session when it has none, then calls
+-- fn(session_id).
+local function ensure_session(st, mode, fn, fail)
+  if st.session_id and client_of(st) then
+    return fn(st.session_id)
+  end
+  request(st, 'session/new', { cwd = st.root, mode = mode }, function(err, result)
+    if err or type(result) ~= 'table' or not result.sessionId then
+      local msg = 'session/new failed: ' .. (err and err_text(err) or 'no sessionId')
+      st.view:note('[error] ' .. msg)
+      notify(msg, vim.log.levels.ERROR)
+      if fail then
+        fail()
+      end
+      return
+    end
+    st.session_id = result.sessionId
+    by_session[result.sessionId] = st
+    if type(result.modes) == 'table' and result.modes.currentModeId then
+      st.mode = result.modes.currentModeId
+    end
+    st.mode_shown = true
+    st.view:note(string.format('-- session %s, mode: %s --', result.sessionId, tostring(st.mode)))
+    fn(st.session_id)
+  end)
+end
+
+-- set_mode switches the session to mode (when it is not there already).
+local function set_mode(st, mode, fn, fail)
+  if st.mode == mode then
+    return fn and fn()
+  end
+  request(st, 'session/set_mode', { sessionId = st.session_id, modeId = mode }, function(err)
+    if err then
+      local msg = 'session/set_mode failed: ' .. err_text(err)
+      st.view:note('[error] ' .. msg)
+      notify(msg, vim.log.levels.ERROR)
+      if fail then
+        fail()
+      end
+      return
+    end
+    if st.mode ~= mode then
+      st.mode = mode
+      st.view:note('-- mode: ' .. mode .. ' --')
+    end
+    if fn then
+      fn()
+    end
+  end)
+end
+
+function turn_done(st, stop)
+  st.busy = false
+  local us = st.usage
+  local usage = ''
+  if us.input or us.output then
+    usage = string.format(' · %d in / %d out', us.input or 0, us.output or 0)
+    if us.cost then
+      usage = usage .. string.format(' · $%.4f', us.cost)
+    end
+  end
+  st.view:note(string.format('-- %s%s --', stop, usage))
+  st.last_stop = stop
+  pcall(vim.cmd, 'doautocmd <nomodeline> User ClineTurnDone')
+end
+
+local function current()
+  M.setup_once()
+  return state(M.root_for(0))
+end
+
+-- prompt sends text to the current root's session in mode.
+function M.prompt(text, mode)
+  local st = current()
+  if type(text) ~= 'string' or text:match('^%s*$') then
+    notify('nothing to send', vim.log.levels.WARN)
+    return
+  end
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  st.busy = true
+  st.usage = {}
+  st.view:show()
+  st.view:user(text)
+  local function fail()
+    turn_done(st, 'error')
+  end
+  ensure_session(st, mode, function(id)
+    set_mode(st, mode, function()
+      local params = { sessionId = id, prompt = { { type = 'text', text = text } } }
+      request(st, 'session/prompt', params, function(err, result)
+        if err then
+          st.view:note('[error] ' .. err_text(err))
+          notify(err_text(err), vim.log.levels.ERROR)
+          return fail()
+        end
+        turn_done(st, type(result) == 'table' and result.stopReason or 'end_turn')
+      end)
+    end, fail)
+  end, fail)
+  -- A failure before the prompt was sent leaves the turn not running.
+  if not st.client_id then
+    st.busy = false
+  end
+end
+
+-- task starts an act turn.
+function M.task(text)
+  M.prompt(text, 'act')
+end
+
+-- plan starts a plan turn.
+function M.plan(text)
+  M.prompt(text, 'plan')
+end
+
+-- act switches the session to act mode, then sends text when given.
+function M.act(text)
+  if text and not text:match('^%s*$') then
+    return M.prompt(text, 'act')
+  end
+  local st = current()
+  ensure_session(st, 'act', function()
+    set_mode(st, 'act')
+  end)
+end
+
+-- set_mode switches the current session to any mode.
+function M.set_mode(mode)
+  local st = current()
+  ensure_session(st, mode, function()
+    set_mode(st, mode)
+  end)
+end
+
+-- cancel stops the running turn.
+function M.cancel()
+  local st = current()
+  local c = client_of(st)
+  if not (c and st.session_id) then
+    notify('no session to cancel', vim.log.levels.WARN)
+    return
+  end
+  approvals.cancel_session(st.session_id, function(item)
+    if item.ctx.decided then
+      item.ctx.decided('cancelled')
+    end
+  end)
+  compat.notify(c, 'session/cancel', { sessionId = st.session_id })
+  st.view:note('-- cancelling --')
+end
+
+-- new_session drops the current session; the next prompt starts a new one.
+function M.new_session(mode)
+  local st = current()
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  if st.session_id then
+    by_session[st.session_id] = nil
+  end
+  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.view:note('-- new session --')
+  if mode and mode ~= '' then
+    ensure_session(st, mode, function() end)
+  end
+end
+
+-- open shows (and focuses) the session buffer.
+function M.open()
+  current().view:show(true)
+end
+
+-- open_diffs shows the diff buffer of the current root.
+function M.open_diffs()
+  local st = current()
+  local scratch = require('cline.scratch')
+  local buf = scratch.buffer(diffs.buffer_name(st.root), 'diff')
+  scratch.show(buf, config.options.diff_split, 12)
+end
+
+-- stop shuts the current root's daemon down.
+function M.stop()
+  local st = current()
+  local c = client_of(st)
+  if c then
+    compat.stop(c)
+  end
+end
+
+-- status is a short text for statuslines: mode and whether a turn runs.
+function M.status()
+  local st = roots[M.root_for(0)]
+  if not st or not st.session_id then
+    return ''
+  end
+  return string.format('cline:%s%s', st.mode or '?', st.busy and ' …' or '')
+end
+
+-- state returns the plugin's state for a root (the current one by
+-- default); for tests and statuslines, not to be changed.
+function M.state(root)
+  return roots[root or M.root_for(0)]
+end
+
+-- Setup ----------------------------------------------------------------
+
+function M.setup(opts)
+  config.set(opts)
+  did_setup = true
+  local group = api.nvim_create_augroup('cline', { clear = true })
+  api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
+    group = group,
+    callback = function(args)
+      for _, st in pairs(roots) do
+        if st.client_id then
+          attach(st, args.buf)
+        end
+      end
+    end,
+  })
+end
+
+function M.setup_once()
+  if not did_setup then
+    M.setup({})
+  end
+end
+
+return M

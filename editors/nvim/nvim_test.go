@@ -1,0 +1,260 @@
+// Package nvim_test runs the Neovim client against the real daemon: each
+// test starts a headless Neovim on a fresh workspace with a replay
+// transcript from testdata/, and the Lua script in tests/ drives the flow
+// and writes one line per check to a result file. The tests skip when nvim
+// is not installed.
+package nvim_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// daemon is the cline-ls binary built once for all tests.
+var daemon string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if _, err := exec.LookPath("nvim"); err != nil {
+		// Each test skips with the reason; nothing to build.
+		return m.Run()
+	}
+	// CLINE_NVIM_TEST_DAEMON runs the tests against a given binary
+	// instead of one built from this tree.
+	if bin := os.Getenv("CLINE_NVIM_TEST_DAEMON"); bin != "" {
+		daemon = bin
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "cline-nvim-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	daemon = filepath.Join(dir, "cline-ls")
+	build := exec.Command("go", "build", "-o", daemon, "./cmd/cline-ls")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building cline-ls: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// result is what one headless run left behind.
+type result struct {
+	ws     string // the workspace folder
+	code   int    // nvim's exit code
+	lines  []string
+	output string // nvim's stdout and stderr
+	log    string // the daemon's log
+	lspLog string // Neovim's LSP log, which holds the daemon's stderr
+}
+
+// runNvim runs script (tests/<script>.lua) for scenario on a workspace
+// holding hello.txt ("hello\n"), with testdata/<transcript>.json as the
+// model. The plugin is on the runtimepath unless plugin is false.
+func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
+	t.Helper()
+	if daemon == "" {
+		t.Skip("nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
+	}
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.ReadFile(filepath.Join("testdata", transcript+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trPath := filepath.Join(tmp, "transcript.json")
+	if err := os.WriteFile(trPath, tr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resultPath := filepath.Join(tmp, "result.txt")
+	logPath := filepath.Join(tmp, "daemon.log")
+
+	args := []string{"--headless", "-u", "NONE", "-i", "NONE", "-n"}
+	if plugin {
+		args = append(args, "--cmd", "set rtp^="+here, "--cmd", "runtime plugin/cline.lua")
+	}
+	args = append(args, "-c", "luafile "+filepath.Join(here, "tests", script+".lua"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "nvim", args...)
+	cmd.Dir = ws
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Env = append(cleanEnv(),
+		"HOME="+tmp,
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
+		"XDG_DATA_HOME="+filepath.Join(tmp, "data"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"CLINE_TEST_BIN="+daemon,
+		"CLINE_TEST_WS="+ws,
+		"CLINE_TEST_TRANSCRIPT="+trPath,
+		"CLINE_TEST_STATE="+filepath.Join(tmp, "sessions"),
+		"CLINE_TEST_LOG="+logPath,
+		"CLINE_TEST_RESULT="+resultPath,
+		"CLINE_TEST_SCENARIO="+scenario,
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	r := result{ws: ws, output: out.String()}
+	if ctx.Err() != nil {
+		r.code = -1
+	} else if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running nvim: %v", err)
+	}
+	if b, err := os.ReadFile(resultPath); err == nil {
+		r.lines = strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	}
+	if b, err := os.ReadFile(logPath); err == nil {
+		r.log = string(b)
+	}
+	// The daemon's stderr (a panic, say) ends up in Neovim's LSP log:
+	// stdpath('cache') on 0.7, stdpath('log') on newer versions.
+	for _, p := range []string{filepath.Join(tmp, "cache", "nvim", "lsp.log"), filepath.Join(tmp, "state", "nvim", "lsp.log")} {
+		if b, err := os.ReadFile(p); err == nil {
+			r.lspLog += string(b)
+		}
+	}
+	return r
+}
+
+// cleanEnv is the environment without provider keys or cline-ls settings,
+// so that nothing but the test's settings picks the model.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "CLINE_"), strings.HasSuffix(k, "_API_KEY"),
+			strings.HasPrefix(k, "XDG_"), k == "HOME", k == "VIMINIT", k == "MYVIMRC", k == "NVIM", k == "NVIM_LISTEN_ADDRESS":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// check fails the test with everything needed to see why unless the
+// script passed all its checks.
+func (r result) check(t *testing.T) {
+	t.Helper()
+	passed := r.code == 0 && len(r.lines) > 0 && r.lines[len(r.lines)-1] == "PASS"
+	if passed {
+		for _, l := range r.lines {
+			t.Log(l)
+		}
+		return
+	}
+	why := fmt.Sprintf("nvim exited with code %d", r.code)
+	if r.code == -1 {
+		why = "nvim timed out"
+	}
+	t.Errorf("%s\n--- checks (tests/*.lua)\n%s\n--- nvim output\n%s\n--- daemon log\n%s\n--- nvim LSP log\n%s",
+		why, strings.Join(r.lines, "\n"), r.output, tail(r.log, 80), tail(r.lspLog, 60))
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("… %d earlier lines", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (r result) disk(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.ws, "hello.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// An approved edit lands in the open buffer, not on disk, until the user
+// saves; the session buffer streams the turn and the diff buffer gets the
+// diff.
+func TestApprovedEditStaysInBufferUntilSaved(t *testing.T) {
+	r := runNvim(t, "plugin", "approve", "approve", true)
+	r.check(t)
+	if got := r.disk(t); got != "hello, world\n" {
+		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
+	}
+}
+
+// A rejected edit leaves buffer and disk unchanged, and the feedback
+// typed at the rejection reaches the model.
+func TestRejectedEditChangesNothing(t *testing.T) {
+	r := runNvim(t, "plugin", "reject", "reject", true)
+	r.check(t)
+	if got := r.disk(t); got != "hello\n" {
+		t.Errorf("hello.txt = %q, want it unchanged", got)
+	}
+}
+
+// :ClinePlan, plan updates, :ClineAct, then an act turn in which "Always
+// allow" spares the second approval.
+func TestPlanThenAct(t *testing.T) {
+	r := runNvim(t, "plugin", "plan", "plan", true)
+	r.check(t)
+	if got := r.disk(t); got != "hello\n" {
+		t.Errorf("hello.txt = %q, want it unchanged (nothing saved)", got)
+	}
+}
+
+// cline/askQuestion is answered through vim.ui.select.
+func TestQuestion(t *testing.T) {
+	runNvim(t, "plugin", "question", "question", true).check(t)
+}
+
+// :ClineCancel during an approval ends the turn as cancelled; the session
+// takes the next task.
+func TestCancel(t *testing.T) {
+	r := runNvim(t, "plugin", "cancel", "cancel", true)
+	r.check(t)
+	if got := r.disk(t); got != "hello\n" {
+		t.Errorf("hello.txt = %q, want it unchanged (nothing saved)", got)
+	}
+}
+
+// The parts that need no daemon: questions answered later in a
+// coroutine (Neovim 0.10+), streaming into the session buffer, previews.
+func TestUnits(t *testing.T) {
+	runNvim(t, "plugin", "units", "approve", true).check(t)
+}
+
+// No plugin: the stock LSP client, cline.prompt through
+// workspace/executeCommand, the approval through the stock
+// window/showMessageRequest handler.
+func TestStockClient(t *testing.T) {
+	r := runNvim(t, "stock", "stock", "approve", false)
+	r.check(t)
+	if got := r.disk(t); got != "hello, world\n" {
+		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
+	}
+}

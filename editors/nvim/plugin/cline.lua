@@ -1,0 +1,79 @@
+-- Commands of the cline-ls client. require('cline').setup{...} configures
+-- it; without a setup call the commands use the defaults.
+if vim.g.loaded_cline then
+  return
+end
+vim.g.loaded_cline = true
+
+if vim.fn.has('nvim-0.7') ~= 1 then
+  vim.api.nvim_err_writeln('cline: Neovim 0.7 or newer is needed')
+  return
+end
+
+local function cline()
+  return require('cline')
+end
+
+-- with_text runs fn with the command's text, asking for it when empty.
+local function with_text(prompt, fn)
+  return function(args)
+    if args.args ~= '' then
+      return fn(args.args)
+    end
+    vim.ui.input({ prompt = prompt }, function(text)
+      if text and text ~= '' then
+        fn(text)
+      end
+    end)
+  end
+end
+
+local command = vim.api.nvim_create_user_command
+
+command('ClineTask', with_text('Cline task: ', function(text)
+  cline().task(text)
+end), { nargs = '*', desc = 'Send a task to Cline in act mode' })
+
+command('ClinePlan', with_text('Cline plan: ', function(text)
+  cline().plan(text)
+end), { nargs = '*', desc = 'Ask Cline for a plan (plan mode: no edits)' })
+
+command('ClineAct', function(args)
+  cline().act(args.args)
+end, { nargs = '*', desc = 'Switch the Cline session to act mode (and send text, if any)' })
+
+command('ClineMode', function(args)
+  cline().set_mode(args.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return { 'plan', 'act', 'search', 'minimal', 'yolo' }
+  end,
+  desc = 'Switch the Cline session to a mode',
+})
+
+command('ClineCancel', function()
+  cline().cancel()
+end, { desc = 'Cancel the running Cline turn' })
+
+command('ClineNew', function(args)
+  cline().new_session(args.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'plan', 'act', 'search', 'minimal', 'yolo' }
+  end,
+  desc = 'Start a new Cline session',
+})
+
+command('ClineOpen', function()
+  cline().open()
+end, { desc = 'Show the Cline session buffer' })
+
+command('ClineDiffs', function()
+  cline().open_diffs()
+end, { desc = "Show the diffs of Cline's edits" })
+
+command('ClineStop', function()
+  cline().stop()
+end, { desc = 'Stop the cline-ls daemon of this workspace' })

@@ -1,0 +1,309 @@
+-- Headless end-to-end scenarios of the plugin against the real daemon and
+-- the replay model. CLINE_TEST_SCENARIO picks one; nvim_test.go writes the
+-- workspace (hello.txt holding "hello\n") and the transcript it needs.
+local here = debug.getinfo(1, 'S').source:sub(2):match('(.*/)') or './'
+local H = dofile(here .. 'harness.lua')
+local env = H.env
+
+local function start(extra_settings, opts)
+  H.dead = function()
+    local st = require('cline').state(env.ws)
+    return st ~= nil and st.last_stop == 'exited'
+  end
+  H.stub_ui()
+  require('cline').setup(vim.tbl_extend('force', {
+    cmd = H.cmd(),
+    settings = H.settings(extra_settings),
+  }, opts or {}))
+  vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hello.txt'))
+  return vim.api.nvim_get_current_buf()
+end
+
+local function cline()
+  return require('cline')
+end
+
+local function session_text()
+  local st = cline().state(env.ws)
+  return st and H.text(st.view.buf) or ''
+end
+
+local function wait_turn(st, what)
+  H.wait(what or 'the turn to end', function()
+    return not st.busy
+  end)
+end
+
+local scenarios = {}
+
+-- approve: an act task whose edit is approved lands in the open buffer,
+-- not on disk, until the user saves.
+function scenarios.approve()
+  local file = start()
+  local preview
+  H.ui.select_answer = function(items, opts)
+    local pbuf = vim.fn.bufnr('cline://approval')
+    preview = {
+      lines = pbuf ~= -1 and H.lines(pbuf) or {},
+      shown = pbuf ~= -1 and #vim.fn.win_findbuf(pbuf) > 0,
+      prompt = opts.prompt,
+      names = vim.tbl_map(function(o)
+        return opts.format_item(o)
+      end, items),
+    }
+    return H.option(items, 'allow_once')
+  end
+
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  H.expect(st ~= nil and st.busy, ':ClineTask returns while the turn runs')
+  H.expect(#vim.fn.win_findbuf(st.view.buf) > 0, 'the session buffer is shown')
+  H.eq(vim.api.nvim_get_current_buf(), file, 'the cursor stays in the file')
+  wait_turn(st)
+
+  H.eq(st.last_stop, 'end_turn', 'the turn ends with end_turn')
+  H.expect(preview ~= nil, 'the approval was asked through vim.ui.select')
+  H.expect(preview.shown, 'the diff was shown in a split while asking')
+  local ptext = table.concat(preview.lines, '\n')
+  H.contains(ptext, '-hello', 'the preview shows the removed line')
+  H.contains(ptext, '+hello, world', 'the preview shows the added line')
+  H.eq(preview.names, { 'Allow', 'Always allow', 'Reject', 'Always reject' }, 'the four answers are offered')
+  H.contains(preview.prompt, 'Edit hello.txt', 'the prompt names the edit')
+  H.eq(#vim.fn.win_findbuf(vim.fn.bufnr('cline://approval')), 0, 'the preview closes once answered')
+
+  H.eq(H.lines(file), { 'hello, world' }, 'the buffer holds the edit')
+  H.expect(vim.bo[file].modified, 'the buffer is modified (unsaved)')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched before saving')
+
+  local text = session_text()
+  H.contains(text, 'You: make the greeting friendlier')
+  H.contains(text, '│ Look at hello.txt.', 'the thought is streamed')
+  H.contains(text, 'Editing.\nOne line.', 'the agent text is streamed across lines')
+  H.contains(text, '[tool] Edit hello.txt (done)', 'the tool status line is updated in place')
+  H.contains(text, '[approval] Edit hello.txt — allowed')
+  H.contains(text, '[diff] hello.txt +1 -1')
+  H.contains(text, 'Done.')
+  H.contains(text, '-- end_turn')
+  H.expect(not H.has(text, '(pending)'), 'no tool is left pending', text)
+
+  local dbuf = vim.fn.bufnr('cline://diffs/' .. env.ws)
+  H.expect(dbuf ~= -1, 'the diff buffer exists')
+  local dtext = H.text(dbuf)
+  H.contains(dtext, '=== hello.txt (+1 -1)', 'the diff buffer has a header')
+  H.contains(dtext, '+1: hello, world', 'the diff buffer has the diff')
+  H.expect(#vim.fn.win_findbuf(dbuf) > 0, 'the diff buffer is shown')
+
+  vim.api.nvim_set_current_buf(file)
+  vim.cmd('write')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello, world\n', 'saving writes the edit to disk')
+
+  -- A file opened later is attached to the same client.
+  local other = env.ws .. '/other.txt'
+  vim.cmd('edit ' .. vim.fn.fnameescape(other))
+  local obuf = vim.api.nvim_get_current_buf()
+  H.expect(vim.lsp.buf_is_attached(obuf, st.client_id), 'a buffer opened later is mirrored')
+  H.expect(vim.lsp.buf_is_attached(file, st.client_id), 'the first buffer is mirrored')
+  H.expect(not vim.lsp.buf_is_attached(st.view.buf, st.client_id), 'the session buffer is not mirrored')
+end
+
+-- reject: a rejected edit leaves buffer and disk alone; the feedback
+-- reaches the model.
+function scenarios.reject()
+  local file = start()
+  H.ui.select_answer = function(items)
+    return H.option(items, 'reject_once')
+  end
+  H.ui.input_answer = function()
+    return 'say hi instead'
+  end
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn goes on to end_turn')
+  H.eq(#H.ui.inputs, 1, 'feedback was asked through vim.ui.input')
+  H.eq(H.lines(file), { 'hello' }, 'the buffer is unchanged')
+  H.expect(not vim.bo[file].modified, 'the buffer is not modified')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is unchanged')
+  local text = session_text()
+  H.contains(text, '[approval] Edit hello.txt — rejected: say hi instead')
+  H.contains(text, '[tool] Edit hello.txt (failed)')
+  H.contains(text, 'denied by the user', 'the tool result is shown')
+  H.contains(text, 'Understood.')
+end
+
+-- plan: plan mode, plan updates, :ClineAct, then an act turn where
+-- "Always allow" spares the second question.
+function scenarios.plan()
+  local file = start()
+  H.ui.select_answer = function(items)
+    return H.option(items, 'allow_always')
+  end
+  vim.cmd('ClinePlan how should we greet?')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the plan turn')
+  H.eq(st.mode, 'plan', 'the session is in plan mode')
+  local text = session_text()
+  H.contains(text, 'mode: plan')
+  H.contains(text, 'Plan:\n  [ ] Change hello to hello, world\n  [ ] Save', 'the plan is shown')
+  H.contains(text, 'Change the one line.', 'plan_mode_respond text is shown')
+  H.eq(H.lines(file), { 'hello' }, 'plan mode changes nothing')
+
+  vim.cmd('ClineAct')
+  H.wait('act mode', function()
+    return st.mode == 'act'
+  end)
+  H.contains(session_text(), '-- mode: act --')
+
+  vim.cmd('ClineTask go ahead')
+  wait_turn(st, 'the act turn')
+  H.eq(st.last_stop, 'end_turn', 'the act turn ends')
+  H.eq(#H.ui.selects, 1, 'Always allow spares the second approval')
+  H.eq(H.lines(file), { 'hello, world!' }, 'both edits are in the buffer')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched')
+  text = session_text()
+  H.contains(text, '  [x] Change hello to hello, world', 'the plan update is shown')
+  H.contains(text, '[approval] Edit hello.txt — always allowed')
+  local _, plans = text:gsub('Plan:', '')
+  H.eq(plans, 2, 'each plan update is shown')
+  H.expect(not H.has(text, 'Plan updated'), "a plan update's result is not repeated", text)
+end
+
+-- question: ask_question goes through vim.ui.select and its answer
+-- reaches the model, also when the picker answers later (on Neovim 0.7
+-- the plugin then asks again with inputlist(); newer versions wait).
+function scenarios.question()
+  start()
+  local later
+  H.ui.select_answer = function(items, opts, call)
+    if opts.prompt == 'Which colour?' then
+      H.eq(items, { 'blue', 'green' }, 'the options are offered')
+      return 'green'
+    end
+    later = call
+    return 'later'
+  end
+  local inputlist = 0
+  vim.fn.inputlist = function(items)
+    inputlist = inputlist + 1
+    H.eq(items, { 'Which shade?', '1. red', '2. blue' }, 'inputlist gets the question and the options')
+    return 2
+  end
+  vim.cmd('ClineTask pick a colour')
+  local st = cline().state(env.ws)
+  H.wait('the second question', function()
+    return later ~= nil
+  end)
+  if inputlist == 0 then
+    later.on_choice('blue')
+  end
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends')
+  local text = session_text()
+  H.contains(text, '[question] Which colour? — answered: green')
+  H.contains(text, '[question] Which shade? — answered: blue')
+  H.contains(text, 'Green it is, and blue.')
+end
+
+-- cancel: :ClineCancel during an approval ends the turn as cancelled and
+-- leaves the buffer alone; a late answer is harmless.
+function scenarios.cancel()
+  local file = start()
+  local pending
+  H.ui.select_answer = function(items, _, call)
+    pending = { items = items, call = call }
+    return 'later' -- an asynchronous picker the user has not answered yet
+  end
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  H.wait('the approval', function()
+    return pending ~= nil
+  end)
+  vim.cmd('ClineCancel')
+  wait_turn(st)
+  H.eq(st.last_stop, 'cancelled', 'the turn ends as cancelled')
+  pending.call.on_choice(H.option(pending.items, 'allow_once'))
+  vim.wait(200)
+  H.eq(H.lines(file), { 'hello' }, 'the buffer is unchanged')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is unchanged')
+  local text = session_text()
+  H.contains(text, '-- cancelled')
+  H.contains(text, 'too late', 'a late answer is reported, not sent')
+
+  -- The session is still usable: the next task runs.
+  H.ui.select_answer = function(items)
+    return H.option(items, 'allow_once')
+  end
+  vim.cmd('ClineTask try again')
+  wait_turn(st, 'the second turn')
+  H.eq(st.last_stop, 'end_turn', 'a task after a cancel runs')
+  H.eq(H.lines(file), { 'hello, world' }, 'the second task edits the buffer')
+end
+
+-- units: pieces that need no daemon.
+function scenarios.units()
+  H.stub_ui()
+  require('cline').setup({ cmd = H.cmd() })
+
+  -- From Neovim 0.10 on, server requests run in a coroutine, where a
+  -- question waits for an asynchronous picker.
+  local questions = require('cline.questions')
+  local later
+  H.ui.select_answer = function(_, _, call)
+    later = call
+    return 'later'
+  end
+  local got, finished
+  local co = coroutine.create(function()
+    got = questions.answer({ question = 'Q?', options = { 'a', 'b' } })
+    finished = true
+  end)
+  assert(coroutine.resume(co))
+  H.expect(not finished and coroutine.status(co) == 'suspended', 'in a coroutine a question waits for the picker')
+  later.on_choice('b')
+  H.wait('the answer', function()
+    return finished
+  end)
+  H.eq(got, 'b', 'the late answer is returned')
+  H.ui.select_answer = function()
+    return nil
+  end
+  H.eq(questions.answer({ question = 'Q?', options = { 'a' } }), nil, 'a dismissed question has no answer')
+  H.ui.input_answer = function(opts)
+    H.eq(opts.prompt, 'Name? ', 'a question without options is asked with vim.ui.input')
+    return 'Ada'
+  end
+  H.eq(questions.answer({ question = 'Name?', options = {} }), 'Ada', 'the typed answer is returned')
+
+  -- Streaming joins chunks into lines.
+  local v = require('cline.view').new('/units')
+  v:user('hi')
+  for _, chunk in ipairs({ 'Hel', 'lo\nwor', 'ld', '\n', 'end' }) do
+    v:stream('agent', chunk)
+  end
+  v:stream('thought', 'a\nb', '│ ')
+  v:tool_call({ toolCallId = 't1', title = 'run_commands', status = 'pending' })
+  v:tool_call({ toolCallId = 't2', title = 'read_files', status = 'pending' })
+  v:tool_update({ toolCallId = 't1', title = 'Run go test', status = 'failed',
+    content = { { type = 'content', content = { type = 'text', text = 'FAIL\n```\nx\n```' } } } })
+  v:tool_update({ toolCallId = 't2', status = 'completed' })
+  v:plan_update({ { content = 'one', status = 'completed' }, { content = 'two', status = 'in_progress' } })
+  H.eq(v:lines(), {
+    'You: hi', '', 'Hello', 'world', 'end', '', '│ a', '│ b', '',
+    '[tool] Run go test (failed)', '[tool] read_files (done)', '    FAIL', '    x', '',
+    'Plan:', '  [x] one', '  [~] two',
+  }, 'the session buffer reads as expected')
+
+  -- The approval preview of a command.
+  local lines = require('cline.approvals').preview_lines({
+    toolCall = { title = 'Run go test', kind = 'execute', locations = {} }, command = 'go test ./...',
+  })
+  H.eq(lines, { '# Cline asks: Run go test', '# kind: execute', '', '$ go test ./...' }, 'a command is previewed')
+end
+
+H.run(function()
+  local fn = scenarios[env.scenario]
+  if not fn then
+    H.fail('unknown scenario ' .. tostring(env.scenario))
+  end
+  fn()
+end)
