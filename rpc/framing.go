@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -71,14 +72,74 @@ type stream struct {
 	r       *bufio.Reader
 	w       io.Writer
 	closer  io.Closer
-	wmu     sync.Mutex
 	// onBad, when set, is told about each rejected frame (for logging).
 	onBad func(error)
 	body  []byte
+
+	// Writes go through one writer goroutine, which writes whatever has
+	// queued up in a single call. Under load (many sessions streaming at
+	// once) this replaces a hand-off of a mutex per message with one
+	// write per batch; order is kept, since there is one queue.
+	queue     chan []byte
+	quit      chan struct{} // closed by Close: flush and stop
+	written   chan struct{} // closed when the writer has stopped
+	closeOnce sync.Once
+	werr      error // the first write error; guarded by errMu
+	errMu     sync.Mutex
 }
 
+// flushWait bounds how long Close waits for queued frames to be written.
+const flushWait = time.Second
+
 func newStream(d Dialect, r *bufio.Reader, w io.Writer, c io.Closer, onBad func(error)) *stream {
-	return &stream{dialect: d, r: r, w: w, closer: c, onBad: onBad}
+	s := &stream{dialect: d, r: r, w: w, closer: c, onBad: onBad,
+		queue: make(chan []byte, 256), quit: make(chan struct{}), written: make(chan struct{})}
+	go s.writeLoop()
+	return s
+}
+
+// writeLoop writes queued frames, coalescing those already waiting.
+func (s *stream) writeLoop() {
+	defer close(s.written)
+	var buf []byte
+	write := func() {
+		if len(buf) == 0 {
+			return
+		}
+		if _, err := s.w.Write(buf); err != nil {
+			s.errMu.Lock()
+			if s.werr == nil {
+				s.werr = err
+			}
+			s.errMu.Unlock()
+		}
+		buf = buf[:0]
+	}
+	gather := func() {
+		for len(buf) < 1<<20 {
+			select {
+			case f := <-s.queue:
+				buf = append(buf, f...)
+			default:
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case f := <-s.queue:
+			buf = append(buf, f...)
+			gather()
+			write()
+			if cap(buf) > 4<<20 {
+				buf = nil // don't keep a huge buffer after one big message
+			}
+		case <-s.quit:
+			gather()
+			write()
+			return
+		}
+	}
 }
 
 // errBadFrame wraps a framing problem the reader recovered from.
@@ -291,10 +352,18 @@ func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
 		buf = fmt.Appendf(buf, "Content-Length: %d\r\n\r\n", len(data))
 		buf = append(buf, data...)
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	n, err := s.w.Write(buf)
-	return int64(n), err
+	s.errMu.Lock()
+	err := s.werr
+	s.errMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case s.queue <- buf:
+		return int64(len(buf)), nil
+	case <-s.quit:
+		return 0, io.ErrClosedPipe
+	}
 }
 
 // Read implements jsonrpc2.Stream for callers that do not use raw frames.
@@ -318,6 +387,13 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 
 // Close closes the transport.
 func (s *stream) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		select {
+		case <-s.written:
+		case <-time.After(flushWait): // the peer stopped reading
+		}
+	})
 	if s.closer == nil {
 		return nil
 	}

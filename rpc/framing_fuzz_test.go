@@ -47,8 +47,10 @@ func FuzzFraming(f *testing.F) {
 				t.Fatalf("frame passed through but does not decode: %v: %q", err, body)
 			}
 		}
+		s.Close() // flushes the writer
 		// What the reader wrote back: only error responses, each valid.
 		outStream := newStream(d, bufio.NewReader(&out), io.Discard, nil, nil)
+		defer outStream.Close()
 		for {
 			body, _, err := outStream.ReadFrame(context.Background())
 			if err != nil {

@@ -159,10 +159,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	select {
 	case <-s.conn.Done():
 	case <-s.exited:
-		s.closeConn()
 	case <-ctx.Done():
-		s.closeConn()
 	}
+	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()
 	s.mu.Lock()

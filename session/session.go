@@ -57,7 +57,9 @@ type Config struct {
 	Approver Approver
 	// Updates receives every session/update; it must not block long.
 	Updates func(Update)
-	// Log, when set, persists the history (fsync once per turn).
+	// Log, when set, persists the history: records are buffered as the
+	// turn goes and written with one fsync when it ends, so a crash loses
+	// at most the turn in flight.
 	Log      *Log
 	MaxTurns int
 	Family   tools.Family
@@ -274,7 +276,6 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 			return StopEndTurn, nil
 		}
 		ends, err := s.runCalls(ctx, mode, enabled, extra, calls)
-		s.flush()
 		if err != nil {
 			return "", err
 		}

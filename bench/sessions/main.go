@@ -87,12 +87,24 @@ var script = []scriptedCall{
 func main() {
 	nSessions := flag.Int("sessions", 100, "number of concurrent sessions")
 	nCalls := flag.Int("calls", 20, "tool calls per session")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sessions:", err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	os.Exit(run(*nSessions, *nCalls))
+	code := run(*nSessions, *nCalls)
+	pprof.StopCPUProfile()
+	os.Exit(code)
 }
 
 // run does the benchmark and returns the exit code.
