@@ -101,6 +101,18 @@ func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {
 	return tools.FileText{Text: string(data), Exists: true, Mode: fi.Mode().Perm()}, nil
 }
 
+// OpenBuffers lists the files open in the editor, so search_codebase
+// searches their unsaved text (tools.OpenBufferLister).
+func (f *files) OpenBuffers() []string {
+	var out []string
+	for _, u := range f.s.buffers.URIs() {
+		if snap, ok := f.s.buffers.Get(u); ok && snap.Path != "" {
+			out = append(out, snap.Path)
+		}
+	}
+	return out
+}
+
 func (f *files) Seen(abs, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -249,7 +249,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 		applyEdit:        p.Capabilities.Workspace.ApplyEdit,
 		docChanges:       p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
 		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
-		showMessageReq:   len(p.Capabilities.Window.ShowMessageRequest) > 0,
+		// LSP 3.16+ names the capability window.showMessage (Neovim sends
+		// that); older clients window.showMessageRequest.
+		showMessageReq: len(p.Capabilities.Window.ShowMessage) > 0 || len(p.Capabilities.Window.ShowMessageRequest) > 0,
 	}
 
 	s.mu.Lock()

@@ -438,9 +438,16 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []to
 			"status": "pending", "locations": []tools.Location{}, "rawInput": rawInput(c.Args),
 		})
 	}
+	preset, _ := tools.PresetFor(mode)
 	sched := NewScheduler(SchedulerConfig{
-		Mode:  mode,
-		Tools: func(name string) (tools.Tool, bool) { return tools.Pick(enabled, name) },
+		Mode: mode,
+		Tools: func(name string) (tools.Tool, bool) {
+			t, ok := tools.Pick(enabled, name)
+			if ok && preset.ReadOnlyCommands && t.Spec().Name == tools.NameRunCommands {
+				t = readOnlyCommands{t}
+			}
+			return t, ok
+		},
 		Exists: func(name string) bool {
 			if _, ok := tools.Pick(extra, name); ok {
 				return true
@@ -598,4 +605,27 @@ func (s *Session) diffItem(e tools.FileEdit) map[string]any {
 		}
 	}
 	return map[string]any{"type": "diff", "path": path, "oldText": e.OldText, "newText": e.NewText}
+}
+
+// readOnlyCommands is run_commands in a mode that allows only commands
+// that change nothing (plan): others are refused at Build, with the
+// reason, before anyone is asked to approve them. It is a guard against
+// mistakes, not a sandbox.
+type readOnlyCommands struct{ tools.Tool }
+
+func (r readOnlyCommands) Build(raw json.RawMessage) (tools.Invocation, error) {
+	var a struct {
+		Commands []string `json:"commands"`
+	}
+	if json.Unmarshal(raw, &a) == nil {
+		for i, c := range a.Commands {
+			if why := tools.WhyNotReadOnly(c); why != "" {
+				return nil, &tools.ValidationError{Tool: tools.NameRunCommands, Problems: []tools.Problem{{
+					Path:    fmt.Sprintf("commands[%d]", i),
+					Message: "not allowed in plan mode, which only runs commands that change nothing: " + why,
+				}}}
+			}
+		}
+	}
+	return r.Tool.Build(raw)
 }

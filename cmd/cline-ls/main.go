@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 func main() {
@@ -91,7 +92,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv})
+	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: builtinToolNames})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server
 	// closes it, so exit is immediate.
@@ -126,4 +127,13 @@ func version() string {
 		}
 	}
 	return "dev"
+}
+
+// builtinToolNames lists the built-in tools for experimental.cline.tools.
+func builtinToolNames() []string {
+	var names []string
+	for _, s := range tools.BuiltinSpecs() {
+		names = append(names, s.Name)
+	}
+	return names
 }
