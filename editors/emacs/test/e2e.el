@@ -1,0 +1,356 @@
+;;; e2e.el --- End-to-end flows of cline.el against the real cline-ls  -*- lexical-binding: t; -*-
+
+;; Run by emacs_test.go as
+;;
+;;   emacs --batch -Q -l test/e2e.el
+;;
+;; with the environment:
+;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock
+;;   CLINE_LS               the daemon binary
+;;   CLINE_TEST_LOG         the daemon's --log-file
+;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
+;;   CLINE_TEST_TRANSCRIPT  replay transcript for the flow
+;;   CLINE_TEST_STATE       the daemon's stateDir
+;;   CLINE_TEST_RESULT      file that receives one "ok NAME" or
+;;                          "FAIL NAME: detail" line per check
+;;
+;; Emacs exits 0 when every check passed.  The user is scripted: the
+;; functions that ask (completing-read, y-or-n-p, read-string) are
+;; replaced by `e2e-answer', which answers from `e2e-script' and fails
+;; the run on any question it was not told about.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+
+;; Eglot: built in from Emacs 29; on Emacs 28 Debian's elpa-eglot, which
+;; "emacs -Q" does not activate by itself.
+(unless (require 'eglot nil t)
+  (require 'package)
+  (setq package-user-dir (make-temp-file "cline-e2e-elpa" t)
+        package-directory-list '("/usr/share/emacs/site-lisp/elpa"))
+  (package-initialize)
+  (require 'eglot))
+
+(defvar e2e-here (file-name-directory (or load-file-name buffer-file-name)))
+
+(defun e2e-env (name)
+  "The value of the environment variable NAME, which must be set."
+  (let ((v (getenv name)))
+    (if (or (null v) (string-empty-p v))
+        (error "Environment variable %s is not set" name)
+      v)))
+
+(defvar e2e-flow (e2e-env "CLINE_TEST_FLOW"))
+(defvar e2e-daemon (e2e-env "CLINE_LS"))
+(defvar e2e-log (e2e-env "CLINE_TEST_LOG"))
+(defvar e2e-workspace (file-name-as-directory (e2e-env "CLINE_TEST_WORKSPACE")))
+(defvar e2e-file (expand-file-name "hello.txt" e2e-workspace))
+(defvar e2e-settings
+  (list :provider (list :name "replay" :transcript (e2e-env "CLINE_TEST_TRANSCRIPT"))
+        :stateDir (e2e-env "CLINE_TEST_STATE")
+        :approvals (list :edit "ask")))
+
+(setq eglot-sync-connect 10
+      eglot-autoshutdown nil)
+
+
+;;; Checks
+
+(defvar e2e-results nil "Lines for the result file, newest first.")
+(defvar e2e-failed nil "Non-nil once a check failed.")
+
+(defun e2e-check (name ok &optional detail)
+  "Record the check NAME: passed when OK, else failed with DETAIL."
+  (push (if ok (format "ok %s" name)
+          (setq e2e-failed t)
+          ;; One line per check: newlines in DETAIL become " | ".
+          (format "FAIL %s: %s" name
+                  (replace-regexp-in-string "\n" " | " (or detail ""))))
+        e2e-results)
+  (message "%s %s%s" (if ok "ok  " "FAIL") name
+           (if (and (not ok) detail) (format ": %s" detail) ""))
+  ok)
+
+(defun e2e-check-equal (name got want)
+  "Check that GOT equals WANT."
+  (e2e-check name (equal got want) (format "got %S, want %S" got want)))
+
+(defun e2e-check-contains (name text needle)
+  "Check that TEXT contains NEEDLE."
+  (e2e-check name (and text (string-search needle text))
+             (format "%S not found in:\n%s" needle text)))
+
+(defun e2e-wait (what pred &optional seconds)
+  "Let Emacs run until PRED holds; fail with WHAT after SECONDS (60)."
+  (let ((deadline (+ (float-time) (or seconds 60))))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred)
+      (error "Timed out waiting for %s" what))))
+
+(defun e2e-disk ()
+  "The text of hello.txt on disk."
+  (with-temp-buffer
+    (insert-file-contents e2e-file)
+    (buffer-string)))
+
+(defun e2e-buffer-text (name)
+  "The text of buffer NAME, or nil."
+  (when-let ((b (get-buffer name)))
+    (with-current-buffer b (buffer-substring-no-properties (point-min) (point-max)))))
+
+
+;;; The scripted user
+
+(defvar e2e-script nil
+  "List of (KIND REGEXP ANSWER): a question of KIND (completing-read,
+y-or-n-p or read-string) whose prompt matches REGEXP gets ANSWER.")
+
+(defvar e2e-asked nil
+  "Questions asked so far, newest first: (KIND PROMPT ANSWER CONTEXT),
+where CONTEXT is the text of `*cline-approval*' when it was shown.")
+
+(defun e2e-answer (kind prompt)
+  "Answer the question of KIND with PROMPT from `e2e-script'."
+  (let ((rule (cl-find-if (lambda (r) (and (eq (car r) kind)
+                                           (string-match-p (nth 1 r) prompt)))
+                          e2e-script)))
+    (unless rule
+      (e2e-check (format "unexpected %s" kind) nil prompt)
+      (error "Unexpected %s: %s" kind prompt))
+    (let ((context (let ((w (get-buffer-window "*cline-approval*" t)))
+                     (and w (e2e-buffer-text "*cline-approval*")))))
+      (push (list kind prompt (nth 2 rule) context) e2e-asked))
+    (message "scripted user: %s %S -> %S" kind prompt (nth 2 rule))
+    (if (functionp (nth 2 rule)) (funcall (nth 2 rule)) (nth 2 rule))))
+
+(advice-add 'completing-read :override
+            (lambda (prompt &rest _) (e2e-answer 'completing-read prompt)))
+(advice-add 'y-or-n-p :override
+            (lambda (prompt &rest _) (e2e-answer 'y-or-n-p prompt)))
+(advice-add 'yes-or-no-p :override
+            (lambda (prompt &rest _) (e2e-answer 'y-or-n-p prompt)))
+(advice-add 'read-string :override
+            (lambda (prompt &rest _) (e2e-answer 'read-string prompt)))
+
+(defun e2e-asked (kind regexp)
+  "The first recorded question of KIND whose prompt matches REGEXP."
+  (cl-find-if (lambda (q) (and (eq (car q) kind) (string-match-p regexp (nth 1 q))))
+              (reverse e2e-asked)))
+
+(defun e2e-pretend-idle ()
+  "Run the idle timers, as when the user stops typing.
+Batch Emacs is never idle, so Eglot's didChange timer would never
+fire on its own; the stock flow runs this from a plain timer."
+  (dolist (timer (copy-sequence timer-idle-list))
+    (timer-event-handler timer)))
+
+
+;;; Flows
+
+(defun e2e-open ()
+  "Visit hello.txt and check it is the original text."
+  (let ((buf (find-file-noselect e2e-file)))
+    (with-current-buffer buf
+      (e2e-check-equal "buffer starts as hello" (buffer-string) "hello\n"))
+    buf))
+
+(defun e2e-start-plugin (buf)
+  "Load cline.el and start cline-ls for BUF; return the server."
+  (load (expand-file-name "../cline.el" e2e-here) nil t)
+  (setq cline-program (list e2e-daemon "--log-file" e2e-log)
+        cline-initialization-options e2e-settings)
+  (with-current-buffer buf
+    (cline-start)
+    (e2e-wait "eglot to manage hello.txt"
+              (lambda () (with-current-buffer buf (bound-and-true-p eglot--managed-mode))))
+    (let ((server (eglot-current-server)))
+      (e2e-check "server is a cline-eglot-server"
+                 (and server (eq (eieio-object-class-name server) 'cline-eglot-server))
+                 (format "%S" server))
+      server)))
+
+(defun e2e-count (regexp)
+  "How many times REGEXP occurs in `*cline*'."
+  (let ((text (or (e2e-buffer-text "*cline*") "")) (n 0) (start 0))
+    (while (string-match regexp text start)
+      (setq n (1+ n) start (match-end 0)))
+    n))
+
+(defun e2e-turns-ended ()
+  "How many turns `*cline*' shows as ended, or failed."
+  (+ (e2e-count "\\[turn ended: ") (e2e-count "\\[session/prompt failed: ")))
+
+(defun e2e-run-task (buf text)
+  "Run TEXT as an act task from BUF and wait for the turn to end."
+  (let ((before (e2e-turns-ended)))
+    (with-current-buffer buf (cline-task text))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)))
+
+(defun e2e-check-session-log (&rest needles)
+  "Check that `*cline*' contains each of NEEDLES."
+  (let ((log (e2e-buffer-text "*cline*")))
+    (dolist (n needles)
+      (e2e-check-contains (format "*cline* shows %S" n) log n))))
+
+(defun e2e-flow-approve ()
+  "Flow 1: an approved edit lands in the unsaved buffer, then on save on disk."
+  (setq e2e-script '((completing-read "cline: .*hello.txt" "Allow")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf)))
+    (e2e-run-task buf "Greet the world in hello.txt")
+    (with-current-buffer buf
+      (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
+      (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
+    (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
+    (let ((q (e2e-asked 'completing-read "cline: ")))
+      (e2e-check "approval asked with completing-read" q)
+      (e2e-check-contains "approval shows the diff" (nth 3 q) "+hello, world"))
+    (e2e-check-contains "*cline-diff* shows the applied edit"
+                        (e2e-buffer-text "*cline-diff*") "hello, world")
+    (e2e-check-session-log "> Greet the world in hello.txt" "Editing." "Done."
+                           "[completed]" "-> Allow" "diff " "[turn ended: end_turn]")
+    (with-current-buffer buf (save-buffer))
+    (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-reject ()
+  "Flow 2: a rejected edit leaves buffer and disk unchanged."
+  (setq e2e-script '((completing-read "cline: .*hello.txt" "Reject")
+                     (read-string "Feedback" "not now")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf)))
+    (e2e-run-task buf "Greet the world in hello.txt")
+    (with-current-buffer buf
+      (e2e-check-equal "buffer unchanged" (buffer-string) "hello\n")
+      (e2e-check "buffer not modified" (not (buffer-modified-p))))
+    (e2e-check-equal "disk unchanged" (e2e-disk) "hello\n")
+    (e2e-check "feedback asked" (e2e-asked 'read-string "Feedback"))
+    (e2e-check-session-log "[failed]" "-> Reject (feedback: not now)"
+                           "Understood" "[turn ended: end_turn]")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-plan ()
+  "Plan, a question, a mode switch, then an act turn approved with y-or-n-p."
+  (setq e2e-script '((completing-read "cline asks: Which greeting" "hello, world")
+                     (y-or-n-p "cline: allow .*hello.txt" t)))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf)))
+    (setq cline-approval-style 'y-or-n-p)
+    (let ((before (e2e-turns-ended)))
+      (with-current-buffer buf (cline-plan "Greet the world"))
+      (e2e-wait "the plan turn to end" (lambda () (> (e2e-turns-ended) before))))
+    (e2e-check-equal "session is in plan mode" (cline--session-mode cline--session) "plan")
+    (e2e-check-session-log "Plan:" "[ ] Greet the world in hello.txt"
+                           "? Which greeting?" "-> hello, world"
+                           "Plan: replace hello by hello, world.")
+    (with-current-buffer buf (cline-set-mode "act"))
+    (e2e-wait "the act mode" (lambda () (equal (cline--session-mode cline--session) "act")))
+    (e2e-wait "the mode change in *cline*"
+              (lambda () (string-search "[mode: act]" (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-run-task buf "Go ahead")
+    (e2e-check "approval asked with y-or-n-p" (e2e-asked 'y-or-n-p "cline: allow"))
+    (with-current-buffer buf
+      (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n"))
+    (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
+    (e2e-check-session-log "Done." "[turn ended: end_turn]")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-cancel ()
+  "The user cancels the turn while its approval is asked."
+  (setq e2e-script `((completing-read "cline: .*hello.txt"
+                                      ,(lambda ()
+                                         ;; M-x cline-cancel, then C-g on the prompt.
+                                         (cline-cancel)
+                                         (signal 'quit nil)))))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf)))
+    (e2e-run-task buf "Greet the world in hello.txt")
+    (e2e-check "session is idle" (not (cline--session-busy cline--session)))
+    (with-current-buffer buf
+      (e2e-check-equal "buffer unchanged" (buffer-string) "hello\n"))
+    (e2e-check-equal "disk unchanged" (e2e-disk) "hello\n")
+    (e2e-check-session-log "[cancel requested]" "dropped: the turn was cancelled"
+                           "[turn ended: cancelled]")
+    (e2e-check "no failed request in *cline*"
+               (not (string-search "failed:" (e2e-buffer-text "*cline*"))))
+    ;; The session takes the next task.
+    (setq e2e-script '((completing-read "cline: .*hello.txt" "Allow")))
+    (e2e-run-task buf "Greet the world in hello.txt, again")
+    (with-current-buffer buf
+      (e2e-check-equal "the next task edits the buffer" (buffer-string) "hello, world\n"))
+    (eglot-shutdown server)))
+
+(defun e2e-flow-stock ()
+  "Flow 3: no plugin.  Eglot alone, the task started with
+workspace/executeCommand cline.prompt, the approval answered through
+window/showMessageRequest."
+  (setq e2e-script '((completing-read "cline-ls wants to run editor" "Allow")
+                     ;; Stock Eglot confirms server edits; the user says yes.
+                     (y-or-n-p "Server wants to edit" t)))
+  (add-to-list 'eglot-server-programs
+               `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
+                                          :initializationOptions ,e2e-settings)))
+  ;; Eglot sends `eglot-workspace-configuration' as
+  ;; workspace/didChangeConfiguration right after connecting, and
+  ;; cline-ls takes it in place of the initializationOptions: the same
+  ;; settings go there too (the README's set-up without the plugin).
+  (setq-default eglot-workspace-configuration e2e-settings)
+  (let ((buf (e2e-open))
+        (idle (run-with-timer 0.2 0.2 #'e2e-pretend-idle))
+        server res)
+    (with-current-buffer buf
+      (call-interactively #'eglot)
+      (e2e-wait "eglot to manage hello.txt" (lambda () (bound-and-true-p eglot--managed-mode)))
+      (setq server (eglot-current-server))
+      (e2e-check "server is plain eglot" (not (featurep 'cline)))
+      ;; What the README tells a user without the plugin to evaluate.
+      (let ((jsonrpc-default-request-timeout 120))
+        (setq res (eglot-execute-command
+                   server "cline.prompt"
+                   (vector (list :text "Greet the world in hello.txt" :mode "act"))))))
+    (cancel-timer idle)
+    (e2e-check-equal "cline.prompt stop reason" (plist-get res :stopReason) "end_turn")
+    (e2e-check "cline.prompt returns the session" (stringp (plist-get res :sessionId)))
+    (let ((q (e2e-asked 'completing-read "cline-ls wants to run")))
+      (e2e-check "approval asked through showMessageRequest" q)
+      (e2e-check-contains "the request shows the diff" (nth 1 q) "+hello, world"))
+    (with-current-buffer buf
+      (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
+      (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
+    (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
+    (with-current-buffer buf (save-buffer))
+    (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
+    (eglot-shutdown server)))
+
+
+;;; Main
+
+(defun e2e-dump (name)
+  "Print buffer NAME to stderr, for a failure's report."
+  (when-let ((text (e2e-buffer-text name)))
+    (message "----- %s -----\n%s" name text)))
+
+(let ((code 0))
+  (condition-case err
+      (pcase e2e-flow
+        ("approve" (e2e-flow-approve))
+        ("reject" (e2e-flow-reject))
+        ("plan" (e2e-flow-plan))
+        ("cancel" (e2e-flow-cancel))
+        ("stock" (e2e-flow-stock))
+        (_ (error "Unknown flow %S" e2e-flow)))
+    (error (e2e-check "flow ran to the end" nil (error-message-string err))))
+  (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
+    (setq code (if e2e-failed 1 0))
+    (e2e-dump "*cline*")
+    (dolist (b (buffer-list))
+      (when (string-match-p "EGLOT.*events\\|cline-ls.*events" (buffer-name b))
+        (e2e-dump (buffer-name b)))))
+  (with-temp-file (e2e-env "CLINE_TEST_RESULT")
+    (insert (mapconcat #'identity (reverse e2e-results) "\n") "\n"))
+  (kill-emacs code))
+
+;;; e2e.el ends here
