@@ -258,6 +258,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.state = stateInitialized
 	s.enc = enc
 	s.caps = caps
+	s.client = client
 	s.settings = ResolveSettings(client, s.opts.Getenv)
 	s.mu.Unlock()
 	s.folders.Add(folders...)
@@ -332,9 +333,57 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 		return invalidParams("settings.%v", err)
 	}
 	s.mu.Lock()
-	s.settings = ResolveSettings(st, s.opts.Getenv)
+	// Settings arrive in pieces (eglot sends {"settings":{}} right after
+	// connecting): what is given overrides, what is not keeps its value.
+	s.client = mergeSettings(s.client, st)
+	s.settings = ResolveSettings(s.client, s.opts.Getenv)
 	s.mu.Unlock()
 	return s.connMCP(s.CurrentSettings().MCPServers, "settings.mcpServers")
+}
+
+// mergeSettings overlays the fields set in over on base.
+func mergeSettings(base, over Settings) Settings {
+	out := base
+	if over.Provider != nil {
+		p := ProviderSettings{}
+		if base.Provider != nil {
+			p = *base.Provider
+		}
+		o := over.Provider
+		for _, f := range []struct {
+			dst *string
+			v   string
+		}{
+			{&p.Name, o.Name}, {&p.Model, o.Model}, {&p.BaseURL, o.BaseURL}, {&p.APIKeyEnv, o.APIKeyEnv}, {&p.Transcript, o.Transcript},
+		} {
+			if f.v != "" {
+				*f.dst = f.v
+			}
+		}
+		if o.NativeTools != nil {
+			p.NativeTools = o.NativeTools
+		}
+		out.Provider = &p
+	}
+	if over.Mode != "" {
+		out.Mode = over.Mode
+	}
+	if over.Approvals != nil {
+		out.Approvals = over.Approvals
+	}
+	if over.Rules != nil {
+		out.Rules = over.Rules
+	}
+	if over.MaxTurns != 0 {
+		out.MaxTurns = over.MaxTurns
+	}
+	if over.MCPServers != nil {
+		out.MCPServers = over.MCPServers
+	}
+	if over.StateDir != "" {
+		out.StateDir = over.StateDir
+	}
+	return out
 }
 
 // CurrentSettings returns the settings in force.

@@ -63,6 +63,7 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
+	client   Settings // what the client set, before defaults
 	settings Settings
 	exitCode int
 	exited   chan struct{}

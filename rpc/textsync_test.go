@@ -133,3 +133,19 @@ func TestResolveSettingsOrder(t *testing.T) {
 		t.Fatalf("client first: %+v", st.Provider)
 	}
 }
+
+// TestEmptyConfigurationKeepsSettings: eglot sends {"settings":{}} right
+// after connecting; that must not wipe initializationOptions.
+func TestEmptyConfigurationKeepsSettings(t *testing.T) {
+	ctx := testCtx(t)
+	ed := rpctest.New(t, rpc.Options{})
+	ed.Initialize(ctx, "", map[string]any{"initializationOptions": map[string]any{
+		"mode": "plan", "provider": map[string]any{"name": "replay", "transcript": "/t.json"}}})
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"maxTurns": 3}})
+	ed.Sync(ctx)
+	st := ed.Server.CurrentSettings()
+	if st.Mode != "plan" || st.Provider == nil || st.Provider.Name != "replay" || st.MaxTurns != 3 {
+		t.Fatalf("settings after partial changes = %+v %+v", st, st.Provider)
+	}
+}

@@ -155,6 +155,9 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		c.answerApproval(ctx, params)
 		return nil, nil
 	case "workspace/applyEdit":
+		// Applying sends didChange back; do it off the read loop, which
+		// must stay free to read what the server sends meanwhile.
+		jsonrpc2.Async(ctx)
 		return c.applyEdit(ctx, params)
 	}
 	if req.IsCall() {
