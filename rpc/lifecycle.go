@@ -15,14 +15,16 @@ import (
 // workspace/didChangeConfiguration's settings and of the config file
 // (PROTOCOL.md §2). Every field is optional.
 type Settings struct {
-	Provider    *ProviderSettings `json:"provider,omitempty"`
-	Mode        string            `json:"mode,omitempty"`
-	Approvals   map[string]string `json:"approvals,omitempty"`
-	Rules       []Rule            `json:"rules,omitempty"`
-	MaxTurns    int               `json:"maxTurns,omitempty"`
-	MCPServers  []json.RawMessage `json:"mcpServers,omitempty"`
-	StateDir    string            `json:"stateDir,omitempty"`
-	Experiments map[string]any    `json:"experiments,omitempty"`
+	Provider   *ProviderSettings `json:"provider,omitempty"`
+	Mode       string            `json:"mode,omitempty"`
+	Approvals  map[string]string `json:"approvals,omitempty"`
+	Rules      []Rule            `json:"rules,omitempty"`
+	MaxTurns   int               `json:"maxTurns,omitempty"`
+	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
+	StateDir   string            `json:"stateDir,omitempty"`
+	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
+	Subagents   []SubagentSettings `json:"subagents,omitempty"`
+	Experiments map[string]any     `json:"experiments,omitempty"`
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -35,6 +37,13 @@ type ProviderSettings struct {
 	NativeTools *bool  `json:"nativeTools,omitempty"`
 	// Transcript is the replay provider's recorded transcript file.
 	Transcript string `json:"transcript,omitempty"`
+}
+
+// SubagentSettings configures one subagent tool.
+type SubagentSettings struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Prompt      string `json:"prompt,omitempty"`
 }
 
 // Rule is an approval rule (PROTOCOL.md §4).
@@ -67,6 +76,11 @@ func (st *Settings) validate(prefix string) error {
 		}
 		if r.Decision != "allow" && r.Decision != "ask" && r.Decision != "deny" {
 			return invalidParams("%srules[%d].decision: must be allow, ask or deny, got %q", prefix, i, r.Decision)
+		}
+	}
+	for i, sa := range st.Subagents {
+		if strings.TrimSpace(sa.Name) == "" {
+			return invalidParams("%ssubagents[%d].name: required", prefix, i)
 		}
 	}
 	if st.MaxTurns < 0 {
@@ -129,6 +143,9 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 		}
 		if st.MCPServers == nil {
 			st.MCPServers = file.MCPServers
+		}
+		if st.Subagents == nil {
+			st.Subagents = file.Subagents
 		}
 	}
 	if p.Name == "" {
@@ -382,6 +399,9 @@ func mergeSettings(base, over Settings) Settings {
 	}
 	if over.StateDir != "" {
 		out.StateDir = over.StateDir
+	}
+	if over.Subagents != nil {
+		out.Subagents = over.Subagents
 	}
 	return out
 }

@@ -325,3 +325,35 @@ func TestPlanModeRefusesFileChangingCommands(t *testing.T) {
 		t.Fatal("plan mode ran a file-changing command")
 	}
 }
+
+// TestConfiguredSubagentAndSkill: a subagent from the settings becomes a
+// subagent_<name> tool whose child session gets its instructions first,
+// and a skill in .cline/skills is offered and loaded by use_skill.
+func TestConfiguredSubagentAndSkill(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	skill := filepath.Join(root, ".cline", "skills", "release", "SKILL.md")
+	os.MkdirAll(filepath.Dir(skill), 0o755)
+	os.WriteFile(skill, []byte("# Release\nTag, then push the tag.\n"), 0o644)
+	tr := transcript(t,
+		map[string]any{"expect": map[string]any{"tools": []string{"subagent_reviewer", "use_skill"}},
+			"events": []any{call("p1", "subagent_reviewer", map[string]any{"prompt": "look at main.go"})}},
+		map[string]any{"expect": map[string]any{"last_user_contains": "You review Go code."},
+			"events": []any{text("main.go looks fine")}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "main.go looks fine"},
+			"events": []any{call("p2", "use_skill", map[string]any{"skill": "release"})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "Tag, then push the tag."},
+			"events": []any{text("Reviewed, and I know how to release.")}},
+	)
+	ed := rpctest.New(t, rpc.Options{})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir(),
+		"subagents": []any{map[string]any{"name": "reviewer", "description": "Reviews code.", "prompt": "You review Go code."}}}})
+	id := newSessionIn(t, ctx, ed, root)
+	if stop, err := promptText(ctx, ed, id, "review and release"); err != nil || stop != "end_turn" {
+		t.Fatalf("prompt: %q %v", stop, err)
+	}
+	if got := agentText(updates(ed, id)); got != "Reviewed, and I know how to release." {
+		t.Fatalf("text = %q", got)
+	}
+}

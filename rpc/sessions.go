@@ -143,18 +143,28 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
+	findSkills := func() []tools.Skill {
+		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
+	}
+	impls[tools.NameUseSkill] = tools.UseSkill(findSkills)
+	var subagents []tools.SubagentConfig
+	for _, sa := range s.CurrentSettings().Subagents {
+		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
+	}
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
-		Impls:    impls,
-		Extra:    extra,
-		Files:    f,
-		Policy:   policy,
-		Approver: s.approvals.approver(id),
-		Updates:  func(u session.Update) { s.sendUpdate(id, u) },
-		Log:      log,
-		MaxTurns: s.CurrentSettings().MaxTurns,
-		Family:   tools.FamilyGeneric,
-		Subagent: subagent,
+		Impls:     impls,
+		Extra:     extra,
+		Skills:    func() []string { return tools.SkillNames(findSkills()) },
+		Subagents: subagents,
+		Files:     f,
+		Policy:    policy,
+		Approver:  s.approvals.approver(id),
+		Updates:   func(u session.Update) { s.sendUpdate(id, u) },
+		Log:       log,
+		MaxTurns:  s.CurrentSettings().MaxTurns,
+		Family:    tools.FamilyGeneric,
+		Subagent:  subagent,
 		OpenBuffers: func() []string {
 			var out []string
 			for _, u := range s.buffers.URIs() {

@@ -166,3 +166,29 @@ func RunSubagent(ctx context.Context, child *Session, prompt string) (string, er
 	}
 	return "", fmt.Errorf("the subagent gave no answer")
 }
+
+// subagentBuild runs a configured subagent: a child session whose prompt
+// starts with the subagent's own instructions.
+func (s *Session) subagentBuild(c tools.SubagentConfig) tools.BuildFunc {
+	return tools.Typed(func(a struct {
+		Prompt string `json:"prompt"`
+	}) (tools.Invocation, error) {
+		return funcInvocation{
+			desc: tools.Description{Title: c.Name + ": " + titleOf(a.Prompt), Kind: tools.KindOther},
+			run: func(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
+				if s.cfg.Spawn == nil || s.cfg.Subagent {
+					return tools.Errorf("subagents are not available here"), nil
+				}
+				prompt := a.Prompt
+				if strings.TrimSpace(c.Prompt) != "" {
+					prompt = "Instructions for this task:\n" + c.Prompt + "\n\nTask:\n" + a.Prompt
+				}
+				answer, err := s.cfg.Spawn(ctx, prompt)
+				if err != nil {
+					return tools.Errorf("the %s subagent failed: %v", c.Name, err), nil
+				}
+				return tools.Result{Content: answer}, nil
+			},
+		}, nil
+	})
+}

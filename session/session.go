@@ -72,6 +72,11 @@ type Config struct {
 	Ask func(ctx context.Context, question string, options []string) (answer string, ok bool, err error)
 	// OpenBuffers lists the editor's open files for the prompt.
 	OpenBuffers func() []string
+	// Skills lists the skills use_skill offers, for its description.
+	Skills func() []string
+	// Subagents are the configured subagent_<name> tools; each runs a
+	// child session through Spawn with its own instructions first.
+	Subagents []tools.SubagentConfig
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
 	// ACP selects the ACP dialect's shapes: edit results carry diff
@@ -85,8 +90,9 @@ type Config struct {
 
 // Session is one agent conversation.
 type Session struct {
-	cfg      Config
-	registry *tools.Registry
+	cfg       Config
+	registry  *tools.Registry
+	subagents []tools.Tool
 
 	mu      sync.Mutex
 	mode    string
@@ -127,6 +133,13 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	}
 	if err := s.registry.RegisterBuiltins(impls); err != nil {
 		return nil, err
+	}
+	for _, sp := range tools.SubagentSpecs(cfg.Subagents, tools.Context{Subagent: cfg.Subagent}, nil) {
+		t, err := tools.NewTool(sp.Spec, s.subagentBuild(sp.Config))
+		if err != nil {
+			return nil, err
+		}
+		s.subagents = append(s.subagents, t)
 	}
 	return s, nil
 }
@@ -401,12 +414,14 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 	return reply, calls, nil
 }
 
-// extraTools returns the dynamic tools now.
+// extraTools returns the dynamic tools now: MCP tools and configured
+// subagents.
 func (s *Session) extraTools() []tools.Tool {
-	if s.cfg.Extra == nil {
-		return nil
+	out := s.subagents
+	if s.cfg.Extra != nil {
+		out = append(append([]tools.Tool(nil), out...), s.cfg.Extra()...)
 	}
-	return s.cfg.Extra()
+	return out
 }
 
 func (s *Session) schemaOf(name string) json.RawMessage {
@@ -554,6 +569,9 @@ func (s *Session) toolContext(mode string) tools.Context {
 	}
 	if s.cfg.Provider != nil {
 		ctx.ApplyPatch = tools.TrainedOnApplyPatch(s.cfg.Provider.Model())
+	}
+	if s.cfg.Skills != nil {
+		ctx.Skills = s.cfg.Skills()
 	}
 	return ctx
 }
