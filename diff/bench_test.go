@@ -6,14 +6,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // largeFile returns go-diff's own 100,001-line benchmark text when the
 // conformance data is present, else a generated text of the same length.
 func largeFile(b *testing.B) string {
 	b.Helper()
-	if dir, err := findShared(); err == nil {
-		data, err := os.ReadFile(filepath.Join(dir, "conformance", "go-diff", "diff10klinestest.txt"))
+	if dir, err := shared.Find(); err == nil {
+		data, err := os.ReadFile(filepath.Join(dir, "go-diff", "diff10klinestest.txt"))
 		if err == nil {
 			return string(data)
 		}

@@ -17,6 +17,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // acpClient is the client side of the ACP Go SDK, a peer we did not write,
@@ -278,21 +280,8 @@ func (as *acpSchema) check(line string, requests map[string]string) error {
 	return nil
 }
 
-// sharedPath finds ../shared beside the repository, or skips.
-func sharedPath(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("../shared is absent beside the repository: the ACP schema is not available")
-	}
-	return shared
-}
+// sharedPath returns ../shared, or skips.
+func sharedPath(t *testing.T) string { return filepath.Dir(shared.Conformance(t)) }
 
 func TestACPSessionWithSDKClient(t *testing.T) {
 	ctx := testCtx(t)

@@ -2,34 +2,14 @@ package rpc
 
 import (
 	"encoding/json"
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// sharedDir finds ../shared beside the repository, or skips.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("../shared is absent beside the repository (%s): conformance data not available", shared)
-	}
-	return shared
-}
+// sharedDir returns ../shared, or skips.
+func sharedDir(t *testing.T) string { return filepath.Dir(shared.Conformance(t)) }
 
 // TestMethodsAgainstLSPMetaModel checks every standard method the server
 // handles or sends against the LSP meta model: the name exists and the

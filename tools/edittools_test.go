@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,31 +17,8 @@ import (
 	"github.com/cline-ls/cline-ls/tools/toolstest"
 )
 
-// editConformanceDir returns ../shared/conformance beside the repository
-// root (the folder holding go.mod). The data is third-party and kept out
-// of the repository, so the tests skip, saying so, without it.
-func editConformanceDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory, so ../shared cannot be located; conformance data skipped")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "conformance")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("../shared is absent (%v); conformance data skipped", err)
-	}
-	return c
-}
+// editConformanceDir returns ../shared/conformance, or skips.
+func editConformanceDir(t testing.TB) string { return shared.Conformance(t) }
 
 func editReadJSON(t *testing.T, file string, v any) {
 	t.Helper()
