@@ -191,3 +191,23 @@ func TestDetectDialect(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputIsDeterministic: the same answer is the same bytes every time
+// (map keys sorted), which clients' tests and logs rely on.
+func TestOutputIsDeterministic(t *testing.T) {
+	var first string
+	for i := range 5 {
+		srv := rpc.NewServer(rpc.Options{Version: "v"})
+		var out strings.Builder
+		in := strings.NewReader(frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`))
+		srv.Serve(context.Background(), in, &syncWriter{b: &out})
+		if i == 0 {
+			first = out.String()
+		} else if out.String() != first {
+			t.Fatalf("run %d differs:\n%s\n%s", i, first, out.String())
+		}
+	}
+	if !strings.Contains(first, `"serverInfo":{"name":"cline-ls","version":"v"}`) {
+		t.Fatalf("output = %s", first)
+	}
+}
