@@ -442,6 +442,3 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 func commands() []string {
 	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
 }
-
-// rawJSON is a helper for results assembled from parts.
-type rawJSON = json.RawMessage

@@ -188,11 +188,3 @@ func freshLines(texts []string) []line {
 	}
 	return out
 }
-
-// splitModelText splits text from a model argument into lines at "\r\n"
-// and "\n". A single trailing line break is the last line's terminator.
-func splitModelText(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
-}
