@@ -62,7 +62,7 @@ var (
 	lspReceived = []string{
 		methodInitialize, methodInitialized, methodShutdown, methodExit, methodCancel, methodSetTrace,
 		methodDidOpen, methodDidChange, methodDidClose, methodDidSave, methodWillSave,
-		methodDidChangeWF, methodDidChangeCfg, methodExecCommand,
+		methodDidChangeWF, methodDidChangeCfg, methodExecCommand, methodProgressCancel,
 	}
-	lspSent = []string{methodLogMessage, methodShowMessage, methodShowMessageRequest, methodApplyEdit}
+	lspSent = []string{methodLogMessage, methodShowMessage, methodShowMessageRequest, methodApplyEdit, methodProgressCreate, methodProgress}
 )

@@ -74,6 +74,7 @@ type Server struct {
 	ws        wsState
 	tools     toolHost
 	sess      sessions
+	progress  progress
 	approvals approvals
 	mcp       mcpServers
 	closing   bool           // guarded by ws.mu
@@ -241,6 +242,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		// Nothing to do.
 	case methodCancel:
 		err = s.cancelRequest(req.Params())
+	case methodProgressCancel:
+		err = s.progressCancel(req.Params())
 	case methodShutdown:
 		res, err = s.shutdown()
 	case methodDidOpen:

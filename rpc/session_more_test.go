@@ -357,3 +357,39 @@ func TestConfiguredSubagentAndSkill(t *testing.T) {
 		t.Fatalf("text = %q", got)
 	}
 }
+
+// TestProgressReportsTheTurn: a client with window.workDoneProgress sees
+// the turn begin and end, and its cancel button cancels the turn.
+func TestProgressReportsTheTurn(t *testing.T) {
+	ctx := testCtx(t)
+	fake := newFakeOpenAI(t, fakeReply{text: []string{"working"}, hang: true})
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(string) string { return "" }})
+	ed.Handle("window/workDoneProgress/create", func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": openAISettings(fake.URL, t.TempDir())})
+	id := newSessionIn(t, ctx, ed, root)
+	done := make(chan string, 1)
+	go func() {
+		stop, _ := promptText(ctx, ed, id, "long task")
+		done <- stop
+	}()
+	m, err := ed.Await(ctx, "$/progress", func(p json.RawMessage) bool { return strings.Contains(string(p), `"begin"`) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Token string
+		Value struct{ Title string }
+	}
+	json.Unmarshal(m.Params, &p)
+	if p.Value.Title != "cline: long task" {
+		t.Fatalf("begin = %s", m.Params)
+	}
+	ed.Notify(ctx, "window/workDoneProgress/cancel", map[string]any{"token": p.Token})
+	if stop := <-done; stop != "cancelled" {
+		t.Fatalf("stop = %q", stop)
+	}
+	if _, err := ed.Await(ctx, "$/progress", func(p json.RawMessage) bool { return strings.Contains(string(p), `"end"`) }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -372,7 +372,9 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (a
 		case <-ctx.Done():
 		}
 	}()
+	end := s.beginProgress(ctx, titleFor(text), cancel)
 	stop, err := ls.Prompt(ctx, text)
+	end(string(stop))
 	if errors.Is(err, session.ErrBusy) {
 		return nil, invalidParams("sessionId: %v", err)
 	}
@@ -594,4 +596,13 @@ func (s *Server) cancelAll() {
 			ls.log.Close()
 		}
 	}
+}
+
+// titleFor shortens a prompt for a progress title.
+func titleFor(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > 50 {
+		t = string(r[:50]) + "…"
+	}
+	return t
 }
