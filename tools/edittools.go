@@ -85,7 +85,9 @@ func editReadReason(err error) error {
 // for the model (refusal says what was left as it was, unchanged); any
 // other error is the daemon's and is returned as such.
 func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]Change, Result, error) {
-	changes, err := e.files.Apply(ctx, plan)
+	changes, err := e.files.Apply(ctx, func(ctx context.Context, read func(string) (FileText, error)) ([]Change, error) {
+		return plan(ctx, e.textOnly(read))
+	})
 	if err == nil {
 		return changes, Result{}, nil
 	}
@@ -104,7 +106,23 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 // describeRead is the reader a Describe plans against: the current texts,
 // without changing anything.
 func (e *editEnv) describeRead(ctx context.Context) func(string) (FileText, error) {
-	return func(abs string) (FileText, error) { return e.files.Read(ctx, abs) }
+	return e.textOnly(func(abs string) (FileText, error) { return e.files.Read(ctx, abs) })
+}
+
+// textOnly refuses files that are not text: the edit tools change text,
+// and a unique match inside a binary file would corrupt it.
+func (e *editEnv) textOnly(read func(string) (FileText, error)) func(string) (FileText, error) {
+	return func(abs string) (FileText, error) {
+		ft, err := read(abs)
+		if err != nil || !ft.Exists {
+			return ft, err
+		}
+		head := ft.Text[:min(len(ft.Text), 8192)]
+		if bin, why := workspace.SniffBinary([]byte(head)); bin {
+			return ft, &editPlanError{fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
+		}
+		return ft, nil
+	}
 }
 
 // fileEdit records a delivered change for the result. The diff is
