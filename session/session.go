@@ -449,7 +449,7 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []to
 	for i, c := range calls {
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
 		s.cfg.Updates(Update{
-			"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": c.Name, "kind": string(kindOf(s.registry, c.Name)),
+			"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
 			"status": "pending", "locations": []tools.Location{}, "rawInput": rawInput(c.Args),
 		})
 	}
@@ -646,4 +646,53 @@ func (r readOnlyCommands) Build(raw json.RawMessage) (tools.Invocation, error) {
 		}
 	}
 	return r.Tool.Build(raw)
+}
+
+// callTitle is a first title for a call, before it is validated and can
+// describe itself: the tool's display name and its main argument ("Edit
+// main.go", "Run commands go test ./..."). The invocation's own title
+// follows in the tool_call_update.
+func (s *Session) callTitle(name string, args json.RawMessage) string {
+	title := name
+	if t, ok := s.registry.Lookup(name, s.cfg.Family); ok && t.Spec().DisplayName != "" {
+		title = t.Spec().DisplayName
+	}
+	var a struct {
+		Path     string   `json:"path"`
+		Commands []string `json:"commands"`
+		Queries  []string `json:"queries"`
+		Files    []struct {
+			Path string `json:"path"`
+		} `json:"files"`
+		Requests []struct {
+			URL string `json:"url"`
+		} `json:"requests"`
+		Skill  string `json:"skill"`
+		Prompt string `json:"prompt"`
+	}
+	json.Unmarshal(args, &a)
+	var arg string
+	switch {
+	case a.Path != "":
+		arg = a.Path
+	case len(a.Files) > 0:
+		arg = a.Files[0].Path
+		if len(a.Files) > 1 {
+			arg += fmt.Sprintf(" (+%d)", len(a.Files)-1)
+		}
+	case len(a.Commands) > 0:
+		arg = a.Commands[0]
+	case len(a.Queries) > 0:
+		arg = a.Queries[0]
+	case len(a.Requests) > 0:
+		arg = a.Requests[0].URL
+	case a.Skill != "":
+		arg = a.Skill
+	case a.Prompt != "":
+		arg = titleOf(a.Prompt)
+	}
+	if arg != "" {
+		title += " " + titleOf(arg)
+	}
+	return title
 }
