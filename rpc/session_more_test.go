@@ -393,3 +393,64 @@ func TestProgressReportsTheTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestQuestionsAndPlan: ask_question goes to cline/askQuestion when the
+// client declared it and to window/showMessageRequest otherwise; the
+// answer reaches the model; update_plan sends the whole plan.
+func TestQuestionsAndPlan(t *testing.T) {
+	for _, viaCline := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cline=%v", viaCline), func(t *testing.T) {
+			ctx := testCtx(t)
+			tr := transcript(t,
+				reply(call("q1", "ask_question", map[string]any{"question": "Which color?", "options": []string{"red", "blue"}})),
+				map[string]any{"expect": map[string]any{"last_tool_result_contains": "The user answered: blue"},
+					"events": []any{call("p1", "update_plan", map[string]any{"entries": []any{
+						map[string]any{"content": "paint it blue", "status": "in_progress"}}})}},
+				reply(text("Painting.")),
+			)
+			caps := map[string]any{}
+			if viaCline {
+				caps["experimental"] = map[string]any{"cline": map[string]any{"questions": true}}
+			}
+			root := t.TempDir()
+			ed := rpctest.New(t, rpc.Options{})
+			answer := func(_ context.Context, p json.RawMessage) (any, error) {
+				if !strings.Contains(string(p), "Which color?") {
+					t.Errorf("question = %s", p)
+				}
+				if viaCline {
+					return map[string]any{"answer": "blue"}, nil
+				}
+				return map[string]any{"title": "blue"}, nil
+			}
+			ed.Handle("cline/askQuestion", answer)
+			ed.Handle("window/showMessageRequest", answer)
+			c := map[string]any{"window": map[string]any{"showMessage": map[string]any{}}}
+			for k, v := range caps {
+				c[k] = v
+			}
+			ed.Initialize(ctx, root, map[string]any{"capabilities": c, "initializationOptions": map[string]any{
+				"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir()}})
+			id := newSessionIn(t, ctx, ed, root)
+			if stop, err := promptText(ctx, ed, id, "paint"); err != nil || stop != "end_turn" {
+				t.Fatalf("prompt: %q %v", stop, err)
+			}
+			want := "cline/askQuestion"
+			if !viaCline {
+				want = "window/showMessageRequest"
+			}
+			if len(ed.Messages(want)) != 1 {
+				t.Fatalf("no %s", want)
+			}
+			var sawPlan bool
+			for _, u := range updates(ed, id) {
+				if u["sessionUpdate"] == "plan" && strings.Contains(fmt.Sprint(u["entries"]), "paint it blue") {
+					sawPlan = true
+				}
+			}
+			if !sawPlan {
+				t.Fatal("no plan update")
+			}
+		})
+	}
+}
