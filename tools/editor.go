@@ -52,22 +52,7 @@ func (c *editorCall) plan(_ context.Context, read func(string) (FileText, error)
 // Describe previews the edit against the current text. A call that will
 // fail has no preview; Execute then says why.
 func (c *editorCall) Describe(ctx context.Context) Description {
-	d := Description{Title: "Edit " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
-	if c.pathErr != nil {
-		return d
-	}
-	changes, err := c.plan(ctx, c.env.describeRead(ctx))
-	if err != nil {
-		return d
-	}
-	ch := changes[0]
-	if !ch.Existed {
-		d.Title = "Create " + c.display
-	}
-	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
-	d.Preview = c.env.editPreview(changes)
-	d.Changes = changes
-	return d
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.plan)
 }
 
 // Execute applies the edit. Success shows the compact diff, or the

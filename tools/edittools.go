@@ -103,6 +103,30 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 	return nil, Result{}, err
 }
 
+// describeSingle is the description of a one-file edit: "<verb> <path>"
+// (or "Create <path>" for a new file), the first changed line, and the
+// preview diff of the changes plan makes from the current text. A call
+// whose path was refused or whose plan fails has no preview; Execute then
+// says why.
+func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner) Description {
+	d := Description{Title: verb + " " + display, Kind: KindEdit, Locations: []Location{{Path: display}}}
+	if pathErr != nil {
+		return d
+	}
+	changes, err := plan(ctx, e.describeRead(ctx))
+	if err != nil || len(changes) == 0 || changes[0].NewText == nil {
+		return d
+	}
+	ch := changes[0]
+	if !ch.Existed {
+		d.Title = "Create " + display
+	}
+	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
+	d.Preview = e.editPreview(changes)
+	d.Changes = changes
+	return d
+}
+
 // describeRead is the reader a Describe plans against: the current texts,
 // without changing anything.
 func (e *editEnv) describeRead(ctx context.Context) func(string) (FileText, error) {

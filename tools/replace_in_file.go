@@ -69,22 +69,11 @@ func (c *replaceInFileCall) missingFile() error {
 
 // Describe previews the blocks applied to the current text.
 func (c *replaceInFileCall) Describe(ctx context.Context) Description {
-	d := Description{Title: "Edit " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
-	if c.pathErr != nil {
-		return d
+	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+		changes, _, err := c.plan(read)
+		return changes, err
 	}
-	changes, _, err := c.plan(c.env.describeRead(ctx))
-	if err != nil {
-		return d
-	}
-	ch := changes[0]
-	if !ch.Existed {
-		d.Title = "Create " + c.display
-	}
-	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
-	d.Preview = c.env.editPreview(changes)
-	d.Changes = changes
-	return d
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan)
 }
 
 // Execute applies the blocks. Success shows the compact diff (or the

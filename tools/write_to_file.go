@@ -74,23 +74,7 @@ func editKeepFileForm(old, content string) string {
 
 // Describe previews the write against the current text.
 func (c *writeToFileCall) Describe(ctx context.Context) Description {
-	d := Description{Title: "Write " + c.display, Kind: KindEdit, Locations: []Location{{Path: c.display}}}
-	if c.pathErr != nil {
-		return d
-	}
-	changes, err := c.plan(ctx, c.env.describeRead(ctx))
-	if err != nil {
-		// Execute will refuse it and say why; there is nothing to preview.
-		return d
-	}
-	ch := changes[0]
-	if !ch.Existed {
-		d.Title = "Create " + c.display
-	}
-	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
-	d.Preview = c.env.editPreview(changes)
-	d.Changes = changes
-	return d
+	return c.env.describeSingle(ctx, "Write", c.display, c.pathErr, c.plan)
 }
 
 // Execute writes the file. Afterwards the model knows the file's whole
