@@ -3,45 +3,21 @@ package tools_test
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"github.com/cline-ls/cline-ls/tools"
 )
-
-type editPatchCase struct {
-	Name        string            `json:"name"`
-	Input       map[string]string `json:"input"`
-	Patch       string            `json:"patch"`
-	Expected    map[string]string `json:"expected"`
-	ExpectError bool              `json:"expect_error"`
-}
-
-// editAllOrNothing adjusts the upstream expectation where cline-ls differs
-// on purpose (conformance/README.md): a failing patch changes nothing, so
-// scenario 015 ends with its input tree and must name missing.txt.
-func editAllOrNothing(c *editPatchCase) (mustMention string) {
-	if strings.HasPrefix(c.Name, "015_") {
-		c.Expected = maps.Clone(c.Input)
-		return "missing.txt"
-	}
-	return ""
-}
 
 // TestApplyPatchToolCodexScenarios runs all 25 Codex scenarios of
 // codex_scenarios.json through the apply_patch tool over a temporary
 // folder and compares the whole resulting tree.
 func TestApplyPatchToolCodexScenarios(t *testing.T) {
-	var data struct{ Cases []editPatchCase }
-	editReadJSON(t, filepath.Join(editConformanceDir(t), "codex-apply-patch", "codex_scenarios.json"), &data)
-	if len(data.Cases) != 25 {
-		t.Fatalf("%d scenarios in codex_scenarios.json, want 25", len(data.Cases))
-	}
-	for _, c := range data.Cases {
+	for _, c := range shared.CodexScenarios(t) {
 		t.Run(c.Name, func(t *testing.T) { editRunScenario(t, c) })
 	}
 }
@@ -49,43 +25,14 @@ func TestApplyPatchToolCodexScenarios(t *testing.T) {
 // TestApplyPatchToolCodexScenarioDirs runs the scenario folders (input/,
 // patch.txt, expected/) the same way, bytes as stored.
 func TestApplyPatchToolCodexScenarioDirs(t *testing.T) {
-	root := filepath.Join(editConformanceDir(t), "codex-apply-patch", "scenarios")
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		n++
-		dir := filepath.Join(root, e.Name())
-		t.Run(e.Name(), func(t *testing.T) {
-			patch, err := os.ReadFile(filepath.Join(dir, "patch.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := editPatchCase{
-				Name:     e.Name(),
-				Input:    editReadTree(t, filepath.Join(dir, "input")),
-				Patch:    string(patch),
-				Expected: editReadTree(t, filepath.Join(dir, "expected")),
-			}
-			// The folders carry no error flag; the scenario names do.
-			c.ExpectError = strings.Contains(c.Name, "_rejects_") || strings.Contains(c.Name, "_fails") ||
-				strings.Contains(c.Name, "_requires_") || strings.HasPrefix(c.Name, "015_")
-			editRunScenario(t, c)
-		})
-	}
-	if n != 23 {
-		t.Errorf("%d scenario folders, want 23", n)
+	for _, c := range shared.CodexScenarioDirs(t) {
+		t.Run(c.Name, func(t *testing.T) { editRunScenario(t, c) })
 	}
 }
 
-func editRunScenario(t *testing.T, c editPatchCase) {
+func editRunScenario(t *testing.T, c shared.PatchCase) {
 	t.Helper()
-	mention := editAllOrNothing(&c)
+	mention := c.MustMention
 	h := newEditHarness(t)
 	for p, text := range c.Input {
 		h.write(p, text)
@@ -129,34 +76,6 @@ func editRunScenario(t *testing.T, c editPatchCase) {
 	}
 }
 
-// editReadTree maps every file below root (slash paths) to its content; a
-// missing root is an empty tree.
-func editReadTree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	tree := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		tree[filepath.ToSlash(rel)] = string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
-}
 
 // TestApplyPatchTool covers the description of multi-file patches, moves
 // that keep the file mode, open buffers, one file under two spellings and

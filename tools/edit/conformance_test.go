@@ -3,7 +3,6 @@ package edit
 import (
 	"encoding/json"
 	"github.com/cline-ls/cline-ls/internal/shared"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -139,41 +138,16 @@ func TestClineReplaceInFileCases(t *testing.T) {
 	}
 }
 
-type patchCase struct {
-	Name        string            `json:"name"`
-	Input       map[string]string `json:"input"`
-	Patch       string            `json:"patch"`
-	Expected    map[string]string `json:"expected"`
-	ExpectError bool              `json:"expect_error"`
-}
-
-// allOrNothing adjusts the upstream expectation where cline-ls differs on
-// purpose (conformance/README.md): a failing patch changes nothing, so
-// scenario 015 ends with its input tree and must name missing.txt.
-func allOrNothing(c *patchCase) (mustMention string) {
-	if strings.HasPrefix(c.Name, "015_") {
-		c.Expected = maps.Clone(c.Input)
-		return "missing.txt"
-	}
-	return ""
-}
-
 // TestCodexScenariosJSON runs all Codex apply_patch scenarios from
 // codex_scenarios.json against MemFS.
 func TestCodexScenariosJSON(t *testing.T) {
-	var data struct{ Cases []patchCase }
-	readJSON(t, filepath.Join(conformanceDir(t), "codex-apply-patch", "codex_scenarios.json"), &data)
-	if len(data.Cases) != 25 {
-		t.Fatalf("%d scenarios in codex_scenarios.json, want 25", len(data.Cases))
-	}
-	for _, c := range data.Cases {
+	for _, c := range shared.CodexScenarios(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			mention := allOrNothing(&c)
 			tree := MemFS(maps.Clone(c.Input))
 			if tree == nil {
 				tree = MemFS{}
 			}
-			runScenario(t, c, tree, func() map[string]string { return maps.Clone(tree) }, mention)
+			runScenario(t, c, tree, func() map[string]string { return maps.Clone(tree) }, c.MustMention)
 		})
 	}
 }
@@ -181,44 +155,16 @@ func TestCodexScenariosJSON(t *testing.T) {
 // TestCodexScenarioDirs runs the scenario folders (input/, patch.txt,
 // expected/) against a real temporary directory, comparing file bytes.
 func TestCodexScenarioDirs(t *testing.T) {
-	root := filepath.Join(conformanceDir(t), "codex-apply-patch", "scenarios")
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		n++
-		dir := filepath.Join(root, e.Name())
-		t.Run(e.Name(), func(t *testing.T) {
-			patch, err := os.ReadFile(filepath.Join(dir, "patch.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := patchCase{
-				Name:     e.Name(),
-				Input:    readTree(t, filepath.Join(dir, "input")),
-				Patch:    string(patch),
-				Expected: readTree(t, filepath.Join(dir, "expected")),
-			}
-			// The folders carry no error flag; the scenario names do.
-			c.ExpectError = strings.Contains(c.Name, "_rejects_") || strings.Contains(c.Name, "_fails") ||
-				strings.Contains(c.Name, "_requires_") || strings.HasPrefix(c.Name, "015_")
-			mention := allOrNothing(&c)
+	for _, c := range shared.CodexScenarioDirs(t) {
+		t.Run(c.Name, func(t *testing.T) {
 			work := t.TempDir()
 			for p, text := range c.Input {
 				if err := (dirFS{work}).WriteFile(p, text); err != nil {
 					t.Fatal(err)
 				}
 			}
-			runScenario(t, c, dirFS{work}, func() map[string]string { return readTree(t, work) }, mention)
+			runScenario(t, c, dirFS{work}, func() map[string]string { return readTree(t, work) }, c.MustMention)
 		})
-	}
-	if n != 23 {
-		t.Errorf("%d scenario folders, want 23", n)
 	}
 }
 
@@ -227,7 +173,7 @@ type fsWriter interface {
 	Writer
 }
 
-func runScenario(t *testing.T, c patchCase, fsys fsWriter, tree func() map[string]string, mention string) {
+func runScenario(t *testing.T, c shared.PatchCase, fsys fsWriter, tree func() map[string]string, mention string) {
 	t.Helper()
 	plan, err := PlanPatch(c.Patch, fsys)
 	if err == nil {
@@ -260,32 +206,7 @@ func runScenario(t *testing.T, c patchCase, fsys fsWriter, tree func() map[strin
 
 // readTree maps every file below root (slash paths) to its content; a
 // missing root is an empty tree.
-func readTree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	tree := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) && p == root {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		tree[filepath.ToSlash(rel)] = string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
-}
+func readTree(t *testing.T, root string) map[string]string { return shared.ReadTree(t, root) }
 
 // dirFS is FS and Writer over a real directory.
 type dirFS struct{ root string }
