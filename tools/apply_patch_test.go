@@ -76,7 +76,6 @@ func editRunScenario(t *testing.T, c shared.PatchCase) {
 	}
 }
 
-
 // TestApplyPatchTool covers the description of multi-file patches, moves
 // that keep the file mode, open buffers, one file under two spellings and
 // a refusal part-way through the files.
