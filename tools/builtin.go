@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -138,16 +139,61 @@ func NewTool(spec Spec, build BuildFunc) (Tool, error) {
 	if len(bytes.TrimSpace(spec.Parameters)) == 0 {
 		spec.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	v, err := newValidator(spec.Name, spec.Parameters)
-	if err != nil {
-		return nil, err
+	if c, ok := builtinSchemas[spec.Name]; ok && bytes.Equal(c.params, spec.Parameters) {
+		r := c.resolve()
+		if r.err != nil {
+			return nil, r.err
+		}
+		return &specTool{spec: spec, v: r.v, tree: r.tree, build: build}, nil
 	}
-	n, err := parseNode(spec.Parameters)
-	if err != nil {
-		return nil, fmt.Errorf("tools: schema of %s: %w", spec.Name, err)
+	r := resolveSchema(spec.Name, spec.Parameters)
+	if r.err != nil {
+		return nil, r.err
 	}
-	return &specTool{spec: spec, v: v, tree: n, build: build}, nil
+	return &specTool{spec: spec, v: r.v, tree: r.tree, build: build}, nil
 }
+
+// resolvedSchema is a tool schema made ready for Build: a validator and
+// the parsed tree. Both are read-only once made.
+type resolvedSchema struct {
+	v    *validator
+	tree *node
+	err  error
+}
+
+func resolveSchema(name string, params json.RawMessage) resolvedSchema {
+	v, err := newValidator(name, params)
+	if err != nil {
+		return resolvedSchema{err: err}
+	}
+	n, err := parseNode(params)
+	if err != nil {
+		return resolvedSchema{err: fmt.Errorf("tools: schema of %s: %w", name, err)}
+	}
+	return resolvedSchema{v: v, tree: n}
+}
+
+// builtinSchemas resolves each built-in tool's schema at most once per
+// process: the schemas are compiled in, so their resolved form is as
+// constant as they are, and every session's registry can share it
+// (resolving them all took a millisecond per session).
+var builtinSchemas = func() map[string]struct {
+	params  json.RawMessage
+	resolve func() resolvedSchema
+} {
+	m := map[string]struct {
+		params  json.RawMessage
+		resolve func() resolvedSchema
+	}{}
+	for _, meta := range builtinTable() {
+		spec := meta.spec()
+		m[spec.Name] = struct {
+			params  json.RawMessage
+			resolve func() resolvedSchema
+		}{spec.Parameters, sync.OnceValue(func() resolvedSchema { return resolveSchema(spec.Name, spec.Parameters) })}
+	}
+	return m
+}()
 
 // Builtin returns the built-in tool called name with its implementation.
 func Builtin(name string, build BuildFunc) (Tool, error) {
