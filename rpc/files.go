@@ -52,7 +52,16 @@ func (f *files) Resolve(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.Resolve(path)
+	abs, err := r.Resolve(path)
+	if err != nil {
+		return "", err
+	}
+	fi, statErr := os.Stat(abs)
+	if f.s.ignoreMatcher().ClineIgnored(abs, statErr == nil && fi.IsDir()) {
+		return "", &workspace.PathError{Path: path, Kind: workspace.PathOutside,
+			Reason: "the workspace's .clineignore excludes it; the agent may not read or change it"}
+	}
+	return abs, nil
 }
 
 func (f *files) Display(abs string) string {

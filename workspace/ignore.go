@@ -109,6 +109,33 @@ func (m *IgnoreMatcher) Ignored(abs string, isDir bool) bool {
 	return false
 }
 
+// ClineIgnored reports whether .clineignore rules alone hide abs (or a
+// folder above it). Unlike .gitignore, which only keeps files out of
+// listings and searches, .clineignore says the agent must not touch the
+// file at all, even when the model names it.
+func (m *IgnoreMatcher) ClineIgnored(abs string, isDir bool) bool {
+	abs = filepath.Clean(abs)
+	root := m.rootOf(abs)
+	if root == "" || root == abs {
+		return false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return false
+	}
+	names := strings.Split(filepath.ToSlash(rel), "/")
+	dirs := make([]*ignoreDirRules, 0, len(names))
+	dir := root
+	for i, name := range names {
+		dirs = append(dirs, m.rulesOf(dir, dir == root))
+		dir = filepath.Join(dir, name)
+		if ignoreDecide(dirs, names[:i+1], isDir || i < len(names)-1, true) {
+			return true
+		}
+	}
+	return false
+}
+
 // Invalidate drops the cached rules of folder dir (absolute), so the next
 // Ignored call rereads its ignore files. Call it with the folder of a
 // .gitignore or .clineignore that was created, changed or removed.

@@ -296,3 +296,21 @@ func FuzzIgnorePattern(f *testing.F) {
 		}
 	})
 }
+
+func TestClineIgnoredIsTheClineLayerOnly(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".clineignore"), []byte("private/\n*.pem\n!public.pem\n"), 0o644)
+	m := NewIgnoreMatcher([]string{root})
+	for p, want := range map[string]bool{
+		"private/notes.md": true, "keys/server.pem": true, "public.pem": false,
+		"build/out.bin": false, "src/main.go": false,
+	} {
+		if got := m.ClineIgnored(filepath.Join(root, p), false); got != want {
+			t.Errorf("ClineIgnored(%s) = %v, want %v", p, got, want)
+		}
+	}
+	if !m.Ignored(filepath.Join(root, "build/out.bin"), false) {
+		t.Error("gitignored file not Ignored")
+	}
+}
