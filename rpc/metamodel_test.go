@@ -2,10 +2,11 @@ package rpc
 
 import (
 	"encoding/json"
-	"github.com/cline-ls/cline-ls/internal/shared"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // sharedDir returns ../shared, or skips.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -29,7 +29,7 @@ type editEditorCase struct {
 // it open in the editor (the buffer changes, the disk does not).
 func TestEditorToolClineCases(t *testing.T) {
 	var data struct{ Cases []editEditorCase }
-	editReadJSON(t, filepath.Join(editConformanceDir(t), "cline", "cline_editor_cases.json"), &data)
+	shared.ReadJSON(t, "cline/cline_editor_cases.json", &data)
 	if len(data.Cases) == 0 {
 		t.Fatal("no editor cases in the data file")
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cline-ls/cline-ls/internal/shared"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,20 +15,6 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
 )
-
-// editConformanceDir returns ../shared/conformance, or skips.
-func editConformanceDir(t testing.TB) string { return shared.Conformance(t) }
-
-func editReadJSON(t *testing.T, file string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-}
 
 // editHarness is a workspace in a temporary folder with the editing tools
 // registered the way the daemon registers them.

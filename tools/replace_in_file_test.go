@@ -2,11 +2,11 @@ package tools_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -23,7 +23,7 @@ type editReplaceCase struct {
 // tests through the replace_in_file tool, on disk and in an open buffer.
 func TestReplaceInFileToolClineCases(t *testing.T) {
 	var data struct{ Cases []editReplaceCase }
-	editReadJSON(t, filepath.Join(editConformanceDir(t), "cline", "cline_replace_in_file_cases.json"), &data)
+	shared.ReadJSON(t, "cline/cline_replace_in_file_cases.json", &data)
 	if len(data.Cases) == 0 {
 		t.Fatal("no replace_in_file cases in the data file")
 	}

@@ -157,3 +157,17 @@ func ReadTree(t testing.TB, root string) map[string]string {
 	}
 	return tree
 }
+
+// ReadJSON decodes the conformance file at rel (slash-separated, below
+// conformance/) into v, or skips t without the data.
+func ReadJSON(t testing.TB, rel string, v any) {
+	t.Helper()
+	file := filepath.Join(Conformance(t), filepath.FromSlash(rel))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}

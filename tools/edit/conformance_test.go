@@ -1,28 +1,14 @@
 package edit
 
 import (
-	"encoding/json"
-	"github.com/cline-ls/cline-ls/internal/shared"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
-
-// conformanceDir returns ../shared/conformance, or skips.
-func conformanceDir(t testing.TB) string { return shared.Conformance(t) }
-
-func readJSON(t *testing.T, file string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-}
 
 type editorCase struct {
 	Name    string `json:"name"`
@@ -44,7 +30,7 @@ type editorCase struct {
 // the editor tool wrapper will.
 func TestClineEditorCases(t *testing.T) {
 	var data struct{ Cases []editorCase }
-	readJSON(t, filepath.Join(conformanceDir(t), "cline", "cline_editor_cases.json"), &data)
+	shared.ReadJSON(t, "cline/cline_editor_cases.json", &data)
 	if len(data.Cases) == 0 {
 		t.Fatal("no editor cases in the data file")
 	}
@@ -102,7 +88,7 @@ type replaceCase struct {
 // TestClineReplaceInFileCases runs Cline's SEARCH/REPLACE cases.
 func TestClineReplaceInFileCases(t *testing.T) {
 	var data struct{ Cases []replaceCase }
-	readJSON(t, filepath.Join(conformanceDir(t), "cline", "cline_replace_in_file_cases.json"), &data)
+	shared.ReadJSON(t, "cline/cline_replace_in_file_cases.json", &data)
 	if len(data.Cases) == 0 {
 		t.Fatal("no replace_in_file cases in the data file")
 	}
