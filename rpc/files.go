@@ -40,11 +40,12 @@ func (s *Server) newFiles() *files {
 }
 
 func (f *files) roots() (*workspace.Roots, error) {
-	paths := f.s.folders.Paths()
-	if len(paths) == 0 {
+	f.s.ws.mu.Lock()
+	defer f.s.ws.mu.Unlock()
+	if f.s.ws.roots == nil && f.s.ws.rootsErr == nil {
 		return nil, errors.New("no workspace folder is open: the editor sent no workspace folder or root")
 	}
-	return workspace.NewRoots(paths...)
+	return f.s.ws.roots, f.s.ws.rootsErr
 }
 
 func (f *files) Resolve(path string) (string, error) {

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,11 +13,14 @@ import (
 // wsState is what the server derives from the workspace folders: the
 // ignore rules and the file watcher. It is rebuilt when the folders change.
 type wsState struct {
-	mu      sync.Mutex
-	folders []string
-	ignore  *workspace.IgnoreMatcher
-	watcher *workspace.Watcher
-	ready   chan struct{} // closed once the watcher's first scan is done
+	mu sync.Mutex
+	// roots confines paths to the folders; rebuilt with them, since
+	// building it evaluates symlinks on disk.
+	roots    *workspace.Roots
+	rootsErr error
+	ignore   *workspace.IgnoreMatcher
+	watcher  *workspace.Watcher
+	ready    chan struct{} // closed once the watcher's first scan is done
 }
 
 // ignoreMatcher returns the ignore rules for the current folders.
@@ -51,10 +55,16 @@ func (s *Server) Watcher() *workspace.Watcher {
 func (s *Server) foldersChanged() {
 	folders := realFolders(s.folders.Paths())
 	ignore := workspace.NewIgnoreMatcher(folders)
+	var roots *workspace.Roots
+	rootsErr := errors.New("no workspace folder is open: the editor sent no workspace folder or root")
+	if paths := s.folders.Paths(); len(paths) > 0 {
+		roots, rootsErr = workspace.NewRoots(paths...)
+	}
 	s.ws.mu.Lock()
 	old := s.ws.watcher
 	oldReady := s.ws.ready
-	s.ws.folders, s.ws.ignore, s.ws.watcher = folders, ignore, nil
+	s.ws.roots, s.ws.rootsErr = roots, rootsErr
+	s.ws.ignore, s.ws.watcher = ignore, nil
 	ready := make(chan struct{})
 	s.ws.ready = ready
 	s.ws.mu.Unlock()
