@@ -167,10 +167,8 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 		Subagent:  subagent,
 		OpenBuffers: func() []string {
 			var out []string
-			for _, u := range s.buffers.URIs() {
-				if snap, ok := s.buffers.Get(u); ok && snap.Path != "" {
-					out = append(out, f.Display(snap.Path))
-				}
+			for _, p := range f.OpenBuffers() {
+				out = append(out, f.Display(p))
 			}
 			slices.Sort(out)
 			return out
