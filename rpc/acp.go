@@ -102,7 +102,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	s.acp = acpCaps{readTextFile: p.ClientCapabilities.FS.ReadTextFile, writeTextFile: p.ClientCapabilities.FS.WriteTextFile}
 	// ACP clients send no initializationOptions: settings come from the
 	// environment and the config file.
-	s.settings = ResolveSettings(Settings{}, s.opts.Getenv)
+	s.cfg.reset()
 	s.mu.Unlock()
 	version := s.opts.Version
 	if version == "" {

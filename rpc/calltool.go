@@ -3,9 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"runtime"
-	"strconv"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -13,34 +10,6 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/workspace"
 )
-
-// toolHost is what runs tools for one connection: the registry with every
-// built-in wired to this connection's files, and the policy built from the
-// settings. Sessions share it; each has its own files view.
-type toolHost struct {
-	once     sync.Once
-	err      error
-	registry *tools.Registry
-	files    *files // the editor's own calls (cline/callTool without a session)
-	policy   *session.Policy
-	calls    int
-	mu       sync.Mutex
-}
-
-// host returns the connection's tool host, built on first use.
-func (s *Server) host() (*toolHost, error) {
-	h := &s.tools
-	h.once.Do(func() {
-		h.files = s.newFiles()
-		h.registry = tools.NewRegistry()
-		if err := h.registry.RegisterBuiltins(builtinImpls(h.files)); err != nil {
-			h.err = err
-			return
-		}
-		h.policy, h.err = session.NewPolicy(s.policyConfig())
-	})
-	return h, h.err
-}
 
 // builtinImpls wires the implemented built-in tools to files.
 func builtinImpls(f tools.Files) map[string]tools.BuildFunc {
@@ -55,8 +24,7 @@ func builtinImpls(f tools.Files) map[string]tools.BuildFunc {
 }
 
 // policyConfig turns the settings into the policy's configuration.
-func (s *Server) policyConfig() session.PolicyConfig {
-	st := s.CurrentSettings()
+func policyConfig(st Settings) session.PolicyConfig {
 	var cfg session.PolicyConfig
 	a := st.Approvals
 	cfg.Approvals = session.Approvals{
@@ -70,27 +38,22 @@ func (s *Server) policyConfig() session.PolicyConfig {
 	return cfg
 }
 
-// toolContext is the tools.Context for a mode.
-func (s *Server) toolContext(mode string, f *files) tools.Context {
-	st := s.CurrentSettings()
-	ctx := tools.Context{Mode: mode, Family: tools.FamilyGeneric, CWD: f.Root(), OS: runtime.GOOS, Shell: "sh", NativeTools: true}
-	if st.Provider != nil {
-		ctx.ApplyPatch = tools.TrainedOnApplyPatch(st.Provider.Model)
-	}
-	return ctx
+// callToolParams are cline/callTool's params. Mode is beyond PROTOCOL.md:
+// without a session it picks the mode of the editor's own session.
+type callToolParams struct {
+	SessionID string          `json:"sessionId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Mode      string          `json:"mode"`
 }
 
-// callTool serves cline/callTool: a tool call from the editor, through the
-// same validate → approve → execute path as the model's calls.
+// callTool serves cline/callTool: a tool call from the editor. It runs in
+// the session it names — that session's mode, rules, tools and files — or,
+// without one, in the editor's own session for the mode, and takes the one
+// path every call takes (session.Session.CallTool).
 func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	raw := req.Params()
-	var p struct {
-		SessionID string          `json:"sessionId"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Mode      string          `json:"mode"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
+	var p callToolParams
+	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
 	}
 	if err := required("name", p.Name); err != nil {
@@ -99,49 +62,71 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}
-	h, err := s.host()
+	ls, err := s.toolSession(p.SessionID, p.Mode)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
-	}
-	mode := p.Mode
-	if mode == "" {
-		mode = s.CurrentSettings().Mode
-	}
-	preset, ok := tools.PresetFor(mode)
-	if !ok {
-		return nil, invalidParams("mode: unknown mode %q", mode)
+		return nil, err
 	}
 	// The call waits on the editor (approval, applyEdit): release the read
 	// loop so the answers can be read.
 	jsonrpc2.Async(ctx)
 	ctx, release := s.requestScope(ctx, req.ID())
 	defer release()
-
-	f := h.files
-	enabled := h.registry.Enabled(preset, s.toolContext(mode, f))
-	h.mu.Lock()
-	h.calls++
-	callID := "editor-" + strconv.Itoa(h.calls)
-	h.mu.Unlock()
-	sched := session.NewScheduler(session.SchedulerConfig{
-		Mode:     mode,
-		Tools:    func(name string) (tools.Tool, bool) { return tools.Pick(enabled, name) },
-		Exists:   func(name string) bool { _, ok := h.registry.Lookup(name, tools.FamilyGeneric); return ok },
-		Policy:   h.policy,
-		Approver: s.approvals.approver(p.SessionID),
-	})
-	res := sched.Run(ctx, []session.Call{{ID: callID, Name: p.Name, Args: p.Arguments}})
-	r := res[0]
+	r := ls.CallTool(ctx, p.Name, p.Arguments)
 	if r.Err != nil {
 		s.log.Error("tool fault", "tool", p.Name, "err", r.Err)
 	}
-	s.reportEdits(ctx, p.SessionID, callID, r.Result.Edits)
-	return map[string]any{"content": r.Result.Content, "isError": r.Result.IsError}, nil
+	return map[string]any{"content": r.Result.Content, "isError": r.Result.IsError || r.State != session.StateSuccess}, nil
+}
+
+// toolSession finds the session an editor-driven call runs in: the one
+// named, or the editor's own session for mode (made on first use, saved
+// nowhere).
+func (s *Server) toolSession(id, mode string) (*liveSession, error) {
+	if id != "" {
+		ls, err := s.getSession(id)
+		if err != nil {
+			return nil, err
+		}
+		if mode != "" && mode != ls.Mode() {
+			return nil, invalidParams("mode: session %s is in %s mode; switch it with session/set_mode", id, ls.Mode())
+		}
+		return ls, nil
+	}
+	if mode == "" {
+		mode = s.CurrentSettings().Mode
+	}
+	if _, ok := tools.PresetFor(mode); !ok {
+		return nil, invalidParams("mode: unknown mode %q", mode)
+	}
+	s.sess.mu.Lock()
+	ls := s.sess.editor[mode]
+	s.sess.mu.Unlock()
+	if ls != nil {
+		return ls, nil
+	}
+	cwd := ""
+	if p := s.folders.Paths(); len(p) > 0 {
+		cwd = p[0]
+	}
+	ls, err := s.openSession(sessionSpec{id: "editor-" + mode, cwd: cwd, mode: mode})
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
+	}
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	if s.sess.editor == nil {
+		s.sess.editor = make(map[string]*liveSession)
+	}
+	if prev := s.sess.editor[mode]; prev != nil {
+		return prev, nil
+	}
+	s.sess.editor[mode] = ls
+	return ls, nil
 }
 
 // reportEdits sends cline/diff for each applied edit, or window/logMessage
 // to clients without experimental.cline.diffs.
-func (s *Server) reportEdits(ctx context.Context, sessionID, callID string, edits []tools.FileEdit) {
+func (s *Server) reportEdits(ctx context.Context, sessionID string, f *files, callID string, edits []tools.FileEdit) {
 	s.mu.Lock()
 	viaCline := s.caps.clineDiffs
 	s.mu.Unlock()
@@ -151,10 +136,8 @@ func (s *Server) reportEdits(ctx context.Context, sessionID, callID string, edit
 	for _, e := range edits {
 		// Tools report display paths, which resolve back to the file.
 		abs := e.Path
-		if h, err := s.host(); err == nil {
-			if p, err := h.files.Resolve(e.Path); err == nil {
-				abs = p
-			}
+		if p, err := f.Resolve(e.Path); err == nil {
+			abs = p
 		}
 		uri := workspace.PathToURI(abs)
 		var version any
@@ -172,11 +155,13 @@ func (s *Server) reportEdits(ctx context.Context, sessionID, callID string, edit
 	}
 }
 
-// renderTools serves cline/tools.
+// renderTools serves cline/tools: the tools a mode enables, rendered as a
+// provider receives them, from the session named or the editor's own.
 func (s *Server) renderTools(raw []byte) (any, error) {
 	var p struct {
-		Mode   string `json:"mode"`
-		Format string `json:"format"`
+		SessionID string `json:"sessionId"`
+		Mode      string `json:"mode"`
+		Format    string `json:"format"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -186,23 +171,24 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 	default:
 		return nil, invalidParams("format: must be anthropic, openai, gemini or xml, got %q", p.Format)
 	}
+	var ls *liveSession
+	var err error
+	if p.SessionID != "" {
+		ls, err = s.getSession(p.SessionID)
+	} else {
+		ls, err = s.toolSession("", p.Mode)
+	}
+	if err != nil {
+		return nil, err
+	}
 	mode := p.Mode
 	if mode == "" {
-		mode = s.CurrentSettings().Mode
+		mode = ls.Mode()
 	}
-	preset, ok := tools.PresetFor(mode)
-	if !ok {
-		return nil, invalidParams("mode: unknown mode %q", mode)
-	}
-	h, err := s.host()
+	tctx, enabled, err := ls.EnabledTools(mode)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
+		return nil, invalidParams("mode: %v", err)
 	}
-	tctx := s.toolContext(mode, h.files)
-	extra, _ := s.mcpFor(nil)
-	mcpTools := extra()
-	tctx.HasMCP = len(mcpTools) > 0
-	enabled := append(h.registry.Enabled(preset, tctx), preset.Filter(tctx, mcpTools)...)
 	out, err := tools.Render(p.Format, enabled, tctx)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "rendering tools: %v", err)

@@ -30,6 +30,7 @@ const maxReadBytes = 64 << 20
 type files struct {
 	s         *Server
 	sessionID string // for the ACP client's fs methods
+	cwd       string // the session's folder: relative paths start there
 
 	mu   sync.Mutex
 	seen map[string]string
@@ -53,6 +54,11 @@ func (f *files) Resolve(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if f.cwd != "" && path != "" && !filepath.IsAbs(path) {
+		// Relative to the session's folder, which may be below a
+		// workspace folder; the roots still decide whether it is inside.
+		path = filepath.Join(f.cwd, path)
+	}
 	abs, err := r.Resolve(path)
 	if err != nil {
 		return "", err
@@ -74,6 +80,9 @@ func (f *files) Display(abs string) string {
 }
 
 func (f *files) Root() string {
+	if f.cwd != "" {
+		return f.cwd
+	}
 	if p := f.s.folders.Paths(); len(p) > 0 {
 		return p[0]
 	}

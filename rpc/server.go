@@ -63,8 +63,7 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
-	client   Settings // what the client set, before defaults
-	settings Settings
+	cfg      *settingsStore
 	exitCode int
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -72,7 +71,6 @@ type Server struct {
 	folders   *workspace.Folders
 	buffers   *workspace.Buffers
 	ws        wsState
-	tools     toolHost
 	sess      sessions
 	progress  progress
 	approvals approvals
@@ -110,6 +108,7 @@ func NewServer(opts Options) *Server {
 		exited:  make(chan struct{}),
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
+		cfg:     newSettingsStore(opts.Getenv),
 	}
 	s.approvals.s = s
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
@@ -360,6 +359,17 @@ func (s *Server) shutdown() (any, error) {
 	s.mu.Unlock()
 	s.shutdownSessions()
 	return nil, nil
+}
+
+// showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),
+// which an editor shows the user rather than logs.
+func (s *Server) showMessage(typ int, msg string) {
+	if s.conn == nil || s.dialect == DialectACP {
+		return
+	}
+	if err := s.conn.Notify(context.Background(), methodShowMessage, map[string]any{"type": typ, "message": msg}); err != nil {
+		s.log.Debug("showMessage not sent", "err", err)
+	}
 }
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).

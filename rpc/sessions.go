@@ -22,18 +22,34 @@ import (
 
 // sessions holds the connection's agent sessions.
 type sessions struct {
-	mu    sync.Mutex
-	byID  map[string]*liveSession
-	store *session.Store
-	wg    sync.WaitGroup // running prompts
+	mu     sync.Mutex              // guards byID, editor, store and closed
+	byID   map[string]*liveSession // the sessions the client made or loaded
+	editor map[string]*liveSession // by mode: the editor's own, for cline/callTool without a session
+	store  *session.Store
+	closed bool           // the connection is ending: no new turns
+	wg     sync.WaitGroup // running prompts
 }
 
 // liveSession is a session and what the connection keeps for it.
 type liveSession struct {
 	*session.Session
-	cwd   string
-	files *files
-	log   *session.Log
+	cwd    string
+	files  *files
+	log    *session.Log
+	policy *session.Policy
+	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
+}
+
+// sessionSpec says what session openSession makes.
+type sessionSpec struct {
+	id, cwd, mode string
+	// prov is the parent's model for a subagent (it talks to the same
+	// model); nil means the settings name the model.
+	prov     provider.Provider
+	history  []provider.Message
+	log      *session.Log
+	subagent bool
+	mcp      *mcpbridge.Manager
 }
 
 var modeInfo = []struct{ id, name, desc string }{
@@ -117,24 +133,21 @@ func (s *Server) newProvider() (provider.Provider, error) {
 }
 
 // openSession makes a session object bound to this connection.
-// A subagent passes its parent's model in prov (it talks to the same
-// model); otherwise prov is nil and the settings name the model.
-func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, history []provider.Message, log *session.Log, subagent bool, ownMCP *mcpbridge.Manager) (*liveSession, error) {
+func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
+	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
 	f := s.newFiles()
 	f.sessionID = id
+	f.cwd = cwd
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
 	}
-	h, err := s.host()
+	st := s.CurrentSettings()
+	policy, err := session.NewPolicy(policyConfig(st))
 	if err != nil {
 		return nil, err
 	}
-	policy, err := session.NewPolicy(s.policyConfig())
-	if err != nil {
-		return nil, err
-	}
-	ls := &liveSession{cwd: cwd, files: f, log: log}
+	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
@@ -148,7 +161,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	impls[tools.NameUseSkill] = tools.UseSkill(findSkills)
 	var subagents []tools.SubagentConfig
-	for _, sa := range s.CurrentSettings().Subagents {
+	for _, sa := range st.Subagents {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
 	cfg := session.Config{
@@ -161,8 +174,8 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 		Policy:    policy,
 		Approver:  s.approvals.approver(id),
 		Updates:   func(u session.Update) { s.sendUpdate(id, u) },
-		Log:       log,
-		MaxTurns:  s.CurrentSettings().MaxTurns,
+		Log:       sp.log,
+		MaxTurns:  st.MaxTurns,
 		Family:    tools.FamilyGeneric,
 		Subagent:  subagent,
 		OpenBuffers: func() []string {
@@ -176,7 +189,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 		Redact: s.redact,
 		ACP:    s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
-			s.reportEdits(context.Background(), id, callID, edits)
+			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
 	if canAsk {
@@ -186,15 +199,14 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
-			child, err := s.openSession(newSessionID(), cwd, "search", prov, nil, nil, true, ownMCP)
+			child, err := s.openSession(sessionSpec{id: newSessionID(), cwd: cwd, mode: "search", prov: prov, subagent: true, mcp: ownMCP})
 			if err != nil {
 				return "", err
 			}
 			return session.RunSubagent(ctx, child.Session, prompt)
 		}
 	}
-	_ = h
-	sess, err := session.New(cfg, history)
+	sess, err := session.New(cfg, sp.history)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +296,7 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.openSession(id, cwd, mode, nil, nil, log, false, own)
+	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: mode, log: log, mcp: own})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
 	}
@@ -465,7 +477,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.openSession(p.SessionID, cwd, mode, nil, history, log, false, own)
+	ls, err := s.openSession(sessionSpec{id: p.SessionID, cwd: cwd, mode: mode, history: history, log: log, mcp: own})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}

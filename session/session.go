@@ -247,10 +247,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		}
 		mode := s.Mode()
 		preset, _ := tools.PresetFor(mode)
-		tctx := s.toolContext(mode)
-		extra := s.extraTools()
-		tctx.HasMCP = len(extra) > 0
-		enabled := append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...)
+		tctx, enabled, _ := s.toolsFor(mode)
 		request, parser, err := s.request(tctx, enabled)
 		if err != nil {
 			return "", err
@@ -288,10 +285,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 			}
 			return StopEndTurn, nil
 		}
-		ends, err := s.runCalls(ctx, mode, enabled, extra, calls)
-		if err != nil {
-			return "", err
-		}
+		ends := s.runCalls(ctx, mode, calls)
 		if ctx.Err() != nil {
 			return StopCancelled, nil
 		}
@@ -441,16 +435,42 @@ func (s *Session) newCallID() string {
 	return "call_" + strconv.Itoa(s.nextID)
 }
 
-// runCalls schedules one reply's calls, reports them to the client and
-// appends their results to the history. It reports whether a result ends
-// the turn.
-func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []tools.Tool, calls []provider.ToolCall) (bool, error) {
+// toolsFor returns what a mode enables now: the tool context, every
+// enabled tool, and the dynamic ones among them (MCP tools and configured
+// subagents, which come and go).
+func (s *Session) toolsFor(mode string) (tools.Context, []tools.Tool, []tools.Tool) {
+	preset, _ := tools.PresetFor(mode)
+	tctx := s.toolContext(mode)
+	extra := s.extraTools()
+	tctx.HasMCP = len(extra) > 0
+	return tctx, append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...), extra
+}
+
+// EnabledTools returns the tools a mode enables in this session as a model
+// would receive them, with the context to render them in.
+func (s *Session) EnabledTools(mode string) (tools.Context, []tools.Tool, error) {
+	if _, ok := tools.PresetFor(mode); !ok {
+		return tools.Context{}, nil, fmt.Errorf("unknown mode %q (modes: %s)", mode, strings.Join(tools.Modes(), ", "))
+	}
+	tctx, enabled, _ := s.toolsFor(mode)
+	return tctx, enabled, nil
+}
+
+// schedule runs a batch of calls through the one tool path every call
+// takes, the model's and the editor's alike: resolve the tool in the
+// mode's set (a tool the mode lacks is refused, naming the mode), the
+// mode's guards (plan mode runs only commands that change nothing),
+// validation, the policy with the session's rules, the approval, the
+// execution, each state reported to the client. Results come back with
+// their content redacted.
+func (s *Session) schedule(ctx context.Context, mode string, calls []provider.ToolCall) []CallResult {
+	_, enabled, extra := s.toolsFor(mode)
 	batch := make([]Call, len(calls))
 	for i, c := range calls {
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
 		s.cfg.Updates(Update{
 			"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
-			"status": "pending", "locations": []tools.Location{}, "rawInput": rawInput(c.Args),
+			"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(rawInput(c.Args)),
 		})
 	}
 	preset, _ := tools.PresetFor(mode)
@@ -475,20 +495,43 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []to
 		Observer: s.observe,
 	})
 	results := sched.Run(ctx, batch)
+	for i := range results {
+		r := &results[i]
+		r.Result.Content = s.cfg.Redact(r.Result.Content)
+		if r.State == StateCancelled && r.Result.Content == "" {
+			r.Result.Content = "cancelled by the user"
+		}
+	}
+	return results
+}
+
+// CallTool runs one call the editor makes in this session (cline/callTool)
+// through the same path as the model's calls, in the session's current
+// mode, with its rules and its files view. The call and its result are
+// reported to the client like the model's but do not enter the
+// conversation.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) CallResult {
+	s.mu.Lock()
+	s.nextID++
+	id := "editor_" + strconv.Itoa(s.nextID)
+	s.mu.Unlock()
+	return s.schedule(ctx, s.Mode(), []provider.ToolCall{{ID: id, Name: name, Args: args}})[0]
+}
+
+// runCalls schedules one reply's calls and appends their results to the
+// history. It reports whether a result ends the turn.
+func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.ToolCall) bool {
+	results := s.schedule(ctx, mode, calls)
 	msg := provider.Message{Role: provider.RoleTool}
 	ends := false
 	for _, r := range results {
-		content := s.cfg.Redact(r.Result.Content)
-		if r.State == StateCancelled && content == "" {
-			content = "cancelled by the user"
-		}
-		msg.Parts = append(msg.Parts, provider.ResultPart(provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: content, IsError: r.Result.IsError || r.State != StateSuccess}))
+		msg.Parts = append(msg.Parts, provider.ResultPart(provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}))
 		if r.Result.EndsTurn && r.State == StateSuccess {
 			ends = true
 		}
 	}
 	s.appendHistory(msg)
-	return ends, nil
+	return ends
 }
 
 // observe turns scheduler state changes into tool_call_update messages.
@@ -587,6 +630,24 @@ func textBlock(t string) map[string]any { return map[string]any{"type": "text", 
 
 func textContent(t string) map[string]any {
 	return map[string]any{"type": "content", "content": textBlock(t)}
+}
+
+// redactValue scrubs secrets from every string inside a decoded JSON
+// value (a call's arguments as the client is shown them).
+func (s *Session) redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return s.cfg.Redact(x)
+	case []any:
+		for i := range x {
+			x[i] = s.redactValue(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = s.redactValue(x[k])
+		}
+	}
+	return v
 }
 
 func rawInput(args json.RawMessage) any {
