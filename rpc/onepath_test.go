@@ -1,0 +1,189 @@
+package rpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/rpc/rpctest"
+)
+
+// callResult is cline/callTool's answer.
+type callResult struct {
+	Content string
+	IsError bool
+}
+
+func callIn(t *testing.T, ctx context.Context, ed *rpctest.Editor, params map[string]any) callResult {
+	t.Helper()
+	var res callResult
+	if err := ed.Call(ctx, "cline/callTool", params, &res); err != nil {
+		t.Fatalf("cline/callTool %v: %v", params["name"], err)
+	}
+	return res
+}
+
+// askCounter answers window/showMessageRequest with one title and counts
+// the questions.
+func askCounter(ed *rpctest.Editor, title string) *atomic.Int32 {
+	var n atomic.Int32
+	ed.Handle("window/showMessageRequest", func(context.Context, json.RawMessage) (any, error) {
+		n.Add(1)
+		return map[string]any{"title": title}, nil
+	})
+	return &n
+}
+
+// TestCallToolRunsInItsSession: an editor call that names a session takes
+// that session's mode, folder, rules and redaction — the path the model's
+// calls take. Each case failed while cline/callTool had a tool host of its
+// own.
+func TestCallToolRunsInItsSession(t *testing.T) {
+	const key = "sk-planted-callTool-0123456789"
+	t.Setenv("TEST_API_KEY", key)
+	ctx := testCtx(t)
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644)
+	ed := rpctest.New(t, rpc.Options{Getenv: os.Getenv})
+	asked := askCounter(ed, "Always allow")
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "openai-compatible", "model": "m", "baseUrl": "http://127.0.0.1:1/v1", "apiKeyEnv": "TEST_API_KEY"},
+		"stateDir": t.TempDir(),
+	}})
+
+	t.Run("plan mode refuses edits", func(t *testing.T) {
+		var created struct{ SessionID string }
+		ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created)
+		res := callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "editor",
+			"arguments": map[string]any{"path": "a.txt", "old_text": "one", "new_text": "two"}})
+		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
+			t.Errorf("an edit in a plan-mode session was not refused: %+v", res)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "one\n" {
+			t.Errorf("the file changed: %q", b)
+		}
+		res = callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "run_commands",
+			"arguments": map[string]any{"commands": []string{"touch " + filepath.Join(root, "made")}}})
+		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
+			t.Errorf("a file-changing command in plan mode was not refused: %+v", res)
+		}
+		if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+			t.Errorf("the command ran")
+		}
+		if n := asked.Load(); n != 0 {
+			t.Errorf("refused calls were asked about %d times", n)
+		}
+	})
+
+	t.Run("the session's folder", func(t *testing.T) {
+		id := newSessionIn(t, ctx, ed, sub)
+		res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "write_to_file",
+			"arguments": map[string]any{"path": "bar.md", "content": "hi\n"}})
+		if res.IsError {
+			t.Fatalf("write failed: %s", res.Content)
+		}
+		if _, err := os.Stat(filepath.Join(sub, "bar.md")); err != nil {
+			t.Errorf("bar.md was not written in the session's folder: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(root, "bar.md")); err == nil {
+			t.Errorf("bar.md was written one level up")
+		}
+	})
+
+	t.Run("always rules and redaction", func(t *testing.T) {
+		id := newSessionIn(t, ctx, ed, root)
+		before := asked.Load()
+		for i := 0; i < 2; i++ {
+			res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
+				"arguments": map[string]any{"commands": []string{"echo $TEST_API_KEY"}}})
+			if strings.Contains(res.Content, key) {
+				t.Errorf("the key reached the editor: %s", res.Content)
+			}
+		}
+		if n := asked.Load() - before; n != 1 {
+			t.Errorf("asked %d times; the first answer was always allow", n)
+		}
+		for _, m := range ed.Messages("") {
+			if strings.Contains(string(m.Params), key) {
+				t.Errorf("%s carries the key", m.Method)
+			}
+		}
+	})
+}
+
+// TestSettingsChangeReachesSessions: a provider change takes that
+// provider's key variable (the first settings' value was written through
+// to the client's own copy before), null clears a value, and approvals
+// changed later apply to sessions already running.
+func TestSettingsChangeReachesSessions(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(string) string { return "" }})
+	asked := askCounter(ed, "Allow")
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "anthropic", "model": "claude-sonnet-4-5"}, "stateDir": t.TempDir(),
+	}})
+	if got := ed.Server.CurrentSettings().Provider.APIKeyEnv; got != "ANTHROPIC_API_KEY" {
+		t.Fatalf("apiKeyEnv = %q", got)
+	}
+	id := newSessionIn(t, ctx, ed, root)
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{
+		"provider":  map[string]any{"name": "openai", "model": nil},
+		"approvals": map[string]any{"execute": "deny"},
+	}})
+	ed.Sync(ctx)
+	p := ed.Server.CurrentSettings().Provider
+	if p.Name != "openai" || p.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Errorf("after switching to openai: name %q, apiKeyEnv %q", p.Name, p.APIKeyEnv)
+	}
+	if p.Model != "" {
+		t.Errorf("model %q was not cleared by null", p.Model)
+	}
+	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
+		"arguments": map[string]any{"commands": []string{"echo hi"}}})
+	if !res.IsError || asked.Load() != 0 {
+		t.Errorf("execute: deny did not reach the running session: %+v, asked %d", res, asked.Load())
+	}
+}
+
+// TestBadConfigFileIsReported: a config file that does not parse is
+// ignored with a message to the user, not silently.
+func TestBadConfigFileIsReported(t *testing.T) {
+	ctx := testCtx(t)
+	cfgDir := t.TempDir()
+	os.MkdirAll(filepath.Join(cfgDir, "cline-ls"), 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "cline-ls", "config.json"), []byte(`{"mode": "act",`), 0o644)
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return cfgDir
+		}
+		return ""
+	}})
+	ed.Initialize(ctx, t.TempDir(), nil)
+	m, err := ed.Await(ctx, "window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "config.json") })
+	if err != nil {
+		t.Fatalf("no message about the bad config file: %v", err)
+	}
+	if !strings.Contains(string(m.Params), "not valid JSON") {
+		t.Errorf("the message does not say what is wrong: %s", m.Params)
+	}
+}
+
+// TestSecondInitializeRefused: initialize is answered once per connection.
+func TestSecondInitializeRefused(t *testing.T) {
+	ctx := testCtx(t)
+	ed := rpctest.New(t, rpc.Options{})
+	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err == nil {
+		t.Errorf("a second initialize was accepted")
+	}
+}
