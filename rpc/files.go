@@ -409,8 +409,12 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 		}
 		return &tools.DeliveryError{Path: edits[0].change.Path, Reason: reason}
 	}
-	// applied: true. Trust the mirror, not the answer: Neovim answers true
+	// applied: true. A client that checks versions itself is believed;
+	// for the others trust the mirror, not the answer: Neovim answers true
 	// and silently skips an edit for a stale version.
+	s.mu.Lock()
+	believe := s.caps.checksVersions && versioned
+	s.mu.Unlock()
 	wctx, cancel := context.WithTimeout(ctx, catchUp)
 	defer cancel()
 	for i, e := range edits {
@@ -421,6 +425,11 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if believe {
+				// Its didChange is late; the next read or edit sees the
+				// mirror catch up or, if stale, is re-planned.
+				continue
 			}
 			if snap, ok := s.buffers.Get(uris[i]); ok && snap.Version != e.base.Version {
 				return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the editor skipped the edit because the buffer had changed"}}

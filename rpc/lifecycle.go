@@ -11,6 +11,9 @@ import (
 )
 
 type initializeParams struct {
+	ClientInfo *struct {
+		Name string `json:"name"`
+	} `json:"clientInfo"`
 	ProcessID        *int64            `json:"processId"`
 	RootURI          *string           `json:"rootUri"`
 	RootPath         *string           `json:"rootPath"`
@@ -91,6 +94,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 		// that); older clients window.showMessageRequest.
 		showMessageReq: len(p.Capabilities.Window.ShowMessage) > 0 || len(p.Capabilities.Window.ShowMessageRequest) > 0,
 	}
+	if p.ClientInfo != nil {
+		caps.checksVersions = checksVersions(p.ClientInfo.Name)
+	}
 
 	s.mu.Lock()
 	s.state = stateInitialized
@@ -164,4 +170,17 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 	}
 	s.settingsChanged()
 	return s.connMCP(s.CurrentSettings().MCPServers, "settings.mcpServers")
+}
+
+// checksVersions reports whether a client, by the name it gives, refuses a
+// versioned edit for a version its buffer has moved past (eglot, VS Code):
+// its applied: true then means the edit is in the buffer, even before its
+// didChange arrives. Neovim is not one: it answers true and skips the
+// edit, so for other clients the mirror must show the edit.
+func checksVersions(client string) bool {
+	switch client {
+	case "Eglot", "Visual Studio Code", "Visual Studio Code - Insiders", "code-server", "VSCodium":
+		return true
+	}
+	return false
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/cline-ls/cline-ls/session"
 )
 
 const (
@@ -14,29 +17,44 @@ const (
 	methodProgress       = "$/progress"
 )
 
-// progress reports a prompt turn to a client that supports
-// window.workDoneProgress (PROTOCOL.md §6): begin when the turn starts,
-// end when it stops; the client's cancel button cancels the turn.
+// progress reports prompt turns to a client that supports
+// window.workDoneProgress (PROTOCOL.md §6): begin when a turn starts,
+// reports of what the agent says and does while it runs, end when it
+// stops; the client's cancel button cancels the turn.
 type progress struct {
-	mu      sync.Mutex
-	next    int
-	cancels map[string]context.CancelFunc // by token
+	mu        sync.Mutex                    // guards the fields below
+	next      int                           // the last token number used
+	cancels   map[string]context.CancelFunc // by token
+	bySession map[string]*turnReport        // the turn each session reports now
 }
 
-// beginProgress starts reporting a turn; the returned function ends it.
-// Clients without the capability get nothing.
-func (s *Server) beginProgress(ctx context.Context, title string, cancel context.CancelFunc) func(stop string) {
+// turnReport is one turn's progress token and the agent text not yet
+// reported whole.
+type turnReport struct {
+	token string
+	line  strings.Builder // the agent's current line
+	last  time.Time       // when the last report went out
+}
+
+// reportEvery bounds how often streamed text is reported: a client
+// repaints its status line for each report.
+const reportEvery = 250 * time.Millisecond
+
+// beginProgress starts reporting a turn of a session; the returned
+// function ends it. Clients without the capability get nothing.
+func (s *Server) beginProgress(ctx context.Context, sessionID, title string, cancel context.CancelFunc) func(stop string, err error) {
 	s.mu.Lock()
 	supported := s.caps.workDoneProgress && s.dialect == DialectLSP
 	s.mu.Unlock()
 	if !supported {
-		return func(string) {}
+		return func(string, error) {}
 	}
 	s.progress.mu.Lock()
 	s.progress.next++
 	token := "cline-ls/turn/" + strconv.Itoa(s.progress.next)
 	if s.progress.cancels == nil {
 		s.progress.cancels = make(map[string]context.CancelFunc)
+		s.progress.bySession = make(map[string]*turnReport)
 	}
 	s.progress.cancels[token] = cancel
 	s.progress.mu.Unlock()
@@ -44,15 +62,65 @@ func (s *Server) beginProgress(ctx context.Context, title string, cancel context
 	defer stop()
 	if _, err := s.conn.Call(cctx, methodProgressCreate, map[string]any{"token": token}, nil); err != nil {
 		s.dropProgress(token)
-		return func(string) {}
+		return func(string, error) {}
 	}
 	s.conn.Notify(ctx, methodProgress, map[string]any{"token": token, "value": map[string]any{
 		"kind": "begin", "title": "cline: " + title, "cancellable": true}})
-	return func(stop string) {
+	s.progress.mu.Lock()
+	s.progress.bySession[sessionID] = &turnReport{token: token}
+	s.progress.mu.Unlock()
+	return func(stop string, err error) {
+		s.progress.mu.Lock()
+		delete(s.progress.bySession, sessionID)
+		s.progress.mu.Unlock()
 		s.dropProgress(token)
+		msg := stop
+		if err != nil {
+			msg = "failed: " + s.redact(err.Error())
+		}
 		s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
-			"kind": "end", "message": stop}})
+			"kind": "end", "message": msg}})
 	}
+}
+
+// reportProgress shows a session's update in its turn's progress, for
+// clients with no plugin: the agent's text line by line, and each tool
+// call's title. Updates of sessions with no reported turn are ignored.
+func (s *Server) reportProgress(sessionID string, u session.Update) {
+	var msg string
+	s.progress.mu.Lock()
+	tr := s.progress.bySession[sessionID]
+	if tr == nil {
+		s.progress.mu.Unlock()
+		return
+	}
+	switch u["sessionUpdate"] {
+	case "agent_message_chunk":
+		c, _ := u["content"].(map[string]any)
+		t, _ := c["text"].(string)
+		if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+			tr.line.Reset()
+			t = t[i+1:]
+		}
+		tr.line.WriteString(t)
+		if time.Since(tr.last) >= reportEvery {
+			msg = strings.TrimSpace(tr.line.String())
+		}
+	case "tool_call":
+		msg, _ = u["title"].(string)
+	}
+	if msg == "" {
+		s.progress.mu.Unlock()
+		return
+	}
+	if r := []rune(msg); len(r) > 100 {
+		msg = "…" + string(r[len(r)-99:])
+	}
+	tr.last = time.Now()
+	token := tr.token
+	s.progress.mu.Unlock()
+	s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
+		"kind": "report", "message": msg}})
 }
 
 func (s *Server) dropProgress(token string) {

@@ -8,7 +8,6 @@ package rpc
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -90,6 +89,7 @@ type clientCaps struct {
 	showMessageReq   bool
 	workDoneProgress bool
 	docChanges       bool
+	checksVersions   bool // see checksVersions
 }
 
 // NewServer returns a server ready to Serve one connection.
@@ -380,78 +380,4 @@ func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
 	if err := s.conn.Notify(ctx, methodLogMessage, map[string]any{"type": typ, "message": msg}); err != nil {
 		s.log.Debug("logMessage not sent", "err", err)
 	}
-}
-
-// executeCommand serves workspace/executeCommand: the cline.* commands let
-// a client with no plugin start and drive sessions (PROTOCOL.md §6).
-func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	raw := req.Params()
-	var p executeCommandParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if err := required("command", p.Command); err != nil {
-		return nil, err
-	}
-	var arg struct {
-		SessionID string `json:"sessionId"`
-		Mode      string `json:"mode"`
-		ModeID    string `json:"modeId"`
-		Text      string `json:"text"`
-	}
-	if len(p.Arguments) > 0 {
-		if err := decodeParams(p.Arguments[0], &arg); err != nil {
-			var je *jsonrpc2.Error
-			if errors.As(err, &je) {
-				je.Message = strings.Replace(je.Message, "invalid params: ", "invalid params: arguments[0].", 1)
-			}
-			return nil, err
-		}
-	}
-	switch p.Command {
-	case commandNewSession:
-		res, err := s.newSession("", arg.Mode, nil)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"sessionId": res["sessionId"]}, nil
-	case commandPrompt:
-		if strings.TrimSpace(arg.Text) == "" {
-			return nil, invalidParams("arguments[0].text: required")
-		}
-		id := arg.SessionID
-		if id == "" {
-			res, err := s.newSession("", arg.Mode, nil)
-			if err != nil {
-				return nil, err
-			}
-			id = res["sessionId"].(string)
-		}
-		ls, err := s.getSession(id)
-		if err != nil {
-			return nil, err
-		}
-		jsonrpc2.Async(ctx)
-		work, release := s.requestScope(ctx, req.ID())
-		defer release()
-		res, err := s.runPrompt(work, ls, arg.Text)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"sessionId": id, "stopReason": res.(map[string]any)["stopReason"]}, nil
-	case commandSetMode:
-		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
-		return s.sessionSetMode(b)
-	case commandCancel:
-		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
-		if err := s.sessionCancel(b); err != nil {
-			return nil, err
-		}
-		return map[string]any{}, nil
-	}
-	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
-}
-
-func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
 }

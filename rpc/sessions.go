@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -232,6 +231,7 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 
 // sendUpdate sends session/update.
 func (s *Server) sendUpdate(id string, u session.Update) {
+	s.reportProgress(id, u)
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, map[string]any{"sessionId": id, "update": u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
@@ -305,93 +305,6 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 		"sessionId": id,
 		"modes":     map[string]any{"currentModeId": mode, "availableModes": availableModes()},
 	}, nil
-}
-
-// contentBlock is an ACP content block of a prompt.
-type contentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	URI      string `json:"uri"`
-	Resource *struct {
-		URI  string `json:"uri"`
-		Text string `json:"text"`
-	} `json:"resource"`
-}
-
-// promptText flattens a prompt's content blocks to the text the model
-// reads.
-func promptText(blocks []contentBlock) (string, error) {
-	var b strings.Builder
-	for i, c := range blocks {
-		switch c.Type {
-		case "text":
-			b.WriteString(c.Text)
-		case "resource_link":
-			fmt.Fprintf(&b, "\n[file: %s]\n", c.URI)
-		case "resource":
-			if c.Resource != nil {
-				fmt.Fprintf(&b, "\n<file uri=%q>\n%s\n</file>\n", c.Resource.URI, c.Resource.Text)
-			}
-		default:
-			return "", invalidParams("prompt[%d].type: %q is not supported (text, resource_link, resource)", i, c.Type)
-		}
-	}
-	if strings.TrimSpace(b.String()) == "" {
-		return "", invalidParams("prompt: empty")
-	}
-	return b.String(), nil
-}
-
-// sessionPrompt serves session/prompt. It runs until the turn ends, so it
-// releases the read loop first.
-func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	raw := req.Params()
-	var p struct {
-		SessionID string         `json:"sessionId"`
-		Prompt    []contentBlock `json:"prompt"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	if err := required("sessionId", p.SessionID); err != nil {
-		return nil, err
-	}
-	text, err := promptText(p.Prompt)
-	if err != nil {
-		return nil, err
-	}
-	ls, err := s.getSession(p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	jsonrpc2.Async(ctx)
-	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
-	defer release()
-	return s.runPrompt(work, ls, text)
-}
-
-func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {
-	s.sess.wg.Add(1)
-	defer s.sess.wg.Done()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { // the connection closing cancels the turn
-		select {
-		case <-s.exited:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	end := s.beginProgress(ctx, titleFor(text), cancel)
-	stop, err := ls.Prompt(ctx, text)
-	end(string(stop))
-	if errors.Is(err, session.ErrBusy) {
-		return nil, invalidParams("sessionId: %v", err)
-	}
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
-	}
-	return map[string]any{"stopReason": string(stop)}, nil
 }
 
 // sessionCancel serves the session/cancel notification.

@@ -192,6 +192,13 @@ func (s *Session) Cancel() {
 	}
 }
 
+// Running reports whether a turn is in flight.
+func (s *Session) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running != nil
+}
+
 // ErrBusy is returned by Prompt while another turn of the session runs.
 var ErrBusy = errors.New("a prompt is already running in this session; cancel it or wait for it to end")
 

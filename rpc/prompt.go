@@ -1,0 +1,167 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/session"
+)
+
+// contentBlock is an ACP content block of a prompt.
+type contentBlock struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	URI      string `json:"uri"`
+	Resource *struct {
+		URI  string `json:"uri"`
+		Text string `json:"text"`
+	} `json:"resource"`
+}
+
+// promptText flattens a prompt's content blocks to the text the model
+// reads.
+func promptText(blocks []contentBlock) (string, error) {
+	var b strings.Builder
+	for i, c := range blocks {
+		switch c.Type {
+		case "text":
+			b.WriteString(c.Text)
+		case "resource_link":
+			fmt.Fprintf(&b, "\n[file: %s]\n", c.URI)
+		case "resource":
+			if c.Resource != nil {
+				fmt.Fprintf(&b, "\n<file uri=%q>\n%s\n</file>\n", c.Resource.URI, c.Resource.Text)
+			}
+		default:
+			return "", invalidParams("prompt[%d].type: %q is not supported (text, resource_link, resource)", i, c.Type)
+		}
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", invalidParams("prompt: empty")
+	}
+	return b.String(), nil
+}
+
+// sessionPrompt serves session/prompt. It runs until the turn ends, so it
+// releases the read loop first.
+func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	raw := req.Params()
+	var p struct {
+		SessionID string         `json:"sessionId"`
+		Prompt    []contentBlock `json:"prompt"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	text, err := promptText(p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.getSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	jsonrpc2.Async(ctx)
+	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
+	defer release()
+	return s.runPrompt(work, ls, text)
+}
+
+// runPrompt runs one turn of ls. The connection ending (stdin closed,
+// exit) cancels it at once, before anything else is torn down.
+func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {
+	if !s.startTurn() {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
+	}
+	defer s.sess.wg.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.exited:
+			cancel()
+		case <-s.connDone():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	end := s.beginProgress(ctx, ls.ID(), titleFor(text), cancel)
+	stop, err := ls.Prompt(ctx, text)
+	end(string(stop), err)
+	if errors.Is(err, session.ErrBusy) {
+		return nil, invalidParams("sessionId: %v", err)
+	}
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
+	}
+	return map[string]any{"stopReason": string(stop)}, nil
+}
+
+// startTurn counts a turn in; it refuses once the connection is closing,
+// so that no turn starts after shutdown began waiting for the others.
+func (s *Server) startTurn() bool {
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	if s.sess.closed {
+		return false
+	}
+	s.sess.wg.Add(1)
+	return true
+}
+
+// connDone is closed when the connection has ended.
+func (s *Server) connDone() <-chan struct{} {
+	if s.conn == nil {
+		return nil
+	}
+	return s.conn.Done()
+}
+
+// promptCommand serves the cline.prompt command. A stock client's
+// workspace/executeCommand blocks its editor until answered (eglot's
+// does, and its didChange timer cannot run meanwhile), so the command
+// answers at once with the session id and the turn runs on its own: it
+// reports through $/progress (the agent's text as report messages) and
+// window/logMessage, and its end through the progress end and a
+// window/showMessage naming the stop reason.
+func (s *Server) promptCommand(id, mode, text string) (any, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, invalidParams("arguments[0].text: required")
+	}
+	if id == "" {
+		res, err := s.newSession("", mode, nil)
+		if err != nil {
+			return nil, err
+		}
+		id = res["sessionId"].(string)
+	}
+	ls, err := s.getSession(id)
+	if err != nil {
+		return nil, err
+	}
+	if ls.Running() {
+		return nil, invalidParams("arguments[0].sessionId: %v", session.ErrBusy)
+	}
+	ctx, cancel := context.WithCancel(s.bgCtx)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer cancel()
+		res, err := s.runPrompt(ctx, ls, text)
+		switch {
+		case err != nil:
+			s.showMessage(1, "cline-ls: the turn failed: "+err.Error())
+		default:
+			stop, _ := res.(map[string]any)["stopReason"].(string)
+			s.showMessage(3, fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", stop, id))
+		}
+	}()
+	return map[string]any{"sessionId": id}, nil
+}
