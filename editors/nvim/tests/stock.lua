@@ -29,6 +29,15 @@ H.run(function()
     on_choice(nil)
   end
 
+  -- What the daemon shows the user (window/showMessage), kept for the
+  -- checks and passed on to the stock handler.
+  local shown = {}
+  local show = vim.lsp.handlers['window/showMessage']
+  vim.lsp.handlers['window/showMessage'] = function(e, r, ctx, c)
+    table.insert(shown, r and r.message or '')
+    return show(e, r, ctx, c)
+  end
+
   vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hello.txt'))
   local buf = vim.api.nvim_get_current_buf()
   local config = {
@@ -67,8 +76,16 @@ H.run(function()
     return done
   end)
   H.expect(err == nil, 'cline.prompt succeeds', vim.inspect(err))
-  H.eq(type(result) == 'table' and result.stopReason, 'end_turn', 'the turn ends with end_turn')
-  H.expect(type(result.sessionId) == 'string', 'cline.prompt reports the session it started')
+  H.expect(type(result) == 'table' and type(result.sessionId) == 'string', 'cline.prompt answers at once with the session it started')
+  -- The turn runs on; its end comes as window/showMessage.
+  H.wait('the turn to end', function()
+    for _, m in ipairs(shown) do
+      if m:match('turn ended %(end_turn%)') then
+        return true
+      end
+    end
+    return false
+  end)
   H.eq(#asked, 1, 'the user was asked once')
   H.contains(asked[1], 'hello, world', 'the question shows the diff')
 
