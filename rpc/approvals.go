@@ -39,7 +39,10 @@ type approvals struct {
 	next    int
 	pending map[string]pendingApproval
 
-	msgReq sync.Mutex // serialises window/showMessageRequest
+	// msgReq holds a token while a window/showMessageRequest is out: one
+	// is asked at a time, and a session waiting its turn stops waiting
+	// when it is cancelled.
+	msgReq chan struct{}
 }
 
 type pendingApproval struct {
@@ -180,8 +183,12 @@ func (a *approvals) cancelSession(sessionID string) {
 // askMessage asks through window/showMessageRequest, which every stock LSP
 // client supports. A null answer (the prompt dismissed) is a rejection.
 func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
-	a.msgReq.Lock()
-	defer a.msgReq.Unlock()
+	select {
+	case a.msgReq <- struct{}{}:
+		defer func() { <-a.msgReq }()
+	case <-ctx.Done():
+		return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+	}
 	d := req.Description
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "cline-ls wants to run %s: %s", req.Tool, d.Title)
@@ -199,7 +206,7 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	var res *struct {
 		Title string `json:"title"`
 	}
-	if _, err := a.s.conn.Call(ctx, methodShowMessageRequest, params, &res); err != nil {
+	if err := a.s.call(ctx, methodShowMessageRequest, params, &res); err != nil {
 		if ctx.Err() != nil {
 			return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
 		}

@@ -187,3 +187,62 @@ func TestSecondInitializeRefused(t *testing.T) {
 		t.Errorf("a second initialize was accepted")
 	}
 }
+
+// TestCancelDoesNotWaitForAnotherSessionsDialog: with one
+// window/showMessageRequest open for session A, session B waiting to ask
+// is cancelled at once, and A's dialog is told to close with
+// $/cancelRequest when A is cancelled.
+func TestCancelDoesNotWaitForAnotherSessionsDialog(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{})
+	opened := make(chan struct{}, 4)
+	release := make(chan struct{}) // the user never answers until the end
+	defer close(release)
+	ed.Handle("window/showMessageRequest", func(context.Context, json.RawMessage) (any, error) {
+		opened <- struct{}{}
+		<-release
+		return nil, nil
+	})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}})
+	a, b := newSessionIn(t, ctx, ed, root), newSessionIn(t, ctx, ed, root)
+	run := func(id string, done chan<- callResult) {
+		var res callResult
+		ed.Call(ctx, "cline/callTool", map[string]any{"sessionId": id, "name": "run_commands",
+			"arguments": map[string]any{"commands": []string{"echo " + id}}}, &res)
+		done <- res
+	}
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s", what)
+		}
+	}
+	doneA, doneB := make(chan callResult, 1), make(chan callResult, 1)
+	go run(a, doneA)
+	wait("A's dialog", opened)
+	go run(b, doneB)
+	// B waits for A's dialog to close (or has not reached it yet:
+	// cancelled either way, it must not wait).
+	ed.Sync(ctx)
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": b})
+	select {
+	case res := <-doneB:
+		if !res.IsError {
+			t.Errorf("B ran after its cancel: %+v", res)
+		}
+	case <-ctx.Done():
+		t.Fatal("cancelling B waited for A's dialog")
+	}
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": a})
+	select {
+	case <-doneA:
+	case <-ctx.Done():
+		t.Fatal("A's call did not end after its cancel")
+	}
+	if _, err := ed.Await(ctx, "$/cancelRequest", func(json.RawMessage) bool { return true }); err != nil {
+		t.Errorf("A's open dialog was not cancelled: %v", err)
+	}
+}

@@ -111,6 +111,7 @@ func NewServer(opts Options) *Server {
 		cfg:     newSettingsStore(opts.Getenv),
 	}
 	s.approvals.s = s
+	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }
@@ -359,6 +360,24 @@ func (s *Server) shutdown() (any, error) {
 	s.mu.Unlock()
 	s.shutdownSessions()
 	return nil, nil
+}
+
+// call sends a request to the client and waits for its answer. When ctx
+// ends first (the turn was cancelled), the client is told with
+// $/cancelRequest ($/cancel_request in ACP), so that a dialog it still
+// shows for a question nobody waits for closes.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	id, err := s.conn.Call(ctx, method, params, result)
+	if err != nil && ctx.Err() != nil {
+		cancel := methodCancel
+		if s.dialect == DialectACP {
+			cancel = methodACPCancelRequest
+		}
+		if nerr := s.conn.Notify(context.Background(), cancel, map[string]any{"id": id}); nerr != nil {
+			s.log.Debug("cancel not sent", "method", method, "err", nerr)
+		}
+	}
+	return err
 }
 
 // showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),

@@ -477,7 +477,7 @@ func (s *Server) askQuestion(ctx context.Context, id, question string, options [
 		var res struct {
 			Answer *string `json:"answer"`
 		}
-		if _, err := s.conn.Call(ctx, methodAskQuestion, map[string]any{"sessionId": id, "question": question, "options": options}, &res); err != nil {
+		if err := s.call(ctx, methodAskQuestion, map[string]any{"sessionId": id, "question": question, "options": options}, &res); err != nil {
 			return "", false, err
 		}
 		if res.Answer == nil {
@@ -492,7 +492,7 @@ func (s *Server) askQuestion(ctx context.Context, id, question string, options [
 	var res *struct {
 		Title string `json:"title"`
 	}
-	if _, err := s.conn.Call(ctx, methodShowMessageRequest, map[string]any{"type": 3, "message": question, "actions": actions}, &res); err != nil {
+	if err := s.call(ctx, methodShowMessageRequest, map[string]any{"type": 3, "message": question, "actions": actions}, &res); err != nil {
 		return "", false, err
 	}
 	if res == nil {

@@ -99,7 +99,8 @@ type Session struct {
 	history []provider.Message
 	plan    []PlanEntry
 	title   string
-	running context.CancelFunc // the turn in flight, if any
+	running context.CancelFunc            // the turn in flight, if any
+	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
 	nextID  int
 }
 
@@ -181,14 +182,21 @@ func (s *Session) SetMode(mode string) error {
 	return nil
 }
 
-// Cancel stops the running turn, if any: the model stream is closed,
+// Cancel stops the running turn, if any, and the editor's calls in
+// flight: the model stream is closed,
 // running commands are killed, pending approvals resolve as cancelled.
 func (s *Session) Cancel() {
 	s.mu.Lock()
-	cancel := s.running
+	cancels := make([]context.CancelFunc, 0, len(s.calls)+1)
+	if s.running != nil {
+		cancels = append(cancels, s.running)
+	}
+	for _, c := range s.calls {
+		cancels = append(cancels, c)
+	}
 	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	for _, c := range cancels {
+		c()
 	}
 }
 
@@ -518,10 +526,21 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 // reported to the client like the model's but do not enter the
 // conversation.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) CallResult {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	s.mu.Lock()
 	s.nextID++
 	id := "editor_" + strconv.Itoa(s.nextID)
+	if s.calls == nil {
+		s.calls = make(map[string]context.CancelFunc)
+	}
+	s.calls[id] = cancel
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.calls, id)
+		s.mu.Unlock()
+	}()
 	return s.schedule(ctx, s.Mode(), []provider.ToolCall{{ID: id, Name: name, Args: args}})[0]
 }
 
