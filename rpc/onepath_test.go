@@ -246,3 +246,31 @@ func TestCancelDoesNotWaitForAnotherSessionsDialog(t *testing.T) {
 		t.Errorf("A's open dialog was not cancelled: %v", err)
 	}
 }
+
+// TestEditThatCannotApplyIsNotAskedAbout: an edit whose text is not in the
+// file fails with the reason before the user is asked (before, the user
+// was shown an approval with no diff, and Allow then failed).
+func TestEditThatCannotApplyIsNotAskedAbout(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644)
+	ed := rpctest.New(t, rpc.Options{})
+	asked := askCounter(ed, "Allow")
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}})
+	id := newSessionIn(t, ctx, ed, root)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"editor", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "three"}},
+		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n"}},
+	} {
+		res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": c.name, "arguments": c.args})
+		if !res.IsError {
+			t.Errorf("%s: applied: %+v", c.name, res)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the user was asked %d times about edits that cannot apply", n)
+	}
+}

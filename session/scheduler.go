@@ -328,6 +328,12 @@ func (b *batch) run(i int) {
 		return
 	}
 	it.desc = &desc
+	if desc.Refusal != "" {
+		// Fail before asking: an approval of a call that cannot succeed
+		// would show nothing to approve.
+		b.finish(i, StateError, tools.Result{Content: desc.Refusal, IsError: true}, nil)
+		return
+	}
 
 	pc := PolicyCall{Tool: name, Kind: it.spec.Kind, ReadOnly: it.spec.ReadOnly, Args: b.calls[i].Args, Mode: b.s.cfg.Mode}
 	v := b.s.cfg.Policy.Explain(pc)

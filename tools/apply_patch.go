@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -160,10 +161,15 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 		d.Title = "Apply patch to " + editNameList(names)
 	}
 	if c.err != nil {
+		d.Refusal = c.err.Error()
 		return d
 	}
 	changes, _, err := c.plan(c.env.describeRead(ctx))
 	if err != nil {
+		var pe *editPlanError
+		if errors.As(err, &pe) {
+			d.Refusal = pe.err.Error()
+		}
 		for _, op := range c.patch.Ops {
 			d.Locations = append(d.Locations, Location{Path: op.Path})
 		}

@@ -106,14 +106,20 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 // describeSingle is the description of a one-file edit: "<verb> <path>"
 // (or "Create <path>" for a new file), the first changed line, and the
 // preview diff of the changes plan makes from the current text. A call
-// whose path was refused or whose plan fails has no preview; Execute then
-// says why.
+// whose path was refused or whose plan fails has no preview but a
+// Refusal saying why, so that nobody is asked to approve an edit that
+// cannot apply.
 func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner) Description {
 	d := Description{Title: verb + " " + display, Kind: KindEdit, Locations: []Location{{Path: display}}}
 	if pathErr != nil {
+		d.Refusal = pathErr.Error()
 		return d
 	}
 	changes, err := plan(ctx, e.describeRead(ctx))
+	var pe *editPlanError
+	if errors.As(err, &pe) {
+		d.Refusal = pe.err.Error()
+	}
 	if err != nil || len(changes) == 0 || changes[0].NewText == nil {
 		return d
 	}

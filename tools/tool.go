@@ -116,6 +116,10 @@ type Description struct {
 	Changes []Change
 	// Command is the shell command a run_commands call would run, or empty.
 	Command string
+	// Refusal, when set, says why the call cannot succeed on the current
+	// texts (an edit whose text is no longer there, a refused path); the
+	// call then fails with it before anyone is asked to approve it.
+	Refusal string
 }
 
 // Location is a file (and optionally a 1-based line) a call touches.
