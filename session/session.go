@@ -124,7 +124,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.Updates == nil {
 		cfg.Updates = func(Update) {}
 	}
-	s := &Session{cfg: cfg, mode: cfg.Mode, history: history, registry: tools.NewRegistry()}
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry()}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -326,7 +326,7 @@ func (s *Session) request(tctx tools.Context, enabled []tools.Tool) (provider.Re
 		in.OpenBuffers = s.cfg.OpenBuffers()
 	}
 	var parser *prompt.Parser
-	req := provider.Request{Messages: s.History()}
+	req := provider.Request{Messages: repairHistory(s.History())}
 	if tctx.NativeTools {
 		req.Tools = defs
 	} else {
