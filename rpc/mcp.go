@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -119,6 +120,14 @@ func mcpBuiltin(m *mcpbridge.Manager, name string, raw json.RawMessage) (tools.I
 		return nil, &tools.ValidationError{Tool: name, Problems: []tools.Problem{{Path: "server_name", Message: "no MCP server is configured"}}}
 	}
 	return m.Builtins()[name](raw)
+}
+
+// dropMCP stops the servers one session owned.
+func (s *Server) dropMCP(m *mcpbridge.Manager) {
+	s.mcp.mu.Lock()
+	s.mcp.sessions = slices.DeleteFunc(s.mcp.sessions, func(x *mcpbridge.Manager) bool { return x == m })
+	s.mcp.mu.Unlock()
+	m.Close()
 }
 
 // closeMCP stops every MCP server.

@@ -39,6 +39,7 @@ const (
 	methodSessionSetMode = "session/set_mode"
 	methodSessionLoad    = "session/load"
 	methodSessionList    = "session/list"
+	methodCloseSession   = "cline/closeSession"
 	methodSessionUpdate  = "session/update"
 
 	// Commands for clients with no plugin (PROTOCOL.md §6).

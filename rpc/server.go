@@ -157,6 +157,11 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	})
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.releaseIdleLoop(s.bgCtx)
+	}()
 
 	select {
 	case <-s.conn.Done():
@@ -278,6 +283,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		res, err = s.sessionLoad(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodCloseSession:
+		res, err = s.closeSession(req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)

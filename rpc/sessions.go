@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -37,6 +38,7 @@ type liveSession struct {
 	log    *session.Log
 	policy *session.Policy
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
+	used   time.Time          // last looked up; guarded by sessions.mu
 }
 
 // sessionSpec says what session openSession makes.
@@ -49,6 +51,9 @@ type sessionSpec struct {
 	log      *session.Log
 	subagent bool
 	mcp      *mcpbridge.Manager
+	// title and plan are a loaded session's.
+	title string
+	plan  []session.PlanEntry
 }
 
 var modeInfo = []struct{ id, name, desc string }{
@@ -186,6 +191,9 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			return out
 		},
 		Redact: s.redact,
+		Title:  sp.title,
+		Plan:   sp.plan,
+		Warn:   func(msg string) { s.showMessage(2, "cline-ls: "+msg) },
 		ACP:    s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
@@ -237,19 +245,90 @@ func (s *Server) sendUpdate(id string, u session.Update) {
 	}
 }
 
+// getSession returns a live session. One that was released for being
+// idle, or saved by an earlier daemon, is reopened quietly (no replay).
 func (s *Server) getSession(id string) (*liveSession, error) {
 	s.sess.mu.Lock()
-	defer s.sess.mu.Unlock()
 	ls := s.sess.byID[id]
-	if ls == nil {
-		return nil, invalidParams("sessionId: no session %q (create one with session/new or load it with session/load)", id)
+	if ls != nil {
+		ls.used = time.Now()
 	}
+	s.sess.mu.Unlock()
+	if ls != nil {
+		return ls, nil
+	}
+	missing := invalidParams("sessionId: no session %q (create one with session/new or load it with session/load)", id)
+	if session.CheckSessionID(id) != nil {
+		return nil, missing
+	}
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, missing
+	}
+	meta, recs, err := st.Load(id)
+	if err != nil {
+		return nil, missing
+	}
+	ls, _, err = s.reopen(id, meta.Cwd, nil, meta, recs)
+	if err != nil {
+		return nil, err
+	}
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	if prev := s.sess.byID[id]; prev != nil {
+		go s.release(ls) // another call reopened it first
+		return prev, nil
+	}
+	s.addSessionLocked(id, ls)
 	return ls, nil
+}
+
+// idleRelease is how long a session may sit unused before it is released
+// (history closed, MCP servers stopped); it reopens on demand. ACP clients
+// open a session per thread, each with its MCP servers: without this they
+// would pile up for as long as the connection lives.
+const idleRelease = 30 * time.Minute
+
+// releaseIdle releases the sessions unused for longer than maxIdle.
+func (s *Server) releaseIdle(maxIdle time.Duration) {
+	now := time.Now()
+	var idle []*liveSession
+	s.sess.mu.Lock()
+	for id, ls := range s.sess.byID {
+		if now.Sub(ls.used) > maxIdle && !ls.Running() {
+			idle = append(idle, ls)
+			delete(s.sess.byID, id)
+		}
+	}
+	s.sess.mu.Unlock()
+	for _, ls := range idle {
+		s.log.Info("releasing idle session", "session", ls.ID())
+		s.release(ls)
+	}
+}
+
+// releaseIdleLoop runs releaseIdle now and then until ctx ends.
+func (s *Server) releaseIdleLoop(ctx context.Context) {
+	t := time.NewTicker(idleRelease / 10)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.releaseIdle(idleRelease)
+		}
+	}
 }
 
 func (s *Server) addSession(id string, ls *liveSession) {
 	s.sess.mu.Lock()
 	defer s.sess.mu.Unlock()
+	s.addSessionLocked(id, ls)
+}
+
+func (s *Server) addSessionLocked(id string, ls *liveSession) {
+	ls.used = time.Now()
 	if s.sess.byID == nil {
 		s.sess.byID = make(map[string]*liveSession)
 	}
@@ -285,19 +364,30 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(Modes, ", "), mode)
 	}
 	id := newSessionID()
-	var log *session.Log
-	if st, err := s.sessionStore(); err != nil {
-		s.log.Warn("sessions will not be saved", "err", err)
-	} else if log, err = st.Create(session.Meta{SessionID: id, Cwd: cwd, Mode: mode}); err != nil {
-		s.log.Warn("session will not be saved", "err", err)
-		log = nil
-	}
+	// The session's MCP servers first: a refused session/new must leave
+	// nothing behind (no file in session/list, no process).
 	own, err := s.sessionMCP(mcpServers, cwd)
 	if err != nil {
 		return nil, err
 	}
+	var log *session.Log
+	if st, err := s.sessionStore(); err != nil {
+		s.warnNotSaved(err)
+	} else if log, err = st.Create(session.Meta{SessionID: id, Cwd: cwd, Mode: mode}); err != nil {
+		s.warnNotSaved(err)
+		log = nil
+	}
 	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: mode, log: log, mcp: own})
 	if err != nil {
+		if own != nil {
+			s.dropMCP(own)
+		}
+		if log != nil {
+			log.Close()
+			if st, serr := s.sessionStore(); serr == nil {
+				st.Remove(id)
+			}
+		}
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
 	}
 	s.addSession(id, ls)
@@ -365,34 +455,20 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, invalidParams("sessionId: %v", err)
 	}
-	var history []provider.Message
-	mode := meta.Mode
-	for _, r := range recs {
-		switch r.Type {
-		case session.RecordMessage:
-			if r.Message != nil {
-				history = append(history, *r.Message)
-			}
-		case session.RecordMode:
-			mode = r.Mode
-		}
-	}
-	log, err := st.Open(p.SessionID)
-	if err != nil {
-		s.log.Warn("loaded session will not be saved further", "err", err)
-		log = nil
+	if live, _ := s.getSession(p.SessionID); live != nil {
+		// Already open on this connection (an editor reopening a
+		// thread): show it again; opening a second copy would leave two
+		// writers of one history.
+		s.replay(p.SessionID, recs)
+		return map[string]any{"modes": map[string]any{"currentModeId": live.Mode(), "availableModes": availableModes()}}, nil
 	}
 	cwd := p.CWD
 	if cwd == "" {
 		cwd = meta.Cwd
 	}
-	own, err := s.sessionMCP(p.MCPServers, cwd)
+	ls, mode, err := s.reopen(p.SessionID, cwd, p.MCPServers, meta, recs)
 	if err != nil {
 		return nil, err
-	}
-	ls, err := s.openSession(sessionSpec{id: p.SessionID, cwd: cwd, mode: mode, history: history, log: log, mcp: own})
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}
 	s.addSession(p.SessionID, ls)
 	s.replay(p.SessionID, recs)
@@ -504,6 +580,7 @@ func (s *Server) askQuestion(ctx context.Context, id, question string, options [
 // cancelAll cancels every running turn and waits for them to end.
 func (s *Server) cancelAll() {
 	s.sess.mu.Lock()
+	s.sess.closed = true
 	list := make([]*liveSession, 0, len(s.sess.byID))
 	for id, ls := range s.sess.byID {
 		list = append(list, ls)
@@ -515,9 +592,7 @@ func (s *Server) cancelAll() {
 	}
 	s.sess.wg.Wait()
 	for _, ls := range list {
-		if ls.log != nil {
-			ls.log.Close()
-		}
+		ls.Close()
 	}
 }
 
@@ -528,4 +603,78 @@ func titleFor(text string) string {
 		t = string(r[:50]) + "…"
 	}
 	return t
+}
+
+// reopen makes a live session of a saved one: its history, mode, title
+// and plan as they were, appending to the same file.
+func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta session.Meta, recs []session.Record) (*liveSession, string, error) {
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	r := session.Restore(meta, recs)
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		return nil, "", err
+	}
+	log, err := st.Open(id)
+	if err != nil {
+		s.warnNotSaved(err)
+		log = nil
+	}
+	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: r.Mode, history: r.History, log: log, mcp: own,
+		title: r.Title, plan: r.Plan})
+	if err != nil {
+		if own != nil {
+			s.dropMCP(own)
+		}
+		if log != nil {
+			log.Close()
+		}
+		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	return ls, r.Mode, nil
+}
+
+// warnNotSaved tells the user that a session's history cannot be saved.
+func (s *Server) warnNotSaved(err error) {
+	s.log.Warn("session will not be saved", "err", err)
+	s.showMessage(2, "cline-ls: this session is not being saved: "+err.Error())
+}
+
+// closeSession serves cline/closeSession (and ACP's session/close): the
+// turn is cancelled, the history flushed and closed, the session's own
+// MCP servers stopped. The session can be loaded again.
+func (s *Server) closeSession(raw []byte) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	s.sess.mu.Lock()
+	ls := s.sess.byID[p.SessionID]
+	delete(s.sess.byID, p.SessionID)
+	s.sess.mu.Unlock()
+	if ls == nil {
+		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
+	}
+	s.release(ls)
+	return map[string]any{}, nil
+}
+
+// release ends a live session that is no longer in byID: its turn and
+// calls are cancelled and waited for, its history closed, its MCP
+// servers stopped.
+func (s *Server) release(ls *liveSession) {
+	ls.Cancel()
+	s.approvals.cancelSession(ls.ID())
+	ls.WaitIdle()
+	ls.Close()
+	if ls.mcp != nil {
+		s.dropMCP(ls.mcp)
+	}
 }

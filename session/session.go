@@ -86,6 +86,13 @@ type Config struct {
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
 	Edited func(callID string, edits []tools.FileEdit)
+	// Title and Plan are a loaded session's, kept as they were.
+	Title string
+	Plan  []PlanEntry
+	// Warn tells the user of a problem they must know about that is not
+	// the turn's (the history cannot be saved); nil means the message
+	// goes out as agent text only.
+	Warn func(msg string)
 }
 
 // Session is one agent conversation.
@@ -102,6 +109,8 @@ type Session struct {
 	running context.CancelFunc            // the turn in flight, if any
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
 	nextID  int
+	// toldNotSaved is set once the user was told the history fails to save.
+	toldNotSaved bool
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -124,7 +133,8 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.Updates == nil {
 		cfg.Updates = func(Update) {}
 	}
-	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry()}
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(),
+		title: cfg.Title, plan: cfg.Plan}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -197,6 +207,20 @@ func (s *Session) Cancel() {
 	s.mu.Unlock()
 	for _, c := range cancels {
 		c()
+	}
+}
+
+// WaitIdle waits until no turn and no editor call of the session runs
+// (after Cancel, say).
+func (s *Session) WaitIdle() {
+	for {
+		s.mu.Lock()
+		idle := s.running == nil && len(s.calls) == 0
+		s.mu.Unlock()
+		if idle {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -621,13 +645,46 @@ func (s *Session) persist(r Record) {
 	}
 	r.Time = time.Now()
 	if err := s.cfg.Log.Append(r); err != nil {
-		s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock("\n[history not saved: " + err.Error() + "]\n")})
+		s.notSaved(err)
 	}
 }
 
 func (s *Session) flush() {
-	if s.cfg.Log != nil {
-		s.cfg.Log.Flush()
+	if s.cfg.Log == nil {
+		return
+	}
+	if err := s.cfg.Log.Flush(); err != nil {
+		s.notSaved(err)
+	}
+}
+
+// Close flushes and closes the session's history; an error is told to
+// the user as well as returned.
+func (s *Session) Close() error {
+	if s.cfg.Log == nil {
+		return nil
+	}
+	err := s.cfg.Log.Close()
+	if err != nil {
+		s.notSaved(err)
+	}
+	return err
+}
+
+// notSaved tells the user that the history is not being saved: once per
+// session, since every later record fails the same way.
+func (s *Session) notSaved(err error) {
+	s.mu.Lock()
+	told := s.toldNotSaved
+	s.toldNotSaved = true
+	s.mu.Unlock()
+	if told {
+		return
+	}
+	msg := "this session is not being saved: " + err.Error()
+	s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock("\n[" + msg + "]\n")})
+	if s.cfg.Warn != nil {
+		s.cfg.Warn(msg)
 	}
 }
 

@@ -251,6 +251,18 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 	return &Log{store: s, id: id, f: f, size: int64(len(line))}, nil
 }
 
+// Remove deletes a session's file (a session/new that failed after its
+// file was made). An open Log of it must be closed first.
+func (s *Store) Remove(id string) error {
+	if err := CheckSessionID(id); err != nil {
+		return err
+	}
+	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("session %s: remove: %w", id, err)
+	}
+	return nil
+}
+
 // Open returns a Log appending to an existing session, typically after
 // Load. A torn last line left by a crash is cut off first, so that new
 // records start on a line of their own; Load ignores such a line anyway.

@@ -1,0 +1,109 @@
+package rpc_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/rpc/rpctest"
+	"github.com/cline-ls/cline-ls/session"
+)
+
+// replayEditor is an editor on a daemon whose model replays tr, saving
+// sessions under state.
+func replayEditor(t *testing.T, root, state, tr string) *rpctest.Editor {
+	t.Helper()
+	ed := rpctest.New(t, rpc.Options{})
+	if _, err := ed.Initialize(testCtx(t), root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state,
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return ed
+}
+
+// TestLoadThenPromptKeepsTitleAndPlan: a session loaded by a new daemon
+// and prompted again keeps its first title and its plan (before, the
+// second prompt renamed it and the plan was gone).
+func TestLoadThenPromptKeepsTitleAndPlan(t *testing.T) {
+	ctx := testCtx(t)
+	root, state := t.TempDir(), t.TempDir()
+	tr := transcript(t,
+		reply(call("c1", "update_plan", map[string]any{"entries": []any{map[string]any{"content": "step one", "priority": "high", "status": "pending"}}})),
+		reply(text("planned")),
+		reply(text("again")),
+	)
+	ed := replayEditor(t, root, state, tr)
+	id := newSessionIn(t, ctx, ed, root)
+	if _, err := promptText(ctx, ed, id, "first task"); err != nil {
+		t.Fatal(err)
+	}
+	ed2 := replayEditor(t, root, state, transcript(t, reply(text("again"))))
+	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promptText(ctx, ed2, id, "second task"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := session.NewStore(state)
+	meta, recs, err := st.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := session.Restore(meta, recs)
+	if r.Title != "first task" {
+		t.Errorf("title after load and prompt = %q", r.Title)
+	}
+	if len(r.Plan) != 1 || r.Plan[0].Content != "step one" {
+		t.Errorf("plan after load and prompt = %+v", r.Plan)
+	}
+	// The live session loaded again on the same connection keeps saving.
+	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promptText(ctx, ed2, id, "third task"); err == nil {
+		// The transcript has no reply left: the prompt fails, but its
+		// user message is saved.
+		t.Log("third prompt ended")
+	}
+	ed2.Call(ctx, "cline/closeSession", map[string]any{"sessionId": id}, nil)
+	_, recs, _ = st.Load(id)
+	var saved bool
+	for _, rec := range recs {
+		if rec.Message != nil && len(rec.Message.Parts) > 0 && rec.Message.Parts[0].Text == "third task" {
+			saved = true
+		}
+	}
+	if !saved {
+		t.Errorf("after loading a live session again, its prompt was not saved")
+	}
+}
+
+// TestRefusedNewSessionLeavesNothing: a session/new refused for its MCP
+// servers leaves no session in session/list.
+func TestRefusedNewSessionLeavesNothing(t *testing.T) {
+	ctx := testCtx(t)
+	root, state := t.TempDir(), t.TempDir()
+	ed := replayEditor(t, root, state, transcript(t))
+	err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{map[string]any{"name": "broken"}}}, nil)
+	if err == nil {
+		t.Fatal("a session with a broken MCP server was accepted")
+	}
+	var list struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	if err := ed.Call(ctx, "session/list", map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 0 {
+		t.Errorf("session/list shows a refused session: %v", list.Sessions)
+	}
+	entries, _ := os.ReadDir(state)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".jsonl") {
+			t.Errorf("a session file was left: %s", filepath.Join(state, e.Name()))
+		}
+	}
+}
