@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -210,8 +211,18 @@ func (s *Server) shutdownSessions() { s.cancelAll() }
 // so notifications (text synchronisation above all) are applied in the
 // order they arrived; requests that wait on the client release the loop
 // with jsonrpc2.Async first.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
 	method := req.Method()
+	defer func() {
+		// A bug in one handler fails its request, not the daemon.
+		if p := recover(); p != nil {
+			s.log.Error("handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, p)
+			if !req.IsCall() {
+				err = nil
+			}
+		}
+	}()
 	s.log.Debug("received", "method", method, "call", req.IsCall())
 	if s.dialect == DialectACP {
 		return s.handleACP(ctx, req)
@@ -236,10 +247,6 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, nil
 	}
 
-	var (
-		res any
-		err error
-	)
 	switch method {
 	case methodInitialize:
 		res, err = s.initialize(req.Params())
@@ -250,7 +257,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case methodProgressCancel:
 		err = s.progressCancel(req.Params())
 	case methodShutdown:
-		res, err = s.shutdown()
+		res, err = s.shutdown(ctx)
 	case methodDidOpen:
 		err = s.didOpen(req.Params())
 	case methodDidChange:
@@ -361,10 +368,13 @@ func (s *Server) exit() {
 	s.exitOnce.Do(func() { close(s.exited) })
 }
 
-func (s *Server) shutdown() (any, error) {
+func (s *Server) shutdown(ctx context.Context) (any, error) {
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.mu.Unlock()
+	// Turns may wait on the client to end (an applyEdit in flight):
+	// release the read loop while they are cancelled and flushed.
+	jsonrpc2.Async(ctx)
 	s.shutdownSessions()
 	return nil, nil
 }
