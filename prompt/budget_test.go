@@ -21,7 +21,7 @@ func TestRequestBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := Input{Context: ctx, OpenBuffers: []string{"main.go"}}
+			in := Input{Context: ctx}
 			for _, tool := range enabled {
 				in.Tools = append(in.Tools, tool.Spec().Name)
 			}
