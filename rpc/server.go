@@ -278,6 +278,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		res, err = s.sessionLoad(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodInstructions:
+		res, err = s.sessionInstructions(req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)

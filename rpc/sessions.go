@@ -14,6 +14,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/prompt"
+	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -34,6 +36,7 @@ type liveSession struct {
 	cwd   string
 	files *files
 	log   *session.Log
+	instr *instructions.Loader
 }
 
 var modeInfo = []struct{ id, name, desc string }{
@@ -179,6 +182,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 			s.reportEdits(context.Background(), id, callID, edits)
 		},
 	}
+	s.withInstructions(&cfg, ls)
 	if canAsk {
 		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
 			return s.askQuestion(ctx, id, q, opts)
@@ -490,6 +494,8 @@ func (s *Server) replay(id string, recs []session.Record) {
 			}
 			for _, p := range m.Parts {
 				switch {
+				case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
+					// The turn's context block is for the model, not the user.
 				case p.Kind == provider.PartText && m.Role == provider.RoleUser:
 					s.sendUpdate(id, session.Update{"sessionUpdate": "user_message_chunk", "content": text(p.Text)})
 				case p.Kind == provider.PartText:
