@@ -19,7 +19,7 @@ var _ Index = (*workspace.Watcher)(nil)
 
 // unpack writes a txtar workspace from testdata into a new folder and
 // returns its path, symlinks evaluated as the server's folders are.
-func unpack(t *testing.T, name string) string {
+func unpack(t testing.TB, name string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -35,7 +35,7 @@ func unpack(t *testing.T, name string) string {
 	return dir
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
