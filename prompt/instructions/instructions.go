@@ -342,7 +342,7 @@ func (l *Loader) walkDirs(folders []string) []string {
 				}
 				return nil
 			}
-			if dir := filepath.Dir(p); dir != root && slices.Contains(levelFiles, d.Name()) {
+			if dir := filepath.Dir(p); dir != root && slices.Contains(levelFiles, d.Name()) && (ign == nil || !ign.Ignored(p, false)) {
 				set[dir] = true
 			}
 			return nil
