@@ -1,7 +1,6 @@
 package prompt
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -23,18 +22,12 @@ type Input struct {
 	// included only without native tools: native definitions already
 	// travel in the request, and repeating them would be paid twice.
 	ToolDocs string
-	// OpenBuffers lists the files open in the editor, workspace-relative;
-	// at most MaxOpenBuffers are named.
-	OpenBuffers []string
 	// Instructions are the user's and the workspace's own rules, appended
-	// verbatim.
+	// verbatim, last: they change only when their files do. What changes
+	// from turn to turn (date, git status, open buffers) goes in the
+	// turn's context block instead (TurnContext).
 	Instructions string
 }
-
-// MaxOpenBuffers is how many open buffers the environment section names;
-// the rest are counted, so a session with a hundred tabs does not pay for
-// them on every request.
-const MaxOpenBuffers = 20
 
 // SystemPrompt builds the system prompt for the input's family and mode.
 // The sections come in a fixed order, stable text first (role, tool use,
@@ -301,14 +294,5 @@ func (w *writer) environment() {
 	}
 	if ctx.Shell != "" {
 		w.line("Shell: {{SHELL}}")
-	}
-	if n := len(w.in.OpenBuffers); n > 0 {
-		names := w.in.OpenBuffers[:min(n, MaxOpenBuffers)]
-		more := ""
-		if n > MaxOpenBuffers {
-			more = fmt.Sprintf(" and %d more", n-MaxOpenBuffers)
-		}
-		w.line(w.pick("Open in the editor (tools see their unsaved text): ", "Open in the editor (unsaved text included): ", "Open files: ") +
-			strings.Join(names, ", ") + more)
 	}
 }

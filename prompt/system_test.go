@@ -35,9 +35,8 @@ func input(t testing.TB, fam tools.Family, mode string, native bool) Input {
 		Context: tools.Context{
 			Mode: mode, Family: fam, CWD: "/home/dev/project", OS: "linux", Shell: "/bin/bash", NativeTools: native,
 		},
-		Tools:       presetTools(t, mode),
-		ToolDocs:    stubDocs,
-		OpenBuffers: []string{"main.go", "internal/server/server.go"},
+		Tools:    presetTools(t, mode),
+		ToolDocs: stubDocs,
 	}
 }
 
@@ -79,7 +78,6 @@ func TestSystemPromptBudget(t *testing.T) {
 	const budget = 4000
 	for _, fam := range families {
 		in := input(t, fam, tools.ModeAct, true)
-		in.OpenBuffers = []string{"a.go", "b.go", "c.go", "d.go", "e.go"}
 		if n := len(SystemPrompt(in)); n > budget {
 			t.Errorf("%s act native prompt is %d characters, over %d", fam, n, budget)
 		}
@@ -173,25 +171,19 @@ func TestSystemPromptVariantsDiffer(t *testing.T) {
 }
 
 func TestSystemPromptEnvironment(t *testing.T) {
-	var bufs []string
-	for i := range MaxOpenBuffers + 3 {
-		bufs = append(bufs, fmt.Sprintf("f%d.go", i))
-	}
 	got := SystemPrompt(Input{
 		Context:      tools.Context{Mode: tools.ModeAct, CWD: "/src/{{OS}}", NativeTools: true},
-		OpenBuffers:  bufs,
 		Instructions: "  Use tabs. Leave {{CWD}} alone.\n\n",
 	})
 	for _, s := range []string{
 		"Working directory: /src/{{OS}}\n",
-		fmt.Sprintf("f%d.go and 3 more\n", MaxOpenBuffers-1),
 		"# Instructions from the user and the workspace\nUse tabs. Leave {{CWD}} alone.\n",
 	} {
 		if !strings.Contains(got, s) {
 			t.Errorf("prompt lacks %q:\n%s", s, got)
 		}
 	}
-	for _, s := range []string{"OS:", "Shell:", fmt.Sprintf("f%d.go", MaxOpenBuffers)} {
+	for _, s := range []string{"OS:", "Shell:", "Open in the editor"} {
 		if strings.Contains(got, s) {
 			t.Errorf("prompt has %q:\n%s", s, got)
 		}

@@ -66,6 +66,8 @@ func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, err
 		res, err = s.sessionSetMode(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodACPInstructions:
+		res, err = s.sessionInstructions(req.Params())
 	case methodACPCancelRequest, methodCancel:
 		err = s.cancelRequest(req.Params())
 	default:

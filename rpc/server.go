@@ -292,6 +292,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		res, err = s.sessionList(req.Params())
 	case methodCloseSession:
 		res, err = s.closeSession(req.Params())
+	case methodInstructions:
+		res, err = s.sessionInstructions(req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)

@@ -14,6 +14,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/prompt"
+	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -39,6 +41,7 @@ type liveSession struct {
 	policy *session.Policy
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
 	used   time.Time          // last looked up; guarded by sessions.mu
+	instr  *instructions.Loader
 }
 
 // sessionSpec says what session openSession makes.
@@ -199,6 +202,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
+	s.withInstructions(&cfg, ls)
 	if canAsk {
 		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
 			return s.askQuestion(ctx, id, q, opts)
@@ -491,6 +495,8 @@ func (s *Server) replay(id string, recs []session.Record) {
 			}
 			for _, p := range m.Parts {
 				switch {
+				case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
+					// The turn's context block is for the model, not the user.
 				case p.Kind == provider.PartText && m.Role == provider.RoleUser:
 					s.sendUpdate(id, session.Update{"sessionUpdate": "user_message_chunk", "content": text(p.Text)})
 				case p.Kind == provider.PartText:

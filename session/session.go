@@ -70,8 +70,15 @@ type Config struct {
 	// Ask puts a question to the user for ask_question; nil means the
 	// question goes out as message text and the turn ends.
 	Ask func(ctx context.Context, question string, options []string) (answer string, ok bool, err error)
-	// OpenBuffers lists the editor's open files for the prompt.
+	// OpenBuffers lists the editor's open files for the turn's context
+	// block.
 	OpenBuffers func() []string
+	// Instructions returns the project's and the user's instruction
+	// files, rendered for the system prompt; asked once per turn.
+	Instructions func() string
+	// Environment returns the facts of the moment (date, git branch and
+	// status) for the turn's context block; asked once per turn.
+	Environment func(ctx context.Context) prompt.Environment
 	// Skills lists the skills use_skill offers, for its description.
 	Skills func() []string
 	// Subagents are the configured subagent_<name> tools; each runs a
@@ -108,6 +115,7 @@ type Session struct {
 	title   string
 	running context.CancelFunc            // the turn in flight, if any
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
+	instr   string                        // the instruction text of the turn in flight
 	nextID  int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
@@ -245,13 +253,14 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	user, instr := s.startTurn(ctx, text)
 	s.mu.Lock()
 	if s.running != nil {
 		s.mu.Unlock()
 		return "", ErrBusy
 	}
 	s.running = cancel
-	user := provider.UserText(text)
+	s.instr = instr
 	s.history = append(s.history, user)
 	if s.title == "" {
 		s.title = titleOf(text)
@@ -345,10 +354,9 @@ func (s *Session) request(tctx tools.Context, enabled []tools.Tool) (provider.Re
 		specs = append(specs, sp)
 		defs = append(defs, provider.ToolDef{Name: sp.Name, Description: tools.Expand(sp.Description, tctx), Parameters: sp.Parameters})
 	}
-	in := prompt.Input{Context: tctx, Tools: names}
-	if s.cfg.OpenBuffers != nil {
-		in.OpenBuffers = s.cfg.OpenBuffers()
-	}
+	s.mu.Lock()
+	in := prompt.Input{Context: tctx, Tools: names, Instructions: s.instr}
+	s.mu.Unlock()
 	var parser *prompt.Parser
 	req := provider.Request{Messages: repairHistory(s.History())}
 	if tctx.NativeTools {

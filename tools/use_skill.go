@@ -31,16 +31,26 @@ func SkillDirs(roots []string, getenv func(string) string) []string {
 	for _, r := range roots {
 		dirs = append(dirs, filepath.Join(r, ".cline", "skills"))
 	}
-	cfg := getenv("XDG_CONFIG_HOME")
-	if cfg == "" {
-		if home := getenv("HOME"); home != "" {
-			cfg = filepath.Join(home, ".config")
-		}
-	}
-	if cfg != "" {
-		dirs = append(dirs, filepath.Join(cfg, "cline-ls", "skills"))
+	if cfg := ConfigDir(getenv); cfg != "" {
+		dirs = append(dirs, filepath.Join(cfg, "skills"))
 	}
 	return dirs
+}
+
+// ConfigDir returns the user's cline-ls config folder,
+// $XDG_CONFIG_HOME/cline-ls, else ~/.config/cline-ls; "" when neither
+// variable is set. Settings, skills and the user's own instructions all
+// live there.
+func ConfigDir(getenv func(string) string) string {
+	cfg := getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		cfg = filepath.Join(home, ".config")
+	}
+	return filepath.Join(cfg, "cline-ls")
 }
 
 // FindSkills lists the skills in dirs (each skill is dir/<name>/SKILL.md),

@@ -1,0 +1,33 @@
+package session
+
+import (
+	"context"
+
+	"github.com/cline-ls/cline-ls/prompt"
+	"github.com/cline-ls/cline-ls/provider"
+)
+
+// startTurn makes the user message that opens a turn and reads the
+// instructions the turn's system prompt holds. Both are taken once per
+// turn: the context block (date, git status, open buffers) goes before
+// the user's text and stays in the history as it was, so every later
+// request repeats the same bytes and a provider's prompt cache holds;
+// the system prompt changes only when an instruction file does.
+func (s *Session) startTurn(ctx context.Context, text string) (provider.Message, string) {
+	var env prompt.Environment
+	if s.cfg.Environment != nil {
+		env = s.cfg.Environment(ctx)
+	}
+	if s.cfg.OpenBuffers != nil {
+		env.OpenBuffers = s.cfg.OpenBuffers()
+	}
+	user := provider.UserText(text)
+	if block := prompt.TurnContext(env); block != "" {
+		user.Parts = append([]provider.Part{provider.TextPart(block)}, user.Parts...)
+	}
+	instr := ""
+	if s.cfg.Instructions != nil {
+		instr = s.cfg.Instructions()
+	}
+	return user, instr
+}
