@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
 
@@ -178,17 +179,14 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 	return st
 }
 
-// configFile is where the user's own settings live.
+// configFile is where the user's own settings live, in the config folder
+// every user-level file of the daemon's is in.
 func configFile(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
+	dir := tools.ConfigDir(getenv)
 	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+		return ""
 	}
-	return filepath.Join(dir, "cline-ls", "config.json")
+	return filepath.Join(dir, "config.json")
 }
 
 // errNoConfigFile means there is no config file, which is fine.
