@@ -14,7 +14,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -249,6 +248,13 @@ func (s *Server) sendUpdate(id string, u session.Update) {
 	}
 }
 
+// lookup returns a session live on the connection, or nil.
+func (s *Server) lookup(id string) *liveSession {
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	return s.sess.byID[id]
+}
+
 // getSession returns a live session. One that was released for being
 // idle, or saved by an earlier daemon, is reopened quietly (no replay).
 func (s *Server) getSession(id string) (*liveSession, error) {
@@ -459,11 +465,11 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, invalidParams("sessionId: %v", err)
 	}
-	if live, _ := s.getSession(p.SessionID); live != nil {
+	if live := s.lookup(p.SessionID); live != nil {
 		// Already open on this connection (an editor reopening a
 		// thread): show it again; opening a second copy would leave two
 		// writers of one history.
-		s.replay(p.SessionID, recs)
+		live.Replay(recs)
 		return map[string]any{"modes": map[string]any{"currentModeId": live.Mode(), "availableModes": availableModes()}}, nil
 	}
 	cwd := p.CWD
@@ -475,53 +481,8 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 		return nil, err
 	}
 	s.addSession(p.SessionID, ls)
-	s.replay(p.SessionID, recs)
+	ls.Replay(recs)
 	return map[string]any{"modes": map[string]any{"currentModeId": mode, "availableModes": availableModes()}}, nil
-}
-
-// replay sends a loaded history to the client as session/update.
-func (s *Server) replay(id string, recs []session.Record) {
-	text := func(t string) map[string]any { return map[string]any{"type": "text", "text": t} }
-	for _, r := range recs {
-		switch r.Type {
-		case session.RecordMode:
-			s.sendUpdate(id, session.Update{"sessionUpdate": "current_mode_update", "currentModeId": r.Mode})
-		case session.RecordPlan:
-			s.sendUpdate(id, session.Update{"sessionUpdate": "plan", "entries": r.Plan})
-		case session.RecordMessage:
-			m := r.Message
-			if m == nil {
-				continue
-			}
-			for _, p := range m.Parts {
-				switch {
-				case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
-					// The turn's context block is for the model, not the user.
-				case p.Kind == provider.PartText && m.Role == provider.RoleUser:
-					s.sendUpdate(id, session.Update{"sessionUpdate": "user_message_chunk", "content": text(p.Text)})
-				case p.Kind == provider.PartText:
-					s.sendUpdate(id, session.Update{"sessionUpdate": "agent_message_chunk", "content": text(p.Text)})
-				case p.Kind == provider.PartThinking && p.Text != "":
-					s.sendUpdate(id, session.Update{"sessionUpdate": "agent_thought_chunk", "content": text(p.Text)})
-				case p.Kind == provider.PartToolCall && p.Call != nil:
-					var raw any
-					json.Unmarshal(p.Call.Args, &raw)
-					if raw == nil {
-						raw = map[string]any{}
-					}
-					s.sendUpdate(id, session.Update{"sessionUpdate": "tool_call", "toolCallId": p.Call.ID, "title": p.Call.Name,
-						"kind": "other", "status": "pending", "locations": []any{}, "rawInput": raw})
-				case p.Kind == provider.PartToolResult && p.Result != nil:
-					status := "completed"
-					if p.Result.IsError {
-						status = "failed"
-					}
-					s.sendUpdate(id, session.Update{"sessionUpdate": "tool_call_update", "toolCallId": p.Result.CallID, "status": status,
-						"content": []any{map[string]any{"type": "content", "content": text(p.Result.Content)}}})
-				}
-			}
-		}
-	}
 }
 
 // sessionList serves session/list.

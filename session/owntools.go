@@ -73,7 +73,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 					s.plan = a.Entries
 					s.mu.Unlock()
 					s.persist(Record{Type: RecordPlan, Plan: a.Entries})
-					s.cfg.Updates(Update{"sessionUpdate": "plan", "entries": a.Entries})
+					s.cfg.Updates(planUpdate(a.Entries))
 					return tools.Result{Content: fmt.Sprintf("Plan updated (%d entries).", len(a.Entries))}, nil
 				},
 			}, nil

@@ -515,10 +515,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 	batch := make([]Call, len(calls))
 	for i, c := range calls {
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
-		s.cfg.Updates(Update{
-			"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
-			"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(rawInput(c.Args)),
-		})
+		s.cfg.Updates(s.toolCallStart(c))
 	}
 	preset, _ := tools.PresetFor(mode)
 	sched := NewScheduler(SchedulerConfig{
@@ -616,14 +613,8 @@ func (s *Session) observe(u CallUpdate) {
 			s.cfg.Edited(u.Call.ID, u.Result.Edits)
 		}
 		if u.Result != nil {
-			content := []any{textContent(s.cfg.Redact(u.Result.Content))}
-			if s.cfg.ACP {
-				for _, e := range u.Result.Edits {
-					content = append(content, s.diffItem(e))
-				}
-			}
-			up["content"] = content
-			up["rawOutput"] = map[string]any{"isError": u.Result.IsError}
+			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)
+			up["content"], up["rawOutput"] = end["content"], end["rawOutput"]
 		}
 	case StateAwaitingApproval:
 		if d := u.Description; d != nil {

@@ -1,0 +1,79 @@
+package session
+
+import (
+	"github.com/cline-ls/cline-ls/prompt"
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// toolCallStart is the tool_call update that announces a call, live or
+// replayed: its first title, kind and arguments (redacted).
+func (s *Session) toolCallStart(c provider.ToolCall) Update {
+	return Update{
+		"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
+		"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(rawInput(c.Args)),
+	}
+}
+
+// toolCallEnd is the tool_call_update that closes a call, live or
+// replayed: its status, result text (redacted) and, in the ACP dialect,
+// the diff of each file it changed.
+func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.FileEdit) Update {
+	status := "completed"
+	if isError {
+		status = "failed"
+	}
+	items := []any{textContent(s.cfg.Redact(content))}
+	if s.cfg.ACP {
+		for _, e := range edits {
+			items = append(items, s.diffItem(e))
+		}
+	}
+	return Update{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status,
+		"content": items, "rawOutput": map[string]any{"isError": isError}}
+}
+
+// Replay sends a loaded session's records to the client as the updates
+// the live session sent, built by the same functions: its messages, tool
+// calls with their titles and kinds, results, plans and mode changes.
+func (s *Session) Replay(recs []Record) {
+	for _, r := range recs {
+		switch r.Type {
+		case RecordMode:
+			s.cfg.Updates(Update{"sessionUpdate": "current_mode_update", "currentModeId": r.Mode})
+		case RecordPlan:
+			s.cfg.Updates(planUpdate(r.Plan))
+		case RecordMessage:
+			if r.Message != nil {
+				s.replayMessage(*r.Message)
+			}
+		}
+	}
+}
+
+func (s *Session) replayMessage(m provider.Message) {
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
+			// The turn's context block is for the model, not the user.
+		case p.Kind == provider.PartText && m.Role == provider.RoleUser:
+			s.cfg.Updates(Update{"sessionUpdate": "user_message_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+		case p.Kind == provider.PartText:
+			s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+		case p.Kind == provider.PartThinking && p.Text != "":
+			s.cfg.Updates(Update{"sessionUpdate": "agent_thought_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+		case p.Kind == provider.PartToolCall && p.Call != nil:
+			s.cfg.Updates(s.toolCallStart(*p.Call))
+		case p.Kind == provider.PartToolResult && p.Result != nil:
+			s.cfg.Updates(s.toolCallEnd(p.Result.CallID, p.Result.Content, p.Result.IsError, nil))
+		}
+	}
+}
+
+// planUpdate is the plan update: the whole list each time.
+func planUpdate(entries []PlanEntry) Update {
+	if entries == nil {
+		entries = []PlanEntry{}
+	}
+	return Update{"sessionUpdate": "plan", "entries": entries}
+}
