@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -137,7 +138,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 			"experimental": map[string]any{
 				"cline": map[string]any{
 					"protocolVersion": ProtocolVersion,
-					"modes":           Modes,
+					"modes":           tools.Modes(),
 					"tools":           toolNames,
 				},
 			},

@@ -53,9 +53,6 @@ const (
 // speaks, announced in experimental.cline.protocolVersion.
 const ProtocolVersion = 1
 
-// Modes are the session modes, in the order clients list them.
-var Modes = []string{"plan", "act", "search", "minimal", "yolo"}
-
 // lspReceived lists the standard LSP methods the server handles, and
 // lspSent those it sends; a test checks both against the LSP meta model
 // (names and directions) and that each received one is really routed.

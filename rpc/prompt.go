@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 // contentBlock is an ACP content block of a prompt.
@@ -92,7 +93,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (a
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), titleFor(text), cancel)
+	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(text), cancel)
 	stop, err := ls.Prompt(ctx, text)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {

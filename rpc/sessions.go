@@ -58,18 +58,12 @@ type sessionSpec struct {
 	plan  []session.PlanEntry
 }
 
-var modeInfo = []struct{ id, name, desc string }{
-	{"plan", "Plan", "Explore and propose a plan; no edits"},
-	{"act", "Act", "Carry out the task, asking before edits and commands"},
-	{"search", "Search", "Read and search only"},
-	{"minimal", "Minimal", "Commands only"},
-	{"yolo", "Yolo", "Act without asking until the task is submitted"},
-}
-
+// availableModes is the modes as session/new and session/load list them.
 func availableModes() []map[string]any {
-	out := make([]map[string]any, len(modeInfo))
-	for i, m := range modeInfo {
-		out[i] = map[string]any{"id": m.id, "name": m.name, "description": m.desc}
+	all := tools.AllModes()
+	out := make([]map[string]any, len(all))
+	for i, m := range all {
+		out[i] = map[string]any{"id": m.ID, "name": m.Name, "description": m.Description}
 	}
 	return out
 }
@@ -371,7 +365,7 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 		mode = s.CurrentSettings().Mode
 	}
 	if _, ok := tools.PresetFor(mode); !ok {
-		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(Modes, ", "), mode)
+		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(tools.Modes(), ", "), mode)
 	}
 	id := newSessionID()
 	// The session's MCP servers first: a refused session/new must leave
@@ -561,15 +555,6 @@ func (s *Server) cancelAll() {
 	for _, ls := range list {
 		ls.Close()
 	}
-}
-
-// titleFor shortens a prompt for a progress title.
-func titleFor(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if r := []rune(t); len(r) > 50 {
-		t = string(r[:50]) + "…"
-	}
-	return t
 }
 
 // reopen makes a live session of a saved one: its history, mode, title

@@ -64,8 +64,8 @@ type Rule struct {
 
 // validate checks values the JSON types cannot, naming the field.
 func (st *Settings) validate(prefix string) error {
-	if st.Mode != "" && !slices.Contains(Modes, st.Mode) {
-		return invalidParams("%smode: must be one of %s, got %q", prefix, strings.Join(Modes, ", "), st.Mode)
+	if st.Mode != "" && !slices.Contains(tools.Modes(), st.Mode) {
+		return invalidParams("%smode: must be one of %s, got %q", prefix, strings.Join(tools.Modes(), ", "), st.Mode)
 	}
 	for k, v := range st.Approvals {
 		switch k {

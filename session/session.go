@@ -263,7 +263,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	s.instr = instr
 	s.history = append(s.history, user)
 	if s.title == "" {
-		s.title = titleOf(text)
+		s.title = tools.ShortTitle(text)
 		s.mu.Unlock()
 		s.persist(Record{Type: RecordTitle, Title: s.title})
 	} else {
@@ -747,15 +747,6 @@ func nonNilLocations(l []tools.Location) []tools.Location {
 	return l
 }
 
-// titleOf makes a session title from its first prompt.
-func titleOf(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if r := []rune(t); len(r) > 60 {
-		t = string(r[:60]) + "…"
-	}
-	return t
-}
-
 // diffItem is ACP's diff content for an applied edit, with an absolute
 // path as ACP asks.
 func (s *Session) diffItem(e tools.FileEdit) map[string]any {
@@ -832,10 +823,10 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 	case a.Skill != "":
 		arg = a.Skill
 	case a.Prompt != "":
-		arg = titleOf(a.Prompt)
+		arg = tools.ShortTitle(a.Prompt)
 	}
 	if arg != "" {
-		title += " " + titleOf(arg)
+		title += " " + tools.ShortTitle(arg)
 	}
 	return title
 }

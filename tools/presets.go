@@ -98,9 +98,40 @@ func NewPreset(name string, groups ...Group) Preset {
 	return p
 }
 
+// ModeInfo describes a mode to the user.
+type ModeInfo struct {
+	ID, Name, Description string
+}
+
+// modeInfo is the one list of modes, in the order clients show them.
+var modeInfo = []ModeInfo{
+	{ModePlan, "Plan", "Explore and propose a plan; no edits"},
+	{ModeAct, "Act", "Carry out the task, asking before edits and commands"},
+	{ModeSearch, "Search", "Read and search only"},
+	{ModeMinimal, "Minimal", "Commands only"},
+	{ModeYolo, "Yolo", "Act without asking until the task is submitted"},
+}
+
+// AllModes describes every mode, in the order clients show them.
+func AllModes() []ModeInfo { return append([]ModeInfo(nil), modeInfo...) }
+
 // Modes lists the mode names, in the order clients show them.
 func Modes() []string {
-	return []string{ModePlan, ModeAct, ModeSearch, ModeMinimal, ModeYolo}
+	out := make([]string, len(modeInfo))
+	for i, m := range modeInfo {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// ShortTitle is text on one line, cut to 60 characters: how a prompt or
+// an argument is shown as a title (sessions, progress, tool calls).
+func ShortTitle(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:60]) + "…"
+	}
+	return t
 }
 
 // PresetFor returns the preset of a mode (DESIGN.md §2, presets table).
