@@ -34,6 +34,8 @@ type liveSession struct {
 	cwd   string
 	files *files
 	log   *session.Log
+	mcp   *mcpbridge.Manager // the MCP servers session/new or session/load started for it
+	turns sync.WaitGroup     // its running prompts, for session/close to wait on
 }
 
 var modeInfo = []struct{ id, name, desc string }{
@@ -134,7 +136,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	if err != nil {
 		return nil, err
 	}
-	ls := &liveSession{cwd: cwd, files: f, log: log}
+	ls := &liveSession{cwd: cwd, files: f, log: log, mcp: ownMCP}
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
@@ -220,6 +222,9 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 
 // sendUpdate sends session/update.
 func (s *Server) sendUpdate(id string, u session.Update) {
+	if s.dialect == DialectACP {
+		u = s.acpUpdate(u)
+	}
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, map[string]any{"sessionId": id, "update": u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
@@ -272,6 +277,12 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 	if _, ok := tools.PresetFor(mode); !ok {
 		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(Modes, ", "), mode)
 	}
+	// The MCP servers first: a refused mcpServers must leave no saved
+	// session behind for session/list to show.
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		return nil, err
+	}
 	id := newSessionID()
 	var log *session.Log
 	if st, err := s.sessionStore(); err != nil {
@@ -279,10 +290,6 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 	} else if log, err = st.Create(session.Meta{SessionID: id, Cwd: cwd, Mode: mode}); err != nil {
 		s.log.Warn("session will not be saved", "err", err)
 		log = nil
-	}
-	own, err := s.sessionMCP(mcpServers, cwd)
-	if err != nil {
-		return nil, err
 	}
 	ls, err := s.openSession(id, cwd, mode, nil, nil, log, false, own)
 	if err != nil {
@@ -361,6 +368,8 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {
 	s.sess.wg.Add(1)
 	defer s.sess.wg.Done()
+	ls.turns.Add(1)
+	defer ls.turns.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { // the connection closing cancels the turn
