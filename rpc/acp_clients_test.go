@@ -249,3 +249,125 @@ func TestACPWithAcpx(t *testing.T) {
 		t.Fatalf("the cancelled prompt's stop reasons = %v\n%s", got, strings.Join(lines, "\n"))
 	}
 }
+
+// TestACPWithTypeScriptSDK runs sdk-client.mjs, a client on the ACP
+// TypeScript SDK's ClientSideConnection: session/new in one daemon, then
+// in a fresh one session/load, a read and an edit of a file the client
+// holds with unsaved text (allowed), an edit rejected, an edit cancelled
+// while its permission is pending, and session/close. Every message the
+// daemons wrote validates against the ACP schema.
+func TestACPWithTypeScriptSDK(t *testing.T) {
+	node := acpClientsNode(t)
+	schema := loadACPSchema(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
+	defer cancel()
+	dir := t.TempDir()
+	daemon := buildCLI(t, dir)
+	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	os.MkdirAll(home, 0o755)
+	os.MkdirAll(cwd, 0o755)
+	notes := filepath.Join(cwd, "notes.txt")
+	os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644)
+	record := filepath.Join(dir, "record.jsonl")
+	prompts := transcript(t,
+		map[string]any{"expect": map[string]any{"last_user_contains": "fix the notes"},
+			"events": []any{text("Reading. "), call("c1", "read_files", map[string]any{"files": []any{map[string]any{"path": "notes.txt"}}})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "beta (unsaved)"},
+			"events": []any{call("c2", "editor", map[string]any{"path": "notes.txt", "old_text": "beta (unsaved)", "new_text": "gamma"})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "Edited notes.txt"}, "events": []any{text("Done.")}},
+		map[string]any{"expect": map[string]any{"last_user_contains": "once more"},
+			"events": []any{call("c3", "editor", map[string]any{"path": "notes.txt", "old_text": "gamma", "new_text": "delta"})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "denied by the user"}, "events": []any{text("Left it.")}},
+		map[string]any{"expect": map[string]any{"last_user_contains": "and stop"},
+			"events": []any{call("c4", "editor", map[string]any{"path": "notes.txt", "old_text": "gamma", "new_text": "epsilon"})}},
+	)
+	script, _ := filepath.Abs(filepath.Join(acpClientsDir, "sdk-client.mjs"))
+	cmd := exec.CommandContext(ctx, node, script, daemon, cwd, record, transcript(t, reply(text("unused"))), prompts)
+	cmd.Env = clientEnv(home)
+	cmd.Dir = filepath.Dir(script)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sdk-client.mjs: %v\n%s", err, out)
+	}
+	var sum struct {
+		StopReasons         []string
+		Permissions         []struct{ Locations []struct{ Path string } }
+		Reads, Writes       int
+		Errors              []string
+		SessionCapabilities map[string]any
+		Exit1, Exit2        int
+		ClosedError         string
+		Buffer              string
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	if strings.Join(sum.StopReasons, " ") != "end_turn end_turn cancelled" {
+		t.Errorf("stop reasons %v, want end_turn end_turn cancelled", sum.StopReasons)
+	}
+	if sum.Buffer != "alpha\ngamma\n" || sum.Writes != 1 {
+		t.Errorf("client buffer %q after %d writes, want the approved edit only", sum.Buffer, sum.Writes)
+	}
+	if disk, _ := os.ReadFile(notes); string(disk) != "alpha\nbeta\n" {
+		t.Errorf("the daemon wrote the disk itself: %q", disk)
+	}
+	if len(sum.Permissions) != 3 {
+		t.Errorf("%d permission requests, want 3", len(sum.Permissions))
+	}
+	for _, p := range sum.Permissions {
+		if len(p.Locations) != 1 || p.Locations[0].Path != notes {
+			t.Errorf("permission locations %+v, want %s", p.Locations, notes)
+		}
+	}
+	if sum.SessionCapabilities["close"] == nil || sum.SessionCapabilities["list"] == nil {
+		t.Errorf("sessionCapabilities %v, want list and close", sum.SessionCapabilities)
+	}
+	if sum.ClosedError == "" || len(sum.Errors) > 0 || sum.Exit1 != 0 || sum.Exit2 != 0 {
+		t.Errorf("after session/close: %q, errors %v, exits %d %d", sum.ClosedError, sum.Errors, sum.Exit1, sum.Exit2)
+	}
+
+	// Every daemon message validates; responses are typed by the client
+	// request of the same daemon they answer.
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Daemon int
+		From   string
+		Line   string
+	}
+	var entries []entry
+	requests := map[int]map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e entry
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("record line %q: %v", l, err)
+		}
+		entries = append(entries, e)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if e.From == "client" && json.Unmarshal([]byte(e.Line), &m) == nil && m.Method != "" && len(m.ID) > 0 {
+			if requests[e.Daemon] == nil {
+				requests[e.Daemon] = map[string]string{}
+			}
+			requests[e.Daemon][string(m.ID)] = m.Method
+		}
+	}
+	checked := 0
+	for _, e := range entries {
+		if e.From != "daemon" {
+			continue
+		}
+		checked++
+		if err := schema.check(e.Line, requests[e.Daemon]); err != nil {
+			t.Errorf("daemon %d message does not validate against the ACP schema: %v\n%s", e.Daemon, err, e.Line)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d daemon messages recorded", checked)
+	}
+}
