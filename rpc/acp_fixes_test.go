@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cline-ls/cline-ls/session"
 )
@@ -343,4 +348,51 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// TestACPSessionCloseStopsMCP: session/close stops the MCP servers the
+// session's session/new started; the streamable HTTP server sees its MCP
+// session deleted.
+func TestACPSessionCloseStopsMCP(t *testing.T) {
+	ctx := testCtx(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo text back."}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var mu sync.Mutex
+	var methods []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		methods = append(methods, r.Method)
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	seen := func(method string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(methods, method)
+		}
+	}
+
+	root, state := t.TempDir(), t.TempDir()
+	conn, _ := startACP(t, ctx, &acpClient{files: map[string]string{}}, rwFS, acpEnv(t, state, transcript(t, reply(text("unused")))))
+	var servers []acp.McpServer
+	if err := json.Unmarshal([]byte(`[{"type":"http","name":"srv","url":"`+hs.URL+`","headers":[]}]`), &servers); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the MCP server to be connected", seen(http.MethodPost))
+	if seen(http.MethodDelete)() {
+		t.Fatal("the MCP session ended before session/close")
+	}
+	if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the MCP session to be deleted", seen(http.MethodDelete))
 }
