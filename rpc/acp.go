@@ -286,9 +286,11 @@ func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, 
 	if fi != nil {
 		ft.Mode = fi.Mode().Perm()
 	}
-	f.mu.Lock()
-	f.acpReads[abs] = ft
-	f.mu.Unlock()
+	if ft.Open { // only edits through the client plan on these (acpPlanRead)
+		f.mu.Lock()
+		f.acpReads[abs] = ft
+		f.mu.Unlock()
+	}
 	return ft, true, nil
 }
 

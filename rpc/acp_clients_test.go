@@ -172,7 +172,8 @@ func TestACPWithAcpx(t *testing.T) {
 
 	out := a.run(ctx, transcript(t, reply(text("unused"))), 0, "sessions", "new")
 	a.waitIdle(ctx)
-	if !strings.HasPrefix(strings.TrimSpace(out), "s-") {
+	id := strings.TrimSpace(out)
+	if !strings.HasPrefix(id, "s-") {
 		t.Fatalf("sessions new printed %q, want a session id", out)
 	}
 
@@ -247,6 +248,20 @@ func TestACPWithAcpx(t *testing.T) {
 	}
 	if got := stopReasons(msgs); len(got) != 1 || got[0] != "cancelled" {
 		t.Fatalf("the cancelled prompt's stop reasons = %v\n%s", got, strings.Join(lines, "\n"))
+	}
+
+	// session/list, after three prompts in three daemons: the title is
+	// still the first prompt's.
+	a.waitIdle(ctx)
+	var list struct {
+		Sessions []struct{ SessionID, Title, Cwd string }
+	}
+	out = a.run(ctx, slow, 0, "--format", "json", "sessions", "list")
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("sessions list printed %q: %v", out, err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Title != "fix the notes" || list.Sessions[0].Cwd != a.cwd {
+		t.Fatalf("sessions list = %+v, want %s titled by its first prompt", list.Sessions, id)
 	}
 }
 
