@@ -116,8 +116,10 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 		"agentCapabilities": map[string]any{
 			"loadSession":        true,
 			"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
-			// Only what this daemon serves: session/list and session/close.
+			// Only what this daemon serves: session/list and session/close,
+			// and MCP servers over both HTTP transports as well as stdio.
 			"sessionCapabilities": map[string]any{"list": map[string]any{}, "close": map[string]any{}},
+			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 		},
 		"authMethods": []any{},
 		"agentInfo":   map[string]any{"name": "cline-ls", "version": version},

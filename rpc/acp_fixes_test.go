@@ -278,6 +278,9 @@ func TestACPSessionClose(t *testing.T) {
 	if caps.Close == nil || caps.List == nil {
 		t.Fatalf("sessionCapabilities = %+v, want list and close", caps)
 	}
+	if mc := init.AgentCapabilities.McpCapabilities; !mc.Http || !mc.Sse {
+		t.Fatalf("mcpCapabilities = %+v, want http and sse (both are served)", mc)
+	}
 
 	var bad []acp.McpServer
 	if err := json.Unmarshal([]byte(`[{"name":"broken","command":"","args":[],"env":[]}]`), &bad); err != nil {
