@@ -26,6 +26,7 @@ const (
 	methodReadTextFile      = "fs/read_text_file"
 	methodWriteTextFile     = "fs/write_text_file"
 	methodACPCancelRequest  = "$/cancel_request"
+	methodSessionClose      = "session/close"
 )
 
 // acpCaps is what an ACP client declared.
@@ -57,7 +58,9 @@ func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, err
 	case methodSessionNew:
 		res, err = s.acpSessionNew(req.Params())
 	case methodSessionLoad:
-		res, err = s.sessionLoad(req.Params())
+		res, err = s.acpSessionLoad(req.Params())
+	case methodSessionClose:
+		res, err = s.acpSessionClose(ctx, req)
 	case methodSessionPrompt:
 		res, err = s.sessionPrompt(ctx, req)
 	case methodSessionCancel:
@@ -115,6 +118,10 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 		"agentCapabilities": map[string]any{
 			"loadSession":        true,
 			"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
+			// Only what this daemon serves: session/list and session/close,
+			// and MCP servers over both HTTP transports as well as stdio.
+			"sessionCapabilities": map[string]any{"list": map[string]any{}, "close": map[string]any{}},
+			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
 		},
 		"authMethods": []any{},
 		"agentInfo":   map[string]any{"name": "cline-ls", "version": version},
@@ -196,7 +203,7 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		"title":      d.Title,
 		"kind":       string(d.Kind),
 		"status":     "pending",
-		"locations":  nonNil(d.Locations),
+		"locations":  nonNil(a.s.absLocations(d.Locations)),
 		"rawInput":   rawOrEmpty(req.Args),
 	}
 	var content []any
@@ -256,6 +263,9 @@ func diffContent(path, oldText, newText string, existed bool) map[string]any {
 // acpRead reads a file through the client, which answers with its buffer
 // when it has one open. A file that is not on disk is treated as missing
 // without asking (the client has no buffer for a file that never existed).
+// The text is marked Open only when edits go back through the client too:
+// a client that reads but does not write has its files edited on disk.
+// The text read is kept for the next edit's planning (acpPlanRead).
 func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, error) {
 	f.s.mu.Lock()
 	can := f.s.acp.readTextFile && f.s.dialect == DialectACP
@@ -274,13 +284,76 @@ func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, 
 		Content string `json:"content"`
 	}
 	if _, err := f.s.conn.Call(ctx, methodReadTextFile, map[string]any{"sessionId": f.sessionID, "path": abs}, &res); err != nil {
-		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %w", f.Display(abs), err)
+		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %s", f.Display(abs), clientError(err))
 	}
-	ft := tools.FileText{Text: res.Content, Exists: true, Open: true}
+	ft := tools.FileText{Text: res.Content, Exists: true, Open: f.acpWrites()}
 	if fi != nil {
 		ft.Mode = fi.Mode().Perm()
 	}
+	if ft.Open { // only edits through the client plan on these (acpPlanRead)
+		f.mu.Lock()
+		f.acpReads[abs] = ft
+		f.mu.Unlock()
+	}
 	return ft, true, nil
+}
+
+// acpPlanRead is the reader an edit plans against in the ACP dialect: the
+// text the client gave for the path since the last edit, which is what the
+// call's description (and so the permission request) showed, or a fresh
+// read. Each edit consumes the texts and forgets the others (acpForget),
+// so one read and one edit cost two fs/read_text_file calls, not three.
+func (f *files) acpPlanRead(ctx context.Context, abs string) (tools.FileText, error) {
+	f.mu.Lock()
+	ft, ok := f.acpReads[abs]
+	delete(f.acpReads, abs)
+	f.mu.Unlock()
+	if ok {
+		return ft, nil
+	}
+	return f.Read(ctx, abs)
+}
+
+// acpForget drops the texts kept by acpRead, once an edit is done with
+// them: the next edit reads again.
+func (f *files) acpForget() {
+	f.mu.Lock()
+	clear(f.acpReads)
+	f.mu.Unlock()
+}
+
+// clientError is the message of an error answer from the client. SDKs
+// wrap a handler's failure as "Internal error" and put its own message in
+// data (the TypeScript SDK under "details", the Go SDK under "error"), so
+// that is where the reason a user can act on is.
+func clientError(err error) string {
+	var je *jsonrpc2.Error
+	if !errors.As(err, &je) {
+		return err.Error()
+	}
+	var detail string
+	if len(je.Data) > 0 {
+		var str string
+		var obj map[string]any
+		switch {
+		case json.Unmarshal(je.Data, &str) == nil:
+			detail = str
+		case json.Unmarshal(je.Data, &obj) == nil:
+			for _, k := range []string{"message", "details", "error"} {
+				if v, ok := obj[k].(string); ok && v != "" {
+					detail = v
+					break
+				}
+			}
+		}
+	}
+	switch {
+	case detail == "":
+		return je.Message
+	case je.Message == "" || je.Message == "Internal error":
+		return detail
+	}
+	return je.Message + ": " + detail
 }
 
 // acpWrite delivers whole-file writes through fs/write_text_file, all or
@@ -297,7 +370,7 @@ func (f *files) acpWrite(ctx context.Context, writes []tools.Change) error {
 					os.Remove(done[i].Path)
 				}
 			}
-			return &tools.DeliveryError{Path: f.Display(c.Path), Reason: "the editor did not write it: " + err.Error()}
+			return &tools.DeliveryError{Path: f.Display(c.Path), Reason: "the editor did not write it: " + clientError(err)}
 		}
 		done = append(done, c)
 	}

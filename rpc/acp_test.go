@@ -108,7 +108,7 @@ func (c *acpClient) agentText() string {
 
 // acpDaemon starts the daemon as a separate process, connects the SDK's
 // client to it, and records every line the daemon writes.
-func acpDaemon(t *testing.T, c *acpClient, env ...string) (*acp.ClientSideConnection, *bytes.Buffer, *sync.Mutex, *teeWriter) {
+func acpDaemon(t *testing.T, c acp.Client, env ...string) (*acp.ClientSideConnection, *bytes.Buffer, *sync.Mutex, *teeWriter) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), append(env, "CLINE_LS_TEST_DAEMON=1")...)

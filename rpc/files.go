@@ -32,12 +32,13 @@ type files struct {
 	sessionID string // for the ACP client's fs methods
 	cwd       string // the session's folder: relative paths start there
 
-	mu   sync.Mutex
-	seen map[string]string
+	mu       sync.Mutex
+	seen     map[string]string
+	acpReads map[string]tools.FileText // guarded by mu; texts the ACP client gave since the last edit
 }
 
 func (s *Server) newFiles() *files {
-	return &files{s: s, seen: make(map[string]string)}
+	return &files{s: s, seen: make(map[string]string), acpReads: make(map[string]tools.FileText)}
 }
 
 func (f *files) roots() (*workspace.Roots, error) {
@@ -180,8 +181,16 @@ func (e *staleError) Unwrap() []error { return []error{errStale, e.de} }
 func (f *files) applyOnce(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
 	read := make(map[string]tools.FileText)
 	var readMu sync.Mutex
+	viaClient := f.acpWrites()
+	if viaClient {
+		defer f.acpForget()
+	}
 	reader := func(abs string) (tools.FileText, error) {
-		ft, err := f.Read(ctx, abs)
+		get := f.Read
+		if viaClient {
+			get = f.acpPlanRead
+		}
+		ft, err := get(ctx, abs)
 		if err == nil {
 			readMu.Lock()
 			read[abs] = ft
@@ -195,7 +204,6 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner) ([]tools.Chan
 	}
 	var bufEdits []bufferEdit
 	var diskOps, clientWrites []tools.Change
-	viaClient := f.acpWrites()
 	for _, c := range changes {
 		if viaClient && c.NewText != nil && c.MoveTo == "" {
 			clientWrites = append(clientWrites, c)

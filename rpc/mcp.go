@@ -127,7 +127,9 @@ func (s *Server) dropMCP(m *mcpbridge.Manager) {
 	s.mcp.mu.Lock()
 	s.mcp.sessions = slices.DeleteFunc(s.mcp.sessions, func(x *mcpbridge.Manager) bool { return x == m })
 	s.mcp.mu.Unlock()
-	m.Close()
+	if err := m.Close(); err != nil {
+		s.log.Warn("stopping a session's MCP servers", "err", err)
+	}
 }
 
 // closeMCP stops every MCP server.

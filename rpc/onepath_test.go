@@ -224,9 +224,12 @@ func TestCancelDoesNotWaitForAnotherSessionsDialog(t *testing.T) {
 	go run(a, doneA)
 	wait("A's dialog", opened)
 	go run(b, doneB)
-	// B waits for A's dialog to close (or has not reached it yet:
-	// cancelled either way, it must not wait).
-	ed.Sync(ctx)
+	// Once B's call has been described it waits for A's dialog to close.
+	if _, err := ed.Await(ctx, "session/update", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"sessionId":"`+b+`"`) && strings.Contains(string(p), "tool_call_update")
+	}); err != nil {
+		t.Fatal(err)
+	}
 	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": b})
 	select {
 	case res := <-doneB:

@@ -82,6 +82,8 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (a
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}
 	defer s.sess.wg.Done()
+	ls.turns.Add(1)
+	defer ls.turns.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -291,7 +291,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
 	case methodCloseSession:
-		res, err = s.closeSession(req.Params())
+		res, err = s.closeSession(ctx, req)
 	case methodInstructions:
 		res, err = s.sessionInstructions(req.Params())
 	default:

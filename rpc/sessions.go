@@ -41,6 +41,7 @@ type liveSession struct {
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
 	used   time.Time          // last looked up; guarded by sessions.mu
 	instr  *instructions.Loader
+	turns  sync.WaitGroup // its running prompts, for session/close to wait on
 }
 
 // sessionSpec says what session openSession makes.
@@ -237,6 +238,9 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 // sendUpdate sends session/update.
 func (s *Server) sendUpdate(id string, u session.Update) {
 	s.reportProgress(id, u)
+	if s.dialect == DialectACP {
+		u = s.acpUpdate(u)
+	}
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, map[string]any{"sessionId": id, "update": u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
@@ -597,11 +601,11 @@ func (s *Server) warnNotSaved(err error) {
 // closeSession serves cline/closeSession (and ACP's session/close): the
 // turn is cancelled, the history flushed and closed, the session's own
 // MCP servers stopped. The session can be loaded again.
-func (s *Server) closeSession(raw []byte) (any, error) {
+func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := decodeParams(raw, &p); err != nil {
+	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
 	}
 	if err := required("sessionId", p.SessionID); err != nil {
@@ -614,6 +618,7 @@ func (s *Server) closeSession(raw []byte) (any, error) {
 	if ls == nil {
 		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
 	}
+	jsonrpc2.Async(ctx) // the turn may wait on the client while it ends
 	s.release(ls)
 	return map[string]any{}, nil
 }
@@ -624,6 +629,7 @@ func (s *Server) closeSession(raw []byte) (any, error) {
 func (s *Server) release(ls *liveSession) {
 	ls.Cancel()
 	s.approvals.cancelSession(ls.ID())
+	ls.turns.Wait()
 	ls.WaitIdle()
 	ls.Close()
 	if ls.mcp != nil {

@@ -87,8 +87,8 @@ type Config struct {
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
 	// ACP selects the ACP dialect's shapes: edit results carry diff
-	// content, and usage goes unreported (ACP's usage_update wants the
-	// context window, which the daemon does not know).
+	// content, and usage is saved but not reported (ACP's usage_update
+	// wants the context window, which the daemon does not know).
 	ACP bool
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
@@ -113,6 +113,7 @@ type Session struct {
 	history []provider.Message
 	plan    []PlanEntry
 	title   string
+	titled  bool                          // the first prompt has set the title (a loaded session has had its first prompt)
 	running context.CancelFunc            // the turn in flight, if any
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
 	instr   string                        // the instruction text of the turn in flight
@@ -142,7 +143,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 		cfg.Updates = func(Update) {}
 	}
 	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(),
-		title: cfg.Title, plan: cfg.Plan}
+		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -262,7 +263,8 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	s.running = cancel
 	s.instr = instr
 	s.history = append(s.history, user)
-	if s.title == "" {
+	if !s.titled {
+		s.titled = true
 		s.title = tools.ShortTitle(text)
 		s.mu.Unlock()
 		s.persist(Record{Type: RecordTitle, Title: s.title})
@@ -306,12 +308,14 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		}
 		reply, calls, err := s.consume(stream, parser)
 		s.appendHistory(reply.Message)
-		if reply.Usage != (provider.Usage{}) && !s.cfg.ACP {
-			u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
-			if reply.Usage.CacheReadTokens > 0 {
-				u["cacheReadTokens"] = reply.Usage.CacheReadTokens
+		if reply.Usage != (provider.Usage{}) {
+			if !s.cfg.ACP {
+				u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
+				if reply.Usage.CacheReadTokens > 0 {
+					u["cacheReadTokens"] = reply.Usage.CacheReadTokens
+				}
+				s.cfg.Updates(u)
 			}
-			s.cfg.Updates(u)
 			s.persist(Record{Type: RecordUsage, Usage: &reply.Usage})
 		}
 		if err != nil {

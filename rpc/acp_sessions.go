@@ -1,0 +1,71 @@
+package rpc
+
+import (
+	"context"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// acpSessionLoad serves ACP's session/load. Its cwd becomes a workspace
+// folder first, as session/new's does: a client that reopens a thread in a
+// fresh daemon (acpx runs each prompt in a new process) has no other way
+// to name the folder its tools work in.
+func (s *Server) acpSessionLoad(raw []byte) (any, error) {
+	var p struct {
+		CWD string `json:"cwd"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("cwd", p.CWD); err != nil {
+		return nil, err
+	}
+	if err := s.addFolderFor(p.CWD); err != nil {
+		return nil, err
+	}
+	return s.sessionLoad(raw)
+}
+
+// acpSessionClose serves session/close: the turn is cancelled, the log
+// flushed and closed, the session's own MCP servers stopped, and the
+// session forgotten (session/load brings it back). It waits for the turn
+// to end, which may need answers from the client, so it releases the read
+// loop first.
+func (s *Server) acpSessionClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return s.closeSession(ctx, req)
+}
+
+// acpUpdate makes a session/update fit ACP, whose tool-call locations are
+// absolute paths while the tools describe them as the user reads them.
+func (s *Server) acpUpdate(u session.Update) session.Update {
+	locs, ok := u["locations"].([]tools.Location)
+	if !ok || len(locs) == 0 {
+		return u
+	}
+	out := make(session.Update, len(u))
+	for k, v := range u {
+		out[k] = v
+	}
+	out["locations"] = s.absLocations(locs)
+	return out
+}
+
+// absLocations resolves tool-call locations against the workspace
+// folders; a path that does not resolve is left as it is.
+func (s *Server) absLocations(locs []tools.Location) []tools.Location {
+	r, err := s.newFiles().roots()
+	if err != nil || r == nil {
+		return locs
+	}
+	out := make([]tools.Location, len(locs))
+	for i, l := range locs {
+		out[i] = l
+		if abs, err := r.Resolve(l.Path); err == nil {
+			out[i].Path = abs
+		}
+	}
+	return out
+}
