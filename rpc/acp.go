@@ -35,57 +35,6 @@ type acpCaps struct {
 	writeTextFile bool
 }
 
-func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := req.Method()
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
-	if state == stateNew && method != methodInitialize {
-		if req.IsCall() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "not initialized: send initialize before %s", method)
-		}
-		return nil, nil
-	}
-	var (
-		res any
-		err error
-	)
-	switch method {
-	case methodInitialize:
-		res, err = s.acpInitialize(req.Params())
-	case methodAuthenticate:
-		res = map[string]any{}
-	case methodSessionNew:
-		res, err = s.acpSessionNew(req.Params())
-	case methodSessionLoad:
-		res, err = s.acpSessionLoad(req.Params())
-	case methodSessionClose:
-		res, err = s.acpSessionClose(ctx, req)
-	case methodSessionPrompt:
-		res, err = s.sessionPrompt(ctx, req)
-	case methodSessionCancel:
-		err = s.sessionCancel(req.Params())
-	case methodSessionSetMode:
-		res, err = s.sessionSetMode(req.Params())
-	case methodSessionList:
-		res, err = s.sessionList(req.Params())
-	case methodACPInstructions:
-		res, err = s.sessionInstructions(req.Params())
-	case methodACPCancelRequest, methodCancel:
-		err = s.cancelRequest(req.Params())
-	default:
-		if req.IsCall() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
-		}
-		return nil, nil
-	}
-	if err != nil && !req.IsCall() {
-		s.log.Warn("notification failed", "method", method, "err", err)
-		return nil, nil
-	}
-	return res, err
-}
-
 func (s *Server) acpInitialize(raw []byte) (any, error) {
 	var p struct {
 		ProtocolVersion    *int `json:"protocolVersion"`

@@ -1,8 +1,8 @@
 package rpc
 
 // Method names the daemon handles or sends. Custom methods live under
-// cline/ (PROTOCOL.md); every name goes through the switch in
-// (*Server).handle.
+// cline/ (PROTOCOL.md); every method served is routed through the one
+// table in routes.go.
 const (
 	methodInitialize   = "initialize"
 	methodInitialized  = "initialized"

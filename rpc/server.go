@@ -224,77 +224,23 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		}
 	}()
 	s.log.Debug("received", "method", method, "call", req.IsCall())
-	if s.dialect == DialectACP {
-		return s.handleACP(ctx, req)
-	}
 
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
+	r, known := routes[s.dialect][method]
 	switch {
-	case method == methodExit:
-		s.exit()
-		return nil, nil
-	case state == stateNew && method != methodInitialize:
+	case state == stateNew && !(known && r.early):
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", method)
 		}
 		return nil, nil // LSP: drop notifications before initialize
-	case state == stateShutdown:
+	case state == stateShutdown && !(known && r.afterShutdown):
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the server is shut down; only exit is accepted")
 		}
 		return nil, nil
-	}
-
-	switch method {
-	case methodInitialize:
-		res, err = s.initialize(req.Params())
-	case methodInitialized, methodSetTrace, methodWillSave:
-		// Nothing to do.
-	case methodCancel:
-		err = s.cancelRequest(req.Params())
-	case methodProgressCancel:
-		err = s.progressCancel(req.Params())
-	case methodShutdown:
-		res, err = s.shutdown(ctx)
-	case methodDidOpen:
-		err = s.didOpen(req.Params())
-	case methodDidChange:
-		err = s.didChange(req.Params())
-	case methodDidClose:
-		err = s.didClose(req.Params())
-	case methodDidSave:
-		err = s.didSave(req.Params())
-	case methodDidChangeWF:
-		err = s.didChangeFolders(req.Params())
-	case methodDidChangeCfg:
-		err = s.didChangeConfiguration(req.Params())
-	case methodExecCommand:
-		res, err = s.executeCommand(ctx, req)
-	case methodCallTool:
-		res, err = s.callTool(ctx, req)
-	case methodTools:
-		res, err = s.renderTools(req.Params())
-	case methodApprovalResponse:
-		res, err = s.approvals.respond(req.Params())
-	case methodSessionNew:
-		res, err = s.sessionNew(req.Params())
-	case methodSessionPrompt:
-		res, err = s.sessionPrompt(ctx, req)
-	case methodSessionCancel:
-		err = s.sessionCancel(req.Params())
-	case methodSessionSetMode:
-		res, err = s.sessionSetMode(req.Params())
-	case methodSessionLoad:
-		res, err = s.sessionLoad(req.Params())
-	case methodSessionList:
-		res, err = s.sessionList(req.Params())
-	case methodCloseSession:
-		res, err = s.closeSession(ctx, req)
-	case methodInstructions:
-		res, err = s.sessionInstructions(req.Params())
-	default:
+	case !known:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
 		}
@@ -303,6 +249,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		}
 		return nil, nil
 	}
+	res, err = r.handle(s, ctx, req)
 	if err != nil && !req.IsCall() {
 		// A notification cannot be answered, and an error returned from
 		// its handler would end the connection: report it instead.

@@ -1,0 +1,119 @@
+package rpc
+
+import (
+	"context"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// A route is how one method is served: in which dialects, whether it
+// waits for initialize, and the handler. Every method the daemon answers
+// is in routes; the dispatcher (Server.handle) applies the lifecycle rules
+// once for all of them.
+type route struct {
+	dialects dialectSet
+	// early routes are served before initialize (initialize itself, exit).
+	early bool
+	// afterShutdown routes are served after shutdown (only exit).
+	afterShutdown bool
+	handle        handler
+}
+
+// handler serves one request or notification. Notifications return a nil
+// result; an error of theirs is reported, never answered.
+type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
+
+type dialectSet uint8
+
+const (
+	inLSP dialectSet = 1 << iota
+	inACP
+	inBoth = inLSP | inACP
+)
+
+func (d dialectSet) has(x Dialect) bool {
+	switch x {
+	case DialectLSP:
+		return d&inLSP != 0
+	case DialectACP:
+		return d&inACP != 0
+	}
+	return false
+}
+
+// Adapters from the handlers' own signatures: most decode their params
+// and neither wait nor need the request.
+func params(f func(*Server, []byte) (any, error)) handler {
+	return func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) { return f(s, req.Params()) }
+}
+
+func notice(f func(*Server, []byte) error) handler {
+	return func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) { return nil, f(s, req.Params()) }
+}
+
+func nothing(*Server, context.Context, *jsonrpc2.Request) (any, error) { return nil, nil }
+
+// routes is every method served, by dialect: a method both dialects carry
+// with different semantics (initialize, session/new) has one entry each.
+var routes = map[Dialect]map[string]route{DialectLSP: {}, DialectACP: {}}
+
+func serve(method string, d dialectSet, h handler, opts ...func(*route)) {
+	r := route{dialects: d, handle: h}
+	for _, o := range opts {
+		o(&r)
+	}
+	for _, x := range []Dialect{DialectLSP, DialectACP} {
+		if d.has(x) {
+			if _, dup := routes[x][method]; dup {
+				panic("rpc: two routes for " + method)
+			}
+			routes[x][method] = r
+		}
+	}
+}
+
+func early(r *route)         { r.early = true }
+func afterShutdown(r *route) { r.afterShutdown = true }
+
+func init() {
+	// Lifecycle.
+	serve(methodInitialize, inLSP, params((*Server).initialize), early)
+	serve(methodInitialize, inACP, params((*Server).acpInitialize), early)
+	serve(methodExit, inLSP, func(s *Server, _ context.Context, _ *jsonrpc2.Request) (any, error) { s.exit(); return nil, nil }, early, afterShutdown)
+	serve(methodShutdown, inLSP, func(s *Server, ctx context.Context, _ *jsonrpc2.Request) (any, error) { return s.shutdown(ctx) })
+	serve(methodInitialized, inLSP, nothing)
+	serve(methodSetTrace, inLSP, nothing)
+	serve(methodAuthenticate, inACP, func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return map[string]any{}, nil })
+	serve(methodCancel, inBoth, notice((*Server).cancelRequest))
+	serve(methodACPCancelRequest, inACP, notice((*Server).cancelRequest))
+	serve(methodProgressCancel, inLSP, notice((*Server).progressCancel))
+
+	// Text synchronisation and workspace.
+	serve(methodDidOpen, inLSP, notice((*Server).didOpen))
+	serve(methodDidChange, inLSP, notice((*Server).didChange))
+	serve(methodDidClose, inLSP, notice((*Server).didClose))
+	serve(methodDidSave, inLSP, notice((*Server).didSave))
+	serve(methodWillSave, inLSP, nothing)
+	serve(methodDidChangeWF, inLSP, notice((*Server).didChangeFolders))
+	serve(methodDidChangeCfg, inLSP, notice((*Server).didChangeConfiguration))
+	serve(methodExecCommand, inLSP, (*Server).executeCommand)
+
+	// Tools and approvals.
+	serve(methodCallTool, inLSP, (*Server).callTool)
+	serve(methodTools, inLSP, params((*Server).renderTools))
+	serve(methodApprovalResponse, inLSP, params(func(s *Server, raw []byte) (any, error) { return s.approvals.respond(raw) }))
+
+	// Sessions.
+	serve(methodSessionNew, inLSP, params((*Server).sessionNew))
+	serve(methodSessionNew, inACP, params((*Server).acpSessionNew))
+	serve(methodSessionLoad, inLSP, params((*Server).sessionLoad))
+	serve(methodSessionLoad, inACP, params((*Server).acpSessionLoad))
+	serve(methodSessionPrompt, inBoth, (*Server).sessionPrompt)
+	serve(methodSessionCancel, inBoth, notice((*Server).sessionCancel))
+	serve(methodSessionSetMode, inBoth, params((*Server).sessionSetMode))
+	serve(methodSessionList, inBoth, params((*Server).sessionList))
+	serve(methodCloseSession, inLSP, (*Server).closeSession)
+	serve(methodSessionClose, inACP, (*Server).closeSession)
+	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
+	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
+}
