@@ -72,8 +72,8 @@ func TestSystemPromptGolden(t *testing.T) {
 }
 
 // TestSystemPromptBudget keeps the act-mode prompt for a native-tool model
-// within its share of DESIGN.md's budget: the tool definitions take the
-// rest.
+// within its share of the budget of docs/DESIGN.md §2: the tool
+// definitions take the rest.
 func TestSystemPromptBudget(t *testing.T) {
 	const budget = 4000
 	for _, fam := range families {

@@ -78,8 +78,9 @@ func CategoryOf(name string, kind tools.Kind, readOnly bool) Category {
 	return CategoryOther
 }
 
-// defaultDecision is DESIGN.md's default: reads, searches, listings and
-// interactions run without asking; edits, commands, web and MCP ask.
+// defaultDecision is the default of docs/DESIGN.md §2 (approvals): reads,
+// searches, listings and interactions run without asking; edits, commands,
+// web and MCP ask.
 func defaultDecision(c Category) Decision {
 	if c == CategoryRead || c == CategoryInteract {
 		return Allow

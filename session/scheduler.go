@@ -12,7 +12,7 @@ import (
 // CallState is where a tool call is on its way through the scheduler.
 type CallState string
 
-// Call states (DESIGN.md §2). A call goes validating → scheduled, waits
+// Call states (docs/DESIGN.md §2). A call goes validating → scheduled, waits
 // there for its turn, then → awaiting_approval when the policy asks →
 // executing → success | error | cancelled. A call whose validation fails
 // goes straight to error; one cancelled or refused before it runs goes

@@ -285,7 +285,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	return stop, err
 }
 
-// turn is the loop of DESIGN.md §5: render the prompt, stream the reply,
+// turn is the loop of docs/DESIGN.md §5: render the prompt, stream the reply,
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
 	for req := 0; ; req++ {

@@ -19,7 +19,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 )
 
-// Session files (DESIGN.md §5) are JSON lines, one record per line, in
+// Session files (docs/DESIGN.md §5) are JSON lines, one record per line, in
 // <state dir>/sessions/<sessionId>.jsonl. The first line is a meta record;
 // every later line records one change to the session in the order it
 // happened. A record is committed once its line, newline included, is on

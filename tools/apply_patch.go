@@ -60,7 +60,7 @@ func (e *editEnv) buildApplyPatch(a applyPatchArgs) (Invocation, error) {
 
 // applyPatchCall is one validated apply_patch call. The whole patch is
 // planned in memory against the current texts and delivered in one
-// Files.Apply, so it changes every file it names or none (DESIGN.md §3).
+// Files.Apply, so it changes every file it names or none (docs/DESIGN.md §3).
 type applyPatchCall struct {
 	env   *editEnv
 	patch *edit.Patch

@@ -50,9 +50,10 @@ type builtinMeta struct {
 	requires func(Context) bool
 }
 
-// builtinTable lists the built-in tools in the order of DESIGN.md's table.
-// Read-only here means "needs no approval by default" (DESIGN.md §2
-// approvals): web fetches and MCP calls ask, so they are not read-only.
+// builtinTable lists the built-in tools in the order of the table in
+// docs/DESIGN.md §2. Read-only here means "needs no approval by default"
+// (approvals, same section): web fetches and MCP calls ask, so they are
+// not read-only.
 func builtinTable() []builtinMeta {
 	notApplyPatch := func(c Context) bool { return !c.ApplyPatch }
 	return []builtinMeta{

@@ -9,7 +9,7 @@ import (
 )
 
 // TestBuiltinSpecsMatchDesignTable checks each built-in tool's parameters
-// against the inputs DESIGN.md §2 lists for it.
+// against the inputs docs/DESIGN.md §2 lists for it.
 func TestBuiltinSpecsMatchDesignTable(t *testing.T) {
 	want := []struct {
 		name     string
@@ -128,7 +128,7 @@ func TestBuiltinSpecsUsable(t *testing.T) {
 }
 
 func TestBuiltinKindsAndApprovals(t *testing.T) {
-	// DESIGN.md §2: read, search, list, ask, plan and submit run without
+	// docs/DESIGN.md §2: read, search, list, ask, plan and submit run without
 	// asking; edits, commands, web and MCP ask.
 	cases := map[string]bool{
 		"read_files": true, "list_files": true, "search_codebase": true, "list_code_definitions": true,

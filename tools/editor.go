@@ -22,7 +22,7 @@ func (e *editEnv) buildEditor(a editorArgs) (Invocation, error) {
 	return &editorCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
 }
 
-// editorCall is one validated editor call (DESIGN.md §3): insert before a
+// editorCall is one validated editor call (docs/DESIGN.md §3): insert before a
 // line, create a missing file, or replace the one occurrence of old_text.
 type editorCall struct {
 	env     *editEnv

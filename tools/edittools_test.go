@@ -401,7 +401,7 @@ func BenchmarkEditorTool5000LinesIn10MiB(b *testing.B) {
 
 // editReplanFiles is a Files whose editor refuses the first delivery
 // because its buffer moved on: the first plan sees stale texts, and Apply
-// then plans again on the latest ones, as the daemon does (DESIGN.md §3).
+// then plans again on the latest ones, as the daemon does (docs/DESIGN.md §3).
 type editReplanFiles struct {
 	*toolstest.Files
 	stale map[string]string // absolute path → the text the first plan sees

@@ -18,9 +18,9 @@ const (
 // Group is a set of tools that a preset switches on or off together.
 type Group string
 
-// Tool groups. The first nine are the columns of DESIGN.md's preset
-// table; GroupPlan, GroupTodo and GroupMCP place the tools that table
-// leaves out.
+// Tool groups, the columns of the preset table in docs/DESIGN.md §2. The
+// first nine are the switches modes mostly differ by; GroupPlan, GroupTodo
+// and GroupMCP hold plan mode's answer, the todo list and the MCP pair.
 const (
 	GroupRead     Group = "read"
 	GroupSearch   Group = "search"
@@ -134,7 +134,7 @@ func ShortTitle(text string) string {
 	return t
 }
 
-// PresetFor returns the preset of a mode (DESIGN.md §2, presets table).
+// PresetFor returns the preset of a mode (docs/DESIGN.md §2, presets table).
 func PresetFor(mode string) (Preset, bool) {
 	switch mode {
 	case ModeAct:

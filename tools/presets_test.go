@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestPresetsPerMode spells out, per mode, the tools DESIGN.md's preset
-// table gives it, plus the tools that table leaves out (plan_mode_respond
-// in plan, update_plan where work is carried out, the MCP pair where MCP
-// servers may be used).
+// TestPresetsPerMode spells out, per mode, the tools the preset table of
+// docs/DESIGN.md §2 gives it, including plan_mode_respond in plan,
+// update_plan where work is carried out and the MCP pair where MCP
+// servers may be used.
 func TestPresetsPerMode(t *testing.T) {
 	ctx := Context{HasMCP: true, Skills: []string{"s"}}
 	cases := []struct {

@@ -383,7 +383,7 @@ func TestRenderEdgeCases(t *testing.T) {
 }
 
 // TestActModeToolSize records what act mode's tool list costs per request
-// in each format and holds it to the budget (DESIGN.md §2: system prompt
+// in each format and holds it to the budget (docs/DESIGN.md §2: system prompt
 // plus tools within 12,000 characters natively, 16,000 on the XML path;
 // the tools' share is kept under 7,000).
 func TestActModeToolSize(t *testing.T) {

@@ -22,7 +22,7 @@ func (e *editEnv) buildReplaceInFile(a replaceInFileArgs) (Invocation, error) {
 }
 
 // replaceInFileCall is one validated replace_in_file call: SEARCH/REPLACE
-// blocks applied to one file, all or nothing (DESIGN.md §3).
+// blocks applied to one file, all or nothing (docs/DESIGN.md §3).
 type replaceInFileCall struct {
 	env     *editEnv
 	args    replaceInFileArgs

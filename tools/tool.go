@@ -40,7 +40,7 @@ const (
 // Family is a model family a tool variant is registered for.
 type Family string
 
-// Model families (DESIGN.md §2).
+// Model families (docs/DESIGN.md §2).
 const (
 	FamilyGeneric Family = "generic"
 	FamilyNextGen Family = "next-gen"
@@ -151,7 +151,7 @@ type FileEdit struct {
 	Path    string
 	OldText string
 	NewText string
-	// Diff is the compact line diff (DESIGN.md §4).
+	// Diff is the compact line diff (docs/DESIGN.md §4).
 	Diff    string
 	Added   int
 	Removed int

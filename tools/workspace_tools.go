@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits shared by the workspace tools (DESIGN.md §2, built-in tools).
+// Limits shared by the workspace tools (docs/DESIGN.md §2, built-in tools).
 const (
 	// MaxToolOutput is the most characters (counted in bytes) a tool
 	// result carries; longer output is cut in the middle, keeping its

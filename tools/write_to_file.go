@@ -24,7 +24,7 @@ func (e *editEnv) buildWriteToFile(a writeToFileArgs) (Invocation, error) {
 // writeToFileCall is one validated write_to_file call: it creates a file,
 // or replaces one whose current text the model has read in this session.
 // A whole-file write cannot merge, so it is the one edit that must never
-// run against text the model has not seen (DESIGN.md §3).
+// run against text the model has not seen (docs/DESIGN.md §3).
 type writeToFileCall struct {
 	env     *editEnv
 	args    writeToFileArgs

@@ -1,5 +1,5 @@
 // Package edit is the edit engine behind the editor, replace_in_file and
-// apply_patch tools (DESIGN.md §3). It computes new file contents from the
+// apply_patch tools (docs/DESIGN.md §3). It computes new file contents from the
 // model's arguments and never touches a disk or a buffer itself: the tool
 // wrappers read the current text (buffer mirror or disk), call this package,
 // and deliver the result.

@@ -28,9 +28,9 @@ const (
 )
 
 // EditorError is the error of an editor call that changed nothing. Its
-// message is the model-facing text of DESIGN.md §3, naming Path; a wrapper
-// that called Replace or Insert directly sets Path before showing it (an
-// empty Path reads "the file").
+// message is the model-facing text of docs/DESIGN.md §3, naming Path; a
+// wrapper that called Replace or Insert directly sets Path before showing
+// it (an empty Path reads "the file").
 type EditorError struct {
 	Reason Reason
 	// Path is the display path shown to the model.
