@@ -68,6 +68,8 @@ func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, err
 		res, err = s.sessionList(req.Params())
 	case methodACPCancelRequest, methodCancel:
 		err = s.cancelRequest(req.Params())
+	case methodACPCompact:
+		res, err = s.compactSession(ctx, req, req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)

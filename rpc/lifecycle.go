@@ -25,6 +25,14 @@ type Settings struct {
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
 	Subagents   []SubagentSettings `json:"subagents,omitempty"`
 	Experiments map[string]any     `json:"experiments,omitempty"`
+	Context     *ContextSettings   `json:"context,omitempty"`
+}
+
+// ContextSettings tune compaction (PROTOCOL.md §7).
+type ContextSettings struct {
+	// CompactAt is the share of the context window past which the history
+	// is compacted before a request; 0 takes the default.
+	CompactAt float64 `json:"compactAt,omitempty"`
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -37,6 +45,8 @@ type ProviderSettings struct {
 	NativeTools *bool  `json:"nativeTools,omitempty"`
 	// Transcript is the replay provider's recorded transcript file.
 	Transcript string `json:"transcript,omitempty"`
+	// ContextWindow overrides the model's context window, in tokens.
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 // SubagentSettings configures one subagent tool.
@@ -82,6 +92,12 @@ func (st *Settings) validate(prefix string) error {
 		if strings.TrimSpace(sa.Name) == "" {
 			return invalidParams("%ssubagents[%d].name: required", prefix, i)
 		}
+	}
+	if st.Provider != nil && st.Provider.ContextWindow < 0 {
+		return invalidParams("%sprovider.contextWindow: must be positive, got %d", prefix, st.Provider.ContextWindow)
+	}
+	if c := st.Context; c != nil && (c.CompactAt < 0 || c.CompactAt > 1) {
+		return invalidParams("%scontext.compactAt: must be between 0 and 1, got %v", prefix, c.CompactAt)
 	}
 	if st.MaxTurns < 0 {
 		return invalidParams("%smaxTurns: must be positive, got %d", prefix, st.MaxTurns)
@@ -129,6 +145,12 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 			if p.NativeTools == nil {
 				p.NativeTools = file.Provider.NativeTools
 			}
+			if p.ContextWindow == 0 {
+				p.ContextWindow = file.Provider.ContextWindow
+			}
+		}
+		if st.Context == nil {
+			st.Context = file.Context
 		}
 		fill(&st.Mode, file.Mode)
 		fill(&st.StateDir, file.StateDir)
@@ -380,6 +402,9 @@ func mergeSettings(base, over Settings) Settings {
 		if o.NativeTools != nil {
 			p.NativeTools = o.NativeTools
 		}
+		if o.ContextWindow != 0 {
+			p.ContextWindow = o.ContextWindow
+		}
 		out.Provider = &p
 	}
 	if over.Mode != "" {
@@ -402,6 +427,9 @@ func mergeSettings(base, over Settings) Settings {
 	}
 	if over.Subagents != nil {
 		out.Subagents = over.Subagents
+	}
+	if over.Context != nil {
+		out.Context = over.Context
 	}
 	return out
 }

@@ -278,6 +278,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		res, err = s.sessionLoad(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodCompact:
+		res, err = s.compactSession(ctx, req, req.Params())
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
@@ -438,10 +440,13 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case commandCompact:
+		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
+		return s.compactSession(ctx, req, b)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }
 
 func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact}
 }

@@ -179,6 +179,13 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 			s.reportEdits(context.Background(), id, callID, edits)
 		},
 	}
+	st := s.CurrentSettings()
+	if st.Provider != nil {
+		cfg.ContextWindow = st.Provider.ContextWindow
+	}
+	if st.Context != nil {
+		cfg.CompactAt = st.Context.CompactAt
+	}
 	if canAsk {
 		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
 			return s.askQuestion(ctx, id, q, opts)
@@ -440,18 +447,8 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, invalidParams("sessionId: %v", err)
 	}
-	var history []provider.Message
-	mode := meta.Mode
-	for _, r := range recs {
-		switch r.Type {
-		case session.RecordMessage:
-			if r.Message != nil {
-				history = append(history, *r.Message)
-			}
-		case session.RecordMode:
-			mode = r.Mode
-		}
-	}
+	resumed := session.Resume(meta, recs)
+	mode := resumed.Mode
 	log, err := st.Open(p.SessionID)
 	if err != nil {
 		s.log.Warn("loaded session will not be saved further", "err", err)
@@ -465,10 +462,11 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.openSession(p.SessionID, cwd, mode, nil, history, log, false, own)
+	ls, err := s.openSession(p.SessionID, cwd, mode, nil, resumed.History, log, false, own)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}
+	ls.Restore(resumed)
 	s.addSession(p.SessionID, ls)
 	s.replay(p.SessionID, recs)
 	return map[string]any{"modes": map[string]any{"currentModeId": mode, "availableModes": availableModes()}}, nil
@@ -483,6 +481,8 @@ func (s *Server) replay(id string, recs []session.Record) {
 			s.sendUpdate(id, session.Update{"sessionUpdate": "current_mode_update", "currentModeId": r.Mode})
 		case session.RecordPlan:
 			s.sendUpdate(id, session.Update{"sessionUpdate": "plan", "entries": r.Plan})
+		case session.RecordCompaction:
+			s.sendUpdate(id, r.Compaction.Update(s.dialect == DialectACP))
 		case session.RecordMessage:
 			m := r.Message
 			if m == nil {

@@ -80,9 +80,14 @@ type Config struct {
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
 	// ACP selects the ACP dialect's shapes: edit results carry diff
-	// content, and usage goes unreported (ACP's usage_update wants the
-	// context window, which the daemon does not know).
+	// content, usage_update is the schema's UsageUpdate, and compactions
+	// are reported as message text.
 	ACP bool
+	// ContextWindow, when positive, overrides the model's context window
+	// (provider.WindowFor); CompactAt is the share of it past which the
+	// history is compacted before a request (DefaultCompactAt when 0).
+	ContextWindow int
+	CompactAt     float64
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
 	Edited func(callID string, edits []tools.FileEdit)
@@ -101,6 +106,12 @@ type Session struct {
 	title   string
 	running context.CancelFunc // the turn in flight, if any
 	nextID  int
+	// lastPrompt and edited are facts every compaction keeps.
+	lastPrompt string
+	edited     []string
+
+	tokens *tokens
+	meter  *meter
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -123,7 +134,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.Updates == nil {
 		cfg.Updates = func(Update) {}
 	}
-	s := &Session{cfg: cfg, mode: cfg.Mode, history: history, registry: tools.NewRegistry()}
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: history, registry: tools.NewRegistry(), tokens: newTokens(cfg), meter: &meter{}}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -212,6 +223,8 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 		return "", ErrBusy
 	}
 	s.running = cancel
+	s.lastPrompt = text
+	s.meter.startTurn()
 	user := provider.UserText(text)
 	s.history = append(s.history, user)
 	if s.title == "" {
@@ -238,6 +251,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 // turn is the loop of DESIGN.md §5: render the prompt, stream the reply,
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
+	retried := false // the request now being made is a retry after compacting
 	for req := 0; ; req++ {
 		if req >= s.cfg.MaxTurns {
 			return StopMaxTurnRequests, nil
@@ -255,26 +269,29 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := s.fit(ctx, &request); err != nil {
+			return "", err
+		}
 		stream, err := s.cfg.Provider.Stream(ctx, request)
 		if err != nil {
 			return "", err
 		}
 		reply, calls, err := s.consume(stream, parser)
 		s.appendHistory(reply.Message)
-		if reply.Usage != (provider.Usage{}) && !s.cfg.ACP {
-			u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
-			if reply.Usage.CacheReadTokens > 0 {
-				u["cacheReadTokens"] = reply.Usage.CacheReadTokens
-			}
-			s.cfg.Updates(u)
-			s.persist(Record{Type: RecordUsage, Usage: &reply.Usage})
-		}
+		s.reportUsage(provider.EstimateTokens(request), reply.Usage)
 		if err != nil {
 			if ctx.Err() != nil {
 				return StopCancelled, nil
 			}
+			// Too long for the model after all: compact and try once more.
+			if !retried && s.recoverContext(ctx, err, request) {
+				retried = true
+				req--
+				continue
+			}
 			return "", err
 		}
+		retried = false
 		if len(calls) == 0 {
 			switch {
 			case reply.Stop == provider.StopMaxTokens:
@@ -283,7 +300,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 				return StopRefusal, nil
 			case preset.RequireSubmit:
 				// Yolo ends only at submit_and_exit: remind, go on.
-				s.appendHistory(provider.UserText("Continue the task. When it is done, call " + tools.NameSubmitAndExit + "."))
+				s.appendHistory(provider.UserText(continueReminder))
 				continue
 			}
 			return StopEndTurn, nil
@@ -511,8 +528,11 @@ func (s *Session) observe(u CallUpdate) {
 		} else {
 			up["status"] = "failed"
 		}
-		if u.Result != nil && len(u.Result.Edits) > 0 && s.cfg.Edited != nil {
-			s.cfg.Edited(u.Call.ID, u.Result.Edits)
+		if u.Result != nil && len(u.Result.Edits) > 0 {
+			s.noteEdits(u.Result.Edits)
+			if s.cfg.Edited != nil {
+				s.cfg.Edited(u.Call.ID, u.Result.Edits)
+			}
 		}
 		if u.Result != nil {
 			content := []any{textContent(s.cfg.Redact(u.Result.Content))}
