@@ -83,7 +83,7 @@ var errTooLong = &provider.Error{Provider: "openai", Status: 400, Attempts: 1,
 
 // testSession makes a session over m whose read_files returns size
 // bytes per call and whose editor "changes" the path it is given.
-func testSession(t *testing.T, m *scriptModel, window, size int) (*Session, *Log, *Store, *[]Update) {
+func testSession(t testing.TB, m *scriptModel, window, size int) (*Session, *Log, *Store, *[]Update) {
 	t.Helper()
 	st, err := NewStore(t.TempDir())
 	if err != nil {
@@ -361,4 +361,41 @@ func transcriptOf(msgs []provider.Message) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// BenchmarkCompact measures compacting a 32k-token window's history of
+// 30 KB tool outputs (the daemon's side only: the summary comes back at
+// once, and the elided variant makes no model request).
+func BenchmarkCompact(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		summary func(provider.Request) (string, error)
+	}{
+		{"summary", func(provider.Request) (string, error) { return "## Task\nthe task", nil }},
+		{"elided", func(provider.Request) (string, error) { return "", errors.New("no summary") }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := &scriptModel{summary: bc.summary}
+			s, err := New(Config{ID: "b", Mode: "act", Provider: m, ContextWindow: 32768}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			view := []provider.Message{provider.UserText("port the store")}
+			for i := 0; s.estimateMessages(view) < 24000; i++ {
+				id := fmt.Sprint(i)
+				view = append(view,
+					provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{provider.CallPart(provider.ToolCall{ID: id, Name: "read_files", Args: json.RawMessage(`{"files":[{"path":"big.txt"}]}`)})}},
+					provider.Message{Role: provider.RoleTool, Parts: []provider.Part{provider.ResultPart(provider.ToolResult{CallID: id, Name: "read_files", Content: strings.Repeat("func f() {}\n", 2500)})}})
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				s.mu.Lock()
+				s.history = view
+				s.mu.Unlock()
+				if _, err := s.compact(b.Context(), ReasonAuto, 2000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
