@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -312,7 +313,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	} else {
 		budget := int(fallbackShare*float64(window)) - overhead - s.estimateMessages(kept)
 		c.Head, c.Method = s.elide(old, budget)
-		c.Summary = fmt.Sprintf("No summary (%v): older tool outputs were elided", err)
+		c.Summary = s.cfg.Redact(fmt.Sprintf("No summary (%v): older tool outputs were elided", err))
 		if c.Method == MethodDropped {
 			c.Summary += " and the oldest turns dropped"
 		}
@@ -322,15 +323,13 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	next := c.apply(view)
 	// The kept part itself may be too long (one huge tool output): elide
 	// its outputs too, all but the newest turn's.
-	if overhead+s.estimateMessages(next) > int(hardShare*float64(window)) && len(kept) > 1 {
-		last := s.splitKept(kept, 0)
-		if last == 0 {
-			last = len(kept)
+	if overhead+s.estimateMessages(next) > int(hardShare*float64(window)) {
+		if last := s.splitKept(kept, 0); last > 0 {
+			head, _ := s.elide(kept[:last], math.MaxInt)
+			c.Head = append(c.Head, head...)
+			c.Kept = len(kept) - last
+			next = c.apply(view)
 		}
-		head, _ := s.elide(kept[:last], 0)
-		c.Head = append(c.Head, head...)
-		c.Kept = len(kept) - last
-		next = c.apply(view)
 	}
 	c.After = s.estimateMessages(next)
 	c.Millis = time.Since(start).Milliseconds()

@@ -399,3 +399,36 @@ func BenchmarkCompact(b *testing.B) {
 		})
 	}
 }
+
+// TestCompactElidesAnOversizedKeptPart: when the system prompt leaves too
+// little room for the newest turns, their outputs are elided too, all but
+// the newest turn's.
+func TestCompactElidesAnOversizedKeptPart(t *testing.T) {
+	m := &scriptModel{summary: func(provider.Request) (string, error) { return "s", nil }}
+	s, err := New(Config{ID: "b", Mode: "act", Provider: m, ContextWindow: 4000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := []provider.Message{provider.UserText("start")}
+	for i := range 6 {
+		id := fmt.Sprint(i)
+		view = append(view,
+			provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{provider.CallPart(provider.ToolCall{ID: id, Name: "read_files", Args: json.RawMessage(`{}`)})}},
+			provider.Message{Role: provider.RoleTool, Parts: []provider.Part{provider.ResultPart(provider.ToolResult{CallID: id, Content: strings.Repeat("z", 1000)})}})
+	}
+	s.history = view
+	c, err := s.compact(t.Context(), ReasonAuto, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.History()
+	if c.Kept != 2 || !strings.Contains(transcriptOf(got), "output elided (1000 bytes)") {
+		t.Fatalf("kept %d messages; view:\n%s", c.Kept, transcriptOf(got))
+	}
+	if last := got[len(got)-1].Parts[0].Result; last == nil || len(last.Content) != 1000 {
+		t.Errorf("the newest result was not kept verbatim: %+v", last)
+	}
+	if 3000+c.After > 3800 {
+		t.Errorf("after compaction: %d tokens with the overhead", 3000+c.After)
+	}
+}
