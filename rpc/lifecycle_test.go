@@ -189,6 +189,8 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad mode", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"mode": "turbo"}}, -32602, "initializationOptions.mode"},
 		{"initialize bad folder", "initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []any{map[string]any{"uri": "http://x/y", "name": "x"}}}, -32602, "workspaceFolders[0].uri"},
 		{"initialize bad rule", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"rules": []any{map[string]any{"tool": "x", "decision": "maybe"}}}}, -32602, "rules[0].decision"},
+		{"initialize bad compactAt", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"context": map[string]any{"compactAt": 1.5}}}, -32602, "initializationOptions.context.compactAt"},
+		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
 	}
 	for _, tt := range tests {
