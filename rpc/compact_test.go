@@ -129,6 +129,30 @@ func longTask(end int) func(n int) map[string]any {
 	}
 }
 
+// logCompactionTimes logs how long the session's compactions took, as
+// their records say (the fake model's round trip included).
+func logCompactionTimes(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var us []int
+	for _, line := range strings.Split(string(data), "\n") {
+		var rec struct {
+			Type       string
+			Compaction struct{ Micros int }
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == "compaction" {
+			us = append(us, rec.Compaction.Micros)
+		}
+	}
+	if len(us) == 0 {
+		t.Fatal("no compaction records in the session file")
+	}
+	slices.Sort(us)
+	t.Logf("%d compaction records; time per compaction: median %d µs, max %d µs", len(us), us[len(us)/2], us[len(us)-1])
+}
+
 func editedPath(n int) string { return fmt.Sprintf("out/step%03d.txt", n) }
 
 func windowEditor(t *testing.T, ctx context.Context, url, root, state string) *rpctest.Editor {
@@ -238,6 +262,7 @@ func TestLongSessionStaysInsideTheWindow(t *testing.T) {
 		t.Errorf("%d compaction updates for %d summaries", compactions, ws.summaries)
 	}
 	ed.Shutdown(ctx)
+	logCompactionTimes(t, filepath.Join(state, "sessions", id+".jsonl"))
 
 	// A second daemon loads the session and continues from the compacted view.
 	ed2 := windowEditor(t, ctx, ws.URL, root, state)

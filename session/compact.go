@@ -83,8 +83,8 @@ type Compaction struct {
 	// Head replaces every message of the view but the last Kept.
 	Head []provider.Message `json:"head"`
 	Kept int                `json:"kept"`
-	// Millis is how long compacting took.
-	Millis int64 `json:"millis,omitempty"`
+	// Micros is how long compacting took, in microseconds.
+	Micros int64 `json:"micros,omitempty"`
 }
 
 // apply returns the view after the compaction.
@@ -332,7 +332,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 		}
 	}
 	c.After = s.estimateMessages(next)
-	c.Millis = time.Since(start).Milliseconds()
+	c.Micros = time.Since(start).Microseconds()
 	s.mu.Lock()
 	s.history = next
 	s.mu.Unlock()
