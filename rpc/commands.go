@@ -53,10 +53,13 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case commandCompact:
+		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
+		return s.compactSession(ctx, req, b)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }
 
 func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact}
 }

@@ -53,7 +53,7 @@ func TestLoadThenPromptKeepsTitleAndPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := session.Restore(meta, recs)
+	r := session.Resume(meta, recs)
 	if r.Title != "first task" {
 		t.Errorf("title after load and prompt = %q", r.Title)
 	}

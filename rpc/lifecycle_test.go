@@ -74,7 +74,7 @@ func TestInitializeResult(t *testing.T) {
 	if cl := c.Experimental.Cline; cl.ProtocolVersion != 1 || strings.Join(cl.Modes, ",") != "plan,act,search,minimal,yolo" || strings.Join(cl.Tools, ",") != "read_files,editor" {
 		t.Errorf("experimental.cline = %+v", cl)
 	}
-	if len(c.ExecuteCommandProvider.Commands) != 4 {
+	if strings.Join(c.ExecuteCommandProvider.Commands, ",") != "cline.newSession,cline.prompt,cline.setMode,cline.cancel,cline.compact" {
 		t.Errorf("commands = %v", c.ExecuteCommandProvider.Commands)
 	}
 	if f := ed.Server.Folders().Paths(); len(f) != 1 || f[0] != root {
@@ -189,6 +189,8 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad mode", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"mode": "turbo"}}, -32602, "initializationOptions.mode"},
 		{"initialize bad folder", "initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []any{map[string]any{"uri": "http://x/y", "name": "x"}}}, -32602, "workspaceFolders[0].uri"},
 		{"initialize bad rule", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"rules": []any{map[string]any{"tool": "x", "decision": "maybe"}}}}, -32602, "rules[0].decision"},
+		{"initialize bad compactAt", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"context": map[string]any{"compactAt": 1.5}}}, -32602, "initializationOptions.context.compactAt"},
+		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
 	}
 	for _, tt := range tests {

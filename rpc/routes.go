@@ -116,4 +116,10 @@ func init() {
 	serve(methodSessionClose, inACP, (*Server).closeSession)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
+	serve(methodCompact, inLSP, compact)
+	serve(methodACPCompact, inACP, compact)
+}
+
+func compact(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return s.compactSession(ctx, req, req.Params())
 }

@@ -197,6 +197,12 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		},
 	}
 	s.withInstructions(&cfg, ls)
+	if st.Provider != nil {
+		cfg.ContextWindow = st.Provider.ContextWindow
+	}
+	if st.Context != nil {
+		cfg.CompactAt = st.Context.CompactAt
+	}
 	if canAsk {
 		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
 			return s.askQuestion(ctx, id, q, opts)
@@ -568,7 +574,7 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 	if err != nil {
 		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}
-	r := session.Restore(meta, recs)
+	r := session.Resume(meta, recs)
 	own, err := s.sessionMCP(mcpServers, cwd)
 	if err != nil {
 		return nil, "", err
@@ -589,6 +595,7 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 		}
 		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}
+	ls.Restore(r)
 	return ls, r.Mode, nil
 }
 

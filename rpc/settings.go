@@ -32,6 +32,14 @@ type Settings struct {
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
 	Subagents   []SubagentSettings `json:"subagents,omitempty"`
 	Experiments map[string]any     `json:"experiments,omitempty"`
+	Context     *ContextSettings   `json:"context,omitempty"`
+}
+
+// ContextSettings tune compaction (PROTOCOL.md §7).
+type ContextSettings struct {
+	// CompactAt is the share of the context window past which the history
+	// is compacted before a request; 0 takes the default.
+	CompactAt float64 `json:"compactAt,omitempty"`
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -44,6 +52,8 @@ type ProviderSettings struct {
 	NativeTools *bool  `json:"nativeTools,omitempty"`
 	// Transcript is the replay provider's recorded transcript file.
 	Transcript string `json:"transcript,omitempty"`
+	// ContextWindow overrides the model's context window, in tokens.
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 // SubagentSettings configures one subagent tool.
@@ -89,6 +99,12 @@ func (st *Settings) validate(prefix string) error {
 		if strings.TrimSpace(sa.Name) == "" {
 			return invalidParams("%ssubagents[%d].name: required", prefix, i)
 		}
+	}
+	if st.Provider != nil && st.Provider.ContextWindow < 0 {
+		return invalidParams("%sprovider.contextWindow: must be 0 (the model's own) or more, got %d", prefix, st.Provider.ContextWindow)
+	}
+	if c := st.Context; c != nil && (c.CompactAt < 0 || c.CompactAt > 1) {
+		return invalidParams("%scontext.compactAt: must be between 0 and 1, got %v", prefix, c.CompactAt)
 	}
 	if st.MaxTurns < 0 {
 		return invalidParams("%smaxTurns: must be 0 (the default) or more, got %d", prefix, st.MaxTurns)
@@ -140,6 +156,12 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 			if p.NativeTools == nil {
 				p.NativeTools = file.Provider.NativeTools
 			}
+			if p.ContextWindow == 0 {
+				p.ContextWindow = file.Provider.ContextWindow
+			}
+		}
+		if st.Context == nil {
+			st.Context = file.Context
 		}
 		fill(&st.Mode, file.Mode)
 		fill(&st.StateDir, file.StateDir)
@@ -227,6 +249,10 @@ func (st Settings) clone() Settings {
 			p.NativeTools = &b
 		}
 		out.Provider = &p
+	}
+	if st.Context != nil {
+		c := *st.Context
+		out.Context = &c
 	}
 	out.Approvals = maps.Clone(st.Approvals)
 	out.Experiments = maps.Clone(st.Experiments)

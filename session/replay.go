@@ -43,6 +43,10 @@ func (s *Session) Replay(recs []Record) {
 			s.cfg.Updates(Update{"sessionUpdate": "current_mode_update", "currentModeId": r.Mode})
 		case RecordPlan:
 			s.cfg.Updates(planUpdate(r.Plan))
+		case RecordCompaction:
+			if r.Compaction != nil {
+				s.cfg.Updates(r.Compaction.Update(s.cfg.ACP))
+			}
 		case RecordMessage:
 			if r.Message != nil {
 				s.replayMessage(*r.Message)

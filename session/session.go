@@ -87,9 +87,14 @@ type Config struct {
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
 	// ACP selects the ACP dialect's shapes: edit results carry diff
-	// content, and usage is saved but not reported (ACP's usage_update
-	// wants the context window, which the daemon does not know).
+	// content, usage_update is the schema's UsageUpdate, and compactions
+	// are reported as message text.
 	ACP bool
+	// ContextWindow, when positive, overrides the model's context window
+	// (provider.WindowFor); CompactAt is the share of it past which the
+	// history is compacted before a request (DefaultCompactAt when 0).
+	ContextWindow int
+	CompactAt     float64
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
 	Edited func(callID string, edits []tools.FileEdit)
@@ -120,6 +125,12 @@ type Session struct {
 	nextID  int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
+	// lastPrompt and edited are facts every compaction keeps.
+	lastPrompt string
+	edited     []string
+
+	tokens *tokens
+	meter  *meter
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -143,7 +154,8 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 		cfg.Updates = func(Update) {}
 	}
 	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(),
-		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0}
+		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
+		tokens: newTokens(cfg), meter: &meter{}}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -262,6 +274,8 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	}
 	s.running = cancel
 	s.instr = instr
+	s.lastPrompt = text
+	s.meter.startTurn()
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
@@ -288,6 +302,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 // turn is the loop of docs/DESIGN.md §5: render the prompt, stream the reply,
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
+	retried := false // the request now being made is a retry after compacting
 	for req := 0; ; req++ {
 		if req >= s.cfg.MaxTurns {
 			return StopMaxTurnRequests, nil
@@ -302,28 +317,29 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := s.fit(ctx, &request); err != nil {
+			return "", err
+		}
 		stream, err := s.cfg.Provider.Stream(ctx, request)
 		if err != nil {
 			return "", err
 		}
 		reply, calls, err := s.consume(stream, parser)
 		s.appendHistory(reply.Message)
-		if reply.Usage != (provider.Usage{}) {
-			if !s.cfg.ACP {
-				u := Update{"sessionUpdate": "usage_update", "inputTokens": reply.Usage.InputTokens, "outputTokens": reply.Usage.OutputTokens}
-				if reply.Usage.CacheReadTokens > 0 {
-					u["cacheReadTokens"] = reply.Usage.CacheReadTokens
-				}
-				s.cfg.Updates(u)
-			}
-			s.persist(Record{Type: RecordUsage, Usage: &reply.Usage})
-		}
+		s.reportUsage(provider.EstimateTokens(request), reply.Usage)
 		if err != nil {
 			if ctx.Err() != nil {
 				return StopCancelled, nil
 			}
+			// Too long for the model after all: compact and try once more.
+			if !retried && s.recoverContext(ctx, err, request) {
+				retried = true
+				req--
+				continue
+			}
 			return "", err
 		}
+		retried = false
 		if len(calls) == 0 {
 			switch {
 			case reply.Stop == provider.StopMaxTokens:
@@ -332,7 +348,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 				return StopRefusal, nil
 			case preset.RequireSubmit:
 				// Yolo ends only at submit_and_exit: remind, go on.
-				s.appendHistory(provider.UserText("Continue the task. When it is done, call " + tools.NameSubmitAndExit + "."))
+				s.appendHistory(provider.UserText(continueReminder))
 				continue
 			}
 			return StopEndTurn, nil
@@ -613,8 +629,11 @@ func (s *Session) observe(u CallUpdate) {
 		} else {
 			up["status"] = "failed"
 		}
-		if u.Result != nil && len(u.Result.Edits) > 0 && s.cfg.Edited != nil {
-			s.cfg.Edited(u.Call.ID, u.Result.Edits)
+		if u.Result != nil && len(u.Result.Edits) > 0 {
+			s.noteEdits(u.Result.Edits)
+			if s.cfg.Edited != nil {
+				s.cfg.Edited(u.Call.ID, u.Result.Edits)
+			}
 		}
 		if u.Result != nil {
 			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)

@@ -42,8 +42,16 @@ const (
 	RecordPlan = "plan"
 	// RecordTitle carries the session's new title in Title.
 	RecordTitle = "title"
-	// RecordUsage carries the token counts of one model reply in Usage.
+	// RecordUsage carries the token counts of one model reply in Usage,
+	// and its price in CostUSD when the model's prices are known.
 	RecordUsage = "usage"
+	// RecordCompaction carries a compaction in Compaction: how the
+	// history the model sees was shortened. The message records before
+	// it stay in the file; Resume applies it to rebuild the view.
+	RecordCompaction = "compaction"
+	// RecordEdited carries, in Edited, files a tool call changed for the
+	// first time in the session.
+	RecordEdited = "edited"
 )
 
 // storeFormatVersion is written in every meta record. Additive changes
@@ -83,8 +91,13 @@ type Record struct {
 	Plan []PlanEntry `json:"plan,omitempty"`
 	// Title is set on RecordTitle; empty means the title was cleared.
 	Title string `json:"title,omitempty"`
-	// Usage is set on RecordUsage.
-	Usage *provider.Usage `json:"usage,omitempty"`
+	// Usage and CostUSD are set on RecordUsage.
+	Usage   *provider.Usage `json:"usage,omitempty"`
+	CostUSD float64         `json:"costUsd,omitempty"`
+	// Compaction is set on RecordCompaction.
+	Compaction *Compaction `json:"compaction,omitempty"`
+	// Edited is set on RecordEdited.
+	Edited []string `json:"edited,omitempty"`
 }
 
 // Meta describes a session as it was created. Later mode and title
@@ -458,7 +471,7 @@ func (s *Store) Load(id string) (Meta, []Record, error) {
 
 func storeKnownType(t string) bool {
 	switch t {
-	case RecordMeta, RecordMessage, RecordMode, RecordPlan, RecordTitle, RecordUsage:
+	case RecordMeta, RecordMessage, RecordMode, RecordPlan, RecordTitle, RecordUsage, RecordCompaction, RecordEdited:
 		return true
 	}
 	return false
@@ -472,6 +485,8 @@ func storeCheckRecord(rec Record) error {
 		return errors.New("message record without a message")
 	case rec.Type == RecordUsage && rec.Usage == nil:
 		return errors.New("usage record without usage")
+	case rec.Type == RecordCompaction && rec.Compaction == nil:
+		return errors.New("compaction record without a compaction")
 	}
 	return nil
 }

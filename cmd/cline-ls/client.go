@@ -185,8 +185,13 @@ func (c *client) printUpdate(params json.RawMessage) {
 			Entries []struct {
 				Content, Status string
 			} `json:"entries"`
-			Input  int `json:"inputTokens"`
-			Output int `json:"outputTokens"`
+			Input   int `json:"inputTokens"`
+			Output  int `json:"outputTokens"`
+			Context struct {
+				Used, Size int
+			} `json:"context"`
+			Before int `json:"before"`
+			After  int `json:"after"`
 		} `json:"update"`
 	}
 	json.Unmarshal(params, &p)
@@ -219,7 +224,9 @@ func (c *client) printUpdate(params json.RawMessage) {
 	case "current_mode_update":
 		c.println("mode", u.ModeID)
 	case "usage_update":
-		c.println("usage", fmt.Sprintf("%d tokens in, %d out", u.Input, u.Output))
+		c.println("usage", fmt.Sprintf("%d tokens in, %d out; context %d of %d", u.Input, u.Output, u.Context.Used, u.Context.Size))
+	case "compaction":
+		c.println("context", fmt.Sprintf("compacted from about %d to %d tokens", u.Before, u.After))
 	}
 }
 

@@ -1,0 +1,612 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// Compaction keeps a long session inside its model's context window. The
+// history the model sees (the view) is the full history with its older
+// part replaced: by a summary the session's own model writes, or, when
+// that fails, by the older messages with their tool outputs elided and,
+// if still too long, the oldest turns dropped. The newest turns stay
+// verbatim, and an assistant message with tool calls always stays with
+// the results that answer it. Every replacement starts with facts the
+// daemon keeps itself, so no summary can lose them: the user's latest
+// request, every file the session changed, and the plan.
+//
+// The full history stays on disk: a compaction record says how to turn
+// the view before it into the view after it, and Resume replays them.
+
+// DefaultCompactAt is the share of the context window past which the next
+// request is compacted first.
+const DefaultCompactAt = 0.8
+
+// Shares of the window that shape a compaction.
+const (
+	// keepShare of the window is kept verbatim at the end of the history.
+	keepShare = 0.3
+	// transcriptShare bounds the transcript sent to be summarised.
+	transcriptShare = 0.6
+	// fallbackShare bounds head and kept part when no summary could be
+	// had.
+	fallbackShare = 0.6
+	// hardShare of the window is the most a request is sent with: the
+	// margin covers the estimate's error.
+	hardShare = 0.95
+)
+
+// Elision limits.
+const (
+	// elideAbove is the size of a tool output worth eliding.
+	elideAbove = 200
+	// summaryArgChars and summaryResultChars cut calls and results in the
+	// transcript a summary is written from.
+	summaryArgChars    = 600
+	summaryResultChars = 1500
+	// latestRequestChars caps the user's request quoted in the facts.
+	latestRequestChars = 8000
+)
+
+// Compaction reasons.
+const (
+	ReasonAuto          = "auto"           // the next request would pass compactAt
+	ReasonManual        = "manual"         // cline/compact
+	ReasonContextLength = "context_length" // the provider refused a request as too long
+)
+
+// Compaction methods.
+const (
+	MethodSummary = "summary" // the model summarised the older part
+	MethodElided  = "elided"  // older tool outputs were elided
+	MethodDropped = "dropped" // older turns were dropped as well
+)
+
+// Compaction is the payload of a compaction record: how the view changed.
+type Compaction struct {
+	Reason string `json:"reason"`
+	Method string `json:"method"`
+	// Before and After are the view's estimated tokens.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// Summary is the model's summary, or a note on what was elided.
+	Summary string `json:"summary"`
+	// Head replaces every message of the view but the last Kept.
+	Head []provider.Message `json:"head"`
+	Kept int                `json:"kept"`
+	// Micros is how long compacting took, in microseconds.
+	Micros int64 `json:"micros,omitempty"`
+}
+
+// apply returns the view after the compaction.
+func (c *Compaction) apply(view []provider.Message) []provider.Message {
+	kept := view[max(0, len(view)-c.Kept):]
+	return append(slices.Clone(c.Head), kept...)
+}
+
+// Update is the session/update that reports the compaction: "compaction"
+// in the LSP dialect, an agent_message_chunk note in ACP's, which has no
+// such update. A live session and a replayed one both build it here.
+func (c *Compaction) Update(acp bool) Update {
+	if acp {
+		return Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(fmt.Sprintf(
+			"\n[context compacted (%s): about %d → %d tokens]\n", c.Method, c.Before, c.After))}
+	}
+	return Update{"sessionUpdate": "compaction", "before": c.Before, "after": c.After, "summary": c.Summary}
+}
+
+// continueReminder is the user message yolo mode adds when a reply ends
+// without submitting; it is not a request of the user's.
+const continueReminder = "Continue the task. When it is done, call " + tools.NameSubmitAndExit + "."
+
+// summaryPrompt is the system prompt of a summarising request.
+const summaryPrompt = `You compact the history of a coding agent's session so that the work can go on in a smaller context window. You are given the conversation as a transcript. Write a summary in Markdown with exactly these sections:
+
+## Task
+What the user asked for, in their terms, and any constraints they gave.
+## Decisions
+What was decided and why, including approaches rejected.
+## Files
+Files read (what was learnt from them) and files changed (what was changed).
+## Commands
+Commands run and their outcome (passed, failed with which error).
+## Open todos and plan
+What remains to be done, in order, and the next step.
+
+Be specific: keep names, paths, identifiers, error messages and numbers. Do not invent anything that is not in the transcript. Write only the summary.`
+
+// tokens is the session's view of its context: the window and how to
+// turn an estimate into the count the provider will report.
+type tokens struct {
+	compactAt float64 // share of window; fixed at New
+
+	mu     sync.Mutex // guards the fields below
+	window int        // tokens; lowered by a context-length error that names it
+	ratio  float64    // actual/estimated input of the last request; 0 before any
+	used   int        // tokens in context after the last reply
+}
+
+func newTokens(cfg Config) *tokens {
+	t := &tokens{window: provider.WindowFor(cfg.Provider, cfg.ContextWindow), compactAt: cfg.CompactAt}
+	if t.compactAt <= 0 || t.compactAt > 1 {
+		t.compactAt = DefaultCompactAt
+	}
+	return t
+}
+
+// estimate scales an estimate by the last request's correction.
+func (t *tokens) estimate(raw int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ratio == 0 {
+		return raw
+	}
+	return int(float64(raw) * t.ratio)
+}
+
+// calibrate records what the provider counted for a request whose raw
+// estimate was raw; a reply without usage leaves the ratio as it was.
+func (t *tokens) calibrate(raw int, u provider.Usage) {
+	actual := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if actual > 0 && raw > 0 {
+		// Bounded, so that one odd count (a server that reports only
+		// the uncached part) cannot make the estimate absurd.
+		t.ratio = min(max(float64(actual)/float64(raw), 0.25), 4)
+		t.used = actual + u.OutputTokens
+	}
+}
+
+func (t *tokens) size() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.window
+}
+
+func (t *tokens) inContext(fallback int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used > 0 {
+		return t.used
+	}
+	return fallback
+}
+
+// learn lowers the window to what a context-length error said it is.
+func (t *tokens) learn(err error) {
+	if n := provider.WindowFromError(err); n > 0 {
+		t.mu.Lock()
+		if n < t.window {
+			t.window = n
+		}
+		t.mu.Unlock()
+	}
+}
+
+// estimateMessages estimates messages as the provider will count them.
+func (s *Session) estimateMessages(msgs []provider.Message) int {
+	return s.tokens.estimate(provider.EstimateTokens(provider.Request{Messages: msgs}))
+}
+
+// ErrTooLarge is returned when even a compacted history does not fit the
+// model's context window (a single message larger than the window).
+var ErrTooLarge = errors.New("the conversation does not fit the model's context window even after compaction")
+
+// fit compacts before req is sent when it would pass compactAt of the
+// window, and replaces req.Messages with the compacted view.
+func (s *Session) fit(ctx context.Context, req *provider.Request) error {
+	window := s.tokens.size()
+	total := s.tokens.estimate(provider.EstimateTokens(*req))
+	if float64(total) <= s.tokens.compactAt*float64(window) {
+		return nil
+	}
+	overhead := total - s.estimateMessages(req.Messages)
+	if _, err := s.compact(ctx, ReasonAuto, overhead); err != nil && !errors.Is(err, errNothingToCompact) {
+		return err
+	}
+	req.Messages = s.History()
+	if s.tokens.estimate(provider.EstimateTokens(*req)) > int(hardShare*float64(window)) {
+		return ErrTooLarge
+	}
+	return nil
+}
+
+// recoverContext handles a request the provider refused as too long:
+// it learns the window from the error and compacts, reporting whether
+// the request is worth one more try.
+func (s *Session) recoverContext(ctx context.Context, err error, req provider.Request) bool {
+	if !errors.Is(err, provider.ErrContextLength) {
+		return false
+	}
+	s.tokens.learn(err)
+	overhead := s.tokens.estimate(provider.EstimateTokens(req)) - s.estimateMessages(req.Messages)
+	_, cerr := s.compact(ctx, ReasonContextLength, overhead)
+	return cerr == nil
+}
+
+// Compact compacts the history now (cline/compact) and returns the view's
+// estimated tokens before and after. It fails with ErrBusy while a turn
+// runs.
+func (s *Session) Compact(ctx context.Context) (before, after int, err error) {
+	if s.cfg.Provider == nil {
+		return 0, 0, errors.New("no model is configured to summarise with")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.running != nil {
+		s.mu.Unlock()
+		return 0, 0, ErrBusy
+	}
+	s.running = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+		s.flush()
+	}()
+	c, err := s.compact(ctx, ReasonManual, s.overhead())
+	if errors.Is(err, errNothingToCompact) {
+		n := s.estimateMessages(s.History())
+		return n, n, nil
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.Before, c.After, nil
+}
+
+// overhead estimates the system prompt and tools of the next request.
+func (s *Session) overhead() int {
+	mode := s.Mode()
+	preset, _ := tools.PresetFor(mode)
+	tctx := s.toolContext(mode)
+	extra := s.extraTools()
+	tctx.HasMCP = len(extra) > 0
+	req, _, err := s.request(tctx, append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...))
+	if err != nil {
+		return 0
+	}
+	req.Messages = nil
+	return s.tokens.estimate(provider.EstimateTokens(req))
+}
+
+var errNothingToCompact = errors.New("nothing to compact")
+
+// compact replaces the older part of the view, persists the record and
+// tells the client. overhead is the estimated system prompt and tools.
+func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Compaction, error) {
+	start := time.Now()
+	view := s.History()
+	window := s.tokens.size()
+	before := s.estimateMessages(view)
+	keep := keepShare * float64(window)
+	if reason == ReasonManual {
+		// Asked to compact a short history: still keep only its newest part.
+		keep = keepShare * float64(min(window, before))
+	}
+	split := s.splitKept(view, int(keep))
+	if split == 0 {
+		return nil, errNothingToCompact
+	}
+	old, kept := view[:split], view[split:]
+	c := &Compaction{Reason: reason, Kept: len(kept), Before: before}
+	summary, usage, err := s.summarise(ctx, old, int(transcriptShare*float64(window))-overhead)
+	s.meter.add(s.cfg.Provider, usage)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err == nil {
+		c.Method, c.Summary = MethodSummary, summary
+		c.Head = []provider.Message{s.factsMessage(summary)}
+	} else {
+		budget := int(fallbackShare*float64(window)) - overhead - s.estimateMessages(kept)
+		c.Head, c.Method = s.elide(old, budget)
+		c.Summary = s.cfg.Redact(fmt.Sprintf("No summary (%v): older tool outputs were elided", err))
+		if c.Method == MethodDropped {
+			c.Summary += " and the oldest turns dropped"
+		}
+		c.Summary += "."
+		c.Head = append([]provider.Message{s.factsMessage("")}, c.Head...)
+	}
+	next := c.apply(view)
+	// The kept part itself may be too long (one huge tool output): elide
+	// its outputs too, all but the newest turn's.
+	if overhead+s.estimateMessages(next) > int(hardShare*float64(window)) {
+		if last := s.splitKept(kept, 0); last > 0 {
+			head, _ := s.elide(kept[:last], math.MaxInt)
+			c.Head = append(c.Head, head...)
+			c.Kept = len(kept) - last
+			next = c.apply(view)
+		}
+	}
+	c.After = s.estimateMessages(next)
+	c.Micros = time.Since(start).Microseconds()
+	s.mu.Lock()
+	s.history = next
+	s.mu.Unlock()
+	s.persist(Record{Type: RecordCompaction, Compaction: c})
+	s.cfg.Updates(c.Update(s.cfg.ACP))
+	return c, nil
+}
+
+// splitKept returns where the verbatim tail of view starts: at a turn
+// boundary (a message that is not a tool result), as early as the
+// budget allows, and never at 0 when there is more than one turn; with a
+// budget too small for even the newest turn, the newest turn is kept.
+func (s *Session) splitKept(view []provider.Message, budget int) int {
+	split := len(view)
+	for i := len(view) - 1; i > 0; i-- {
+		if view[i].Role == provider.RoleTool {
+			continue
+		}
+		// view[i:] is a whole number of turns.
+		if split < len(view) && s.estimateMessages(view[i:]) > budget {
+			break
+		}
+		split = i
+	}
+	if split == len(view) {
+		return 0
+	}
+	return split
+}
+
+// summarise asks the session's model for a summary of old, rendered as a
+// transcript of at most budget tokens.
+func (s *Session) summarise(ctx context.Context, old []provider.Message, budget int) (string, provider.Usage, error) {
+	transcript := s.transcript(old, budget)
+	req := provider.Request{
+		System:    summaryPrompt,
+		Messages:  []provider.Message{provider.UserText("<transcript>\n" + transcript + "\n</transcript>\n\nSummarise the conversation above.")},
+		MaxTokens: min(4096, max(512, s.tokens.size()/8)),
+	}
+	stream, err := s.cfg.Provider.Stream(ctx, req)
+	if err != nil {
+		return "", provider.Usage{}, err
+	}
+	reply, err := provider.Collect(stream)
+	if err != nil {
+		return "", reply.Usage, err
+	}
+	text := strings.TrimSpace(reply.Text())
+	if text == "" {
+		return "", reply.Usage, errors.New("the model wrote an empty summary")
+	}
+	return s.cfg.Redact(text), reply.Usage, nil
+}
+
+// transcript renders messages as text for summarising, calls and results
+// cut short. When it is over budget the oldest messages after the first
+// (which holds any earlier summary) are left out, saying so.
+func (s *Session) transcript(msgs []provider.Message, budget int) string {
+	parts := make([]string, len(msgs))
+	for i, m := range msgs {
+		parts[i] = renderMessage(m)
+	}
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	skip := 0
+	for skip < len(parts)-2 && s.tokens.estimate(total/4) > budget {
+		skip++
+		total -= len(parts[skip])
+	}
+	if skip == 0 {
+		return strings.Join(parts, "\n\n")
+	}
+	out := append([]string{parts[0], fmt.Sprintf("[… %d messages left out …]", skip)}, parts[skip+1:]...)
+	return strings.Join(out, "\n\n")
+}
+
+func renderMessage(m provider.Message) string {
+	var b strings.Builder
+	b.WriteString(strings.ToUpper(string(m.Role)) + ":")
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == provider.PartText:
+			b.WriteString("\n" + p.Text)
+		case p.Call != nil:
+			fmt.Fprintf(&b, "\n→ %s %s", p.Call.Name, cut(string(p.Call.Args), summaryArgChars))
+		case p.Result != nil:
+			outcome := "ok"
+			if p.Result.IsError {
+				outcome = "error"
+			}
+			fmt.Fprintf(&b, "\n← %s (%s): %s", p.Result.Name, outcome, cut(p.Result.Content, summaryResultChars))
+		}
+	}
+	return b.String()
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n-- // not inside a UTF-8 sequence
+	}
+	return s[:n] + fmt.Sprintf(" […%d more bytes]", len(s)-n)
+}
+
+// elide returns old with its long tool outputs replaced by a line giving
+// their size and, when that is still over budget tokens, its oldest
+// turns dropped; the method says which it took.
+func (s *Session) elide(old []provider.Message, budget int) ([]provider.Message, string) {
+	// An earlier compaction's facts are restated by the new one.
+	old = slices.DeleteFunc(slices.Clone(old), isFacts)
+	out := make([]provider.Message, len(old))
+	for i, m := range old {
+		out[i] = provider.Message{Role: m.Role, Parts: make([]provider.Part, len(m.Parts))}
+		for j, p := range m.Parts {
+			if p.Result != nil && len(p.Result.Content) > elideAbove {
+				r := *p.Result
+				r.Content = fmt.Sprintf("[output elided (%d bytes)]", len(p.Result.Content))
+				p.Result = &r
+			}
+			if p.Kind == provider.PartThinking {
+				p = provider.TextPart("") // thinking is not worth its space any more
+			}
+			out[i].Parts[j] = p
+		}
+		out[i].Parts = slices.DeleteFunc(out[i].Parts, func(p provider.Part) bool { return p.Kind == provider.PartText && p.Text == "" })
+	}
+	out = slices.DeleteFunc(out, func(m provider.Message) bool { return len(m.Parts) == 0 })
+	if s.estimateMessages(out) <= budget {
+		return out, MethodElided
+	}
+	// Drop whole turns from the front, never a call without its result.
+	for len(out) > 0 && s.estimateMessages(out) > budget {
+		next := 1
+		for next < len(out) && out[next].Role == provider.RoleTool {
+			next++
+		}
+		out = out[next:]
+	}
+	return out, MethodDropped
+}
+
+// factsMessage opens a compacted view: the summary, then what the
+// daemon itself keeps of the session.
+func (s *Session) factsMessage(summary string) provider.Message {
+	var b strings.Builder
+	b.WriteString(factsMarker)
+	if summary != "" {
+		b.WriteString("A summary of the earlier part follows; the newest messages come after it verbatim.]\n\n<summary>\n")
+		b.WriteString(summary)
+		b.WriteString("\n</summary>\n")
+	} else {
+		b.WriteString("Long tool outputs of the earlier part were elided; read the files again when you need them.]\n")
+	}
+	s.mu.Lock()
+	latest, plan := s.lastPrompt, slices.Clone(s.plan)
+	edited := slices.Clone(s.edited)
+	s.mu.Unlock()
+	if latest != "" {
+		b.WriteString("\nThe user's latest request, verbatim:\n<request>\n")
+		b.WriteString(cut(latest, latestRequestChars))
+		b.WriteString("\n</request>\n")
+	}
+	if len(edited) > 0 {
+		b.WriteString("\nFiles changed in this session so far:\n")
+		for _, p := range edited {
+			b.WriteString("- " + p + "\n")
+		}
+	}
+	if len(plan) > 0 {
+		b.WriteString("\nThe current plan:\n")
+		for _, e := range plan {
+			fmt.Fprintf(&b, "- [%s] %s\n", e.Status, e.Content)
+		}
+	}
+	return provider.UserText(s.cfg.Redact(b.String()))
+}
+
+// factsMarker starts every facts message.
+const factsMarker = "[The conversation so far was compacted to fit the context window. "
+
+func isFacts(m provider.Message) bool {
+	return m.Role == provider.RoleUser && len(m.Parts) > 0 && strings.HasPrefix(m.Parts[0].Text, factsMarker)
+}
+
+// noteEdits records the files a call changed, for the facts of later
+// compactions, in the order they were first changed.
+func (s *Session) noteEdits(edits []tools.FileEdit) {
+	var added []string
+	s.mu.Lock()
+	for _, e := range edits {
+		if e.Path != "" && !slices.Contains(s.edited, e.Path) {
+			s.edited = append(s.edited, e.Path)
+			added = append(added, e.Path)
+		}
+	}
+	s.mu.Unlock()
+	if len(added) > 0 {
+		s.persist(Record{Type: RecordEdited, Edited: added})
+	}
+}
+
+// Resumed is a saved session's state, rebuilt from its records.
+type Resumed struct {
+	Mode  string
+	Title string
+	// History is the view the model saw last: every compaction applied.
+	History []provider.Message
+	// Messages counts the full history on disk.
+	Messages   int
+	Plan       []PlanEntry
+	Edited     []string
+	LastPrompt string
+	// Usage and CostUSD total the session's replies.
+	Usage   provider.Usage
+	CostUSD float64
+}
+
+// Restore gives a session made from a Resumed history the rest of its
+// saved state: plan, changed files, latest request and usage.
+func (s *Session) Restore(r Resumed) {
+	s.mu.Lock()
+	s.plan, s.edited, s.lastPrompt = r.Plan, r.Edited, r.LastPrompt
+	s.mu.Unlock()
+	s.meter.restore(usageTotal{Usage: r.Usage, CostUSD: r.CostUSD, priced: r.CostUSD > 0})
+}
+
+// Resume rebuilds a session's state from Store.Load's results.
+func Resume(meta Meta, recs []Record) Resumed {
+	r := Resumed{Mode: meta.Mode, Title: meta.Title}
+	for _, rec := range recs {
+		switch rec.Type {
+		case RecordMessage:
+			m := *rec.Message
+			r.History = append(r.History, m)
+			r.Messages++
+			if m.Role == provider.RoleUser {
+				if t := messageText(m); t != "" && t != continueReminder {
+					r.LastPrompt = t
+				}
+			}
+		case RecordCompaction:
+			if rec.Compaction != nil {
+				r.History = rec.Compaction.apply(r.History)
+			}
+		case RecordMode:
+			r.Mode = rec.Mode
+		case RecordTitle:
+			r.Title = rec.Title
+		case RecordPlan:
+			r.Plan = rec.Plan
+		case RecordEdited:
+			for _, p := range rec.Edited {
+				if !slices.Contains(r.Edited, p) {
+					r.Edited = append(r.Edited, p)
+				}
+			}
+		case RecordUsage:
+			r.Usage = addUsage(r.Usage, *rec.Usage)
+			r.CostUSD += rec.CostUSD
+		}
+	}
+	return r
+}
+
+func messageText(m provider.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Kind == provider.PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
