@@ -1,0 +1,37 @@
+package rpc
+
+import "context"
+
+// askQuestion serves ask_question: cline/askQuestion for clients that
+// declared it, else window/showMessageRequest with the options as actions.
+func (s *Server) askQuestion(ctx context.Context, id, question string, options []string) (string, bool, error) {
+	s.mu.Lock()
+	viaCline := s.caps.clineQuestions
+	s.mu.Unlock()
+	if viaCline {
+		var res struct {
+			Answer *string `json:"answer"`
+		}
+		if err := s.call(ctx, methodAskQuestion, map[string]any{"sessionId": id, "question": question, "options": options}, &res); err != nil {
+			return "", false, err
+		}
+		if res.Answer == nil {
+			return "", false, nil
+		}
+		return *res.Answer, true, nil
+	}
+	actions := make([]map[string]string, len(options))
+	for i, o := range options {
+		actions[i] = map[string]string{"title": o}
+	}
+	var res *struct {
+		Title string `json:"title"`
+	}
+	if err := s.call(ctx, methodShowMessageRequest, map[string]any{"type": 3, "message": question, "actions": actions}, &res); err != nil {
+		return "", false, err
+	}
+	if res == nil {
+		return "", false, nil
+	}
+	return res.Title, true, nil
+}

@@ -1,0 +1,372 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// lookup returns a session live on the connection, or nil.
+func (s *Server) lookup(id string) *liveSession {
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	return s.sess.byID[id]
+}
+
+// getSession returns a live session. One that was released for being
+// idle, or saved by an earlier daemon, is reopened quietly (no replay).
+func (s *Server) getSession(id string) (*liveSession, error) {
+	s.sess.mu.Lock()
+	ls := s.sess.byID[id]
+	if ls != nil {
+		ls.used = time.Now()
+	}
+	s.sess.mu.Unlock()
+	if ls != nil {
+		return ls, nil
+	}
+	missing := invalidParams("sessionId: no session %q (create one with session/new or load it with session/load)", id)
+	if session.CheckSessionID(id) != nil {
+		return nil, missing
+	}
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, missing
+	}
+	meta, recs, err := st.Load(id)
+	if err != nil {
+		return nil, missing
+	}
+	ls, _, err = s.reopen(id, meta.Cwd, nil, meta, recs)
+	if err != nil {
+		return nil, err
+	}
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	if prev := s.sess.byID[id]; prev != nil {
+		go s.release(ls) // another call reopened it first
+		return prev, nil
+	}
+	s.addSessionLocked(id, ls)
+	return ls, nil
+}
+
+// idleRelease is how long a session may sit unused before it is released
+// (history closed, MCP servers stopped); it reopens on demand. ACP clients
+// open a session per thread, each with its MCP servers: without this they
+// would pile up for as long as the connection lives.
+const idleRelease = 30 * time.Minute
+
+// releaseIdle releases the sessions unused for longer than maxIdle.
+func (s *Server) releaseIdle(maxIdle time.Duration) {
+	now := time.Now()
+	var idle []*liveSession
+	s.sess.mu.Lock()
+	for id, ls := range s.sess.byID {
+		if now.Sub(ls.used) > maxIdle && !ls.Running() {
+			idle = append(idle, ls)
+			delete(s.sess.byID, id)
+		}
+	}
+	s.sess.mu.Unlock()
+	for _, ls := range idle {
+		s.log.Info("releasing idle session", "session", ls.ID())
+		s.release(ls)
+	}
+}
+
+// releaseIdleLoop runs releaseIdle now and then until ctx ends.
+func (s *Server) releaseIdleLoop(ctx context.Context) {
+	t := time.NewTicker(idleRelease / 10)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.releaseIdle(idleRelease)
+		}
+	}
+}
+
+func (s *Server) addSession(id string, ls *liveSession) {
+	s.sess.mu.Lock()
+	defer s.sess.mu.Unlock()
+	s.addSessionLocked(id, ls)
+}
+
+func (s *Server) addSessionLocked(id string, ls *liveSession) {
+	ls.used = time.Now()
+	if s.sess.byID == nil {
+		s.sess.byID = make(map[string]*liveSession)
+	}
+	s.sess.byID[id] = ls
+}
+
+// sessionNew serves session/new.
+func (s *Server) sessionNew(raw []byte) (any, error) {
+	var p struct {
+		CWD        string            `json:"cwd"`
+		Mode       string            `json:"mode"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	return s.newSession(p.CWD, p.Mode, p.MCPServers)
+}
+
+func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map[string]any, error) {
+	if cwd == "" {
+		if p := s.folders.Paths(); len(p) > 0 {
+			cwd = p[0]
+		}
+	}
+	if cwd != "" && !filepath.IsAbs(cwd) {
+		return nil, invalidParams("cwd: must be an absolute path, got %q", cwd)
+	}
+	if mode == "" {
+		mode = s.CurrentSettings().Mode
+	}
+	if _, ok := tools.PresetFor(mode); !ok {
+		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(tools.Modes(), ", "), mode)
+	}
+	id := newSessionID()
+	// The session's MCP servers first: a refused session/new must leave
+	// nothing behind (no file in session/list, no process).
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		return nil, err
+	}
+	var log *session.Log
+	if st, err := s.sessionStore(); err != nil {
+		s.warnNotSaved(err)
+	} else if log, err = st.Create(session.Meta{SessionID: id, Cwd: cwd, Mode: mode}); err != nil {
+		s.warnNotSaved(err)
+		log = nil
+	}
+	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: mode, log: log, mcp: own})
+	if err != nil {
+		if own != nil {
+			s.dropMCP(own)
+		}
+		if log != nil {
+			log.Close()
+			if st, serr := s.sessionStore(); serr == nil {
+				st.Remove(id)
+			}
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
+	}
+	s.addSession(id, ls)
+	return map[string]any{
+		"sessionId": id,
+		"modes":     map[string]any{"currentModeId": mode, "availableModes": availableModes()},
+	}, nil
+}
+
+// sessionCancel serves the session/cancel notification.
+func (s *Server) sessionCancel(raw []byte) error {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	ls, err := s.getSession(p.SessionID)
+	if err != nil {
+		return err
+	}
+	ls.Cancel()
+	s.approvals.cancelSession(p.SessionID)
+	return nil
+}
+
+// sessionSetMode serves session/set_mode.
+func (s *Server) sessionSetMode(raw []byte) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	ls, err := s.getSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ls.SetMode(p.ModeID); err != nil {
+		return nil, invalidParams("modeId: %v", err)
+	}
+	return map[string]any{}, nil
+}
+
+// sessionLoad serves session/load: it reopens a saved session and replays
+// its history as session/update notifications.
+func (s *Server) sessionLoad(raw []byte) (any, error) {
+	var p struct {
+		SessionID  string            `json:"sessionId"`
+		CWD        string            `json:"cwd"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	meta, recs, err := st.Load(p.SessionID)
+	if err != nil {
+		return nil, invalidParams("sessionId: %v", err)
+	}
+	if live := s.lookup(p.SessionID); live != nil {
+		// Already open on this connection (an editor reopening a
+		// thread): show it again; opening a second copy would leave two
+		// writers of one history.
+		live.Replay(recs)
+		return map[string]any{"modes": map[string]any{"currentModeId": live.Mode(), "availableModes": availableModes()}}, nil
+	}
+	cwd := p.CWD
+	if cwd == "" {
+		cwd = meta.Cwd
+	}
+	ls, mode, err := s.reopen(p.SessionID, cwd, p.MCPServers, meta, recs)
+	if err != nil {
+		return nil, err
+	}
+	s.addSession(p.SessionID, ls)
+	ls.Replay(recs)
+	return map[string]any{"modes": map[string]any{"currentModeId": mode, "availableModes": availableModes()}}, nil
+}
+
+// sessionList serves session/list.
+func (s *Server) sessionList(raw []byte) (any, error) {
+	var p struct {
+		CWD string `json:"cwd"`
+	}
+	if len(raw) > 0 {
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/list: %v", err)
+	}
+	list, err := st.List(p.CWD)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/list: %v", err)
+	}
+	out := make([]map[string]any, len(list))
+	for i, x := range list {
+		out[i] = map[string]any{"sessionId": x.SessionID, "cwd": x.Cwd, "title": x.Title, "updatedAt": x.UpdatedAt}
+	}
+	return map[string]any{"sessions": out}, nil
+}
+
+// cancelAll cancels every running turn and waits for them to end.
+func (s *Server) cancelAll() {
+	s.sess.mu.Lock()
+	s.sess.closed = true
+	list := make([]*liveSession, 0, len(s.sess.byID))
+	for id, ls := range s.sess.byID {
+		list = append(list, ls)
+		s.approvals.cancelSession(id)
+	}
+	s.sess.mu.Unlock()
+	for _, ls := range list {
+		ls.Cancel()
+	}
+	s.sess.wg.Wait()
+	for _, ls := range list {
+		ls.Close()
+	}
+}
+
+// reopen makes a live session of a saved one: its history, mode, title
+// and plan as they were, appending to the same file.
+func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta session.Meta, recs []session.Record) (*liveSession, string, error) {
+	st, err := s.sessionStore()
+	if err != nil {
+		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	r := session.Resume(meta, recs)
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		return nil, "", err
+	}
+	log, err := st.Open(id)
+	if err != nil {
+		s.warnNotSaved(err)
+		log = nil
+	}
+	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: r.Mode, history: r.History, log: log, mcp: own,
+		title: r.Title, plan: r.Plan})
+	if err != nil {
+		if own != nil {
+			s.dropMCP(own)
+		}
+		if log != nil {
+			log.Close()
+		}
+		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	ls.Restore(r)
+	return ls, r.Mode, nil
+}
+
+// warnNotSaved tells the user that a session's history cannot be saved.
+func (s *Server) warnNotSaved(err error) {
+	s.log.Warn("session will not be saved", "err", err)
+	s.showMessage(2, "cline-ls: this session is not being saved: "+err.Error())
+}
+
+// closeSession serves cline/closeSession (and ACP's session/close): the
+// turn is cancelled, the history flushed and closed, the session's own
+// MCP servers stopped. The session can be loaded again.
+func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeParams(req.Params(), &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	s.sess.mu.Lock()
+	ls := s.sess.byID[p.SessionID]
+	delete(s.sess.byID, p.SessionID)
+	s.sess.mu.Unlock()
+	if ls == nil {
+		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
+	}
+	jsonrpc2.Async(ctx) // the turn may wait on the client while it ends
+	s.release(ls)
+	return map[string]any{}, nil
+}
+
+// release ends a live session that is no longer in byID: its turn and
+// calls are cancelled and waited for, its history closed, its MCP
+// servers stopped.
+func (s *Server) release(ls *liveSession) {
+	ls.Cancel()
+	s.approvals.cancelSession(ls.ID())
+	ls.turns.Wait()
+	ls.WaitIdle()
+	ls.Close()
+	if ls.mcp != nil {
+		s.dropMCP(ls.mcp)
+	}
+}

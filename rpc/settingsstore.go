@@ -1,0 +1,176 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+)
+
+// settingsStore owns a connection's settings. What the client sent is kept
+// as one JSON object that each change is merged into key by key — settings
+// arrive in pieces (eglot sends {"settings":{}} right after connecting), a
+// key that is absent keeps its value and a key set to null clears it. The
+// settings in force are resolved from it afresh on every change and never
+// mutated after, so readers share them without copies going stale.
+type settingsStore struct {
+	getenv func(string) string
+
+	mu      sync.Mutex     // guards client, cur and fileErr
+	client  map[string]any // what the client sent, merged
+	cur     Settings       // resolved; replaced, never changed in place
+	fileErr error          // the config file's problem, if any
+}
+
+func newSettingsStore(getenv func(string) string) *settingsStore {
+	st := &settingsStore{getenv: getenv}
+	st.cur, st.fileErr = resolve(Settings{}, getenv)
+	return st
+}
+
+// resolve is ResolveSettings that also says what was wrong with the config
+// file, if anything.
+func resolve(client Settings, getenv func(string) string) (Settings, error) {
+	_, err := readConfigFile(getenv)
+	if errors.Is(err, errNoConfigFile) {
+		err = nil
+	}
+	return ResolveSettings(client, getenv), err
+}
+
+// apply merges a settings object from the client (initializationOptions,
+// or a didChangeConfiguration body) into what it sent before and makes the
+// result the settings in force. An invalid object changes nothing; its
+// error names the field under prefix.
+func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, error) {
+	var over map[string]any
+	if len(raw) > 0 && string(raw) != "null" {
+		// Decode into the typed shape first, so that a wrong type is
+		// reported with the field's name.
+		var typed Settings
+		if err := decodeParams(raw, &typed); err != nil {
+			return Settings{}, prefixed(err, prefix)
+		}
+		if err := json.Unmarshal(raw, &over); err != nil {
+			return Settings{}, invalidParams("%s: must be an object", strings.TrimSuffix(prefix, "."))
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	merged := mergeJSON(st.client, over)
+	body, err := json.Marshal(merged)
+	if err != nil {
+		return Settings{}, invalidParams("%s: %v", strings.TrimSuffix(prefix, "."), err)
+	}
+	var client Settings
+	if err := decodeParams(body, &client); err != nil {
+		return Settings{}, prefixed(err, prefix)
+	}
+	if err := client.validate(prefix); err != nil {
+		return Settings{}, err
+	}
+	if _, err := mcpbridge.ParseConfig(client.MCPServers); err != nil {
+		return Settings{}, invalidParams("%s%v", prefix, err)
+	}
+	st.client = merged
+	st.cur, st.fileErr = resolve(client, st.getenv)
+	return st.cur.clone(), nil
+}
+
+// reset forgets what the client sent (ACP clients send no settings: the
+// environment and the config file decide).
+func (st *settingsStore) reset() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.client = nil
+	st.cur, st.fileErr = resolve(Settings{}, st.getenv)
+}
+
+// current returns the settings in force, as a copy the caller may keep.
+func (st *settingsStore) current() Settings {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cur.clone()
+}
+
+// fileProblem returns what is wrong with the config file, if anything.
+func (st *settingsStore) fileProblem() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.fileErr
+}
+
+// mergeJSON overlays over on base, recursing into objects: a null in over
+// deletes the key. Neither argument is changed.
+func mergeJSON(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		if vo, ok := v.(map[string]any); ok {
+			if bo, ok := out[k].(map[string]any); ok {
+				out[k] = mergeJSON(bo, vo)
+				continue
+			}
+			out[k] = mergeJSON(nil, vo)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// prefixed puts prefix before the field an invalid-params error names.
+func prefixed(err error, prefix string) error {
+	var je *jsonrpc2.Error
+	if !errors.As(err, &je) {
+		return err
+	}
+	msg := strings.TrimPrefix(je.Message, "invalid params: ")
+	if rest, ok := strings.CutPrefix(msg, "params"); ok {
+		return invalidParams("%s%s", strings.TrimSuffix(prefix, "."), rest)
+	}
+	return invalidParams("%s%s", prefix, msg)
+}
+
+// CurrentSettings returns the settings in force.
+func (s *Server) CurrentSettings() Settings { return s.cfg.current() }
+
+// reportSettingsFile tells the user when their config file was ignored.
+func (s *Server) reportSettingsFile() {
+	if err := s.cfg.fileProblem(); err != nil {
+		s.log.Warn("config file ignored", "err", err)
+		s.showMessage(2, "cline-ls: "+err.Error()+"; its settings are ignored")
+	}
+}
+
+// settingsChanged brings the settings in force to every live session: the
+// approvals and rules reach their policies at once (each keeps the rules
+// its user added with "always").
+func (s *Server) settingsChanged() {
+	s.reportSettingsFile()
+	cfg := policyConfig(s.CurrentSettings())
+	s.sess.mu.Lock()
+	live := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
+	for _, ls := range s.sess.byID {
+		live = append(live, ls)
+	}
+	for _, ls := range s.sess.editor {
+		live = append(live, ls)
+	}
+	s.sess.mu.Unlock()
+	for _, ls := range live {
+		if err := ls.policy.SetConfig(cfg); err != nil {
+			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)
+		}
+	}
+}
