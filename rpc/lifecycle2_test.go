@@ -1,11 +1,13 @@
 package rpc_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
@@ -157,5 +159,52 @@ func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 	}
 	if len(liveStarts) != 1 || liveStarts[0]["kind"] != "read" {
 		t.Errorf("live tool calls: %v", liveStarts)
+	}
+}
+
+// TestInputEndCancelsTheTurn: when the editor goes away mid-turn (stdin
+// closes), the turn stops at once: the running command is killed and the
+// model is asked nothing more.
+func TestInputEndCancelsTheTurn(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	marker := filepath.Join(root, "after-sleep")
+	fake := newFakeOpenAI(t,
+		fakeReply{calls: []fakeCall{{id: "c1", name: "run_commands", args: `{"commands":["sleep 3 && touch ` + marker + `"]}`}}},
+		fakeReply{calls: []fakeCall{{id: "c2", name: "write_to_file", args: `{"path":"late.txt","content":"x"}`}}},
+		fakeReply{text: []string{"done"}},
+	)
+	st := openAISettings(fake.URL, t.TempDir())
+	st["approvals"] = map[string]any{"execute": "allow", "edit": "allow"}
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "TEST_API_KEY" {
+			return "sk-test"
+		}
+		return ""
+	}})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": st})
+	id := newSessionIn(t, ctx, ed, root)
+	go promptText(ctx, ed, id, "go")
+	if _, err := ed.Await(ctx, "session/update", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"in_progress"`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ed.Disconnect()
+	if _, err := ed.Wait(ctx); err != nil && ctx.Err() != nil {
+		t.Fatalf("the daemon did not stop: %v", err)
+	}
+	time.Sleep(3500 * time.Millisecond) // past the command's own end, had it lived
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the command went on after the editor left")
+	}
+	if _, err := os.Stat(filepath.Join(root, "late.txt")); err == nil {
+		t.Errorf("the turn went on after the editor left: a file was written")
+	}
+	fake.mu.Lock()
+	n := len(fake.keys)
+	fake.mu.Unlock()
+	if n != 1 {
+		t.Errorf("the model was asked %d times; the editor left during the first reply's command", n)
 	}
 }

@@ -92,6 +92,8 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (a
 			cancel()
 		case <-s.connDone():
 			cancel()
+		case <-s.inputEnded:
+			cancel()
 		case <-ctx.Done():
 		}
 	}()

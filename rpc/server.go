@@ -67,6 +67,9 @@ type Server struct {
 	exitCode int
 	exited   chan struct{}
 	exitOnce sync.Once
+	// inputEnded is closed when reading the client's input fails or ends.
+	inputEnded chan struct{}
+	inputOnce  sync.Once
 
 	folders   *workspace.Folders
 	buffers   *workspace.Buffers
@@ -110,6 +113,8 @@ func NewServer(opts Options) *Server {
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
 		cfg:     newSettingsStore(opts.Getenv),
+
+		inputEnded: make(chan struct{}),
 	}
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
@@ -136,10 +141,10 @@ func (s *Server) Encoding() workspace.Encoding {
 // shutdown. Errors are transport failures; bad frames are answered and do
 // not stop serving.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
+	// The input ending (the editor gone) cancels running turns at once:
+	// the connection itself reports done only once every handler has
+	// returned, and a turn's handler returns only when the turn ends.
+	br := bufio.NewReaderSize(&endSignal{r: r, ended: s.inputEnded, once: &s.inputOnce}, 64<<10)
 	d, err := DetectDialect(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -166,6 +171,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 
 	select {
 	case <-s.conn.Done():
+	case <-s.inputEnded:
 	case <-s.exited:
 	case <-ctx.Done():
 	}
@@ -365,4 +371,19 @@ func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
 	if err := s.conn.Notify(ctx, methodLogMessage, map[string]any{"type": typ, "message": msg}); err != nil {
 		s.log.Debug("logMessage not sent", "err", err)
 	}
+}
+
+// endSignal is a reader that closes ended when its reader fails or ends.
+type endSignal struct {
+	r     io.Reader
+	ended chan struct{}
+	once  *sync.Once
+}
+
+func (e *endSignal) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.ended) })
+	}
+	return n, err
 }

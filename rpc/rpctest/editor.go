@@ -436,3 +436,10 @@ func (e *Editor) Wait(ctx context.Context) (int, error) {
 		return -1, ctx.Err()
 	}
 }
+
+// Disconnect closes the editor's end of the connection, as an editor that
+// goes away does (the daemon sees its input end).
+func (e *Editor) Disconnect() {
+	e.raw.Close() // first: closing the jsonrpc2 connection waits for its calls
+	e.conn.Close()
+}
