@@ -470,3 +470,49 @@ func TestPruneBySize(t *testing.T) {
 	}
 	w.want("f.txt", strings.Repeat("e", 1000))
 }
+
+// storedPaths lists the files the newest checkpoint holds, relative.
+func (w *ws) storedPaths() []string {
+	w.t.Helper()
+	snap, err := w.s.readTrees(w.s.records[len(w.s.records)-1].Roots)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var got []string
+	for p := range snap {
+		got = append(got, strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(w.dir)+"/"))
+	}
+	slices.Sort(got)
+	return got
+}
+
+func TestIgnoreFileChanges(t *testing.T) {
+	w := newWS(t, map[string]string{"a.log": "l\n", "sub/b.log": "l\n", "sub/c.txt": "c\n"})
+	w.checkpoint("s1", 1, nil)
+	if got, want := w.storedPaths(), []string{"a.log", "sub/b.log", "sub/c.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("stored %v, want %v", got, want)
+	}
+	// The scans keep the matcher and its answers: a new ignore file,
+	// a changed one and a removed one must each be seen.
+	w.write("sub/.gitignore", "*.log\n")
+	w.checkpoint("s1", 2, nil)
+	if got, want := w.storedPaths(), []string{"a.log", "sub/.gitignore", "sub/c.txt"}; !slices.Equal(got, want) {
+		t.Errorf("after a new .gitignore: stored %v, want %v", got, want)
+	}
+	w.write("sub/.gitignore", "*.txt\n")
+	w.checkpoint("s1", 3, nil)
+	if got, want := w.storedPaths(), []string{"a.log", "sub/.gitignore", "sub/b.log"}; !slices.Equal(got, want) {
+		t.Errorf("after a changed .gitignore: stored %v, want %v", got, want)
+	}
+	os.Remove(w.abs("sub/.gitignore"))
+	w.write(".clineignore", "sub/\n")
+	w.checkpoint("s1", 4, nil)
+	if got, want := w.storedPaths(), []string{".clineignore", "a.log"}; !slices.Equal(got, want) {
+		t.Errorf("after a new .clineignore: stored %v, want %v", got, want)
+	}
+	os.Remove(w.abs(".clineignore"))
+	w.checkpoint("s1", 5, nil)
+	if got, want := w.storedPaths(), []string{"a.log", "sub/b.log", "sub/c.txt"}; !slices.Equal(got, want) {
+		t.Errorf("after removing the ignore files: stored %v, want %v", got, want)
+	}
+}

@@ -164,11 +164,10 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 		return nil, err
 	}
 	cOv, lOv := overlayMap(ck.Overlays), overlayMap(latest.Overlays)
-	ign := workspace.NewIgnoreMatcher(s.folders, s.opts.Exclude...)
 	open := make(map[string]string, len(req.Open))
 	for p, text := range req.Open {
 		p = filepath.Clean(p)
-		if s.folderOf(p) != "" && !ign.Ignored(p, false) {
+		if s.folderOf(p) != "" && !s.ign.Ignored(p, false) {
 			open[p] = text
 		}
 	}

@@ -34,7 +34,6 @@ type scanner struct {
 	save    bool     // store the contents of changed files as blobs
 	prev    snapshot // the latest checkpoint's files, for stat-based reuse
 	trustMT int64    // an mtime before this (the latest checkpoint's scan start) can be trusted
-	ignored func(abs string, isDir bool) bool
 	sem     chan struct{}
 	wg      sync.WaitGroup
 	budget  atomic.Int64 // content bytes this checkpoint may still hold
@@ -49,17 +48,20 @@ type scanner struct {
 // scan reads the state of every file the checkpoint covers. Folders are
 // walked and changed files hashed by up to Workers goroutines.
 func (s *Store) scan(ctx context.Context, save bool, prev snapshot, trustMT int64) (snapshot, *scanner, error) {
-	ign := workspace.NewIgnoreMatcher(s.folders, s.opts.Exclude...)
+	s.checkExcludeFiles()
 	sc := &scanner{
 		ctx: ctx, store: s, save: save, prev: prev, trustMT: trustMT,
-		ignored: ign.Ignored,
-		sem:     make(chan struct{}, s.opts.Workers-1),
-		out:     make(snapshot, len(prev)),
+		sem: make(chan struct{}, s.opts.Workers-1),
+		out: make(snapshot, len(prev)),
 	}
 	sc.budget.Store(s.opts.MaxCheckpointBytes)
 	for i, folder := range s.folders {
-		root := s.roots[i]
-		sc.spawn(func() { sc.dir(root, folder, ".") })
+		root, err := s.roots[i].OpenRoot(".")
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		top := s.roots[i]
+		sc.spawn(func() { sc.dir(root, top, folder, ".") })
 	}
 	sc.wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -93,17 +95,39 @@ func (sc *scanner) fail(err error) {
 	sc.mu.Unlock()
 }
 
-// dir lists one folder; rel is its path below root ("." for the root).
-func (sc *scanner) dir(root *os.Root, abs, rel string) {
+// dir lists one folder, which dir is opened as and closes; rel is its
+// path below top, the workspace folder. Each folder is an os.Root opened
+// from its parent's, so that every open and stat is one system call on a
+// single name, and none can leave the workspace.
+func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
+	defer dir.Close()
 	if sc.ctx.Err() != nil {
 		return
 	}
-	f, err := root.Open(rel)
+	f, err := dir.Open(".")
 	if err != nil {
 		return // vanished or unreadable: nothing of it can be recorded
 	}
 	entries, _ := f.ReadDir(-1)
 	f.Close()
+	sc.store.checkIgnoreFiles(abs, entries)
+	// Asking the matcher costs microseconds a path; its answers for this
+	// folder's entries are kept until an ignore file above them changes.
+	old := sc.store.ignoreAnswers(abs)
+	answers := make(map[string]bool, len(entries))
+	ignored := func(name, cabs string, isDir bool) bool {
+		key := name
+		if isDir {
+			key += "/"
+		}
+		v, ok := old[key]
+		if !ok {
+			v = sc.store.ign.Ignored(cabs, isDir)
+		}
+		answers[key] = v
+		return v
+	}
+	defer sc.store.keepIgnoreAnswers(abs, answers)
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
@@ -117,13 +141,20 @@ func (sc *scanner) dir(root *os.Root, abs, rel string) {
 		typ := e.Type()
 		switch {
 		case typ.IsDir():
-			if !sc.ignored(cabs, true) {
-				sc.spawn(func() { sc.dir(root, cabs, crel) })
-			}
-		case typ.IsRegular():
-			if sc.ignored(cabs, false) {
+			if ignored(name, cabs, true) {
 				continue
 			}
+			sub, err := dir.OpenRoot(name)
+			if err != nil {
+				continue
+			}
+			sc.spawn(func() { sc.dir(sub, top, cabs, crel) })
+		case typ.IsRegular():
+			if ignored(name, cabs, false) {
+				continue
+			}
+			// A listing of a folder opened in a Root holds each entry's
+			// lstat already: Info makes no system call.
 			fi, err := e.Info()
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
@@ -139,7 +170,9 @@ func (sc *scanner) dir(root *os.Root, abs, rel string) {
 				sc.record(cabs, st)
 				continue
 			}
-			sc.spawn(func() { sc.file(root, cabs, crel, st) })
+			// A file read may outlive this listing, which closes dir,
+			// so it goes through the folder's root.
+			sc.spawn(func() { sc.file(top, cabs, crel, st) })
 		}
 		// Symbolic links, devices, pipes and sockets are not recorded:
 		// restoring one could write outside the workspace or block.
@@ -203,6 +236,89 @@ func (sc *scanner) file(root *os.Root, abs, rel string, st fileState) {
 	sc.out[abs] = st
 	sc.read++
 	sc.mu.Unlock()
+}
+
+// ignoreStat is the stat of a folder's ignore files, as last seen.
+type ignoreStat [2]fileState // .gitignore, .clineignore; zero when absent
+
+// checkIgnoreFiles drops the cached rules of folder abs when one of its
+// ignore files changed since the last scan. It runs before any path below
+// abs is matched, so the walk never uses stale rules.
+func (s *Store) checkIgnoreFiles(abs string, entries []fs.DirEntry) {
+	var now ignoreStat
+	for _, e := range entries {
+		i := -1
+		switch e.Name() {
+		case workspace.GitignoreFile:
+			i = 0
+		case workspace.ClineignoreFile:
+			i = 1
+		}
+		if i < 0 {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			now[i] = statOf(fi)
+			now[i].Skip = "present"
+		}
+	}
+	s.ignMu.Lock()
+	old, seen := s.ignStat[abs]
+	if !seen || old != now {
+		s.ignStat[abs] = now
+	}
+	if seen && old != now {
+		// The answers below abs used the old rules.
+		for d := range s.ignAnswers {
+			if d == abs || strings.HasPrefix(d, abs+string(filepath.Separator)) {
+				delete(s.ignAnswers, d)
+			}
+		}
+	}
+	s.ignMu.Unlock()
+	if seen && old != now {
+		s.ign.Invalidate(abs)
+	}
+}
+
+// ignoreAnswers returns the matcher's answers for the entries of folder
+// abs from the last scan (entry name, "/" ending a folder's).
+func (s *Store) ignoreAnswers(abs string) map[string]bool {
+	s.ignMu.Lock()
+	defer s.ignMu.Unlock()
+	return s.ignAnswers[abs]
+}
+
+func (s *Store) keepIgnoreAnswers(abs string, answers map[string]bool) {
+	s.ignMu.Lock()
+	s.ignAnswers[abs] = answers
+	s.ignMu.Unlock()
+}
+
+// checkExcludeFiles reloads every rule when a folder's .git/info/exclude
+// changed: its stat is checked once per scan.
+func (s *Store) checkExcludeFiles() {
+	changed := false
+	s.ignMu.Lock()
+	for _, f := range s.folders {
+		p := filepath.Join(f, ".git", "info", "exclude")
+		var now ignoreStat
+		if fi, err := os.Stat(p); err == nil {
+			now[0] = statOf(fi)
+			now[0].Skip = "present"
+		}
+		if old, ok := s.ignStat[p]; ok && old != now {
+			changed = true
+		}
+		s.ignStat[p] = now
+	}
+	if changed {
+		clear(s.ignAnswers)
+	}
+	s.ignMu.Unlock()
+	if changed {
+		s.ign.Reload()
+	}
 }
 
 // modeBits is the part of a mode that a restore puts back.

@@ -139,6 +139,13 @@ type Store struct {
 	roots   []*os.Root       // one per folder: file reads cannot leave it
 	paths   *workspace.Roots // confines restore writes
 	blobs   *blobs
+	// ign is kept across scans so that ignore files are read once, not
+	// on every checkpoint; checkIgnoreFiles invalidates what changed.
+	ign     *workspace.IgnoreMatcher
+	ignMu   sync.Mutex
+	ignStat map[string]ignoreStat // guarded by ignMu; by folder, and by .git/info/exclude path
+	// ignAnswers caches the matcher's answers by folder, then entry name.
+	ignAnswers map[string]map[string]bool // guarded by ignMu
 
 	mu      sync.Mutex
 	records []*record // guarded by mu; oldest first
@@ -167,7 +174,14 @@ func Open(opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	s := &Store{opts: opts, dir: dir, folders: folders, paths: paths, blobs: newBlobs(filepath.Join(dir, "blobs"))}
+	s := &Store{
+		opts: opts, dir: dir, folders: folders, paths: paths,
+		blobs:   newBlobs(filepath.Join(dir, "blobs")),
+		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
+		ignStat: make(map[string]ignoreStat),
+
+		ignAnswers: make(map[string]map[string]bool),
+	}
 	for _, f := range folders {
 		r, err := os.OpenRoot(f)
 		if err != nil {
@@ -388,10 +402,9 @@ func (s *Store) previous(session string) *record {
 func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overlayRef, int64, error) {
 	var refs []overlayRef
 	var written int64
-	ign := workspace.NewIgnoreMatcher(s.folders, s.opts.Exclude...)
 	for p, text := range overlay {
 		p = filepath.Clean(p)
-		if s.folderOf(p) == "" || ign.Ignored(p, false) {
+		if s.folderOf(p) == "" || s.ign.Ignored(p, false) {
 			continue
 		}
 		h := hashOf([]byte(text))
@@ -409,36 +422,44 @@ func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overl
 	return refs, written, nil
 }
 
-// effective returns what the user saw of every file: the buffer's text
-// where one was open and differed, else the file on disk.
-func effective(snap snapshot, overlays []overlayRef) map[string]string {
-	m := make(map[string]string, len(snap)+len(overlays))
-	for p, st := range snap {
-		m[p] = st.Hash + "\x00" + strconv.FormatUint(uint64(st.Mode), 8) + "\x00" + st.Skip
-	}
-	for _, o := range overlays {
-		m[o.Path] = "buffer\x00" + o.Hash
-	}
-	return m
-}
-
 // changedPaths lists the paths whose content or mode differ between two
-// checkpoints' views.
+// checkpoints' views: the buffer's text where one was open and differed
+// from disk, else the file on disk.
 func changedPaths(a snapshot, ao []overlayRef, b snapshot, bo []overlayRef) []string {
-	ea, eb := effective(a, ao), effective(b, bo)
+	aov, bov := overlayMap(ao), overlayMap(bo)
 	var out []string
-	for p, v := range eb {
-		if ea[p] != v {
+	differ := func(p string) bool {
+		ha, oka := aov[p]
+		hb, okb := bov[p]
+		if oka || okb {
+			return oka != okb || ha != hb
+		}
+		sa, oka := a[p]
+		sb, okb := b[p]
+		return oka != okb || sa.Hash != sb.Hash || sa.Mode != sb.Mode || sa.Skip != sb.Skip
+	}
+	for p := range b {
+		if differ(p) {
 			out = append(out, p)
 		}
 	}
-	for p := range ea {
-		if _, ok := eb[p]; !ok {
+	// Paths b lacks on disk: gone, or open only in a buffer.
+	gone := func(p string) {
+		if _, ok := b[p]; !ok && differ(p) {
 			out = append(out, p)
 		}
+	}
+	for p := range a {
+		gone(p)
+	}
+	for p := range aov {
+		gone(p)
+	}
+	for p := range bov {
+		gone(p)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // List returns a session's checkpoints, oldest first.
