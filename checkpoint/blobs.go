@@ -79,6 +79,15 @@ func (b *blobs) put(hash string, data []byte) (int64, error) {
 	return int64(len(data)), nil
 }
 
+// known reports whether put or a check stored hash in this process and
+// no gc removed it since.
+func (b *blobs) known(hash string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.have[hash]
+	return ok
+}
+
 func (b *blobs) remember(hash string, size int64) {
 	b.mu.Lock()
 	b.have[hash] = size

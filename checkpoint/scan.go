@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -377,30 +377,46 @@ func (s *Store) writeTrees(snap snapshot) ([]rootRef, int64, error) {
 		})
 	}
 	var written int64
-	var put func(n *treeNode) (string, error)
-	put = func(n *treeNode) (string, error) {
+	cache := make(map[string]cachedTree, len(s.trees))
+	var put func(dir string, n *treeNode) (string, error)
+	put = func(dir string, n *treeNode) (string, error) {
 		t := &tree{Entries: n.files}
 		for name, c := range n.dirs {
-			h, err := put(c)
+			h, err := put(dir+string(filepath.Separator)+name, c)
 			if err != nil {
 				return "", err
 			}
 			t.Entries = append(t.Entries, treeEntry{Name: name, Dir: true, Hash: h})
 		}
-		sort.Slice(t.Entries, func(i, j int) bool { return t.Entries[i].Name < t.Entries[j].Name })
+		slices.SortFunc(t.Entries, func(a, b treeEntry) int { return strings.Compare(a.Name, b.Name) })
+		// A folder whose entries are those of the last checkpoint has
+		// its tree stored already: no encoding, hashing or stat.
+		if old, ok := s.trees[dir]; ok && slices.Equal(old.entries, t.Entries) && s.blobs.known(old.hash) {
+			cache[dir] = old
+			return old.hash, nil
+		}
 		h, w, err := s.blobs.putTree(t)
 		written += w
+		cache[dir] = cachedTree{entries: t.Entries, hash: h}
 		return h, err
 	}
 	refs := make([]rootRef, 0, len(s.folders))
 	for _, f := range s.folders {
-		h, err := put(nodes[f])
+		h, err := put(f, nodes[f])
 		if err != nil {
+			s.trees = nil
 			return nil, written, err
 		}
 		refs = append(refs, rootRef{Folder: f, Tree: h})
 	}
+	s.trees = cache
 	return refs, written, nil
+}
+
+// cachedTree is a folder's tree as the last checkpoint wrote it.
+type cachedTree struct {
+	entries []treeEntry
+	hash    string
 }
 
 // readTrees loads the files a checkpoint recorded on disk.

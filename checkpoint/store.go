@@ -151,9 +151,10 @@ type Store struct {
 	records []*record // guarded by mu; oldest first
 	// latest is the files of records[len-1], the base for stat-based
 	// change detection; nil until first needed after Open.
-	latest  snapshot // guarded by mu
-	sinceGC int64    // guarded by mu; blob bytes written since the last Prune
-	gcDone  bool     // guarded by mu; Prune ran in this process
+	latest  snapshot              // guarded by mu
+	trees   map[string]cachedTree // guarded by mu; by folder, from the last writeTrees
+	sinceGC int64                 // guarded by mu; blob bytes written since the last Prune
+	gcDone  bool                  // guarded by mu; Prune ran in this process
 }
 
 // Open opens (creating if need be) the store for opts.Folders.
