@@ -516,3 +516,32 @@ func TestIgnoreFileChanges(t *testing.T) {
 		t.Errorf("after removing the ignore files: stored %v, want %v", got, want)
 	}
 }
+
+func TestCheckpointCap(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": strings.Repeat("a", 60), "b.txt": strings.Repeat("b", 60)})
+	w.opts.MaxCheckpointBytes = 100
+	w.s.Close()
+	w.open()
+	before := w.checkpoint("s1", 1, nil)
+	snap, _ := w.s.readTrees(w.s.records[0].Roots)
+	var stored, noted int
+	for _, st := range snap {
+		switch {
+		case st.Hash != "":
+			stored++
+		case strings.Contains(st.Skip, "cap of 100 bytes"):
+			noted++
+		}
+	}
+	if stored != 1 || noted != 1 {
+		t.Errorf("%d files stored, %d noted over the cap; want 1 and 1", stored, noted)
+	}
+	// A restore leaves the file it could not store alone.
+	w.write("a.txt", "x")
+	w.write("b.txt", "y")
+	w.checkpoint("s1", 1, nil)
+	plan := w.restore("s1", before.ID, nil, false)
+	if len(plan.Skipped) != 1 || len(plan.Disk) != 1 {
+		t.Errorf("plan = %+v, want one file restored and one skipped", plan)
+	}
+}

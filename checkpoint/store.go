@@ -23,7 +23,7 @@ import (
 // Defaults for Options.
 const (
 	DefaultMaxFileBytes       = 10 << 20
-	DefaultMaxCheckpointBytes = 1 << 30
+	DefaultMaxCheckpointBytes = 256 << 20
 	DefaultMaxAge             = 7 * 24 * time.Hour
 	DefaultMaxStoreBytes      = 500 << 20
 	DefaultWorkers            = 2
@@ -49,7 +49,8 @@ type Options struct {
 	Exclude []string
 	// MaxFileBytes: a larger file is listed with a note, its content not
 	// stored, and a restore leaves it alone. MaxCheckpointBytes caps the
-	// content one checkpoint covers the same way.
+	// content one checkpoint covers the same way (at most MaxStoreBytes);
+	// which files pass the cap then depends on the walk's order.
 	MaxFileBytes, MaxCheckpointBytes int64
 	// MaxAge and MaxStoreBytes drive pruning: older checkpoints go, then
 	// the oldest ones until the blobs fit. The newest checkpoint is kept.
@@ -77,6 +78,9 @@ func (o *Options) fill() {
 	if o.MaxStoreBytes <= 0 {
 		o.MaxStoreBytes = DefaultMaxStoreBytes
 	}
+	// One checkpoint must fit in the store, or pruning could not keep
+	// even the newest.
+	o.MaxCheckpointBytes = min(o.MaxCheckpointBytes, o.MaxStoreBytes)
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
 	}
