@@ -66,6 +66,12 @@ func (s *Server) handleACP(ctx context.Context, req *jsonrpc2.Request) (any, err
 		res, err = s.sessionSetMode(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodACPCheckpoints:
+		res, err = s.listCheckpoints(req.Params())
+	case methodACPCheckpointDiff:
+		res, err = s.checkpointDiff(ctx, req)
+	case methodACPRestore:
+		res, err = s.restore(ctx, req)
 	case methodACPCancelRequest, methodCancel:
 		err = s.cancelRequest(req.Params())
 	default:

@@ -77,6 +77,7 @@ type Server struct {
 	progress  progress
 	approvals approvals
 	mcp       mcpServers
+	ckpt      checkpointState
 	closing   bool           // guarded by ws.mu
 	bg        sync.WaitGroup // background work the server owns
 	bgCtx     context.Context
@@ -166,6 +167,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()
+	s.closeCheckpoints()
 	s.mu.Lock()
 	code := s.exitCode
 	s.mu.Unlock()
@@ -278,6 +280,12 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		res, err = s.sessionLoad(req.Params())
 	case methodSessionList:
 		res, err = s.sessionList(req.Params())
+	case methodCheckpoints:
+		res, err = s.listCheckpoints(req.Params())
+	case methodCheckpointDiff:
+		res, err = s.checkpointDiff(ctx, req)
+	case methodRestore:
+		res, err = s.restore(ctx, req)
 	default:
 		if req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
@@ -438,10 +446,12 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case commandCheckpoints, commandRestore:
+		return s.checkpointCommand(ctx, req, p.Command, p.Arguments)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }
 
 func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel}
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCheckpoints, commandRestore}
 }

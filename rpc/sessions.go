@@ -184,6 +184,9 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 			return s.askQuestion(ctx, id, q, opts)
 		}
 	}
+	if !subagent {
+		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
+	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
 			child, err := s.openSession(newSessionID(), cwd, "search", prov, nil, nil, true, ownMCP)

@@ -86,6 +86,14 @@ type Config struct {
 	// Edited is told about every file a successful call changed, for
 	// cline/diff.
 	Edited func(callID string, edits []tools.FileEdit)
+	// Checkpoint, when set, records the workspace so that a turn can be
+	// undone: it is called with an empty toolCallID just before the first
+	// call of a turn that may change files (any kind but read, search,
+	// think, fetch and switch_mode) runs, and with the call's id when each
+	// such call has ended. turn is the prompt's index in the session (the
+	// user messages before it); title says what the checkpoint precedes
+	// or follows. It runs on the call's path, so it must be quick.
+	Checkpoint func(turn int, toolCallID, title string)
 }
 
 // Session is one agent conversation.
@@ -101,6 +109,12 @@ type Session struct {
 	title   string
 	running context.CancelFunc // the turn in flight, if any
 	nextID  int
+	// Checkpoint bookkeeping for the turn in flight: its index, whether
+	// the checkpoint before it was taken, the mutating calls running.
+	turnIndex    int
+	turnTitle    string
+	checkpointed bool
+	mutating     map[string]string // call id → title
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -212,6 +226,12 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 		return "", ErrBusy
 	}
 	s.running = cancel
+	s.turnIndex, s.turnTitle, s.checkpointed = 0, titleOf(text), false
+	for _, m := range s.history {
+		if m.Role == provider.RoleUser {
+			s.turnIndex++
+		}
+	}
 	user := provider.UserText(text)
 	s.history = append(s.history, user)
 	if s.title == "" {
@@ -491,8 +511,57 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []to
 	return ends, nil
 }
 
+// mayChange reports whether a call of kind k can change files.
+func mayChange(k tools.Kind) bool {
+	switch k {
+	case tools.KindRead, tools.KindSearch, tools.KindThink, tools.KindFetch, tools.KindSwitchMode:
+		return false
+	}
+	return true
+}
+
+// checkpoint calls Config.Checkpoint around the calls that may change
+// files: once before the first of the turn, and after each.
+func (s *Session) checkpoint(u CallUpdate) {
+	if s.cfg.Checkpoint == nil || !mayChange(u.Kind) {
+		return
+	}
+	s.mu.Lock()
+	turn := s.turnIndex
+	var before, after bool
+	var title string
+	switch u.State {
+	case StateExecuting:
+		if u.Output != "" {
+			break
+		}
+		if !s.checkpointed {
+			s.checkpointed, before, title = true, true, "Before: "+s.turnTitle
+		}
+		if s.mutating == nil {
+			s.mutating = make(map[string]string)
+		}
+		t := s.callTitle(u.Call.Name, u.Call.Args)
+		if u.Description != nil && u.Description.Title != "" {
+			t = u.Description.Title
+		}
+		s.mutating[u.Call.ID] = t
+	case StateSuccess, StateError, StateCancelled:
+		title, after = s.mutating[u.Call.ID]
+		delete(s.mutating, u.Call.ID)
+	}
+	s.mu.Unlock()
+	switch {
+	case before:
+		s.cfg.Checkpoint(turn, "", title)
+	case after:
+		s.cfg.Checkpoint(turn, u.Call.ID, "After: "+title)
+	}
+}
+
 // observe turns scheduler state changes into tool_call_update messages.
 func (s *Session) observe(u CallUpdate) {
+	s.checkpoint(u)
 	up := Update{"sessionUpdate": "tool_call_update", "toolCallId": u.Call.ID}
 	switch u.State {
 	case StateExecuting:
