@@ -545,3 +545,27 @@ func TestCheckpointCap(t *testing.T) {
 		t.Errorf("plan = %+v, want one file restored and one skipped", plan)
 	}
 }
+
+func TestPrime(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	if err := w.s.Prime(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.write("b.txt", "changed\n")
+	_, sc, err := w.s.scan(context.Background(), false, w.s.latest, w.s.latestScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.read != 1 {
+		t.Errorf("after Prime a scan read %d files, want 1", sc.read)
+	}
+	before := w.checkpoint("s1", 1, nil)
+	w.write("a.txt", "agent\n")
+	w.checkpoint("s1", 1, nil)
+	plan := w.restore("s1", before.ID, nil, false)
+	if len(plan.Failed) > 0 || len(plan.Conflicts) > 0 {
+		t.Fatalf("plan = %+v", plan)
+	}
+	w.want("a.txt", "a\n")
+	w.want("c.txt", "c\n")
+}

@@ -141,11 +141,7 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	if err != nil {
 		return nil, err
 	}
-	var trust int64
-	if n := len(s.records); n > 0 {
-		trust = s.records[n-1].Scan
-	}
-	cur, _, err := s.scan(ctx, false, base, trust)
+	cur, _, err := s.scan(ctx, false, base, s.latestScan)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +328,9 @@ func isBinary(b []byte) bool {
 func (s *Store) readCurrent(abs string) ([]byte, error) {
 	folder := s.folderOf(abs)
 	i := slices.Index(s.folders, folder)
+	if s.roots == nil {
+		return nil, errClosed
+	}
 	if i < 0 {
 		return nil, fmt.Errorf("checkpoint: %s is outside the workspace", abs)
 	}

@@ -48,6 +48,9 @@ type scanner struct {
 // scan reads the state of every file the checkpoint covers. Folders are
 // walked and changed files hashed by up to Workers goroutines.
 func (s *Store) scan(ctx context.Context, save bool, prev snapshot, trustMT int64) (snapshot, *scanner, error) {
+	if s.roots == nil {
+		return nil, nil, errClosed
+	}
 	s.checkExcludeFiles()
 	sc := &scanner{
 		ctx: ctx, store: s, save: save, prev: prev, trustMT: trustMT,

@@ -140,7 +140,7 @@ type Store struct {
 	opts    Options
 	dir     string
 	folders []string         // cleaned, outer ones only, in the caller's order
-	roots   []*os.Root       // one per folder: file reads cannot leave it
+	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
 	paths   *workspace.Roots // confines restore writes
 	blobs   *blobs
 	// ign is kept across scans so that ignore files are read once, not
@@ -153,12 +153,14 @@ type Store struct {
 
 	mu      sync.Mutex
 	records []*record // guarded by mu; oldest first
-	// latest is the files of records[len-1], the base for stat-based
-	// change detection; nil until first needed after Open.
-	latest  snapshot              // guarded by mu
-	trees   map[string]cachedTree // guarded by mu; by folder, from the last writeTrees
-	sinceGC int64                 // guarded by mu; blob bytes written since the last Prune
-	gcDone  bool                  // guarded by mu; Prune ran in this process
+	// latest is the files of records[len-1] (or of Prime's scan), the
+	// base for stat-based change detection; nil until first needed after
+	// Open. latestScan is when the scan behind it started.
+	latest     snapshot              // guarded by mu
+	latestScan int64                 // guarded by mu
+	trees      map[string]cachedTree // guarded by mu; by folder, from the last writeTrees
+	sinceGC    int64                 // guarded by mu; blob bytes written since the last Prune
+	gcDone     bool                  // guarded by mu; Prune ran in this process
 }
 
 // Open opens (creating if need be) the store for opts.Folders.
@@ -202,8 +204,12 @@ func Open(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Close releases the folder handles.
+var errClosed = errors.New("checkpoint: the store is closed")
+
+// Close releases the folder handles, once the operation under way ends.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, r := range s.roots {
 		r.Close()
 	}
@@ -306,10 +312,7 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	var trust int64
-	if n := len(s.records); n > 0 {
-		trust = s.records[n-1].Scan
-	}
+	trust := s.latestScan
 	// The scan start is compared with file mtimes, so it is the real
 	// clock's; opts.Now dates the checkpoint.
 	scanStart := time.Now()
@@ -358,7 +361,7 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		s.records = s.records[:len(s.records)-1]
 		return Info{}, err
 	}
-	s.latest = snap
+	s.latest, s.latestScan = snap, rec.Scan
 	s.sinceGC += written
 	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
 		if err := s.prune(); err != nil {
@@ -381,12 +384,35 @@ func (s *Store) latestSnapshot() (snapshot, error) {
 	if s.latest != nil || len(s.records) == 0 {
 		return s.latest, nil
 	}
-	snap, err := s.readTrees(s.records[len(s.records)-1].Roots)
+	last := s.records[len(s.records)-1]
+	snap, err := s.readTrees(last.Roots)
 	if err != nil {
 		return nil, err
 	}
-	s.latest = snap
+	s.latest, s.latestScan = snap, last.Scan
 	return snap, nil
+}
+
+// Prime prepares the first checkpoint of a workspace that has none: it
+// reads and stores every file now, so that the checkpoint a turn takes
+// before its first change only reads what changed since. The blobs it
+// stores are referenced by that checkpoint; Prune, which runs only after
+// a checkpoint, keeps them. With checkpoints on disk it only loads the
+// newest one's file list.
+func (s *Store) Prime(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.records) > 0 || s.latest != nil {
+		_, err := s.latestSnapshot()
+		return err
+	}
+	start := time.Now()
+	snap, _, err := s.scan(ctx, true, nil, 0)
+	if err != nil {
+		return err
+	}
+	s.latest, s.latestScan = snap, start.UnixNano()
+	return nil
 }
 
 // previous returns the session's newest checkpoint, else the

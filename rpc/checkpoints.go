@@ -81,6 +81,29 @@ func bufferTexts(open map[string]workspace.Snapshot) map[string]string {
 	return m
 }
 
+// primeCheckpoints reads the workspace for its first checkpoint in the
+// background, so that the first change of the first turn does not wait
+// for a walk of every file.
+func (s *Server) primeCheckpoints() {
+	st, err := s.checkpointStore()
+	if err != nil {
+		return
+	}
+	s.ws.mu.Lock()
+	if s.closing {
+		s.ws.mu.Unlock()
+		return
+	}
+	s.bg.Add(1)
+	s.ws.mu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		if err := st.Prime(s.bgCtx); err != nil && s.bgCtx.Err() == nil {
+			s.log.Warn("checkpoint: reading the workspace failed", "err", err)
+		}
+	}()
+}
+
 // takeCheckpoint is the session's checkpoint hook. A failure only costs
 // the undo point, so it is logged and the turn goes on.
 func (s *Server) takeCheckpoint(sessionID string, turn int, callID, title string) {

@@ -186,6 +186,7 @@ func (s *Server) openSession(id, cwd, mode string, prov provider.Provider, histo
 	}
 	if !subagent {
 		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
+		s.primeCheckpoints()
 	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
