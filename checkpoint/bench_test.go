@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -77,14 +76,6 @@ func pickFiles(root string, n int) []string {
 		return nil
 	})
 	return out
-}
-
-// cpuTime is the process's user and system CPU time: on a machine
-// shared with other builds, wall time says more about the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // timing collects per-operation wall and CPU times.

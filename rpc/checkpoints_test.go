@@ -62,6 +62,9 @@ func TestCheckpointRestoreTurn(t *testing.T) {
 	if !strings.HasSuffix(strings.Join(cks[1].Files, ","), "a.txt") || !strings.HasSuffix(strings.Join(cks[2].Files, ","), "b.go") {
 		t.Errorf("changed files = %v, %v", cks[1].Files, cks[2].Files)
 	}
+	if cks[0].Turn != 0 || cks[2].Turn != 0 || cks[0].Time == "" || !strings.HasPrefix(cks[0].Title, "Before: Finalise") {
+		t.Errorf("first checkpoint = %+v", cks[0])
+	}
 	before := cks[0].CheckpointID
 
 	var preview struct {
