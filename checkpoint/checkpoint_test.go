@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -408,8 +409,8 @@ func TestUnknownCheckpoint(t *testing.T) {
 	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s2", CheckpointID: info.ID}); err == nil {
 		t.Error("restored another session's checkpoint")
 	}
-	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s1", CheckpointID: "nope"}); err == nil {
-		t.Error("restored a checkpoint that does not exist")
+	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s1", CheckpointID: "nope"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("restore of a checkpoint that does not exist: err = %v, want ErrNotFound", err)
 	}
 }
 

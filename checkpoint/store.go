@@ -206,6 +206,10 @@ func Open(opts Options) (*Store, error) {
 
 var errClosed = errors.New("checkpoint: the store is closed")
 
+// ErrNotFound is wrapped by the errors for a checkpoint id the session
+// does not have.
+var ErrNotFound = errors.New("no such checkpoint")
+
 // Close releases the folder handles, once the operation under way ends.
 func (s *Store) Close() error {
 	s.mu.Lock()
@@ -520,7 +524,7 @@ func (s *Store) find(session, id string) (ck, latest *record, err error) {
 		latest = r
 	}
 	if ck == nil {
-		return nil, nil, fmt.Errorf("checkpoint: session %s has no checkpoint %q", session, id)
+		return nil, nil, fmt.Errorf("checkpoint: session %s has no checkpoint %q: %w", session, id, ErrNotFound)
 	}
 	return ck, latest, nil
 }

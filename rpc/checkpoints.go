@@ -165,9 +165,13 @@ type (
 	}
 )
 
-// checkpointFailed reports a store fault or an unknown checkpoint.
+// checkpointFailed reports an unknown checkpoint as the caller's
+// mistake, anything else as the daemon's.
 func checkpointFailed(method string, err error) error {
-	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: checkpointId: %v", err)
+	}
+	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
 }
 
 // listCheckpoints serves cline/checkpoints.
