@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,21 +202,26 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 		}
 		return stored[hash]
 	}
-	for _, p := range slices.Sorted(mapsKeys(paths)) {
+	// lost reports whether overwriting content h at p loses it: neither
+	// checkpoint recorded it there (the quick test) nor does any of the
+	// session's checkpoints hold it. A file absent now loses nothing.
+	lost := func(p, h string) bool {
+		if h == "" || cSnap[p].Hash == h || lSnap[p].Hash == h {
+			return false
+		}
+		if v, ok := cOv[p]; ok && v == h {
+			return false
+		}
+		if v, ok := lOv[p]; ok && v == h {
+			return false
+		}
+		return !kept(h)
+	}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		cst, inC := cSnap[p]
 		if inC && cst.Skip != "" {
 			skipped = append(skipped, p)
 			continue
-		}
-		// What the two checkpoints saw of p, the quick test before kept.
-		known := map[string]bool{"": true} // a file absent now: restoring it overwrites nothing
-		for _, m := range []snapshot{cSnap, lSnap} {
-			known[m[p].Hash] = true // "" when absent
-		}
-		for _, m := range []map[string]string{cOv, lOv} {
-			if h, ok := m[p]; ok {
-				known[h] = true
-			}
 		}
 		if text, ok := open[p]; ok {
 			now := hashOf([]byte(text))
@@ -230,7 +236,7 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 			if target == "" {
 				c.status = Deleted
 			}
-			if !known[now] && !kept(now) && !req.Force {
+			if !req.Force && lost(p, now) {
 				c.conflict = conflictReason
 			}
 			changes = append(changes, c)
@@ -253,7 +259,7 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 		case !onDisk:
 			c.status = Created
 		}
-		if !c.modeOnly && !known[now] && !kept(now) && !req.Force {
+		if !c.modeOnly && !req.Force && lost(p, now) {
 			c.conflict = conflictReason
 		}
 		changes = append(changes, c)
@@ -267,16 +273,6 @@ func overlayMap(refs []overlayRef) map[string]string {
 		m[o.Path] = o.Hash
 	}
 	return m
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Diff previews a restore: every file it would change, with the compact
