@@ -61,7 +61,8 @@ func (s *Store) scan(ctx context.Context, save bool, prev snapshot, trustMT int6
 	for i, folder := range s.folders {
 		root, err := s.roots[i].OpenRoot(".")
 		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: %w", err)
+			sc.fail(fmt.Errorf("checkpoint: %w", err))
+			break
 		}
 		top := s.roots[i]
 		sc.spawn(func() { sc.dir(root, top, folder, ".") })

@@ -369,7 +369,7 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	s.sinceGC += written
 	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
 		if err := s.prune(); err != nil {
-			return rec.Info, err
+			return rec.Info, fmt.Errorf("checkpoint %s saved, but pruning failed: %w", rec.ID, err)
 		}
 	}
 	return rec.Info, nil
