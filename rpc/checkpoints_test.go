@@ -11,8 +11,9 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// TestCheckpointRestoreTurn runs a turn that edits a closed file on disk
-// and an open, unsaved buffer, then lists the checkpoints the session
+// TestCheckpointRestoreTurn runs a turn that reads a file (no checkpoint
+// for that), edits a closed file on disk and an open, unsaved buffer,
+// then lists the checkpoints the session
 // took, previews going back and restores the files: the disk file is
 // rewritten, the buffer goes back through applyEdit, the disk copy of the
 // open file is left alone.
@@ -20,6 +21,7 @@ func TestCheckpointRestoreTurn(t *testing.T) {
 	ctx := testCtx(t)
 	tr := transcript(t,
 		reply(text("Editing."),
+			call("c0", "read_files", map[string]any{"files": []any{map[string]any{"path": "a.txt"}}}),
 			call("c1", "editor", map[string]any{"path": "a.txt", "old_text": "alpha", "new_text": "ALPHA"}),
 			call("c2", "editor", map[string]any{"path": "b.go", "old_text": "draft", "new_text": "final"})),
 		map[string]any{"expect": map[string]any{"last_tool_result_contains": "Edited b.go"}, "events": []any{text("Done.")}},

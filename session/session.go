@@ -88,9 +88,9 @@ type Config struct {
 	Edited func(callID string, edits []tools.FileEdit)
 	// Checkpoint, when set, records the workspace so that a turn can be
 	// undone: it is called with an empty toolCallID just before the first
-	// call of a turn that may change files (any kind but read, search,
-	// think, fetch and switch_mode) runs, and with the call's id when each
-	// such call has ended. turn is the prompt's index in the session (the
+	// call of a turn that may change files (a tool not declared ReadOnly,
+	// or one the registry does not know, such as an MCP tool) runs, and
+	// with the call's id when each such call has ended. turn is the prompt's index in the session (the
 	// user messages before it); title says what the checkpoint precedes
 	// or follows. It runs on the call's path, so it must be quick.
 	Checkpoint func(turn int, toolCallID, title string)
@@ -511,11 +511,11 @@ func (s *Session) runCalls(ctx context.Context, mode string, enabled, extra []to
 	return ends, nil
 }
 
-// mayChange reports whether a call of kind k can change files.
-func mayChange(k tools.Kind) bool {
-	switch k {
-	case tools.KindRead, tools.KindSearch, tools.KindThink, tools.KindFetch, tools.KindSwitchMode:
-		return false
+// mayChange reports whether a call of the named tool can change files:
+// the tool's ReadOnly declaration decides.
+func (s *Session) mayChange(name string) bool {
+	if t, ok := s.registry.Lookup(name, s.cfg.Family); ok {
+		return !t.Spec().ReadOnly
 	}
 	return true
 }
@@ -523,7 +523,7 @@ func mayChange(k tools.Kind) bool {
 // checkpoint calls Config.Checkpoint around the calls that may change
 // files: once before the first of the turn, and after each.
 func (s *Session) checkpoint(u CallUpdate) {
-	if s.cfg.Checkpoint == nil || !mayChange(u.Kind) {
+	if s.cfg.Checkpoint == nil || !s.mayChange(u.Call.Name) {
 		return
 	}
 	s.mu.Lock()
