@@ -56,10 +56,12 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	case commandCompact:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
 		return s.compactSession(ctx, req, b)
+	case commandCheckpoints, commandRestore:
+		return s.checkpointCommand(ctx, req, p.Command, p.Arguments)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }
 
 func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact}
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact, commandCheckpoints, commandRestore}
 }

@@ -32,6 +32,15 @@ const (
 	methodTools            = "cline/tools"
 	methodAskQuestion      = "cline/askQuestion"
 
+	// Checkpoints (PROTOCOL.md §8); the ACP dialect names them as
+	// extension methods.
+	methodCheckpoints       = "cline/checkpoints"
+	methodCheckpointDiff    = "cline/checkpointDiff"
+	methodRestore           = "cline/restore"
+	methodACPCheckpoints    = "_cline/checkpoints"
+	methodACPCheckpointDiff = "_cline/checkpointDiff"
+	methodACPRestore        = "_cline/restore"
+
 	// Session methods, shared by both dialects (PROTOCOL.md §3).
 	methodSessionNew     = "session/new"
 	methodSessionPrompt  = "session/prompt"
@@ -43,10 +52,12 @@ const (
 	methodSessionUpdate  = "session/update"
 
 	// Commands for clients with no plugin (PROTOCOL.md §6).
-	commandNewSession = "cline.newSession"
-	commandPrompt     = "cline.prompt"
-	commandSetMode    = "cline.setMode"
-	commandCancel     = "cline.cancel"
+	commandNewSession  = "cline.newSession"
+	commandPrompt      = "cline.prompt"
+	commandSetMode     = "cline.setMode"
+	commandCancel      = "cline.cancel"
+	commandCheckpoints = "cline.checkpoints"
+	commandRestore     = "cline.restore"
 )
 
 // ProtocolVersion is the version of the cline wire protocol this daemon

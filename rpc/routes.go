@@ -116,6 +116,12 @@ func init() {
 	serve(methodSessionClose, inACP, (*Server).closeSession)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
+	serve(methodCheckpoints, inLSP, params((*Server).listCheckpoints))
+	serve(methodACPCheckpoints, inACP, params((*Server).listCheckpoints))
+	serve(methodCheckpointDiff, inLSP, (*Server).checkpointDiff)
+	serve(methodACPCheckpointDiff, inACP, (*Server).checkpointDiff)
+	serve(methodRestore, inLSP, (*Server).restore)
+	serve(methodACPRestore, inACP, (*Server).restore)
 	serve(methodCompact, inLSP, compact)
 	serve(methodACPCompact, inACP, compact)
 }

@@ -78,6 +78,7 @@ type Server struct {
 	progress  progress
 	approvals approvals
 	mcp       mcpServers
+	ckpt      checkpointState
 	closing   bool           // guarded by ws.mu
 	bg        sync.WaitGroup // background work the server owns
 	bgCtx     context.Context
@@ -178,6 +179,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()
+	s.closeCheckpoints()
 	s.mu.Lock()
 	code := s.exitCode
 	s.mu.Unlock()

@@ -205,6 +205,10 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			return s.askQuestion(ctx, id, q, opts)
 		}
 	}
+	if !subagent {
+		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
+		s.primeCheckpoints()
+	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
 			child, err := s.openSession(sessionSpec{id: newSessionID(), cwd: cwd, mode: "search", prov: prov, subagent: true, mcp: ownMCP})

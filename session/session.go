@@ -105,6 +105,14 @@ type Config struct {
 	// the turn's (the history cannot be saved); nil means the message
 	// goes out as agent text only.
 	Warn func(msg string)
+	// Checkpoint, when set, records the workspace so that a turn can be
+	// undone: it is called with an empty toolCallID just before the first
+	// call of a turn that may change files (a tool not declared ReadOnly,
+	// or one the registry does not know, such as an MCP tool) runs, and
+	// with the call's id when each such call has ended. turn is the prompt's index in the session (the
+	// user messages before it); title says what the checkpoint precedes
+	// or follows. It runs on the call's path, so it must be quick.
+	Checkpoint func(turn int, toolCallID, title string)
 }
 
 // Session is one agent conversation.
@@ -131,6 +139,12 @@ type Session struct {
 
 	tokens *tokens
 	meter  *meter
+	// Checkpoint bookkeeping for the turn in flight: its index, whether
+	// the checkpoint before it was taken, the mutating calls running.
+	turnIndex    int
+	turnTitle    string
+	checkpointed bool
+	mutating     map[string]string // call id → title
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -276,6 +290,12 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	s.instr = instr
 	s.lastPrompt = text
 	s.meter.startTurn()
+	s.turnIndex, s.turnTitle, s.checkpointed = 0, tools.ShortTitle(text), false
+	for _, m := range s.history {
+		if m.Role == provider.RoleUser {
+			s.turnIndex++
+		}
+	}
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
@@ -609,8 +629,57 @@ func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.To
 	return ends
 }
 
+// mayChange reports whether a call of the named tool can change files:
+// the tool's ReadOnly declaration decides.
+func (s *Session) mayChange(name string) bool {
+	if t, ok := s.registry.Lookup(name, s.cfg.Family); ok {
+		return !t.Spec().ReadOnly
+	}
+	return true
+}
+
+// checkpoint calls Config.Checkpoint around the calls that may change
+// files: once before the first of the turn, and after each.
+func (s *Session) checkpoint(u CallUpdate) {
+	if s.cfg.Checkpoint == nil || !s.mayChange(u.Call.Name) {
+		return
+	}
+	s.mu.Lock()
+	turn := s.turnIndex
+	var before, after bool
+	var title string
+	switch u.State {
+	case StateExecuting:
+		if u.Output != "" {
+			break
+		}
+		if !s.checkpointed {
+			s.checkpointed, before, title = true, true, "Before: "+s.turnTitle
+		}
+		if s.mutating == nil {
+			s.mutating = make(map[string]string)
+		}
+		t := s.callTitle(u.Call.Name, u.Call.Args)
+		if u.Description != nil && u.Description.Title != "" {
+			t = u.Description.Title
+		}
+		s.mutating[u.Call.ID] = t
+	case StateSuccess, StateError, StateCancelled:
+		title, after = s.mutating[u.Call.ID]
+		delete(s.mutating, u.Call.ID)
+	}
+	s.mu.Unlock()
+	switch {
+	case before:
+		s.cfg.Checkpoint(turn, "", title)
+	case after:
+		s.cfg.Checkpoint(turn, u.Call.ID, "After: "+title)
+	}
+}
+
 // observe turns scheduler state changes into tool_call_update messages.
 func (s *Session) observe(u CallUpdate) {
+	s.checkpoint(u)
 	up := Update{"sessionUpdate": "tool_call_update", "toolCallId": u.Call.ID}
 	switch u.State {
 	case StateExecuting:

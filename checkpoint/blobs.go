@@ -1,0 +1,210 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// blobs is the content-addressed store: blobs/<first two hex digits>/<rest>.
+// Blobs are written to a temporary file and renamed into place, but not
+// synced one by one (a first checkpoint writes thousands); a blob that a
+// crash left short is caught by its size before it is trusted as already
+// there, and every read checks the hash, so a lost blob makes a restore
+// fail loudly rather than write wrong content.
+type blobs struct {
+	dir string
+
+	mu   sync.Mutex
+	have map[string]int64 // guarded by mu; hashes known to be stored, with their size
+}
+
+func newBlobs(dir string) *blobs {
+	return &blobs{dir: dir, have: make(map[string]int64)}
+}
+
+// hashOf returns the hex sha256 of data.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func (b *blobs) path(hash string) string {
+	return filepath.Join(b.dir, hash[:2], hash[2:])
+}
+
+// put stores data under hash unless a blob of that size is already there.
+// It reports how many bytes it wrote.
+func (b *blobs) put(hash string, data []byte) (int64, error) {
+	b.mu.Lock()
+	size, ok := b.have[hash]
+	b.mu.Unlock()
+	if ok && size == int64(len(data)) {
+		return 0, nil
+	}
+	p := b.path(hash)
+	if fi, err := os.Stat(p); err == nil && fi.Size() == int64(len(data)) {
+		b.remember(hash, fi.Size())
+		return 0, nil
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("checkpoint: store blob: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".blob-*.tmp")
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: store blob: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return 0, fmt.Errorf("checkpoint: store blob: %w", err)
+	}
+	b.remember(hash, int64(len(data)))
+	return int64(len(data)), nil
+}
+
+// known reports whether put or a check stored hash in this process and
+// no gc removed it since.
+func (b *blobs) known(hash string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.have[hash]
+	return ok
+}
+
+func (b *blobs) remember(hash string, size int64) {
+	b.mu.Lock()
+	b.have[hash] = size
+	b.mu.Unlock()
+}
+
+// get reads a blob and checks its hash.
+func (b *blobs) get(hash string) ([]byte, error) {
+	if len(hash) != sha256.Size*2 {
+		return nil, fmt.Errorf("checkpoint: bad blob name %q", hash)
+	}
+	data, err := os.ReadFile(b.path(hash))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read blob: %w", err)
+	}
+	if hashOf(data) != hash {
+		return nil, fmt.Errorf("checkpoint: blob %s is damaged (its content does not match its name)", hash[:12])
+	}
+	return data, nil
+}
+
+// gc removes every blob whose hash keep does not hold, and temporary
+// files older than an hour (left by a crash). It returns the bytes of the
+// blobs kept and removed.
+func (b *blobs) gc(keep map[string]bool) (kept, removed int64, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old := time.Now().Add(-time.Hour)
+	err = filepath.WalkDir(b.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			if fi.ModTime().Before(old) {
+				os.Remove(p)
+			}
+			return nil
+		}
+		hash := filepath.Base(filepath.Dir(p)) + name
+		if keep[hash] {
+			kept += fi.Size()
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		delete(b.have, hash)
+		removed += fi.Size()
+		return nil
+	})
+	if err != nil {
+		return kept, removed, fmt.Errorf("checkpoint: collect blobs: %w", err)
+	}
+	return kept, removed, nil
+}
+
+// tree is one folder's listing, stored as a blob like file contents, so
+// an unchanged folder costs nothing in a new checkpoint.
+type tree struct {
+	Entries []treeEntry `json:"e"`
+}
+
+// treeEntry is a file or a folder in a tree. Short JSON names keep the
+// trees of a large workspace small.
+type treeEntry struct {
+	Name  string `json:"n"`
+	Dir   bool   `json:"d,omitempty"`
+	Hash  string `json:"h,omitempty"` // content blob, or the folder's tree; empty when Skip says why
+	Mode  uint32 `json:"m,omitempty"` // fs.FileMode bits
+	Size  int64  `json:"s,omitempty"`
+	MTime int64  `json:"t,omitempty"` // nanoseconds since the epoch
+	Ino   uint64 `json:"i,omitempty"`
+	Skip  string `json:"x,omitempty"` // why the content is not stored
+}
+
+func (b *blobs) putTree(t *tree) (string, int64, error) {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return "", 0, err
+	}
+	hash := hashOf(data)
+	n, err := b.put(hash, data)
+	return hash, n, err
+}
+
+// getTree reads a tree and the size of its blob.
+func (b *blobs) getTree(hash string) (*tree, int64, error) {
+	data, err := b.get(hash)
+	if err != nil {
+		return nil, 0, err
+	}
+	var t tree
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, 0, fmt.Errorf("checkpoint: tree %s: %w", hash[:12], err)
+	}
+	return &t, int64(len(data)), nil
+}
+
+// readCapped reads at most max bytes of r and reports whether there was more.
+func readCapped(r io.Reader, max int64) ([]byte, bool, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > max {
+		return nil, true, nil
+	}
+	return data, false, nil
+}

@@ -1,0 +1,19 @@
+// Package checkpoint owns the snapshots that let a user undo an agent's
+// turn: the workspace files as the user sees them (tracked or not, with
+// the ignore rules honoured and .git left out) plus the text of open
+// buffers that differ from disk.
+//
+// A Store keeps one workspace's checkpoints under the state directory,
+// never in the workspace: file contents and folder listings are blobs
+// named by their sha256, so an unchanged file or folder is stored once
+// however many checkpoints hold it, and a checkpoint itself is a small
+// record (folder trees, buffer texts, who made it and when) in an index
+// file replaced atomically. Change detection is by stat (size, mtime,
+// mode, inode) against the latest checkpoint, so a checkpoint of a large
+// tree where little changed reads only what changed.
+//
+// Restore computes a plan: disk writes and removals that it carries out,
+// buffer texts that the caller delivers to the editor (the daemon never
+// writes an open buffer's file), and conflicts, the files that someone
+// changed after the latest checkpoint, which are kept unless forced.
+package checkpoint

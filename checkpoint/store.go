@@ -1,0 +1,612 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxFileBytes       = 10 << 20
+	DefaultMaxCheckpointBytes = 256 << 20
+	DefaultMaxAge             = 7 * 24 * time.Hour
+	DefaultMaxStoreBytes      = 500 << 20
+	DefaultWorkers            = 2
+	// maxListedFiles caps Info.Files; FilesMore counts the rest.
+	maxListedFiles = 500
+)
+
+// DefaultExclude holds the patterns a checkpoint leaves out on top of
+// the workspace's own ignore files: installed dependencies are rebuilt
+// by their tools, not restored.
+var DefaultExclude = []string{"node_modules/"}
+
+// Options configure a Store.
+type Options struct {
+	// StateDir is the daemon's state directory; checkpoints go to
+	// StateDir/checkpoints/<hash of the folders>/.
+	StateDir string
+	// Folders are the workspace folders (absolute). A folder inside
+	// another is covered by the outer one.
+	Folders []string
+	// Exclude holds gitignore-syntax patterns applied below every folder
+	// with the lowest priority; nil means DefaultExclude.
+	Exclude []string
+	// MaxFileBytes: a larger file is listed with a note, its content not
+	// stored, and a restore leaves it alone. MaxCheckpointBytes caps the
+	// content one checkpoint covers the same way (at most MaxStoreBytes);
+	// which files pass the cap then depends on the walk's order.
+	MaxFileBytes, MaxCheckpointBytes int64
+	// MaxAge and MaxStoreBytes drive pruning: older checkpoints go, then
+	// the oldest ones until the blobs fit. The newest checkpoint is kept.
+	MaxAge        time.Duration
+	MaxStoreBytes int64
+	// Workers bounds the goroutines that walk and hash.
+	Workers int
+	// Now is time.Now outside tests.
+	Now func() time.Time
+}
+
+func (o *Options) fill() {
+	if o.Exclude == nil {
+		o.Exclude = DefaultExclude
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxCheckpointBytes <= 0 {
+		o.MaxCheckpointBytes = DefaultMaxCheckpointBytes
+	}
+	if o.MaxAge <= 0 {
+		o.MaxAge = DefaultMaxAge
+	}
+	if o.MaxStoreBytes <= 0 {
+		o.MaxStoreBytes = DefaultMaxStoreBytes
+	}
+	// One checkpoint must fit in the store, or pruning could not keep
+	// even the newest.
+	o.MaxCheckpointBytes = min(o.MaxCheckpointBytes, o.MaxStoreBytes)
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Info describes a checkpoint.
+type Info struct {
+	ID         string    `json:"checkpointId"`
+	SessionID  string    `json:"sessionId"`
+	Turn       int       `json:"turn"`
+	ToolCallID string    `json:"toolCallId,omitempty"`
+	Time       time.Time `json:"time"`
+	Title      string    `json:"title"`
+	// Files are the paths whose content or mode changed since the
+	// session's previous checkpoint (or the workspace's latest one, for a
+	// session's first), sorted; FilesMore counts those left out past 500.
+	Files     []string `json:"files"`
+	FilesMore int      `json:"filesMore,omitempty"`
+}
+
+// record is a checkpoint as the index file holds it.
+type record struct {
+	Info
+	Scan     int64        `json:"scan"` // when its walk started, ns since the epoch
+	Roots    []rootRef    `json:"roots"`
+	Overlays []overlayRef `json:"overlays,omitempty"`
+}
+
+// rootRef is the tree of one workspace folder.
+type rootRef struct {
+	Folder string `json:"folder"`
+	Tree   string `json:"tree"`
+}
+
+// overlayRef is the text of an open buffer that differed from disk.
+type overlayRef struct {
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+	Size int64  `json:"size"`
+}
+
+// indexFile is the store's metadata, replaced atomically on every change.
+type indexFile struct {
+	Version     int       `json:"version"`
+	Folders     []string  `json:"folders"`
+	Checkpoints []*record `json:"checkpoints"`
+}
+
+const indexVersion = 1
+
+// Store holds the checkpoints of one workspace. Its methods are safe for
+// concurrent use and run one at a time.
+type Store struct {
+	opts    Options
+	dir     string
+	folders []string         // cleaned, outer ones only, in the caller's order
+	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
+	paths   *workspace.Roots // confines restore writes
+	blobs   *blobs
+	// ign is kept across scans so that ignore files are read once, not
+	// on every checkpoint; checkIgnoreFiles invalidates what changed.
+	ign     *workspace.IgnoreMatcher
+	ignMu   sync.Mutex
+	ignStat map[string]ignoreStat // guarded by ignMu; by folder, and by .git/info/exclude path
+	// ignAnswers caches the matcher's answers by folder, then entry name.
+	ignAnswers map[string]map[string]bool // guarded by ignMu
+
+	mu      sync.Mutex
+	records []*record // guarded by mu; oldest first
+	// latest is the files of records[len-1] (or of Prime's scan), the
+	// base for stat-based change detection; nil until first needed after
+	// Open. latestScan is when the scan behind it started.
+	latest     snapshot              // guarded by mu
+	latestScan int64                 // guarded by mu
+	trees      map[string]cachedTree // guarded by mu; by folder, from the last writeTrees
+	sinceGC    int64                 // guarded by mu; blob bytes written since the last Prune
+	gcDone     bool                  // guarded by mu; Prune ran in this process
+}
+
+// Open opens (creating if need be) the store for opts.Folders.
+func Open(opts Options) (*Store, error) {
+	opts.fill()
+	if opts.StateDir == "" {
+		return nil, errors.New("checkpoint: no state directory")
+	}
+	folders, err := outerFolders(opts.Folders)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := workspace.NewRoots(folders...)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	dir := filepath.Join(opts.StateDir, "checkpoints", workspaceKey(folders))
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	s := &Store{
+		opts: opts, dir: dir, folders: folders, paths: paths,
+		blobs:   newBlobs(filepath.Join(dir, "blobs")),
+		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
+		ignStat: make(map[string]ignoreStat),
+
+		ignAnswers: make(map[string]map[string]bool),
+	}
+	for _, f := range folders {
+		r, err := os.OpenRoot(f)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		s.roots = append(s.roots, r)
+	}
+	if err := s.loadIndex(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+var errClosed = errors.New("checkpoint: the store is closed")
+
+// ErrNotFound is wrapped by the errors for a checkpoint id the session
+// does not have.
+var ErrNotFound = errors.New("no such checkpoint")
+
+// Close releases the folder handles, once the operation under way ends.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.roots {
+		r.Close()
+	}
+	s.roots = nil
+	return nil
+}
+
+// outerFolders cleans the folders and drops those inside another, whose
+// files the outer one already covers.
+func outerFolders(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, errors.New("checkpoint: no workspace folder")
+	}
+	var out []string
+	for _, f := range in {
+		if !filepath.IsAbs(f) {
+			return nil, fmt.Errorf("checkpoint: workspace folder %q is not absolute", f)
+		}
+		if real, err := filepath.EvalSymlinks(f); err == nil {
+			f = real
+		}
+		out = append(out, filepath.Clean(f))
+	}
+	keep := out[:0:0]
+	for i, f := range out {
+		inner := false
+		for j, g := range out {
+			if i != j && (g != f && strings.HasPrefix(f, g+string(filepath.Separator)) || g == f && j < i) {
+				inner = true
+				break
+			}
+		}
+		if !inner {
+			keep = append(keep, f)
+		}
+	}
+	return keep, nil
+}
+
+// workspaceKey names a workspace's folder under the state directory.
+func workspaceKey(folders []string) string {
+	sorted := slices.Sorted(slices.Values(folders))
+	sum := sha256.Sum256([]byte(strings.Join(sorted, "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
+func (s *Store) indexPath() string { return filepath.Join(s.dir, "index.json") }
+
+func (s *Store) loadIndex() error {
+	data, err := os.ReadFile(s.indexPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: read index: %w", err)
+	}
+	var idx indexFile
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return fmt.Errorf("checkpoint: index %s is damaged: %w", s.indexPath(), err)
+	}
+	if idx.Version != indexVersion {
+		return fmt.Errorf("checkpoint: index %s has version %d, this build reads %d", s.indexPath(), idx.Version, indexVersion)
+	}
+	s.records = idx.Checkpoints
+	return nil
+}
+
+func (s *Store) saveIndex() error {
+	data, err := json.Marshal(indexFile{Version: indexVersion, Folders: s.folders, Checkpoints: s.records})
+	if err != nil {
+		return err
+	}
+	if err := workspace.WriteFileAtomic(s.indexPath(), data, 0o600); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// Request says who makes a checkpoint.
+type Request struct {
+	SessionID  string
+	Turn       int
+	ToolCallID string // empty for the checkpoint before a turn
+	Title      string
+	// Overlay holds the text of open buffers by absolute path; those whose
+	// text equals the file on disk are not stored twice.
+	Overlay map[string]string
+}
+
+// Checkpoint records the workspace now. Only files whose stat differs
+// from the latest checkpoint are read.
+func (s *Store) Checkpoint(ctx context.Context, req Request) (Info, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checkpoint(ctx, req)
+}
+
+func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
+	base, err := s.latestSnapshot()
+	if err != nil {
+		return Info{}, err
+	}
+	trust := s.latestScan
+	// The scan start is compared with file mtimes, so it is the real
+	// clock's; opts.Now dates the checkpoint.
+	scanStart := time.Now()
+	start := s.opts.Now()
+	snap, sc, err := s.scan(ctx, true, base, trust)
+	if err != nil {
+		return Info{}, err
+	}
+	written := sc.written.Load()
+	roots, n, err := s.writeTrees(snap)
+	written += n
+	if err != nil {
+		return Info{}, err
+	}
+	overlays, n, err := s.storeOverlays(snap, req.Overlay)
+	written += n
+	if err != nil {
+		return Info{}, err
+	}
+	rec := &record{
+		Info: Info{
+			ID: newID(start), SessionID: req.SessionID, Turn: req.Turn,
+			ToolCallID: req.ToolCallID, Time: start.UTC(), Title: req.Title,
+		},
+		Scan: scanStart.UnixNano(), Roots: roots, Overlays: overlays,
+	}
+	if prev := s.previous(req.SessionID); prev != nil {
+		prevSnap := base
+		if prev != s.records[len(s.records)-1] {
+			if prevSnap, err = s.readTrees(prev.Roots); err != nil {
+				return Info{}, err
+			}
+		}
+		files := changedPaths(prevSnap, prev.Overlays, snap, overlays)
+		if len(files) > maxListedFiles {
+			rec.FilesMore = len(files) - maxListedFiles
+			files = files[:maxListedFiles]
+		}
+		rec.Files = files
+	}
+	if rec.Files == nil {
+		rec.Files = []string{}
+	}
+	s.records = append(s.records, rec)
+	if err := s.saveIndex(); err != nil {
+		s.records = s.records[:len(s.records)-1]
+		return Info{}, err
+	}
+	s.latest, s.latestScan = snap, rec.Scan
+	s.sinceGC += written
+	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
+		if err := s.prune(); err != nil {
+			return rec.Info, fmt.Errorf("checkpoint %s saved, but pruning failed: %w", rec.ID, err)
+		}
+	}
+	return rec.Info, nil
+}
+
+// newID returns a checkpoint id that sorts by time.
+func newID(t time.Time) string {
+	var b [4]byte
+	rand.Read(b[:])
+	return "ck-" + strconv.FormatInt(t.UnixNano(), 36) + "-" + hex.EncodeToString(b[:])
+}
+
+// latestSnapshot returns the files of the newest checkpoint, reading its
+// trees after a restart.
+func (s *Store) latestSnapshot() (snapshot, error) {
+	if s.latest != nil || len(s.records) == 0 {
+		return s.latest, nil
+	}
+	last := s.records[len(s.records)-1]
+	snap, err := s.readTrees(last.Roots)
+	if err != nil {
+		return nil, err
+	}
+	s.latest, s.latestScan = snap, last.Scan
+	return snap, nil
+}
+
+// Prime prepares the first checkpoint of a workspace that has none: it
+// reads and stores every file now, so that the checkpoint a turn takes
+// before its first change only reads what changed since. The blobs it
+// stores are referenced by that checkpoint; Prune, which runs only after
+// a checkpoint, keeps them. With checkpoints on disk it only loads the
+// newest one's file list.
+func (s *Store) Prime(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.records) > 0 || s.latest != nil {
+		_, err := s.latestSnapshot()
+		return err
+	}
+	start := time.Now()
+	snap, _, err := s.scan(ctx, true, nil, 0)
+	if err != nil {
+		return err
+	}
+	s.latest, s.latestScan = snap, start.UnixNano()
+	return nil
+}
+
+// previous returns the session's newest checkpoint, else the
+// workspace's, else nil.
+func (s *Store) previous(session string) *record {
+	for i := len(s.records) - 1; i >= 0; i-- {
+		if s.records[i].SessionID == session {
+			return s.records[i]
+		}
+	}
+	if n := len(s.records); n > 0 {
+		return s.records[n-1]
+	}
+	return nil
+}
+
+// storeOverlays stores the open buffers whose text differs from disk.
+func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overlayRef, int64, error) {
+	var refs []overlayRef
+	var written int64
+	for p, text := range overlay {
+		p = filepath.Clean(p)
+		if s.folderOf(p) == "" || s.ign.Ignored(p, false) {
+			continue
+		}
+		h := hashOf([]byte(text))
+		if st, ok := snap[p]; ok && st.Hash == h {
+			continue
+		}
+		n, err := s.blobs.put(h, []byte(text))
+		if err != nil {
+			return nil, written, err
+		}
+		written += n
+		refs = append(refs, overlayRef{Path: p, Hash: h, Size: int64(len(text))})
+	}
+	slices.SortFunc(refs, func(a, b overlayRef) int { return strings.Compare(a.Path, b.Path) })
+	return refs, written, nil
+}
+
+// changedPaths lists the paths whose content or mode differ between two
+// checkpoints' views: the buffer's text where one was open and differed
+// from disk, else the file on disk.
+func changedPaths(a snapshot, ao []overlayRef, b snapshot, bo []overlayRef) []string {
+	aov, bov := overlayMap(ao), overlayMap(bo)
+	var out []string
+	differ := func(p string) bool {
+		ha, oka := aov[p]
+		hb, okb := bov[p]
+		if oka || okb {
+			return oka != okb || ha != hb
+		}
+		sa, oka := a[p]
+		sb, okb := b[p]
+		return oka != okb || sa.Hash != sb.Hash || sa.Mode != sb.Mode || sa.Skip != sb.Skip
+	}
+	for p := range b {
+		if differ(p) {
+			out = append(out, p)
+		}
+	}
+	// Paths b lacks on disk: gone, or open only in a buffer.
+	gone := func(p string) {
+		if _, ok := b[p]; !ok && differ(p) {
+			out = append(out, p)
+		}
+	}
+	for p := range a {
+		gone(p)
+	}
+	for p := range aov {
+		gone(p)
+	}
+	for p := range bov {
+		gone(p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// List returns a session's checkpoints, oldest first.
+func (s *Store) List(session string) []Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Info
+	for _, r := range s.records {
+		if r.SessionID == session {
+			info := r.Info
+			info.Files = slices.Clone(r.Files)
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// find returns a session's checkpoint and the session's newest one.
+func (s *Store) find(session, id string) (ck, latest *record, err error) {
+	for _, r := range s.records {
+		if r.SessionID != session {
+			continue
+		}
+		if r.ID == id {
+			ck = r
+		}
+		latest = r
+	}
+	if ck == nil {
+		return nil, nil, fmt.Errorf("checkpoint: session %s has no checkpoint %q: %w", session, id, ErrNotFound)
+	}
+	return ck, latest, nil
+}
+
+func (s *Store) expired() bool {
+	return len(s.records) > 1 && s.records[0].Time.Before(s.opts.Now().Add(-s.opts.MaxAge))
+}
+
+// PruneStats reports what Prune did.
+type PruneStats struct {
+	Removed      int   // checkpoints removed
+	KeptBytes    int64 // blob bytes still stored
+	RemovedBytes int64 // blob bytes removed
+}
+
+// Prune removes checkpoints older than MaxAge, then the oldest ones
+// while the blobs the rest reach exceed MaxStoreBytes (the newest
+// checkpoint always stays), and deletes the blobs no checkpoint reaches.
+// Checkpoint calls it when enough was written since the last run.
+func (s *Store) Prune() (PruneStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pruneStats()
+}
+
+func (s *Store) prune() error {
+	_, err := s.pruneStats()
+	return err
+}
+
+func (s *Store) pruneStats() (PruneStats, error) {
+	var st PruneStats
+	cutoff := s.opts.Now().Add(-s.opts.MaxAge)
+	keep := make(map[string]bool)
+	var total int64
+	first := 0 // records[first:] stay
+	for i := len(s.records) - 1; i >= 0; i-- {
+		r := s.records[i]
+		newest := i == len(s.records)-1
+		if !newest && r.Time.Before(cutoff) {
+			first = i + 1
+			break
+		}
+		// A checkpoint that would pass the cap must leave no marks, so
+		// its blobs are gathered apart first.
+		fresh := make(map[string]bool)
+		added, err := s.markTrees(r.Roots, keep, fresh)
+		if err != nil {
+			return st, err
+		}
+		for _, o := range r.Overlays {
+			if !keep[o.Hash] && !fresh[o.Hash] {
+				fresh[o.Hash] = true
+				added += o.Size
+			}
+		}
+		if !newest && total+added > s.opts.MaxStoreBytes {
+			first = i + 1
+			break
+		}
+		for h := range fresh {
+			keep[h] = true
+		}
+		total += added
+	}
+	if first > 0 {
+		st.Removed = first
+		old := s.records
+		s.records = slices.Clone(s.records[first:])
+		// The index goes first: a crash between the two steps leaves
+		// unreferenced blobs, never a checkpoint missing its blobs.
+		if err := s.saveIndex(); err != nil {
+			s.records = old
+			return st, err
+		}
+	}
+	kept, removed, err := s.blobs.gc(keep)
+	st.KeptBytes, st.RemovedBytes = kept, removed
+	if err != nil {
+		return st, err
+	}
+	s.sinceGC = 0
+	s.gcDone = true
+	return st, nil
+}

@@ -1,0 +1,330 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/checkpoint"
+	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// checkpointState holds the checkpoint store of the current folders.
+type checkpointState struct {
+	mu    sync.Mutex
+	store *checkpoint.Store // guarded by mu
+	key   string            // guarded by mu; the state dir and folders store was opened for
+}
+
+// checkpointStore returns the store for the current workspace folders,
+// opening it again when they (or the state directory) changed.
+func (s *Server) checkpointStore() (*checkpoint.Store, error) {
+	folders := realFolders(s.folders.Paths())
+	if len(folders) == 0 {
+		return nil, errors.New("no workspace folder is open, so there are no checkpoints")
+	}
+	dir := s.stateDir()
+	if dir == "" {
+		return nil, errors.New("no state directory: set stateDir, XDG_STATE_HOME or HOME")
+	}
+	key := dir + "\x00" + strings.Join(folders, "\x00")
+	s.ckpt.mu.Lock()
+	defer s.ckpt.mu.Unlock()
+	if s.ckpt.store != nil && s.ckpt.key == key {
+		return s.ckpt.store, nil
+	}
+	if s.ckpt.store != nil {
+		s.ckpt.store.Close()
+		s.ckpt.store = nil
+	}
+	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders})
+	if err != nil {
+		return nil, err
+	}
+	s.ckpt.store, s.ckpt.key = st, key
+	return st, nil
+}
+
+// closeCheckpoints releases the store when the connection ends.
+func (s *Server) closeCheckpoints() {
+	s.ckpt.mu.Lock()
+	defer s.ckpt.mu.Unlock()
+	if s.ckpt.store != nil {
+		s.ckpt.store.Close()
+		s.ckpt.store = nil
+	}
+}
+
+// openBuffers returns the editor's open files by path.
+func (s *Server) openBuffers() map[string]workspace.Snapshot {
+	out := make(map[string]workspace.Snapshot)
+	for _, uri := range s.buffers.URIs() {
+		if snap, ok := s.buffers.Get(uri); ok && snap.Path != "" {
+			out[snap.Path] = snap
+		}
+	}
+	return out
+}
+
+func bufferTexts(open map[string]workspace.Snapshot) map[string]string {
+	m := make(map[string]string, len(open))
+	for p, snap := range open {
+		m[p] = snap.Text
+	}
+	return m
+}
+
+// primeCheckpoints reads the workspace for its first checkpoint in the
+// background, so that the first change of the first turn does not wait
+// for a walk of every file.
+func (s *Server) primeCheckpoints() {
+	st, err := s.checkpointStore()
+	if err != nil {
+		return
+	}
+	s.ws.mu.Lock()
+	if s.closing {
+		s.ws.mu.Unlock()
+		return
+	}
+	s.bg.Add(1)
+	s.ws.mu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		if err := st.Prime(s.bgCtx); err != nil && s.bgCtx.Err() == nil {
+			s.log.Warn("checkpoint: reading the workspace failed", "err", err)
+		}
+	}()
+}
+
+// takeCheckpoint is the session's checkpoint hook. A failure only costs
+// the undo point, so it is logged and the turn goes on.
+func (s *Server) takeCheckpoint(sessionID string, turn int, callID, title string) {
+	st, err := s.checkpointStore()
+	if err != nil {
+		s.log.Debug("no checkpoint", "session", sessionID, "err", err)
+		return
+	}
+	_, err = st.Checkpoint(s.bgCtx, checkpoint.Request{
+		SessionID: sessionID, Turn: turn, ToolCallID: callID, Title: title,
+		Overlay: bufferTexts(s.openBuffers()),
+	})
+	if err != nil {
+		s.log.Warn("checkpoint failed", "session", sessionID, "err", err)
+	}
+}
+
+// Wire shapes of PROTOCOL.md §8.
+type (
+	checkpointsParams struct {
+		SessionID string `json:"sessionId"`
+	}
+	checkpointWire struct {
+		CheckpointID string   `json:"checkpointId"`
+		Turn         int      `json:"turn"`
+		ToolCallID   string   `json:"toolCallId,omitempty"`
+		Time         string   `json:"time"`
+		Title        string   `json:"title"`
+		Files        []string `json:"files"`
+	}
+	checkpointsResult struct {
+		Checkpoints []checkpointWire `json:"checkpoints"`
+	}
+	checkpointDiffParams struct {
+		SessionID    string `json:"sessionId"`
+		CheckpointID string `json:"checkpointId"`
+	}
+	checkpointFileWire struct {
+		Path   string `json:"path"`
+		Status string `json:"status"`
+		Diff   string `json:"diff"`
+	}
+	checkpointDiffResult struct {
+		Files []checkpointFileWire `json:"files"`
+	}
+	restoreParams struct {
+		SessionID    string `json:"sessionId"`
+		CheckpointID string `json:"checkpointId"`
+		Scope        string `json:"scope"`
+		Force        bool   `json:"force"`
+	}
+	conflictWire struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	}
+	restoreResult struct {
+		Restored  []string       `json:"restored"`
+		Conflicts []conflictWire `json:"conflicts"`
+	}
+)
+
+// checkpointFailed reports an unknown checkpoint as the caller's
+// mistake, anything else as the daemon's.
+func checkpointFailed(method string, err error) error {
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: checkpointId: %v", err)
+	}
+	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
+}
+
+// listCheckpoints serves cline/checkpoints.
+func (s *Server) listCheckpoints(raw []byte) (any, error) {
+	var p checkpointsParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	st, err := s.checkpointStore()
+	if err != nil {
+		return nil, checkpointFailed(methodCheckpoints, err)
+	}
+	res := checkpointsResult{Checkpoints: []checkpointWire{}}
+	for _, c := range st.List(p.SessionID) {
+		res.Checkpoints = append(res.Checkpoints, checkpointWire{
+			CheckpointID: c.ID, Turn: c.Turn, ToolCallID: c.ToolCallID,
+			Time: c.Time.UTC().Format(time.RFC3339Nano), Title: c.Title, Files: c.Files,
+		})
+	}
+	return res, nil
+}
+
+// checkpointDiff serves cline/checkpointDiff. Its walk of the workspace
+// must not hold up text synchronisation, so it releases the read loop.
+func (s *Server) checkpointDiff(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p checkpointDiffParams
+	if err := decodeParams(req.Params(), &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID, "checkpointId", p.CheckpointID); err != nil {
+		return nil, err
+	}
+	st, err := s.checkpointStore()
+	if err != nil {
+		return nil, checkpointFailed(methodCheckpointDiff, err)
+	}
+	jsonrpc2.Async(ctx)
+	work, release := s.requestScope(ctx, req.ID())
+	defer release()
+	diffs, err := st.Diff(work, checkpoint.RestoreRequest{
+		SessionID: p.SessionID, CheckpointID: p.CheckpointID, Open: bufferTexts(s.openBuffers()),
+	})
+	if err != nil {
+		return nil, checkpointFailed(methodCheckpointDiff, err)
+	}
+	res := checkpointDiffResult{Files: []checkpointFileWire{}}
+	for _, d := range diffs {
+		res.Files = append(res.Files, checkpointFileWire{Path: d.Path, Status: string(d.Status), Diff: d.Diff})
+	}
+	return res, nil
+}
+
+// restore serves cline/restore. Files on disk are restored by the store;
+// open buffers go to the editor as one versioned workspace/applyEdit, so
+// it releases the read loop first.
+func (s *Server) restore(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p restoreParams
+	if err := decodeParams(req.Params(), &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID, "checkpointId", p.CheckpointID, "scope", p.Scope); err != nil {
+		return nil, err
+	}
+	jsonrpc2.Async(ctx)
+	work, release := s.requestScope(ctx, req.ID())
+	defer release()
+	return s.restoreFiles(work, p)
+}
+
+func (s *Server) restoreFiles(ctx context.Context, p restoreParams) (any, error) {
+	switch p.Scope {
+	case "files":
+	case "conversation", "both":
+		// The session history cannot be truncated yet; refusing keeps the
+		// files and the conversation from disagreeing.
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, `invalid params: scope: %q is not available yet (only the files can be restored); use "files"`, p.Scope)
+	default:
+		return nil, invalidParams(`scope: expected "files", "conversation" or "both", got %q`, p.Scope)
+	}
+	st, err := s.checkpointStore()
+	if err != nil {
+		return nil, checkpointFailed(methodRestore, err)
+	}
+	open := s.openBuffers()
+	plan, err := st.Restore(ctx, checkpoint.RestoreRequest{
+		SessionID: p.SessionID, CheckpointID: p.CheckpointID, Open: bufferTexts(open), Force: p.Force,
+	})
+	if err != nil {
+		return nil, checkpointFailed(methodRestore, err)
+	}
+	res := restoreResult{Restored: []string{}, Conflicts: []conflictWire{}}
+	for _, d := range plan.Disk {
+		res.Restored = append(res.Restored, d.Path)
+	}
+	for _, c := range append(plan.Conflicts, plan.Failed...) {
+		res.Conflicts = append(res.Conflicts, conflictWire{Path: c.Path, Reason: c.Reason})
+	}
+	var edits []bufferEdit
+	for _, b := range plan.Buffers {
+		snap := open[b.Path]
+		if b.Remove {
+			res.Conflicts = append(res.Conflicts, conflictWire{Path: b.Path, Reason: "the file did not exist at the checkpoint but is open in the editor; close it and restore again to remove it"})
+			continue
+		}
+		text := b.Text
+		edits = append(edits, bufferEdit{
+			change: tools.Change{Path: b.Path, NewText: &text},
+			base:   tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version},
+		})
+	}
+	if len(edits) > 0 {
+		if err := s.editBuffers(ctx, edits); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			for _, e := range edits {
+				res.Conflicts = append(res.Conflicts, conflictWire{Path: e.change.Path, Reason: "the editor did not take the edit: " + err.Error()})
+			}
+		} else {
+			for _, e := range edits {
+				res.Restored = append(res.Restored, e.change.Path)
+			}
+		}
+	}
+	slices.Sort(res.Restored)
+	return res, nil
+}
+
+// checkpointCommand serves cline.checkpoints and cline.restore for
+// clients with no plugin; a restore from a command defaults to the files.
+func (s *Server) checkpointCommand(ctx context.Context, req *jsonrpc2.Request, command string, args []json.RawMessage) (any, error) {
+	var arg json.RawMessage = []byte("{}")
+	if len(args) > 0 {
+		arg = args[0]
+	}
+	if command == commandCheckpoints {
+		return s.listCheckpoints(arg)
+	}
+	var p restoreParams
+	if err := decodeParams(arg, &p); err != nil {
+		return nil, err
+	}
+	if p.Scope == "" {
+		p.Scope = "files"
+	}
+	if err := required("arguments[0].sessionId", p.SessionID, "arguments[0].checkpointId", p.CheckpointID); err != nil {
+		return nil, err
+	}
+	jsonrpc2.Async(ctx)
+	work, release := s.requestScope(ctx, req.ID())
+	defer release()
+	return s.restoreFiles(work, p)
+}
