@@ -246,17 +246,34 @@ func (s *Server) restore(ctx context.Context, req *jsonrpc2.Request) (any, error
 
 func (s *Server) restoreFiles(ctx context.Context, p restoreParams) (any, error) {
 	switch p.Scope {
-	case "files":
-	case "conversation", "both":
-		// The session history cannot be truncated yet; refusing keeps the
-		// files and the conversation from disagreeing.
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, `invalid params: scope: %q is not available yet (only the files can be restored); use "files"`, p.Scope)
+	case "files", "conversation", "both":
 	default:
 		return nil, invalidParams(`scope: expected "files", "conversation" or "both", got %q`, p.Scope)
 	}
 	st, err := s.checkpointStore()
 	if err != nil {
 		return nil, checkpointFailed(methodRestore, err)
+	}
+	if p.Scope != "files" {
+		ls, err := s.getSession(p.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		turn := -1
+		for _, c := range st.List(p.SessionID) {
+			if c.ID == p.CheckpointID {
+				turn = c.Turn
+			}
+		}
+		if turn < 0 {
+			return nil, invalidParams("checkpointId: no checkpoint %q in session %s", p.CheckpointID, p.SessionID)
+		}
+		if err := ls.Rewind(turn); err != nil {
+			return nil, invalidParams("scope: the conversation cannot be restored: %v", err)
+		}
+		if p.Scope == "conversation" {
+			return restoreResult{Restored: []string{}, Conflicts: []conflictWire{}}, nil
+		}
 	}
 	open := s.openBuffers()
 	plan, err := st.Restore(ctx, checkpoint.RestoreRequest{

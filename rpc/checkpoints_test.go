@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -81,9 +82,18 @@ func TestCheckpointRestoreTurn(t *testing.T) {
 		t.Fatalf("checkpointDiff = %+v", preview.Files)
 	}
 
-	err := ed.Call(ctx, "cline/restore", map[string]any{"sessionId": id, "checkpointId": before, "scope": "conversation"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "not available") {
-		t.Errorf("restore of the conversation: err = %v, want a refusal", err)
+	// The conversation back to before the turn: the turn's messages are
+	// gone from the session as it resumes, and the files are untouched.
+	if err := ed.Call(ctx, "cline/restore", map[string]any{"sessionId": id, "checkpointId": before, "scope": "conversation"}, nil); err != nil {
+		t.Fatalf("restore of the conversation: %v", err)
+	}
+	if got := readFile(t, filepath.Join(root, "a.txt")); got != "ALPHA\n" {
+		t.Errorf("a conversation restore changed a.txt: %q", got)
+	}
+	st, _ := session.NewStore(opts["stateDir"].(string))
+	meta, recs, _ := st.Load(id)
+	if h := session.Resume(meta, recs).History; len(h) != 0 {
+		t.Errorf("after restoring the conversation to before the first turn, %d messages remain", len(h))
 	}
 
 	var restored struct {

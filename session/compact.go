@@ -581,6 +581,10 @@ func Resume(meta Meta, recs []Record) Resumed {
 			if rec.Compaction != nil {
 				r.History = rec.Compaction.apply(r.History)
 			}
+		case RecordRewind:
+			if rec.Keep <= len(r.History) {
+				r.History = r.History[:rec.Keep]
+			}
 		case RecordMode:
 			r.Mode = rec.Mode
 		case RecordTitle:

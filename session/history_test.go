@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/provider"
@@ -54,5 +56,61 @@ func TestRepairHistory(t *testing.T) {
 	}
 	if out := repairHistory(good); len(out) != len(good) {
 		t.Errorf("an intact history was changed")
+	}
+}
+
+// TestRewind: rewinding to a turn drops it and everything after, the
+// next prompt goes on from there, and the rewind is persisted.
+func TestRewind(t *testing.T) {
+	tr := &provider.Transcript{Replies: []provider.ReplayReply{
+		{Events: []provider.ReplayEvent{{Text: "one"}}},
+		{Events: []provider.ReplayEvent{{Text: "two"}}},
+		{Expect: &provider.Expect{LastUserContains: "third"}, Events: []provider.ReplayEvent{{Text: "three"}}},
+	}}
+	prov, err := provider.New(provider.Config{Name: "replay", Replay: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, _ := newTestStore(t, StoreOptions{})
+	log, err := st.Create(Meta{SessionID: "s-rewind", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{ID: "s-rewind", Mode: "act", Provider: prov, Log: log}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s.Prompt(ctx, "first")
+	s.Prompt(ctx, "second")
+	if err := s.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.History() {
+		for _, p := range m.Parts {
+			if strings.Contains(p.Text, "second") || p.Text == "two" {
+				t.Errorf("the rewound turn is still in the history: %q", p.Text)
+			}
+		}
+	}
+	if _, err := s.Prompt(ctx, "third"); err != nil {
+		t.Fatalf("prompt after the rewind: %v", err)
+	}
+	log.Close()
+	meta, recs, err := st.Load("s-rewind")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range Resume(meta, recs).History {
+		for _, p := range m.Parts {
+			texts = append(texts, p.Text)
+		}
+	}
+	if got := strings.Join(texts, "|"); strings.Contains(got, "second") || !strings.Contains(got, "first") || !strings.Contains(got, "third") {
+		t.Errorf("resumed history after the rewind: %s", got)
+	}
+	if err := s.Rewind(9); err == nil {
+		t.Errorf("rewinding to a turn that is not there was accepted")
 	}
 }

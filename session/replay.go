@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
@@ -80,4 +82,41 @@ func planUpdate(entries []PlanEntry) Update {
 		entries = []PlanEntry{}
 	}
 	return Update{"sessionUpdate": "plan", "entries": entries}
+}
+
+// Rewind drops the conversation from a turn on: turn is the number of user
+// messages before that turn's prompt, as checkpoints count it. The next
+// request goes without the dropped turns, and a reloaded session resumes
+// without them (the full record stays in the file). It is refused while a
+// turn runs, and when the history no longer holds that turn because it
+// was compacted since.
+func (s *Session) Rewind(turn int) error {
+	s.mu.Lock()
+	if s.running != nil {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	n, cut := 0, -1
+	for i, m := range s.history {
+		if m.Role != provider.RoleUser {
+			continue
+		}
+		if n == turn {
+			cut = i
+			break
+		}
+		n++
+	}
+	if cut < 0 {
+		s.mu.Unlock()
+		if n < turn {
+			return fmt.Errorf("the conversation no longer holds turn %d (it was compacted or rewound since)", turn)
+		}
+		return nil // nothing after that turn
+	}
+	s.history = s.history[:cut]
+	s.mu.Unlock()
+	s.persist(Record{Type: RecordRewind, Keep: cut})
+	s.flush()
+	return nil
 }

@@ -52,6 +52,10 @@ const (
 	// RecordEdited carries, in Edited, files a tool call changed for the
 	// first time in the session.
 	RecordEdited = "edited"
+	// RecordRewind drops the conversation after its first Keep messages
+	// (a checkpoint restored with its conversation); the messages stay in
+	// the file before it.
+	RecordRewind = "rewind"
 )
 
 // storeFormatVersion is written in every meta record. Additive changes
@@ -98,6 +102,8 @@ type Record struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Edited is set on RecordEdited.
 	Edited []string `json:"edited,omitempty"`
+	// Keep is set on RecordRewind: how many messages of the history stay.
+	Keep int `json:"keep,omitempty"`
 }
 
 // Meta describes a session as it was created. Later mode and title
@@ -471,7 +477,7 @@ func (s *Store) Load(id string) (Meta, []Record, error) {
 
 func storeKnownType(t string) bool {
 	switch t {
-	case RecordMeta, RecordMessage, RecordMode, RecordPlan, RecordTitle, RecordUsage, RecordCompaction, RecordEdited:
+	case RecordMeta, RecordMessage, RecordMode, RecordPlan, RecordTitle, RecordUsage, RecordCompaction, RecordEdited, RecordRewind:
 		return true
 	}
 	return false
