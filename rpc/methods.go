@@ -62,7 +62,7 @@ const (
 
 // ProtocolVersion is the version of the cline wire protocol this daemon
 // speaks, announced in experimental.cline.protocolVersion.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // lspReceived lists the standard LSP methods the server handles, and
 // lspSent those it sends; a test checks both against the LSP meta model
