@@ -132,6 +132,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 				"save":      map[string]any{"includeText": false},
 			},
 			"executeCommandProvider": map[string]any{"commands": commands()},
+			"codeActionProvider":     map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
 			"workspace": map[string]any{
 				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
 			},

@@ -71,7 +71,7 @@ var (
 	lspReceived = []string{
 		methodInitialize, methodInitialized, methodShutdown, methodExit, methodCancel, methodSetTrace,
 		methodDidOpen, methodDidChange, methodDidClose, methodDidSave, methodWillSave,
-		methodDidChangeWF, methodDidChangeCfg, methodExecCommand, methodProgressCancel,
+		methodDidChangeWF, methodDidChangeCfg, methodExecCommand, methodProgressCancel, methodCodeAction,
 	}
 	lspSent = []string{methodLogMessage, methodShowMessage, methodShowMessageRequest, methodApplyEdit, methodProgressCreate, methodProgress}
 )

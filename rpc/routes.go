@@ -97,6 +97,7 @@ func init() {
 	serve(methodDidChangeWF, inLSP, notice((*Server).didChangeFolders))
 	serve(methodDidChangeCfg, inLSP, notice((*Server).didChangeConfiguration))
 	serve(methodExecCommand, inLSP, (*Server).executeCommand)
+	serve(methodCodeAction, inLSP, params((*Server).codeActions))
 
 	// Tools and approvals.
 	serve(methodCallTool, inLSP, (*Server).callTool)
