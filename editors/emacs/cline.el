@@ -554,8 +554,15 @@ on a fresh line."
   (cline--log-meta (format "[turn ended: %s]" reason)))
 
 (defun cline--error-text (err)
-  "The message of the JSON-RPC error ERR."
-  (or (and (listp err) (plist-get err :message)) (format "%s" err)))
+  "The message of the JSON-RPC error ERR.
+The daemon's \"no model\" error gets how to choose one in Emacs."
+  (let ((msg (or (and (listp err) (plist-get err :message)) (format "%s" err))))
+    (if (string-match-p "no model is configured" msg)
+        (concat msg "\nIn Emacs: (setq cline-initialization-options '(:provider "
+                "(:name \"anthropic\" :model \"claude-sonnet-4-5\" :apiKeyEnv \"ANTHROPIC_API_KEY\"))) "
+                "then restart cline-ls (M-x eglot-reconnect), or set ANTHROPIC_API_KEY (or OPENAI_API_KEY, GEMINI_API_KEY) "
+                "in the environment Emacs starts from.")
+      msg)))
 
 (defun cline--log-error (what err)
   "Write the error ERR of WHAT."

@@ -241,7 +241,7 @@ class ClineExtension {
   /** runTurn lets a turn run in the background; the output shows its progress and end. */
   private runTurn(turn: Promise<unknown>): void {
     // The controller wrote the error to the output already; only tell.
-    turn.catch((err) => vscode.window.showErrorMessage(`Cline: ${errorText(err)}`));
+    turn.catch((err) => vscode.window.showErrorMessage(`Cline: ${withHint(errorText(err))}`));
   }
 
   private async switchMode(): Promise<void> {
@@ -269,7 +269,7 @@ class ClineExtension {
   fail(err: unknown): void {
     const msg = errorText(err);
     this.view.error(undefined, msg);
-    vscode.window.showErrorMessage(`Cline: ${msg}`);
+    vscode.window.showErrorMessage(`Cline: ${withHint(msg)}`);
   }
 
   /** ui is the glue's view of VS Code's prompts and diff editor. */
@@ -310,6 +310,14 @@ class ClineExtension {
     const right = virtual(file.proposed ?? '', file.proposed === null ? 'deleted' : 'proposed');
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
   }
+}
+
+/** withHint adds how to fix an error in VS Code, where the daemon's words are generic. */
+export function withHint(msg: string): string {
+  if (msg.includes('no model is configured')) {
+    return `${msg}. In VS Code: set "cline.provider" and "cline.model" (and "cline.apiKeyEnv") in Settings, or "cline.provider": "replay" with "cline.transcript" to try it offline.`;
+  }
+  return msg;
 }
 
 /** truncateDetail keeps a dialog's detail to a screenful. */
