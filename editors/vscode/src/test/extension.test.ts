@@ -84,6 +84,13 @@ test('changing a setting sends workspace/didChangeConfiguration with the whole s
   });
 });
 
+test('the daemon\'s no-model error says where to choose a model in VS Code', () => {
+  const msg = extension.withHint('no model is configured: set provider {name, model, apiKeyEnv} in initializationOptions');
+  assert.match(msg, /"cline\.provider" and "cline\.model"/);
+  assert.match(msg, /"cline\.transcript"/);
+  assert.equal(extension.withHint('something else'), 'something else');
+});
+
 test('Cline: Cancel with nothing running is harmless', async () => {
   await vscode.commands.executeCommand('cline.cancelTask');
   assert.deepEqual(scripted.errors, []);
