@@ -118,7 +118,8 @@ var defaultModels = []struct{ env, provider, model string }{
 // ResolveSettings fills what the client left unset from, in order, the
 // CLINE_LS_* environment variables (CLINE_LS_TRANSCRIPT, beyond
 // PROTOCOL.md's list, names a replay transcript for clients without
-// initializationOptions), $XDG_CONFIG_HOME/cline-ls/config.json,
+// initializationOptions, and alone picks the replay provider),
+// $XDG_CONFIG_HOME/cline-ls/config.json,
 // and the first provider API key variable that is set (PROTOCOL.md §2).
 func ResolveSettings(client Settings, getenv func(string) string) Settings {
 	st := client.clone()
@@ -176,6 +177,9 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 		if st.Subagents == nil {
 			st.Subagents = file.Subagents
 		}
+	}
+	if p.Name == "" && p.Transcript != "" {
+		p.Name = "replay" // a transcript alone picks the replay model
 	}
 	if p.Name == "" {
 		for _, d := range defaultModels {

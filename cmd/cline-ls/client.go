@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -42,9 +43,11 @@ type client struct {
 	srv    *rpc.Server
 	served chan int
 
-	mu       sync.Mutex
-	buffers  map[string]*buffer // by URI
-	lastKind string             // to break lines between streamed chunks
+	mu        sync.Mutex
+	buffers   map[string]*buffer // by URI
+	lastKind  string             // to break lines between streamed chunks
+	previewed map[string]bool    // tool calls whose diff an approval showed
+	diffed    map[string]bool    // tool calls whose applied diff was printed
 }
 
 type buffer struct {
@@ -55,7 +58,8 @@ type buffer struct {
 // startClient starts a server and connects a client to it.
 func startClient(out io.Writer, logger *slog.Logger, getenv func(string) string) *client {
 	srvEnd, cliEnd := net.Pipe()
-	c := &client{out: out, approve: approveAllow, buffers: make(map[string]*buffer), served: make(chan int, 1)}
+	c := &client{out: out, approve: approveAllow, buffers: make(map[string]*buffer),
+		previewed: make(map[string]bool), diffed: make(map[string]bool), served: make(chan int, 1)}
 	c.srv = rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: getenv})
 	go func() {
 		code, _ := c.srv.Serve(context.Background(), srvEnd, srvEnd)
@@ -141,9 +145,7 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		c.printUpdate(params)
 		return nil, nil
 	case "cline/diff":
-		var d struct{ Diff string }
-		json.Unmarshal(params, &d)
-		c.println("diff", "\n"+indent(d.Diff))
+		c.printDiff(params)
 		return nil, nil
 	case "window/logMessage", "window/showMessage":
 		var m struct{ Message string }
@@ -205,6 +207,13 @@ func (c *client) printUpdate(params json.RawMessage) {
 		c.println("tool", fmt.Sprintf("%s %s", u.Title, u.ID))
 	case "tool_call_update":
 		if u.Status == "completed" || u.Status == "failed" {
+			c.mu.Lock()
+			diffed := c.diffed[u.ID]
+			c.mu.Unlock()
+			if diffed { // its result is the diff just printed
+				c.println("tool", u.ID+" "+u.Status)
+				break
+			}
 			var items []struct {
 				Content struct{ Text string } `json:"content"`
 			}
@@ -228,6 +237,31 @@ func (c *client) printUpdate(params json.RawMessage) {
 	case "compaction":
 		c.println("context", fmt.Sprintf("compacted from about %d to %d tokens", u.Before, u.After))
 	}
+}
+
+// printDiff prints an applied edit's diff, or only its size when the
+// approval already showed the same change, so each diff is printed once.
+func (c *client) printDiff(params json.RawMessage) {
+	var d struct {
+		ToolCallID     string `json:"toolCallId"`
+		URI            string `json:"uri"`
+		Diff           string `json:"diff"`
+		Added, Removed int
+	}
+	json.Unmarshal(params, &d)
+	c.mu.Lock()
+	previewed := c.previewed[d.ToolCallID]
+	c.diffed[d.ToolCallID] = d.ToolCallID != ""
+	c.mu.Unlock()
+	if previewed {
+		name := d.URI
+		if p, err := workspace.URIToPath(d.URI); err == nil {
+			name = filepath.Base(p)
+		}
+		c.println("diff", fmt.Sprintf("applied to %s as approved (+%d -%d)", name, d.Added, d.Removed))
+		return
+	}
+	c.println("diff", "\n"+indent(d.Diff))
 }
 
 // stream prints streamed text as it arrives, starting a labelled line when
@@ -263,6 +297,7 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 	var req struct {
 		ApprovalID string `json:"approvalId"`
 		ToolCall   struct {
+			ID    string `json:"toolCallId"`
 			Title string `json:"title"`
 		} `json:"toolCall"`
 		Diff    string `json:"diff"`
@@ -274,7 +309,12 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		detail = "$ " + req.Command
 	}
 	c.println("approve?", req.ToolCall.Title+"\n"+indent(detail))
-	option := "allow_once"
+	if req.Diff != "" {
+		c.mu.Lock()
+		c.previewed[req.ToolCall.ID] = true
+		c.mu.Unlock()
+	}
+	option, feedback := "allow_once", ""
 	switch c.approve {
 	case approveDeny:
 		option = "reject_once"
@@ -290,13 +330,20 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 			option = "allow_always"
 		default:
 			option = "reject_once"
+			c.mu.Lock()
+			fmt.Fprint(c.out, "rejected; tell the agent why or what to do instead (Enter for nothing): ")
+			c.mu.Unlock()
+			line, _ := c.terminal.ReadString('\n')
+			feedback = strings.TrimSpace(line)
 		}
 	default:
 		c.println("approval", "allowed")
 	}
-	c.conn.Call(ctx, "cline/approvalResponse", map[string]any{
-		"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": option},
-	}, nil)
+	resp := map[string]any{"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": option}}
+	if feedback != "" {
+		resp["feedback"] = feedback
+	}
+	c.conn.Call(ctx, "cline/approvalResponse", resp, nil)
 }
 
 // applyEdit applies a workspace edit to the client's buffers, as an editor

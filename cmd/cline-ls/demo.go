@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/cline-ls/cline-ls/rpc"
 )
 
 //go:embed demo/workspace.txtar
@@ -27,8 +29,8 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	fs.SetOutput(stderr)
 	replay := fs.Bool("replay", false, "use the recorded model even when an API key is set")
 	keep := fs.Bool("keep", false, "keep the demo workspace instead of removing it")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "cline-ls-demo-")
@@ -50,7 +52,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	}
 	settings := map[string]any{"stateDir": filepath.Join(dir, "state")}
 	env := getenv
-	if *replay || !hasProviderKey(getenv) {
+	if *replay || !hasModel(getenv) {
 		tr := filepath.Join(dir, "transcript.json")
 		os.WriteFile(tr, demoTranscript, 0o644)
 		settings["provider"] = map[string]any{"name": "replay", "transcript": tr}
@@ -104,14 +106,19 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	if code := c.close(ctx); code != 0 {
 		return code
 	}
+	fmt.Fprint(stdout, demoNext)
 	return 0
 }
 
-func hasProviderKey(getenv func(string) string) bool {
-	for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "CLINE_LS_PROVIDER"} {
-		if getenv(k) != "" {
-			return true
-		}
-	}
-	return false
+// hasModel reports whether the environment or the config file names a
+// model, as the server would resolve it.
+func hasModel(getenv func(string) string) bool {
+	return rpc.ResolveSettings(rpc.Settings{}, getenv).Provider.Name != ""
 }
+
+// demoNext ends the demo with what to try next.
+const demoNext = `next:    try it on your own code, in a project folder:
+           cline-ls exec "explain what this project does"     one task on the terminal (cline-ls exec --help)
+           cline-ls tools                                     the tools the agent has in each mode
+         or attach your editor: see the README (VS Code, Neovim, Emacs).
+`

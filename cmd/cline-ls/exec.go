@@ -10,9 +10,23 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/tools"
 )
+
+// noModelHelp says how to choose a model for exec when nothing names one.
+const noModelHelp = `cline-ls exec: no model is configured. Name one with flags:
+  cline-ls exec --provider anthropic --model claude-sonnet-4-5 --api-key-env ANTHROPIC_API_KEY "task"
+  cline-ls exec --provider openai-compatible --base-url http://localhost:11434/v1 --model qwen3 "task"
+or in the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY alone picks that
+provider and its default model; CLINE_LS_PROVIDER and CLINE_LS_MODEL name others; or put
+{"provider": {"name": ..., "model": ...}} in $XDG_CONFIG_HOME/cline-ls/config.json.
+To try it offline: --provider replay --transcript FILE, or CLINE_LS_TRANSCRIPT=FILE.
+`
 
 // execCmd runs one task headless in the current folder and prints the
 // session's events.
@@ -20,7 +34,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mode := fs.String("mode", "act", "session `mode`: plan, act, search, minimal or yolo")
-	prov := fs.String("provider", "", "model provider (anthropic, openai, openai-compatible, ollama, gemini, replay); default from the environment")
+	provName := fs.String("provider", "", "model provider (anthropic, openai, openai-compatible, ollama, gemini, replay); default from the environment")
 	model := fs.String("model", "", "model name")
 	baseURL := fs.String("base-url", "", "API base URL (OpenAI-compatible servers)")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key")
@@ -28,8 +42,8 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	asJSON := fs.Bool("json", false, "print session updates as JSON lines")
 	approve := fs.String("approve", "ask", "answer approvals: ask (on the terminal), allow, or deny")
 	logFile := fs.String("log-file", "", "write the daemon's logs to `FILE`")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if task == "" {
@@ -42,23 +56,36 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "cline-ls exec: --approve must be ask, allow or deny, got %q\n", *approve)
 		return 2
 	}
+	if !slices.Contains(tools.Modes(), *mode) {
+		fmt.Fprintf(stderr, "cline-ls exec: --mode must be one of %s, got %q\n", strings.Join(tools.Modes(), ", "), *mode)
+		return 2
+	}
+	if *keyEnv != "" && getenv(*keyEnv) == "" {
+		fmt.Fprintf(stderr, "cline-ls exec: --api-key-env: the environment variable %s is not set\n", *keyEnv)
+		return 2
+	}
+	resolved := rpc.ResolveSettings(rpc.Settings{Provider: &rpc.ProviderSettings{Name: *provName, Transcript: *transcript}}, getenv)
+	if resolved.Provider.Name == "" {
+		fmt.Fprint(stderr, noModelHelp)
+		return 2
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "cline-ls exec:", err)
 		return 1
 	}
-	provider := map[string]any{}
-	for k, v := range map[string]string{"name": *prov, "model": *model, "baseUrl": *baseURL, "apiKeyEnv": *keyEnv, "transcript": *transcript} {
+	prov := map[string]any{}
+	for k, v := range map[string]string{"name": *provName, "model": *model, "baseUrl": *baseURL, "apiKeyEnv": *keyEnv, "transcript": *transcript} {
 		if v != "" {
 			if k == "transcript" {
 				v, _ = filepath.Abs(v)
 			}
-			provider[k] = v
+			prov[k] = v
 		}
 	}
 	settings := map[string]any{"mode": *mode}
-	if len(provider) > 0 {
-		settings["provider"] = provider
+	if len(prov) > 0 {
+		settings["provider"] = prov
 	}
 	logOut := io.Discard
 	if *logFile != "" {

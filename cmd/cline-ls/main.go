@@ -1,15 +1,17 @@
 // Command cline-ls is an editor backend for coding agents: an editor
 // launches it and talks JSON-RPC over stdio, like a language server.
 //
-//	cline-ls [serve] [--log-file F] [--log-level debug|info|warn|error]
+//	cline-ls [serve] [--stdio] [--clientProcessId PID] [--log-file F] [--log-level debug|info|warn|error]
 //	cline-ls demo
 //	cline-ls exec [flags] "task"
-//	cline-ls tools [--format F] [--mode M]
+//	cline-ls tools [--json] [--format F] [--mode M]
 //	cline-ls version
+//	cline-ls help
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +19,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -29,8 +34,15 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	if len(args) > 0 {
+		switch a := args[0]; {
+		case a == "-h" || a == "-help" || a == "--help":
+			cmd, args = "help", args[1:]
+		case a == "-version" || a == "--version":
+			cmd, args = "version", args[1:]
+		case len(a) > 0 && a[0] != '-':
+			cmd, args = a, args[1:]
+		}
 	}
 	switch cmd {
 	case "serve":
@@ -54,14 +66,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
-  cline-ls [serve] [--log-file FILE] [--log-level LEVEL]   serve an editor over stdio (LSP or ACP)
-  cline-ls demo [--replay] [--keep]                        a plan-then-act session on a sample workspace
-  cline-ls exec [--mode M] [--provider P] [--model M] [--json] [--approve ask|allow|deny] "task"
-                                                           run one task headless in the current folder
-  cline-ls tools [--format anthropic|openai|gemini|xml] [--mode M]
-                                                           print the tools as a provider receives them
-  cline-ls version                                         print the version
+	fmt.Fprint(w, `usage: cline-ls [command] [flags]
+
+commands:
+  serve     serve an editor over stdio, LSP or ACP (the default command)
+            [--log-file FILE] [--log-level debug|info|warn|error]
+            [--stdio] [--clientProcessId PID]
+  demo      a plan-then-act session on a sample workspace [--replay] [--keep]
+  exec      run one task headless in the current folder
+            [--mode M] [--provider P] [--model M] [--json] [--approve ask|allow|deny] "task"
+  tools     list the tools a mode offers [--mode M]; --json [--format anthropic|openai|gemini|xml]
+            prints them as a provider receives them
+  version   print the version (also --version)
+  help      print this help (also --help, -h)
+
+"cline-ls COMMAND --help" lists the flags of a command.
 `)
 }
 
@@ -70,12 +89,16 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	logFile := fs.String("log-file", "", "write logs to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	// vscode-languageclient appends --stdio for its stdio transport, the
+	// only one there is, and may add the editor's process id.
+	fs.Bool("stdio", false, "talk over stdin and stdout (the only transport; accepted for editors that pass it)")
+	clientPID := fs.Int("clientProcessId", 0, "exit once the process with this `PID` (the editor) is gone")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		fmt.Fprintf(stderr, "cline-ls: --log-level: %v\n", err)
+	if !slices.Contains(logLevels, strings.ToLower(*logLevel)) || level.UnmarshalText([]byte(*logLevel)) != nil {
+		fmt.Fprintf(stderr, "cline-ls: --log-level must be one of %s, got %q\n", strings.Join(logLevels, ", "), *logLevel)
 		return 2
 	}
 	logOut := stderr
@@ -92,6 +115,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: builtinToolNames})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server
@@ -101,6 +126,18 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, err := io.Copy(pump, stdin)
 		pump.CloseWithError(err)
 	}()
+	if *clientPID > 0 {
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			if waitGone(ctx, *clientPID, time.Second) {
+				logger.Info("the client process is gone; exiting", "pid", *clientPID)
+				pump.Close() // end of input: the server ends as when the editor closes stdin
+				cancel()
+			}
+		}()
+		defer func() { cancel(); <-watched }()
+	}
 	code, err := srv.Serve(ctx, in, stdout)
 	if err != nil {
 		logger.Error("serve", "err", err)
@@ -109,6 +146,22 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// logLevels are the --log-level values.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+// parseFlags parses args into fs. When it returns false the command ends
+// with the code: 0 for --help, 2 for a bad flag (fs has printed why).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		return 0, false
+	}
+	return 2, false
 }
 
 // version reports the module version when built from a tagged module, else

@@ -105,12 +105,17 @@ Eglot server already manages in the project are left to it, and the
 current buffer's mode is always added."
   :type '(repeat symbol))
 
-(defcustom cline-approval-style 'completing-read
+(defcustom cline-approval-style 'buffer
   "How approvals are asked.
-`completing-read' offers the four answers (Allow, Always allow,
-Reject, Always reject); `y-or-n-p' asks yes (allow once) or no
-\(reject once)."
-  :type '(choice (const completing-read) (const y-or-n-p)))
+`buffer' shows the diff or command in `*cline-approval*' without
+selecting it, so nothing typed meanwhile can answer it; switch to
+it (\\[cline-approve] or any window command) and press a (allow),
+A (always allow), r (reject), R (reject with feedback) or q (later:
+\[cline-approve] brings it back).  `completing-read' offers the four
+answers in the minibuffer, with no default; `y-or-n-p' asks yes
+\(allow once) or no (reject once).  Both minibuffer styles take the
+keyboard when they ask: keys typed ahead can answer them."
+  :type '(choice (const buffer) (const completing-read) (const y-or-n-p)))
 
 (defcustom cline-ask-feedback t
   "When non-nil, a rejection asks for feedback to send to the agent."
@@ -436,7 +441,8 @@ With a prefix argument NEW, start a new session first."
           (cl-remove-if (lambda (a) (equal (plist-get a :sessionId)
                                            (cline--session-id s)))
                         cline--approval-queue))
-    (cline--log-meta "[cancel requested]")))
+    (cline--log-meta "[cancel requested]")
+    (cline--drop-approval (cline--session-id s))))
 
 ;;;###autoload
 (defun cline-show ()
@@ -554,8 +560,15 @@ on a fresh line."
   (cline--log-meta (format "[turn ended: %s]" reason)))
 
 (defun cline--error-text (err)
-  "The message of the JSON-RPC error ERR."
-  (or (and (listp err) (plist-get err :message)) (format "%s" err)))
+  "The message of the JSON-RPC error ERR.
+The daemon's \"no model\" error gets how to choose one in Emacs."
+  (let ((msg (or (and (listp err) (plist-get err :message)) (format "%s" err))))
+    (if (string-match-p "no model is configured" msg)
+        (concat msg "\nIn Emacs: (setq cline-initialization-options '(:provider "
+                "(:name \"anthropic\" :model \"claude-sonnet-4-5\" :apiKeyEnv \"ANTHROPIC_API_KEY\"))) "
+                "then restart cline-ls (M-x eglot-reconnect), or set ANTHROPIC_API_KEY (or OPENAI_API_KEY, GEMINI_API_KEY) "
+                "in the environment Emacs starts from.")
+      msg)))
 
 (defun cline--log-error (what err)
   "Write the error ERR of WHAT."
@@ -781,11 +794,14 @@ on a fresh line."
    (t
     (let ((req (pop cline--approval-queue)))
       (setq cline--asking t)
-      (unwind-protect
-          (cline--ask-approval req)
-        (setq cline--asking nil)
-        (when cline--approval-queue
-          (run-at-time 0 nil #'cline--next-approval)))))))
+      (if (eq cline-approval-style 'buffer)
+          ;; Answered later, by a key in its buffer (`cline--approval-done').
+          (cline--show-approval req)
+        (unwind-protect
+            (cline--ask-approval req)
+          (setq cline--asking nil)
+          (when cline--approval-queue
+            (run-at-time 0 nil #'cline--next-approval))))))))
 
 (defun cline--approval-buffer (req)
   "Fill `*cline-approval*' for REQ and return it."
@@ -801,6 +817,117 @@ on a fresh line."
               (let ((raw (plist-get call :rawInput)))
                 (and raw (json-encode raw))))))))
 
+(defvar cline-approval-keys-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "a" #'cline-approval-allow)
+    (define-key map "A" #'cline-approval-allow-always)
+    (define-key map "r" #'cline-approval-reject)
+    (define-key map "R" #'cline-approval-reject-with-feedback)
+    (define-key map "q" #'cline-approval-later)
+    map)
+  "Keys of `*cline-approval*': the only way a `buffer' approval is answered.")
+
+(define-minor-mode cline-approval-keys-mode
+  "Answer the approval shown in this buffer: \\{cline-approval-keys-mode-map}"
+  :lighter " Approve")
+
+(defvar-local cline--approval-req nil
+  "The approval request `*cline-approval*' shows, while it waits.")
+
+(defun cline--show-approval (req)
+  "Show REQ in `*cline-approval*' without selecting it, and wait for its keys."
+  (let ((buf (cline--approval-buffer req)))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (goto-char (point-min))
+        (end-of-line)
+        (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later"
+                "  (switch here first: M-x cline-approve)")
+        (goto-char (point-min)))
+      (setq cline--approval-req req)
+      (cline-approval-keys-mode 1)
+      ;; A read-only `diff-mode' buffer overrides minor modes' keys
+      ;; (r, R...) with its own: ours come first.
+      (setq-local minor-mode-overriding-map-alist
+                  (cons (cons 'cline-approval-keys-mode cline-approval-keys-mode-map)
+                        (assq-delete-all 'cline-approval-keys-mode
+                                         (copy-sequence minor-mode-overriding-map-alist)))))
+    ;; Keys go to the selected window: never select this one for the user.
+    (when (eq (window-buffer (selected-window)) buf)
+      (select-window (or (get-mru-window nil nil t) (next-window))))
+    (display-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)
+                          (inhibit-same-window . t)))
+    (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
+             (or (plist-get (plist-get req :toolCall) :title) "a tool"))))
+
+(defun cline-approve ()
+  "Select the window of the waiting approval, to answer it with its keys."
+  (interactive)
+  (let ((buf (get-buffer "*cline-approval*")))
+    (unless (and buf (buffer-local-value 'cline--approval-req buf))
+      (user-error "No cline approval is waiting"))
+    (pop-to-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)))))
+
+(defun cline--approval-key (kind &optional feedback-p)
+  "Answer the approval of the current buffer with an option of KIND.
+With FEEDBACK-P, ask for feedback for the agent first."
+  (let ((req cline--approval-req))
+    (unless req (user-error "This approval was answered already"))
+    (let* ((options (append (plist-get req :options) nil))
+           (opt (or (cl-find kind options :key (lambda (o) (plist-get o :kind)) :test #'equal)
+                    (list :optionId kind :name kind :kind kind)))
+           (feedback (and feedback-p
+                          (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))
+                            (unless (string-empty-p fb) fb)))))
+      (cline--approval-done req (plist-get opt :name)
+                            (list :outcome "selected" :optionId (plist-get opt :optionId))
+                            feedback))))
+
+(defun cline-approval-allow ()
+  "Allow the call shown once."
+  (interactive)
+  (cline--approval-key "allow_once"))
+
+(defun cline-approval-allow-always ()
+  "Allow the call shown, and its like for the rest of the session."
+  (interactive)
+  (cline--approval-key "allow_always"))
+
+(defun cline-approval-reject ()
+  "Reject the call shown."
+  (interactive)
+  (cline--approval-key "reject_once"))
+
+(defun cline-approval-reject-with-feedback ()
+  "Reject the call shown, telling the agent why."
+  (interactive)
+  (cline--approval-key "reject_once" t))
+
+(defun cline-approval-later ()
+  "Hide the approval; \[cline-approve] brings it back."
+  (interactive)
+  (quit-window))
+
+(defun cline--approval-done (req answer outcome feedback)
+  "Close REQ's view, send OUTCOME (ANSWER in words, with FEEDBACK), ask the next."
+  (when-let ((buf (get-buffer "*cline-approval*")))
+    (with-current-buffer buf
+      (setq cline--approval-req nil)
+      (cline-approval-keys-mode -1))
+    (dolist (w (get-buffer-window-list buf nil t))
+      (ignore-errors (quit-window nil w))))
+  (cline--send-approval req answer outcome feedback)
+  (setq cline--asking nil)
+  (when cline--approval-queue
+    (run-at-time 0 nil #'cline--next-approval)))
+
+(defun cline--drop-approval (session-id)
+  "Close the view of the waiting approval of SESSION-ID, sending nothing."
+  (when-let ((buf (get-buffer "*cline-approval*")))
+    (let ((req (buffer-local-value 'cline--approval-req buf)))
+      (when (and req (equal (plist-get req :sessionId) session-id))
+        (cline--approval-done req "dismissed" (list :outcome "cancelled") nil)))))
+
 (defun cline--choose (title options)
   "Ask which of OPTIONS (approval options) to take for TITLE; return one."
   (pcase cline-approval-style
@@ -811,15 +938,13 @@ on a fresh line."
            (list :optionId kind :name kind :kind kind))))
     (_
      (let* ((names (mapcar (lambda (o) (plist-get o :name)) options))
-            (choice (completing-read (format "cline: %s: " title) names nil t nil nil
-                                     (car names))))
+            ;; No default: RET typed ahead must not allow.
+            (choice (completing-read (format "cline: %s: " title) names nil t)))
        (cl-find choice options :key (lambda (o) (plist-get o :name)) :test #'equal)))))
 
 (defun cline--ask-approval (req)
   "Ask the user about approval request REQ and send the answer."
-  (let* ((server (plist-get req :server))
-         (id (plist-get req :approvalId))
-         (call (plist-get req :toolCall))
+  (let* ((call (plist-get req :toolCall))
          (title (or (plist-get call :title) "a tool"))
          (options (append (plist-get req :options) nil))
          (buf (cline--approval-buffer req))
@@ -838,6 +963,12 @@ on a fresh line."
           (quit (setq outcome (list :outcome "cancelled") answer "dismissed")))
       (when (and (window-live-p win) (eq (window-buffer win) buf))
         (ignore-errors (quit-window nil win))))
+    (cline--send-approval req answer outcome feedback)))
+
+(defun cline--send-approval (req answer outcome feedback)
+  "Send OUTCOME and FEEDBACK for REQ, noting ANSWER, unless its turn was cancelled."
+  (let ((server (plist-get req :server))
+        (id (plist-get req :approvalId)))
     (if (> (gethash (plist-get req :sessionId) cline--cancelled 0)
            (plist-get req :received))
         (cline--log-meta "    -> dropped: the turn was cancelled")

@@ -107,8 +107,9 @@ func shellQuote(args ...string) string {
 // TestEmacsFlows runs each flow of test/e2e.el in its own Emacs and
 // daemon: approve (flow 1), reject (flow 2), plan (plan mode, a question,
 // a mode switch and a y-or-n-p approval), cancel (cline-cancel while an
-// approval is asked, then a next task) and stock (flow 3: Eglot with no
-// plugin, workspace/executeCommand and window/showMessageRequest).
+// approval is asked, then a next task), stock (flow 3: Eglot with no
+// plugin, workspace/executeCommand and window/showMessageRequest) and
+// typeahead (keys typed while an approval waits never answer it).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -122,6 +123,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "plan", disk: "hello\n", minChecks: 13},
 		{name: "cancel", disk: "hello\n", minChecks: 10},
 		{name: "stock", disk: "hello, world\n", minChecks: 12, terminal: true},
+		{name: "typeahead", disk: "hello\n", minChecks: 8},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

@@ -227,6 +227,13 @@ func TestPlanThenAct(t *testing.T) {
 	}
 }
 
+// Keys typed before and while an approval appears (Enter, digits,
+// Escape, the approval view's own keys) go to the file being edited and
+// never answer the approval; a key pressed in the approval view does.
+func TestTypeaheadNeverAnswersApproval(t *testing.T) {
+	runNvim(t, "plugin", "typeahead", "approve", true).check(t)
+}
+
 // cline/askQuestion is answered through vim.ui.select.
 func TestQuestion(t *testing.T) {
 	runNvim(t, "plugin", "question", "question", true).check(t)

@@ -5,7 +5,7 @@
 ;;   emacs --batch -Q -l test/e2e.el
 ;;
 ;; with the environment:
-;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock
+;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -187,19 +187,46 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
     (dolist (n needles)
       (e2e-check-contains (format "*cline* shows %S" n) log n))))
 
+(defun e2e-approval-waiting ()
+  "Non-nil when an approval waits in a displayed `*cline-approval*'."
+  (let ((buf (get-buffer "*cline-approval*")))
+    (and buf (buffer-local-value 'cline--approval-req buf)
+         (get-buffer-window buf t))))
+
+(defun e2e-approve (key)
+  "Wait for the approval view, then answer it as a user does: switch
+there with `cline-approve' and press KEY.  Return (TEXT ELSEWHERE):
+the view's text, and whether the cursor was in another window."
+  (e2e-wait "the approval view" #'e2e-approval-waiting)
+  (let ((seen (list (e2e-buffer-text "*cline-approval*")
+                    (not (eq (window-buffer (selected-window)) (get-buffer "*cline-approval*"))))))
+    (cline-approve)
+    (execute-kbd-macro (kbd key))
+    seen))
+
+(defun e2e-run-task-approving (buf text key)
+  "Run TEXT as an act task from BUF, answer its approval with KEY and
+wait for the turn to end; return what `e2e-approve' saw."
+  (let ((before (e2e-turns-ended)) seen)
+    (with-current-buffer buf (cline-task text))
+    (setq seen (e2e-approve key))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
+    seen))
+
 (defun e2e-flow-approve ()
   "Flow 1: an approved edit lands in the unsaved buffer, then on save on disk."
-  (setq e2e-script '((completing-read "cline: .*hello.txt" "Allow")))
+  (setq e2e-script nil) ; no minibuffer question: any would fail the flow
   (let* ((buf (e2e-open))
-         (server (e2e-start-plugin buf)))
-    (e2e-run-task buf "Greet the world in hello.txt")
+         (server (e2e-start-plugin buf))
+         (seen (e2e-run-task-approving buf "Greet the world in hello.txt" "a")))
     (with-current-buffer buf
       (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
       (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
     (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
-    (let ((q (e2e-asked 'completing-read "cline: ")))
-      (e2e-check "approval asked with completing-read" q)
-      (e2e-check-contains "approval shows the diff" (nth 3 q) "+hello, world"))
+    (e2e-check-contains "approval shows the diff" (nth 0 seen) "+hello, world")
+    (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always allow  [r] reject")
+    (e2e-check "approval view did not take the cursor" (nth 1 seen))
+    (e2e-check "approval view closes once answered" (not (e2e-approval-waiting)))
     (e2e-check-contains "*cline-diff* shows the applied edit"
                         (e2e-buffer-text "*cline-diff*") "hello, world")
     (e2e-check-session-log "> Greet the world in hello.txt" "Editing." "Done."
@@ -210,11 +237,10 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
 
 (defun e2e-flow-reject ()
   "Flow 2: a rejected edit leaves buffer and disk unchanged."
-  (setq e2e-script '((completing-read "cline: .*hello.txt" "Reject")
-                     (read-string "Feedback" "not now")))
+  (setq e2e-script '((read-string "Feedback" "not now")))
   (let* ((buf (e2e-open))
          (server (e2e-start-plugin buf)))
-    (e2e-run-task buf "Greet the world in hello.txt")
+    (e2e-run-task-approving buf "Greet the world in hello.txt" "R")
     (with-current-buffer buf
       (e2e-check-equal "buffer unchanged" (buffer-string) "hello\n")
       (e2e-check "buffer not modified" (not (buffer-modified-p))))
@@ -252,14 +278,15 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
 
 (defun e2e-flow-cancel ()
   "The user cancels the turn while its approval is asked."
-  (setq e2e-script `((completing-read "cline: .*hello.txt"
-                                      ,(lambda ()
-                                         ;; M-x cline-cancel, then C-g on the prompt.
-                                         (cline-cancel)
-                                         (signal 'quit nil)))))
+  (setq e2e-script nil)
   (let* ((buf (e2e-open))
-         (server (e2e-start-plugin buf)))
-    (e2e-run-task buf "Greet the world in hello.txt")
+         (server (e2e-start-plugin buf))
+         (before (e2e-turns-ended)))
+    (with-current-buffer buf (cline-task "Greet the world in hello.txt"))
+    (e2e-wait "the approval view" #'e2e-approval-waiting)
+    (with-current-buffer buf (cline-cancel))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
+    (e2e-check "the approval view closes with the turn" (not (e2e-approval-waiting)))
     (e2e-check "session is idle" (not (cline--session-busy cline--session)))
     (with-current-buffer buf
       (e2e-check-equal "buffer unchanged" (buffer-string) "hello\n"))
@@ -269,11 +296,41 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
     (e2e-check "no failed request in *cline*"
                (not (string-search "failed:" (e2e-buffer-text "*cline*"))))
     ;; The session takes the next task.
-    (setq e2e-script '((completing-read "cline: .*hello.txt" "Allow")))
-    (e2e-run-task buf "Greet the world in hello.txt, again")
+    (e2e-run-task-approving buf "Greet the world in hello.txt, again" "a")
     (with-current-buffer buf
       (e2e-check-equal "the next task edits the buffer" (buffer-string) "hello, world\n"))
     (eglot-shutdown server)))
+
+(defun e2e-flow-typeahead ()
+  "Keys typed while an approval waits, its own keys and a space among
+them, go to the buffer being edited and never answer it."
+  (setq e2e-script nil) ; a minibuffer prompt taking the keys fails the flow
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         (before (e2e-turns-ended)))
+    (switch-to-buffer buf)
+    (with-current-buffer buf (cline-task "Greet the world in hello.txt"))
+    (e2e-wait "the approval view" #'e2e-approval-waiting)
+    ;; The user goes on typing in hello.txt, as a real keyboard would.
+    (execute-kbd-macro (kbd "SPC y a A r R q RET 3 4 SPC"))
+    (accept-process-output nil 0.3)
+    (e2e-check "the approval still waits" (e2e-approval-waiting))
+    (e2e-check "the turn still waits" (cline--session-busy cline--session))
+    (e2e-check "the cursor stayed in hello.txt" (eq (current-buffer) buf))
+    (with-current-buffer buf
+      (e2e-check-contains "the typed keys went into hello.txt" (buffer-string) " yaArRq\n")
+      (e2e-check-contains "RET and the digits too" (buffer-string) "34 hello"))
+    (e2e-check "no answer was logged" (not (string-search "    -> " (or (e2e-buffer-text "*cline*") ""))))
+    ;; Only a key pressed in the approval view answers it.
+    (cline-approve)
+    (execute-kbd-macro (kbd "r"))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
+    (e2e-check-session-log "-> Reject")
+    (with-current-buffer buf
+      (e2e-check-contains "the typed text is kept" (buffer-string) " yaArRq\n")
+      (set-buffer-modified-p nil))
+    (eglot-shutdown server)))
+
 
 ;; The stock flow runs in a terminal Emacs (emacs -nw under script(1)),
 ;; started from a timer once the command loop runs, so Emacs goes idle
@@ -344,6 +401,7 @@ approval answered through window/showMessageRequest."
         ("plan" (e2e-flow-plan))
         ("cancel" (e2e-flow-cancel))
         ("stock" (e2e-flow-stock))
+        ("typeahead" (e2e-flow-typeahead))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

@@ -52,6 +52,12 @@ end, {
   desc = 'Switch the Cline session to a mode',
 })
 
+command('ClineApprove', function()
+  if not require('cline.approvals').show(true) then
+    vim.notify('cline: no approval is waiting', vim.log.levels.INFO)
+  end
+end, { desc = 'Go to the waiting Cline approval (then a, A, r, R or q)' })
+
 command('ClineCancel', function()
   cline().cancel()
 end, { desc = 'Cancel the running Cline turn' })

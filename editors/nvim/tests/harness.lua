@@ -117,6 +117,24 @@ function H.stub_ui()
   end
 end
 
+-- approval_shown reports whether an approval waits with its view open.
+function H.approval_shown()
+  local buf = vim.fn.bufnr('cline://approval')
+  return buf ~= -1 and #vim.fn.win_findbuf(buf) > 0 and require('cline.approvals').pending() > 0
+end
+
+-- approve waits for the approval view, records what it showed and where
+-- the cursor was, then answers as a user does: :ClineApprove to go
+-- there, then key.
+function H.approve(key)
+  H.wait('the approval view', H.approval_shown)
+  local buf = vim.fn.bufnr('cline://approval')
+  local seen = { lines = H.lines(buf), cursor_elsewhere = vim.api.nvim_get_current_buf() ~= buf }
+  vim.cmd('ClineApprove')
+  vim.api.nvim_feedkeys(key, 'mx', false)
+  return seen
+end
+
 -- option returns the item of a cline approval list with optionId id.
 function H.option(items, id)
   for _, it in ipairs(items) do

@@ -4,6 +4,9 @@
 local here = debug.getinfo(1, 'S').source:sub(2):match('(.*/)') or './'
 local H = dofile(here .. 'harness.lua')
 local env = H.env
+-- The built-in pickers, before H.stub_ui scripts them: the typeahead
+-- scenario types at the real ones.
+local builtin_select, builtin_input = vim.ui.select, vim.ui.input
 
 local function start(extra_settings, opts)
   H.dead = function()
@@ -40,35 +43,23 @@ local scenarios = {}
 -- not on disk, until the user saves.
 function scenarios.approve()
   local file = start()
-  local preview
-  H.ui.select_answer = function(items, opts)
-    local pbuf = vim.fn.bufnr('cline://approval')
-    preview = {
-      lines = pbuf ~= -1 and H.lines(pbuf) or {},
-      shown = pbuf ~= -1 and #vim.fn.win_findbuf(pbuf) > 0,
-      prompt = opts.prompt,
-      names = vim.tbl_map(function(o)
-        return opts.format_item(o)
-      end, items),
-    }
-    return H.option(items, 'allow_once')
-  end
 
   vim.cmd('ClineTask make the greeting friendlier')
   local st = cline().state(env.ws)
   H.expect(st ~= nil and st.busy, ':ClineTask returns while the turn runs')
   H.expect(#vim.fn.win_findbuf(st.view.buf) > 0, 'the session buffer is shown')
   H.eq(vim.api.nvim_get_current_buf(), file, 'the cursor stays in the file')
+  local preview = H.approve('a')
   wait_turn(st)
 
   H.eq(st.last_stop, 'end_turn', 'the turn ends with end_turn')
-  H.expect(preview ~= nil, 'the approval was asked through vim.ui.select')
-  H.expect(preview.shown, 'the diff was shown in a split while asking')
+  H.expect(preview.cursor_elsewhere, 'the approval view did not take the cursor')
+  H.eq(#H.ui.selects, 0, 'no picker takes the keyboard')
   local ptext = table.concat(preview.lines, '\n')
+  H.contains(ptext, 'Cline asks: Edit hello.txt', 'the view names the edit')
   H.contains(ptext, '-hello', 'the preview shows the removed line')
   H.contains(ptext, '+hello, world', 'the preview shows the added line')
-  H.eq(preview.names, { 'Allow', 'Always allow', 'Reject', 'Always reject' }, 'the four answers are offered')
-  H.contains(preview.prompt, 'Edit hello.txt', 'the prompt names the edit')
+  H.contains(ptext, 'a allow · A always allow · r reject · R reject with feedback · q later', 'the keys are listed')
   H.eq(#vim.fn.win_findbuf(vim.fn.bufnr('cline://approval')), 0, 'the preview closes once answered')
 
   H.eq(H.lines(file), { 'hello, world' }, 'the buffer holds the edit')
@@ -110,14 +101,12 @@ end
 -- reaches the model.
 function scenarios.reject()
   local file = start()
-  H.ui.select_answer = function(items)
-    return H.option(items, 'reject_once')
-  end
   H.ui.input_answer = function()
     return 'say hi instead'
   end
   vim.cmd('ClineTask make the greeting friendlier')
   local st = cline().state(env.ws)
+  H.approve('R')
   wait_turn(st)
   H.eq(st.last_stop, 'end_turn', 'the turn goes on to end_turn')
   H.eq(#H.ui.inputs, 1, 'feedback was asked through vim.ui.input')
@@ -135,9 +124,6 @@ end
 -- "Always allow" spares the second question.
 function scenarios.plan()
   local file = start()
-  H.ui.select_answer = function(items)
-    return H.option(items, 'allow_always')
-  end
   vim.cmd('ClinePlan how should we greet?')
   local st = cline().state(env.ws)
   wait_turn(st, 'the plan turn')
@@ -155,9 +141,11 @@ function scenarios.plan()
   H.contains(session_text(), '-- mode: act --')
 
   vim.cmd('ClineTask go ahead')
+  H.approve('A')
   wait_turn(st, 'the act turn')
   H.eq(st.last_stop, 'end_turn', 'the act turn ends')
-  H.eq(#H.ui.selects, 1, 'Always allow spares the second approval')
+  local _, asked = session_text():gsub('%[approval%]', '')
+  H.eq(asked, 1, 'Always allow spares the second approval')
   H.eq(H.lines(file), { 'hello, world!' }, 'both edits are in the buffer')
   H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched')
   text = session_text()
@@ -166,6 +154,37 @@ function scenarios.plan()
   local _, plans = text:gsub('Plan:', '')
   H.eq(plans, 2, 'each plan update is shown')
   H.expect(not H.has(text, 'Plan updated'), "a plan update's result is not repeated", text)
+end
+
+-- typeahead: keys typed before and while an approval appears, Enter,
+-- digits, Escape and the view's own keys among them, go to the buffer
+-- being edited and never answer the approval; only a key pressed in the
+-- approval view does.
+function scenarios.typeahead()
+  local file = start()
+  vim.ui.select, vim.ui.input = builtin_select, builtin_input
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  vim.api.nvim_feedkeys('o# note', 'ntx', false)
+  H.wait('the approval view', H.approval_shown)
+  vim.api.nvim_feedkeys('A for step 1\r34\27', 'ntx', false)
+  vim.api.nvim_feedkeys('\raArRq\r', 'ntx', false)
+  vim.wait(300) -- anything the keys set off has run
+  H.expect(H.approval_shown(), 'the approval still waits')
+  H.eq(require('cline.approvals').pending(), 1, 'no key answered it')
+  H.expect(st.busy, 'the turn still waits for the answer')
+  H.eq(vim.api.nvim_get_current_buf(), file, 'the cursor stayed in the file')
+  local typed = table.concat(H.lines(file), '\n')
+  H.contains(typed, '# note for step 1', 'the typed text is in the file')
+  H.contains(typed, '34', 'the digits typed in insert mode are in the file')
+  H.contains(session_text(), '[approval] Edit hello.txt — waiting')
+
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the deliberate answer lets the turn end')
+  H.eq(H.lines(file)[1], 'hello, world', 'the allowed edit is in the buffer')
+  H.contains(typed, '# note', 'the typed lines are kept')
+  H.contains(session_text(), '[approval] Edit hello.txt — allowed')
 end
 
 -- question: ask_question goes through vim.ui.select and its answer
@@ -208,32 +227,24 @@ end
 -- leaves the buffer alone; a late answer is harmless.
 function scenarios.cancel()
   local file = start()
-  local pending
-  H.ui.select_answer = function(items, _, call)
-    pending = { items = items, call = call }
-    return 'later' -- an asynchronous picker the user has not answered yet
-  end
   vim.cmd('ClineTask make the greeting friendlier')
   local st = cline().state(env.ws)
-  H.wait('the approval', function()
-    return pending ~= nil
-  end)
+  H.wait('the approval', H.approval_shown)
   vim.cmd('ClineCancel')
   wait_turn(st)
   H.eq(st.last_stop, 'cancelled', 'the turn ends as cancelled')
-  pending.call.on_choice(H.option(pending.items, 'allow_once'))
+  H.eq(#vim.fn.win_findbuf(vim.fn.bufnr('cline://approval')), 0, 'the approval view closes with the turn')
+  H.eq(require('cline.approvals').pending(), 0, 'nothing is left to answer')
   vim.wait(200)
   H.eq(H.lines(file), { 'hello' }, 'the buffer is unchanged')
   H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is unchanged')
   local text = session_text()
   H.contains(text, '-- cancelled')
-  H.contains(text, 'too late', 'a late answer is reported, not sent')
+  H.contains(text, 'too late', 'the dropped approval is reported, not sent')
 
   -- The session is still usable: the next task runs.
-  H.ui.select_answer = function(items)
-    return H.option(items, 'allow_once')
-  end
   vim.cmd('ClineTask try again')
+  H.approve('a')
   wait_turn(st, 'the second turn')
   H.eq(st.last_stop, 'end_turn', 'a task after a cancel runs')
   H.eq(H.lines(file), { 'hello, world' }, 'the second task edits the buffer')

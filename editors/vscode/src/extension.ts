@@ -47,8 +47,67 @@ const clineFeature: StaticFeature = {
   clear: () => undefined,
 };
 
+/**
+ * DaemonLog is the "Cline (daemon)" output channel, made once for every
+ * start of the daemon (the language client would make a new one each
+ * time). It keeps the tail of what the daemon wrote to stderr, so that a
+ * failed start can say why.
+ */
+class DaemonLog {
+  private readonly channel = vscode.window.createOutputChannel('Cline (daemon)');
+  private tail = '';
+
+  /** output is the channel as the language client writes to it. */
+  readonly output: vscode.OutputChannel = new Proxy(this.channel, {
+    get: (target, prop, receiver) => {
+      if (prop === 'append' || prop === 'appendLine') {
+        return (text: string) => {
+          this.keep(prop === 'append' ? text : text + '\n');
+          target[prop](text);
+        };
+      }
+      if (prop === 'dispose') return () => undefined; // the extension disposes it, not each client
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+
+  /** mark starts a new start attempt: only its output explains its failure. */
+  mark(): void {
+    this.tail = '';
+  }
+
+  /** lastLines is the end of what was written since mark. */
+  lastLines(n = 8): string {
+    return this.tail.trimEnd().split('\n').slice(-n).join('\n');
+  }
+
+  dispose(): void {
+    this.channel.dispose();
+  }
+
+  private keep(text: string): void {
+    this.tail = (this.tail + text).slice(-4000);
+  }
+}
+
+/**
+ * startFailure says why the daemon did not start: the binary is missing,
+ * or it ran and said why (its stderr), or the client's own error.
+ */
+export function startFailure(path: string, err: unknown, stderrTail: string): string {
+  const e = err as { code?: string } | undefined;
+  const msg = errorText(err);
+  if (e?.code === 'ENOENT' || /\bENOENT\b/.test(msg)) {
+    return `cline-ls was not found at "${path}". Install it (go install ./cmd/cline-ls) or set "cline.path" in your User settings (for a remote window: its Remote settings) to the binary.`;
+  }
+  if (stderrTail.trim()) return `cline-ls (${path}) did not start: ${stderrTail.trim()}`;
+  return `cline-ls (${path}) did not start: ${msg}. See the "Cline (daemon)" output.`;
+}
+
 class ClineExtension {
   private readonly output = vscode.window.createOutputChannel('Cline');
+  private readonly daemonLog = new DaemonLog();
   private readonly view = new SessionView(this.output);
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private readonly proposed = new Map<string, string>();
@@ -62,6 +121,7 @@ class ClineExtension {
       vscode.commands.registerCommand(id, () => run().catch((err) => this.fail(err)));
     context.subscriptions.push(
       this.output,
+      this.daemonLog,
       this.status,
       vscode.workspace.registerTextDocumentContentProvider(proposedScheme, {
         provideTextDocumentContent: (uri) => this.proposed.get(uri.toString()) ?? '',
@@ -98,7 +158,7 @@ class ClineExtension {
       // Every file: the agent reads and edits open buffers of any language.
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: () => initializationOptions(this.settings),
-      outputChannelName: 'Cline (daemon)',
+      outputChannel: this.daemonLog.output,
     };
     const client = new LanguageClient('cline', 'Cline', serverOptions, clientOptions);
     client.registerFeature(clineFeature);
@@ -117,12 +177,13 @@ class ClineExtension {
     for (const [method, handler] of controller.requests()) client.onRequest(method, handler);
     this.client = client;
     this.controller = controller;
+    this.daemonLog.mark();
     try {
       await client.start();
     } catch (err) {
       this.client = this.controller = undefined;
       await client.dispose().catch(() => undefined);
-      throw new Error(`cline-ls could not start (${this.settings.path}): ${errorText(err)}. Set "cline.path" to the cline-ls binary.`);
+      throw new Error(startFailure(this.settings.path, err, this.daemonLog.lastLines()));
     }
   }
 
@@ -179,7 +240,8 @@ class ClineExtension {
 
   /** runTurn lets a turn run in the background; the output shows its progress and end. */
   private runTurn(turn: Promise<unknown>): void {
-    turn.catch((err) => this.fail(err));
+    // The controller wrote the error to the output already; only tell.
+    turn.catch((err) => vscode.window.showErrorMessage(`Cline: ${withHint(errorText(err))}`));
   }
 
   private async switchMode(): Promise<void> {
@@ -207,7 +269,7 @@ class ClineExtension {
   fail(err: unknown): void {
     const msg = errorText(err);
     this.view.error(undefined, msg);
-    vscode.window.showErrorMessage(`Cline: ${msg}`);
+    vscode.window.showErrorMessage(`Cline: ${withHint(msg)}`);
   }
 
   /** ui is the glue's view of VS Code's prompts and diff editor. */
@@ -221,10 +283,11 @@ class ClineExtension {
     };
     return {
       choose: async (message, detail, buttons) => {
-        // A notification shows one line: a command goes in it, a diff
-        // behind Show Diff.
-        const text = detail?.startsWith('$ ') ? `${message} ${detail}` : message;
-        return vscode.window.showInformationMessage(text, ...buttons);
+        // A modal dialog: a notification hides itself after a while and
+        // leaves dead buttons, and no key typed into the editor answers
+        // it. The detail shows the command, or the diff (Show Diff opens
+        // it side by side).
+        return vscode.window.showInformationMessage(message, { modal: true, detail: detail ? truncateDetail(detail) : undefined }, ...buttons);
       },
       askFeedback: (prompt) => vscode.window.showInputBox({ prompt, placeHolder: 'Leave empty to reject without a reason', ignoreFocusOut: true }),
       showDiff: (req: ApprovalRequestParams) => showProposedChange(req.diff ?? '', req.toolCall.title, workspaceRoot(), readCurrentText, diffUI),
@@ -247,6 +310,20 @@ class ClineExtension {
     const right = virtual(file.proposed ?? '', file.proposed === null ? 'deleted' : 'proposed');
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
   }
+}
+
+/** withHint adds how to fix an error in VS Code, where the daemon's words are generic. */
+export function withHint(msg: string): string {
+  if (msg.includes('no model is configured')) {
+    return `${msg}. In VS Code: set "cline.provider" and "cline.model" (and "cline.apiKeyEnv") in Settings, or "cline.provider": "replay" with "cline.transcript" to try it offline.`;
+  }
+  return msg;
+}
+
+/** truncateDetail keeps a dialog's detail to a screenful. */
+function truncateDetail(text: string, max = 40): string {
+  const lines = text.split('\n');
+  return lines.length > max ? [...lines.slice(0, max), `… ${lines.length - max} more lines (Show Diff)`].join('\n') : text;
 }
 
 /** readCurrentText is a file's text as the daemon sees it: the open buffer's, else the disk's. */

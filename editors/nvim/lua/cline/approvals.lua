@@ -1,8 +1,11 @@
--- Approvals (PROTOCOL.md §4, cline/approvalRequest): one question on
--- screen at a time, its diff or command shown in a preview split first,
--- then Allow / Always allow / Reject / Always reject through
--- vim.ui.select, with feedback through vim.ui.input on a rejection. The
--- answer goes back as the request cline/approvalResponse.
+-- Approvals (cline/approvalRequest): one question on screen at a time,
+-- in the cline://approval buffer that shows its diff or command. It opens
+-- in a split without taking the cursor, so nothing typed meanwhile can
+-- answer it; it is answered only by a key pressed in that buffer after
+-- the user went there (:ClineApprove, or any window command): a allow,
+-- A always allow, r reject, R reject with feedback (vim.ui.input), q later
+-- (close it; :ClineApprove brings it back). There is no default answer.
+-- The answer goes back as the request cline/approvalResponse.
 local config = require('cline.config')
 local scratch = require('cline.scratch')
 
@@ -101,39 +104,126 @@ local function finish(item, outcome, feedback)
   vim.schedule(next_item)
 end
 
-local function ask(item)
-  local req, ctx = item.req, item.ctx
-  active = item
-  local buf = scratch.buffer('cline://approval', 'diff')
-  scratch.set(buf, preview_lines(req))
-  if config.options.preview_split then
-    local ok, win = pcall(scratch.show, buf, config.options.preview_split, math.min(#preview_lines(req) + 1, 20))
-    if ok then
-      ctx.preview_win = win
+-- keys are the approval buffer's answers.
+local keys = {
+  { 'a', 'allow_once', 'allow' },
+  { 'A', 'allow_always', 'always allow' },
+  { 'r', 'reject_once', 'reject' },
+  { 'R', 'reject_once', 'reject with feedback', true },
+}
+
+local function help_line()
+  local parts = {}
+  for _, k in ipairs(keys) do
+    table.insert(parts, k[1] .. ' ' .. k[3])
+  end
+  table.insert(parts, 'q later')
+  return '# ' .. table.concat(parts, ' · ') .. ' (go to this window first: :ClineApprove)'
+end
+
+local function option_of(req, kind)
+  local options = type(req.options) == 'table' and #req.options > 0 and req.options or default_options
+  for _, o in ipairs(options) do
+    if (o.kind or o.optionId) == kind then
+      return o
     end
   end
-  vim.cmd('redraw')
-  local options = type(req.options) == 'table' and #req.options > 0 and req.options or default_options
-  vim.ui.select(options, {
-    prompt = 'Cline: ' .. title_of(req),
-    kind = 'cline_approval',
-    format_item = function(o)
-      return o.name or o.optionId
+end
+
+local approval_buf
+
+-- show opens the approval view of the active request without moving the
+-- cursor; with focus it moves the cursor there (:ClineApprove).
+local function show(focus)
+  if not active then
+    return false
+  end
+  local buf = approval_buf
+  local win = vim.fn.win_findbuf(buf)[1]
+  if not win then
+    local ok, w = pcall(scratch.show, buf, config.options.preview_split or 'topleft split', math.min(vim.api.nvim_buf_line_count(buf) + 1, 20))
+    if not ok then
+      return false
+    end
+    win = w
+  elseif not focus and vim.api.nvim_get_current_win() == win then
+    -- The user sits in the view of an earlier approval: step out, so
+    -- that keys meant for that one do not answer this one.
+    vim.cmd('wincmd p')
+  end
+  active.ctx.preview_win = win
+  if focus then
+    vim.api.nvim_set_current_win(win)
+    active.entered = true
+  end
+  return true
+end
+
+M.show = show
+
+local function answer(kind, with_feedback)
+  local item = active
+  if not item or item.done then
+    return
+  end
+  -- Only keys pressed after the cursor entered the view count.
+  if not item.entered then
+    return
+  end
+  local o = option_of(item.req, kind)
+  if not o then
+    vim.notify('cline: this approval does not offer ' .. kind, vim.log.levels.WARN)
+    return
+  end
+  local outcome = { outcome = 'selected', optionId = o.optionId }
+  if with_feedback then
+    vim.ui.input({ prompt = 'Feedback for Cline (optional): ' }, function(text)
+      finish(item, outcome, text)
+    end)
+  else
+    finish(item, outcome)
+  end
+end
+
+local function ensure_buffer()
+  if approval_buf and vim.api.nvim_buf_is_valid(approval_buf) then
+    return approval_buf
+  end
+  approval_buf = scratch.buffer('cline://approval', 'diff')
+  for _, k in ipairs(keys) do
+    vim.keymap.set('n', k[1], function()
+      answer(k[2], k[4])
+    end, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: ' .. k[3] })
+  end
+  vim.keymap.set('n', 'q', function()
+    if active then
+      active.ctx.preview_win = nil
+    end
+    vim.cmd('close')
+  end, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: answer later' })
+  vim.api.nvim_create_autocmd('BufEnter', {
+    buffer = approval_buf,
+    callback = function()
+      if active then
+        active.entered = true
+      end
     end,
-  }, function(choice)
-    if not choice then
-      finish(item, { outcome = 'cancelled' })
-      return
-    end
-    local outcome = { outcome = 'selected', optionId = choice.optionId }
-    if (choice.kind or choice.optionId or ''):match('^reject') then
-      vim.ui.input({ prompt = 'Feedback for Cline (optional): ' }, function(text)
-        finish(item, outcome, text)
-      end)
-    else
-      finish(item, outcome)
-    end
-  end)
+  })
+  return approval_buf
+end
+
+local function ask(item)
+  local req = item.req
+  active = item
+  local buf = ensure_buffer()
+  local lines = preview_lines(req)
+  table.insert(lines, 2, help_line())
+  scratch.set(buf, lines)
+  if vim.api.nvim_get_current_buf() == buf then
+    vim.cmd('wincmd p')
+  end
+  show(false)
+  vim.notify('cline: approval needed: ' .. title_of(req) .. ' (:ClineApprove, then a/A/r/R)', vim.log.levels.WARN)
 end
 
 next_item = function()
@@ -165,10 +255,9 @@ function M.cancel_session(session_id, on_dropped)
   end
   queue = kept
   if active and active.req.sessionId == session_id then
-    -- Its answer would be refused; a picker that never answers must not
-    -- hold up the approvals of other sessions.
+    -- The daemon resolved it: close its view, send nothing.
     active.req.stale = true
-    active = nil
+    finish(active, { outcome = 'cancelled' })
   end
 end
 

@@ -23,8 +23,8 @@ M.defaults = {
   -- Where the session buffer opens when it is not visible; false keeps it
   -- hidden (:ClineOpen shows it).
   split = 'botright vsplit',
-  -- Where an approval's diff or command is shown while it is asked (at
-  -- the top, clear of the prompt of the built-in vim.ui.select).
+  -- Where the approval view (its diff or command, answered with a, A, r,
+  -- R or q in that window) opens while it waits.
   preview_split = 'topleft split',
   -- Where cline/diff goes: 'split' (a diff buffer opened in a split),
   -- 'buffer' (the diff buffer, not opened), 'session' (inline in the

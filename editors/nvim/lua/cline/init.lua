@@ -33,11 +33,22 @@ local function notify(msg, level)
   vim.notify('cline: ' .. msg, level or vim.log.levels.INFO)
 end
 
+-- How to choose a model in Neovim, added to the daemon's "no model" error.
+local no_model_hint = '\nIn Neovim: require("cline").setup({ settings = { provider = '
+  .. '{ name = "anthropic", model = "claude-sonnet-4-5", apiKeyEnv = "ANTHROPIC_API_KEY" } } }), '
+  .. 'or set ANTHROPIC_API_KEY (or OPENAI_API_KEY, GEMINI_API_KEY) in the environment Neovim starts from.'
+
 local function err_text(err)
+  local msg
   if type(err) == 'table' then
-    return err.message or vim.inspect(err)
+    msg = err.message or vim.inspect(err)
+  else
+    msg = tostring(err)
   end
-  return tostring(err)
+  if msg:find('no model is configured', 1, true) then
+    msg = msg .. no_model_hint
+  end
+  return msg
 end
 
 -- Roots ----------------------------------------------------------------

@@ -84,6 +84,14 @@ export async function decideApproval(req: ApprovalRequestParams, ui: ApprovalUI)
   }
 }
 
+/** decisionOf classifies a response: allowed, rejected or cancelled. */
+export function decisionOf(req: ApprovalRequestParams, res: ApprovalResponseParams): 'allowed' | 'rejected' | 'cancelled' {
+  if (res.outcome.outcome === 'cancelled') return 'cancelled';
+  const { optionId } = res.outcome;
+  const kind = req.options.find((o) => o.optionId === optionId)?.kind ?? '';
+  return kind.startsWith('allow') ? 'allowed' : 'rejected';
+}
+
 /** describeDecision says in words what a response decided, for the session view. */
 export function describeDecision(req: ApprovalRequestParams, res: ApprovalResponseParams): string {
   if (res.outcome.outcome === 'cancelled') return 'cancelled';

@@ -4,7 +4,7 @@
 // and keeps the session state the commands act on. The extension gives it
 // VS Code's UI; tests give it a scripted one.
 
-import { approvalMessage, Approvals, ApprovalUI, describeDecision } from './approvals';
+import { approvalMessage, Approvals, ApprovalUI, decisionOf, describeDecision } from './approvals';
 import { Method } from './methods';
 import { answerQuestion, QuestionUI } from './questions';
 import { SessionState, SessionTracker, SessionView } from './session';
@@ -42,7 +42,11 @@ export class ClineController {
     this.rpc = opts.rpc;
     this.ui = opts.ui;
     this.view = opts.view;
-    this.approvals = new Approvals(opts.rpc, opts.ui, (req, res) => this.view.approval(req.sessionId, req.toolCall.title, describeDecision(req, res)));
+    this.approvals = new Approvals(opts.rpc, opts.ui, (req, res) => {
+      const tc = this.tracker.get(req.sessionId)?.toolCalls.get(req.toolCall.toolCallId);
+      if (tc) tc.decision = decisionOf(req, res);
+      this.view.approval(req.sessionId, req.toolCall.title, describeDecision(req, res));
+    });
   }
 
   /** notifications lists the daemon notifications the controller handles. */

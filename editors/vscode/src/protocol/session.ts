@@ -21,6 +21,8 @@ export interface ToolCallState {
   kind?: ToolKind;
   status: ToolStatus;
   locations: Location[];
+  /** decision is the user's answer to the call's approval, when one was asked. */
+  decision?: 'allowed' | 'rejected' | 'cancelled';
 }
 
 export interface SessionState {
@@ -116,7 +118,23 @@ const statusMark: Record<string, string> = {
   in_progress: '◐',
   completed: '✓',
   failed: '✗',
+  rejected: '⊘',
+  cancelled: '⊘',
 };
+
+/**
+ * outcomeOf names how a finished call ended for the user. The wire has only
+ * "failed" for a call that did not succeed, whether it broke, was rejected
+ * or was cancelled; the last two are told apart by the user's decision on
+ * its approval or by the daemon's "was not run" result text.
+ */
+export function outcomeOf(status: string, decision: ToolCallState['decision'], output: string): string {
+  if (status !== 'failed') return status;
+  if (decision === 'rejected' || decision === 'cancelled') return decision;
+  if (/was not run: denied by the user/.test(output)) return 'rejected';
+  if (/was not run: cancelled/.test(output)) return 'cancelled';
+  return status;
+}
 
 export function formatToolCall(tc: { title: string; kind?: string; status?: string; locations?: Location[] }): string {
   const where = (tc.locations ?? []).map((l) => (l.line ? `${l.path}:${l.line}` : l.path)).join(', ');
@@ -190,11 +208,10 @@ export class SessionView {
       case 'tool_call_update': {
         const tc = st?.toolCalls.get(u.toolCallId);
         if (!u.status) return;
-        let text = formatToolCall({ title: tc?.title ?? u.title ?? u.toolCallId, kind: tc?.kind, status: u.status });
-        if (u.status === 'failed') {
-          const out = toolOutputText(u);
-          if (out) text += '\n' + indent(truncateLines(out, 8));
-        }
+        const out = toolOutputText(u);
+        const status = outcomeOf(u.status, tc?.decision, out);
+        let text = formatToolCall({ title: tc?.title ?? u.title ?? u.toolCallId, kind: tc?.kind, status });
+        if (status === 'failed' && out) text += '\n' + indent(truncateLines(out, 8));
         this.line(p.sessionId, text);
         return;
       }

@@ -145,6 +145,9 @@ test('plugin: a rejected edit leaves buffer and disk unchanged, and the model he
     const st = controller.tracker.get(res.sessionId)!;
     assert.equal([...st.toolCalls.values()][0].status, 'failed');
     assert.ok(sink.text.includes('? Edit hello.txt: reject (“keep it short”)'), 'output shows the rejection');
+    // The wire says "failed"; the output says what happened.
+    assert.ok(sink.text.includes('⊘ Edit hello.txt [edit]: rejected') || /⊘ Edit hello\.txt.*: rejected/.test(sink.text), sink.text);
+    assert.ok(!/✗ Edit hello\.txt.*failed/.test(sink.text), 'a rejected edit is not shown as failed');
     assert.ok(sink.text.includes('Leaving it as it is.'));
   });
 });
@@ -250,6 +253,7 @@ test('plugin: Cancel during a pending approval ends the turn and drops the late 
     assert.equal(ws.disk('hello.txt'), 'hello\n');
     assert.equal(daemon.of('cline/diff').length, 0);
     assert.ok(sink.text.includes('■ cancelled'));
+    assert.ok(!/✗ .*failed/.test(sink.text), `a cancelled edit is not shown as failed:\n${sink.text}`);
   });
 });
 

@@ -45,7 +45,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 test('activation starts cline-ls with the cline capabilities and the settings', () => {
   const client = FakeLanguageClient.last!;
   assert.equal(client.serverOptions.command, daemonBinary());
-  assert.deepEqual(client.serverOptions.args, ['serve']);
+  assert.deepEqual(client.spawnedArgs, ['serve', '--stdio']);
   assert.deepEqual(client.initializeParams.capabilities.experimental, { cline: { approvals: true, diffs: true, questions: true } });
   assert.deepEqual(client.initializeParams.initializationOptions, { approvals: { edit: 'ask' } });
   for (const c of ['cline.newTaskAct', 'cline.newTaskPlan', 'cline.switchMode', 'cline.cancelTask']) assert.ok(registeredCommands().includes(c), c);
@@ -60,7 +60,7 @@ test('Cline: New Task (Act) streams the task to the output and asks approval wit
   for (const want of ['> [act] Greet the world', 'Hi! Editing.', '? Edit hello.txt: allow', 'Δ hello.txt (+1 −1)', 'Done.']) {
     assert.ok(out.includes(want), `output lacks ${JSON.stringify(want)}\n${out}`);
   }
-  assert.ok(scripted.shown.some((s) => s === 'Allow Cline to edit hello.txt? [Allow|Always|Reject|Show Diff]'), scripted.shown.join('\n'));
+  assert.ok(scripted.shown.some((s) => s === '(modal) Allow Cline to edit hello.txt? [Allow|Always|Reject|Show Diff]'), scripted.shown.join('\n'));
   // Not open in the editor, so the daemon wrote the file itself.
   assert.equal(ws.disk('hello.txt'), 'hello, world\n');
   assert.match(statusBar.text, /Cline: act/);
@@ -79,10 +79,44 @@ test('changing a setting sends workspace/didChangeConfiguration with the whole s
   changeSettings({ 'cline.mode': 'plan', 'cline.model': 'some-model' });
   await until(() => FakeLanguageClient.last!.sent.some((m) => m.method === 'workspace/didChangeConfiguration'), 'didChangeConfiguration');
   const last = FakeLanguageClient.last!.sent.filter((m) => m.method === 'workspace/didChangeConfiguration').pop()!;
-  assert.deepEqual(last.params, { settings: { provider: { model: 'some-model' }, mode: 'plan', approvals: { edit: 'ask' } } });
+  assert.deepEqual(last.params, {
+    settings: { provider: { name: null, model: 'some-model', baseUrl: null, apiKeyEnv: null, transcript: null }, mode: 'plan', approvals: { edit: 'ask' } },
+  });
+});
+
+test('the daemon\'s no-model error says where to choose a model in VS Code', () => {
+  const msg = extension.withHint('no model is configured: set provider {name, model, apiKeyEnv} in initializationOptions');
+  assert.match(msg, /"cline\.provider" and "cline\.model"/);
+  assert.match(msg, /"cline\.transcript"/);
+  assert.equal(extension.withHint('something else'), 'something else');
 });
 
 test('Cline: Cancel with nothing running is harmless', async () => {
   await vscode.commands.executeCommand('cline.cancelTask');
   assert.deepEqual(scripted.errors, []);
+});
+
+test('a daemon that fails to start is reported by its own words, once, in one daemon channel', async () => {
+  const bad = path.join(ws.dir, 'bad-cline-ls');
+  fs.writeFileSync(bad, '#!/bin/sh\necho "cline-ls: --log-level must be one of debug, info, warn, error" >&2\nexit 2\n', { mode: 0o755 });
+  const errorsBefore = scripted.errors.length;
+  changeSettings({ 'cline.path': bad });
+  await until(() => scripted.errors.length > errorsBefore, 'the start failure');
+  await vscode.commands.executeCommand('cline.restart');
+  await until(() => scripted.errors.length > errorsBefore + 1, 'the second start failure');
+  const shown = scripted.errors.slice(errorsBefore);
+  assert.equal(shown.length, 2, shown.join('\n'));
+  for (const e of shown) {
+    assert.match(e, /--log-level must be one of debug, info, warn, error/);
+    assert.doesNotMatch(e, /cline\.path/);
+  }
+  assert.equal(channels.filter((c) => c.name === 'Cline (daemon)').length, 1);
+  // The error is in the output once per failure, not twice.
+  assert.equal(output().split('--log-level must be one of').length - 1, 2, output());
+
+  changeSettings({ 'cline.path': path.join(ws.dir, 'no-such-binary') });
+  await until(() => scripted.errors.length > errorsBefore + 2, 'the missing binary');
+  assert.match(scripted.errors.at(-1)!, /not found.*cline\.path/);
+  changeSettings({ 'cline.path': daemonBinary() });
+  await until(() => FakeLanguageClient.last!.isRunning() && FakeLanguageClient.last!.serverOptions.command === daemonBinary(), 'the daemon back');
 });

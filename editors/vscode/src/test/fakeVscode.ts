@@ -7,6 +7,7 @@
 
 import { spawn, ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 
@@ -71,8 +72,10 @@ export const vscode = {
       return c;
     },
     createStatusBarItem: () => statusBar,
-    async showInformationMessage(message: string, ...buttons: string[]) {
-      scripted.shown.push(`${message} [${buttons.join('|')}]`);
+    async showInformationMessage(message: string, ...rest: Array<string | { modal?: boolean; detail?: string }>) {
+      const opts = typeof rest[0] === 'object' ? (rest.shift() as { modal?: boolean; detail?: string }) : {};
+      const buttons = rest as string[];
+      scripted.shown.push(`${opts.modal ? '(modal) ' : ''}${message} [${buttons.join('|')}]`);
       return buttons.length ? scripted.notifications.shift() : undefined;
     },
     async showErrorMessage(message: string) {
@@ -133,6 +136,8 @@ export class FakeLanguageClient {
   initializeParams: any;
   /** stderr is the daemon's log. */
   stderr = '';
+  /** spawnedArgs are the daemon's arguments as started. */
+  spawnedArgs: string[] = [];
   private readonly notificationHandlers: Array<[string, (p: any) => void]> = [];
   private readonly requestHandlers: Array<[string, (p: any) => unknown]> = [];
   private child: ChildProcess | undefined;
@@ -141,8 +146,8 @@ export class FakeLanguageClient {
   constructor(
     readonly id: string,
     readonly name: string,
-    readonly serverOptions: { command: string; args?: string[]; options?: { cwd?: string } },
-    readonly clientOptions: { initializationOptions?: unknown | (() => unknown) },
+    readonly serverOptions: { command: string; args?: string[]; transport?: number; options?: { cwd?: string } },
+    readonly clientOptions: { initializationOptions?: unknown | (() => unknown); outputChannel?: FakeOutputChannel; outputChannelName?: string },
   ) {
     FakeLanguageClient.last = this;
   }
@@ -162,11 +167,28 @@ export class FakeLanguageClient {
   }
 
   async start(): Promise<void> {
-    const { command, args = [], options = {} } = this.serverOptions;
+    const { command, options = {} } = this.serverOptions;
+    // As vscode-languageclient does: --stdio appended for the stdio
+    // transport, stderr into the given output channel or a new one.
+    const args = [...(this.serverOptions.args ?? [])];
+    if (this.serverOptions.transport === languageClientModule.TransportKind.stdio) args.push('--stdio');
+    this.spawnedArgs = args;
+    const channel = this.clientOptions.outputChannel ?? vscode.window.createOutputChannel(this.clientOptions.outputChannelName ?? this.name);
     this.child = spawn(command, args, { cwd: options.cwd, env: scripted.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr!.on('data', (b: Buffer) => (this.stderr += b.toString()));
-    const failed = new Promise<never>((_, reject) => this.child!.on('error', reject));
-    this.conn = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!));
+    this.child.stderr!.on('data', (b: Buffer) => {
+      this.stderr += b.toString();
+      channel.append(b.toString());
+    });
+    const failed = new Promise<never>((_, reject) => {
+      this.child!.on('error', reject);
+      this.child!.on('close', (code) => reject(new Error(`Connection to server got closed (exit code ${code})`)));
+    });
+    // Writes go through a pipe, so that a daemon that exits at once (a
+    // failed start) costs an error event, not an unhandled EPIPE.
+    const input = new PassThrough();
+    this.child.stdin!.on('error', () => undefined);
+    input.pipe(this.child.stdin!);
+    this.conn = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(input));
     for (const [m, h] of this.notificationHandlers) this.conn.onNotification(m, h);
     for (const [m, h] of this.requestHandlers) this.conn.onRequest(m, h);
     this.conn.listen();

@@ -71,13 +71,30 @@ test('settings: only what is set is sent, unknown modes and policies are dropped
   });
   assert.deepEqual(initializationOptions(readSettings(() => undefined)), {});
   assert.deepEqual(initializationOptions({ ...s, mode: 'turbo' }).mode, undefined);
-  // Extras merge in, the provider field by field.
+  // Extras merge in, the provider field by field; a change sends what is
+  // unset as null, so the daemon drops its earlier value.
   assert.deepEqual(didChangeConfigurationParams(s, { provider: { transcript: '/t.json' }, stateDir: '/st' }).settings, {
-    provider: { name: 'anthropic', model: 'claude-sonnet-4-5', apiKeyEnv: 'MY_KEY', transcript: '/t.json' },
+    provider: { name: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: null, apiKeyEnv: 'MY_KEY', transcript: '/t.json' },
     mode: 'plan',
     approvals: { edit: 'ask' },
     stateDir: '/st',
   });
+});
+
+test('settings: a cleared setting reaches the daemon as null; an empty model is the provider default', () => {
+  const before = readSettings((k) => ({ provider: 'anthropic', model: 'claude-sonnet-4-5', mode: 'plan', approvals: { edit: 'ask' } })[k]);
+  const cleared = readSettings((k) => ({ provider: 'anthropic', model: '' })[k]);
+  assert.equal(initializationOptions(before).provider?.model, 'claude-sonnet-4-5');
+  // At start an empty model is left out, not sent as "" nor refused.
+  assert.deepEqual(initializationOptions(cleared), { provider: { name: 'anthropic' } });
+  assert.deepEqual(didChangeConfigurationParams(cleared).settings, {
+    provider: { name: 'anthropic', model: null, baseUrl: null, apiKeyEnv: null, transcript: null },
+    mode: null,
+    approvals: null,
+  });
+  // cline.transcript picks the replay model's recording.
+  const replay = readSettings((k) => ({ provider: 'replay', transcript: '/rec.json' })[k]);
+  assert.deepEqual(initializationOptions(replay), { provider: { name: 'replay', transcript: '/rec.json' } });
 });
 
 test('approvals: Allow / Always / Reject, and Show Diff only with a diff', () => {

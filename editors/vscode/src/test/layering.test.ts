@@ -37,3 +37,53 @@ test('package.json contributes the commands extension.ts registers and the setti
   assert.deepEqual(settings, keys);
   for (const k of ['cline.path', 'cline.provider', 'cline.model', 'cline.baseUrl', 'cline.apiKeyEnv', 'cline.mode']) assert.ok(settings.includes(k), k);
 });
+
+test('npm run bundle makes one file that loads with only vscode outside it', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  assert.equal(pkg.main, './dist/extension.js');
+  const script: string = pkg.scripts.bundle;
+  const flags = script.split(/\s+/).slice(1);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild: typeof import('esbuild') = require('esbuild');
+  const entry = flags.find((f) => f.endsWith('.ts'))!;
+  const out = esbuild.buildSync({
+    entryPoints: [path.join(root, entry)],
+    bundle: flags.includes('--bundle'),
+    external: flags.filter((f) => f.startsWith('--external:')).map((f) => f.slice('--external:'.length)),
+    format: 'cjs',
+    platform: 'node',
+    write: false,
+    outfile: path.join(root, 'dist', 'extension.js'),
+  });
+  assert.equal(out.outputFiles.length, 1);
+  const code = out.outputFiles[0].text;
+  // Load it with a stand-in vscode whose every name is a class: any other
+  // require left in the bundle would fail here.
+  const required: string[] = [];
+  const stub = new Proxy({}, { get: () => class {} });
+  const mod = { exports: {} as Record<string, unknown> };
+  const req = (name: string) => {
+    required.push(name);
+    if (name === 'vscode') return stub;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (name.startsWith('node:') || require('node:module').builtinModules.includes(name)) return require(name);
+    throw new Error(`the bundle requires ${name}`);
+  };
+  new Function('module', 'exports', 'require', '__filename', '__dirname', code)(mod, mod.exports, req, 'extension.js', root);
+  assert.equal(typeof mod.exports.activate, 'function');
+  assert.equal(typeof mod.exports.deactivate, 'function');
+  assert.ok(required.includes('vscode'));
+  // Restricted Mode is declared, not left to VS Code's guess.
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false);
+  assert.ok(pkg.capabilities.untrustedWorkspaces.description);
+});
+
+test('the VSIX holds the bundle, the manifest, README, LICENSE and the icon only', () => {
+  const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8');
+  const kept = ignore.split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1)).sort();
+  assert.deepEqual(kept, ['LICENSE', 'README.md', 'dist/extension.js', 'icon.png', 'package.json']);
+  for (const f of ['LICENSE', 'README.md', 'icon.png']) assert.ok(fs.existsSync(path.join(root, f)), f);
+  const png = fs.readFileSync(path.join(root, 'icon.png'));
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.ok(png.readUInt32BE(16) >= 128 && png.readUInt32BE(20) >= 128, 'the marketplace wants an icon of 128×128 or more');
+});
