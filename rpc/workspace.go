@@ -21,6 +21,9 @@ type wsState struct {
 	ignore   *workspace.IgnoreMatcher
 	watcher  *workspace.Watcher
 	ready    chan struct{} // closed once the watcher's first scan is done
+	// locks serialise edits per file across sessions; not guarded by mu
+	// (FileLocks has its own lock).
+	locks workspace.FileLocks
 }
 
 // ignoreMatcher returns the ignore rules for the current folders.
