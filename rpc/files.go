@@ -114,6 +114,8 @@ func (f *files) diskErr(abs string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", f.Display(abs))
 	case errors.As(err, &nr):
 		return &workspace.NotRegularFileError{Path: f.Display(abs), Mode: nr.Mode}
 	case errors.As(err, &tl):

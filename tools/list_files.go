@@ -112,8 +112,13 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 			if link {
 				// Shown as what it points to, but never followed: it may
 				// lead out of the workspace or into a loop.
-				if target, err := disk.Stat(abs); err == nil {
-					isDir = target.IsDir()
+				// Resolve gives the link's real target (an absolute
+				// link is fine when it stays inside), which the
+				// folder handles can examine.
+				if real, err := files.Resolve(abs); err == nil {
+					if target, err := disk.Stat(real); err == nil {
+						isDir = target.IsDir()
+					}
 				}
 			}
 			if !bypass && files.Ignored(abs, isDir) {

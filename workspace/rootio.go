@@ -45,7 +45,9 @@ func (r *Roots) locate(abs string) (*os.Root, string, error) {
 // the model can read; other errors pass unchanged.
 func rootErr(abs string, err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+	var le *os.LinkError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" ||
+		errors.As(err, &le) && le.Err != nil && le.Err.Error() == "path escapes from parent" {
 		return &PathError{Path: abs, Kind: PathSymlinkEscape,
 			Reason: "a symbolic link on the way leads outside the workspace (or is absolute); only files inside the workspace folders are accessible"}
 	}
@@ -63,6 +65,10 @@ func (r *Roots) Open(abs string) (*os.File, fs.FileInfo, error) {
 	}
 	f, err := root.OpenFile(rel, os.O_RDONLY|readOpenFlags, 0)
 	if err != nil {
+		// A socket cannot be opened at all (ENXIO); say what it is.
+		if fi, lerr := root.Lstat(rel); lerr == nil && fi.Mode()&fs.ModeSocket != 0 {
+			return nil, nil, &NotRegularFileError{Path: abs, Mode: fi.Mode()}
+		}
 		return nil, nil, rootErr(abs, err)
 	}
 	fi, err := f.Stat()

@@ -94,6 +94,13 @@ func (f *Files) Read(_ context.Context, abs string) (tools.FileText, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.FileText{}, nil
 	}
+	var nr *workspace.NotRegularFileError
+	if errors.As(err, &nr) {
+		if nr.Mode.IsDir() {
+			return tools.FileText{}, &workspace.PathError{Path: abs, Reason: "is a directory, not a file"}
+		}
+		return tools.FileText{}, &workspace.PathError{Path: abs, Reason: "is " + workspace.FileKind(nr.Mode) + ", not a regular file"}
+	}
 	if err != nil {
 		return tools.FileText{}, err
 	}
