@@ -75,6 +75,13 @@ func (l *FileLocks) TryLock(key string) bool {
 	}
 }
 
+// Len is how many keys are locked or waited for.
+func (l *FileLocks) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.held)
+}
+
 // Unlock releases the lock of key, which the caller holds.
 func (l *FileLocks) Unlock(key string) {
 	l.mu.Lock()
