@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -25,6 +26,9 @@ type Settings struct {
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
 	Subagents   []SubagentSettings `json:"subagents,omitempty"`
 	Experiments map[string]any     `json:"experiments,omitempty"`
+	// AllowBroadWorkspace lets "/" or the home folder itself be a
+	// workspace folder; without it such a folder is refused.
+	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -132,6 +136,7 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 		}
 		fill(&st.Mode, file.Mode)
 		fill(&st.StateDir, file.StateDir)
+		st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
 		if st.Approvals == nil {
 			st.Approvals = file.Approvals
 		}
@@ -278,7 +283,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.client = client
 	s.settings = ResolveSettings(client, s.opts.Getenv)
 	s.mu.Unlock()
-	s.folders.Add(folders...)
+	s.folders.Add(s.admitFolders(context.Background(), folders)...)
 	s.foldersChanged()
 	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Kind classifies a tool call for the client, as ACP's ToolKind does.
@@ -116,6 +117,25 @@ type Description struct {
 	Changes []Change
 	// Command is the shell command a run_commands call would run, or empty.
 	Command string
+}
+
+// Paths lists the files the call touches, from its locations and changes
+// (a move's destination included), each once.
+func (d Description) Paths() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, l := range d.Locations {
+		add(l.Path)
+	}
+	for _, c := range d.Changes {
+		add(c.Path)
+		add(c.MoveTo)
+	}
+	return out
 }
 
 // Location is a file (and optionally a 1-based line) a call touches.
