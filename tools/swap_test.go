@@ -3,11 +3,17 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
@@ -205,4 +211,77 @@ func TestSwapDuringApproval(t *testing.T) {
 			t.Logf("result (isError %v): %s", res.IsError, res.Content)
 		})
 	}
+}
+
+// TestFlipDuringEditsAndReads: a process flips f.txt between a regular
+// file and a link out of the workspace (one renameat2 exchange per flip)
+// while 1,000 editor calls and 1,000 read_files calls run on it: the
+// file outside never changes and no read shows it.
+func TestFlipDuringEditsAndReads(t *testing.T) {
+	f := newSwapFixture(t)
+	target := filepath.Join(f.ws, "f.txt")
+	other := filepath.Join(f.ws, ".other")
+	relOut, _ := filepath.Rel(f.ws, filepath.Join(f.out, "secret.txt"))
+	if err := os.Symlink(relOut, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, other, unix.AT_FDCWD, target, unix.RENAME_EXCHANGE); err != nil {
+		t.Skipf("renameat2 RENAME_EXCHANGE is not supported here: %v", err)
+	}
+	isLink := func(p string) bool { fi, err := os.Lstat(p); return err == nil && fi.Mode()&fs.ModeSymlink != 0 }
+	var stop atomic.Bool
+	var flips atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; !stop.Load(); i++ {
+			if unix.Renameat2(unix.AT_FDCWD, other, unix.AT_FDCWD, target, unix.RENAME_EXCHANGE) == nil {
+				flips.Add(1)
+			}
+			if i%16 == 0 && !isLink(other) && !isLink(target) {
+				// An edit replaced the link with a file: put it back.
+				os.Remove(other)
+				os.Symlink(relOut, other)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	})
+	const rounds = 1000
+	edits, reads, escapes := 0, 0, 0
+	ctx := context.Background()
+	for i := range rounds {
+		// Every edit finds its text in the file outside too, so one that
+		// escaped would change it.
+		name, args := tools.NameEditor, map[string]any{"path": "f.txt", "old_text": "world", "new_text": fmt.Sprintf("world %d", i)}
+		if i%2 == 1 {
+			name, args = tools.NameWriteToFile, map[string]any{"path": "f.txt", "content": fmt.Sprintf("hello\nworld\nedit %d\n", i)}
+		}
+		inv := f.build(name, args)
+		if res, err := inv.Execute(ctx, tools.ExecOptions{}); err == nil && !res.IsError {
+			edits++
+		}
+		inv = f.build(tools.NameReadFiles, map[string]any{"files": []map[string]any{{"path": "f.txt"}}})
+		res, err := inv.Execute(ctx, tools.ExecOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			reads++
+		}
+		if strings.Contains(res.Content, swapSecret) {
+			escapes++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	after := f.outsideTree()
+	for k, v := range f.outsideB {
+		if after[k] != v {
+			escapes++
+			t.Errorf("outside %s changed: %q -> %q", k, v, after[k])
+		}
+	}
+	if escapes > 0 {
+		t.Errorf("%d escapes", escapes)
+	}
+	t.Logf("flip test (tools): %d edits and %d reads tried, %d edits and %d reads done, %d flips, %d escapes", rounds, rounds, edits, reads, flips.Load(), escapes)
 }
