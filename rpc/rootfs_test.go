@@ -1,9 +1,12 @@
 package rpc_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -130,4 +133,43 @@ func TestBroadWorkspaceRefused(t *testing.T) {
 	if why := workspace.BroadFolder("/", ""); why == "" {
 		t.Error("/ is not refused")
 	}
+}
+
+// TestConcurrentToolEditsOfOneFile: 4 callers × 50 editor calls at once
+// through the real server, each changing its own line of one file on disk;
+// every call reported applied is in the file.
+func TestConcurrentToolEditsOfOneFile(t *testing.T) {
+	const callers, perCaller = 4, 50
+	var b strings.Builder
+	for i := range callers * perCaller {
+		fmt.Fprintf(&b, "line %03d %s\n", i, strings.Repeat("x", 1000))
+	}
+	ctx := testCtx(t)
+	ed, root := editWorkspace(t, map[string]string{"big.txt": b.String()}, nil, nil)
+	var wg sync.WaitGroup
+	var applied atomic.Int64
+	for n := range callers * perCaller {
+		wg.Go(func() {
+			var r toolResult
+			err := ed.Call(ctx, "cline/callTool", map[string]any{"sessionId": fmt.Sprintf("caller-%d", n/perCaller), "name": "editor",
+				"arguments": map[string]any{"path": "big.txt", "old_text": fmt.Sprintf("line %03d ", n), "new_text": fmt.Sprintf("EDIT %03d ", n)}}, &r)
+			if err != nil || r.IsError {
+				t.Errorf("edit %d: %v %s", n, err, r.Content)
+				return
+			}
+			applied.Add(1)
+		})
+	}
+	wg.Wait()
+	got := readFile(t, filepath.Join(root, "big.txt"))
+	lost := 0
+	for n := range callers * perCaller {
+		if !strings.Contains(got, fmt.Sprintf("EDIT %03d ", n)) {
+			lost++
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d edits reported applied are missing from the file", lost, applied.Load())
+	}
+	t.Logf("concurrent tool edits through the server: %d × %d, %d applied, %d lost", callers, perCaller, applied.Load(), lost)
 }
