@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -377,5 +378,88 @@ func TestFileKeyFollowsIdentity(t *testing.T) {
 	}
 	if k := r.FileKey(filepath.Join(ws, "missing.txt")); !strings.HasPrefix(k, "path:") {
 		t.Errorf("missing file keyed %q", k)
+	}
+}
+
+const rootioOtherUserEnv = "CLINE_LS_ROOTIO_OTHER_USER_TARGET"
+
+// TestRootioOtherUserHelper is not a test on its own: the tests below run
+// the test binary again as another user with only this function, which
+// tries to write the file named in the environment and prints the error.
+func TestRootioOtherUserHelper(t *testing.T) {
+	target := os.Getenv(rootioOtherUserEnv)
+	if target == "" {
+		t.Skip("helper process for TestAtomicWriteAsOtherUser")
+	}
+	r, err := NewRoots(filepath.Dir(target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.WriteFile(target, []byte("changed"), 0o644)
+	os.Stdout.WriteString("RESULT " + errString(err) + "\n")
+}
+
+// TestAtomicWriteAsOtherUser: a process that is not the file's owner,
+// in a folder it may write, must not replace a file it has no write
+// permission on, nor give a file it may write a new owner (itself).
+func TestAtomicWriteAsOtherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the helper as another user")
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "shared")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(base), base, dir} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The helper runs the test binary, which must be reachable by the user.
+	bin := filepath.Join(base, "workspace.test")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("root's"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-test.run=^TestRootioOtherUserHelper$", "-test.count=1")
+		cmd.Env = append(os.Environ(), rootioOtherUserEnv+"="+p)
+		cmd.Dir = base
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper: %v\n%s", err, out)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "root's" {
+			t.Errorf("%s was replaced by another user: %q", name, got)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if rest, ok := strings.CutPrefix(line, "RESULT "); ok {
+				return rest
+			}
+		}
+		t.Fatalf("helper printed no result:\n%s", out)
+		return ""
+	}
+	if got := run("protected.txt", 0o644); !strings.Contains(got, "read-only file") {
+		t.Errorf("write of another user's 0644 file: %q, want a read-only refusal", got)
+	}
+	if got := run("open.txt", 0o666); !strings.Contains(got, "belongs to uid 0") {
+		t.Errorf("write of another user's 0666 file: %q, want a refusal to change its owner", got)
 	}
 }
