@@ -112,6 +112,9 @@ func (s *Server) addFolderFor(cwd string) error {
 	if err != nil {
 		return invalidParams("cwd: %v", err)
 	}
+	if err := s.checkFolder(f.Path); err != nil {
+		return invalidParams("cwd: %v", err)
+	}
 	s.folders.Add(f)
 	s.foldersChanged()
 	return nil

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -105,7 +106,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.caps = caps
 	s.mu.Unlock()
 	s.reportSettingsFile()
-	s.folders.Add(folders...)
+	s.folders.Add(s.admitFolders(context.Background(), folders)...)
 	s.foldersChanged()
 	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)

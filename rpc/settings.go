@@ -29,6 +29,9 @@ type Settings struct {
 	Subagents   []SubagentSettings `json:"subagents,omitempty"`
 	Experiments map[string]any     `json:"experiments,omitempty"`
 	Context     *ContextSettings   `json:"context,omitempty"`
+	// AllowBroadWorkspace lets "/" or the home folder itself be a
+	// workspace folder; without it such a folder is refused.
+	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
 }
 
 // ContextSettings tune compaction (PROTOCOL.md §7).
@@ -160,6 +163,7 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 		if st.Context == nil {
 			st.Context = file.Context
 		}
+		st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
 		fill(&st.Mode, file.Mode)
 		fill(&st.StateDir, file.StateDir)
 		if st.Approvals == nil {

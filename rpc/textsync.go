@@ -117,7 +117,7 @@ func (s *Server) didChangeFolders(raw []byte) error {
 		added = append(added, wf)
 	}
 	s.folders.Remove(removed...)
-	s.folders.Add(added...)
+	s.folders.Add(s.admitFolders(context.Background(), added)...)
 	s.foldersChanged()
 	return nil
 }

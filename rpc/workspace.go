@@ -1,11 +1,13 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -21,7 +23,15 @@ type wsState struct {
 	ignore   *workspace.IgnoreMatcher
 	watcher  *workspace.Watcher
 	ready    chan struct{} // closed once the watcher's first scan is done
+	// locks serialise edits per file across sessions; not guarded by mu
+	// (FileLocks has its own lock).
+	locks workspace.FileLocks
 }
+
+// daemonStart is when this process started: a temporary file of an atomic
+// write older than that was left by a process that died mid-write (this
+// one's are all newer), so the cleaning at folder changes may remove it.
+var daemonStart = time.Now()
 
 // ignoreMatcher returns the ignore rules for the current folders.
 func (s *Server) ignoreMatcher() *workspace.IgnoreMatcher {
@@ -68,6 +78,14 @@ func (s *Server) foldersChanged() {
 	ready := make(chan struct{})
 	s.ws.ready = ready
 	s.ws.mu.Unlock()
+
+	if roots != nil {
+		s.bg.Go(func() {
+			for _, p := range roots.CleanStaleTemps(daemonStart, func(abs string) bool { return ignore.Ignored(abs, true) }) {
+				s.log.Info("removed a temporary file left by an interrupted write", "path", p)
+			}
+		})
+	}
 
 	s.bg.Add(1)
 	go func() {
@@ -146,4 +164,46 @@ func folderFromPath(p string) (workspace.Folder, error) {
 	}
 	p = filepath.Clean(p)
 	return workspace.Folder{URI: workspace.PathToURI(p), Name: filepath.Base(p), Path: p}, nil
+}
+
+// admitFolders returns the folders that may become workspace folders:
+// the root of the file system and the home folder itself are refused
+// (workspace.BroadFolder) unless the settings allow them, and the user is
+// told why through window/showMessage.
+func (s *Server) admitFolders(ctx context.Context, add []workspace.Folder) []workspace.Folder {
+	if s.CurrentSettings().AllowBroadWorkspace {
+		return add
+	}
+	var ok []workspace.Folder
+	for _, f := range add {
+		if err := s.checkFolder(f.Path); err != nil {
+			s.log.Warn("workspace folder refused", "path", f.Path, "err", err)
+			s.showToClient(ctx, 2, "cline-ls: "+err.Error())
+			continue
+		}
+		ok = append(ok, f)
+	}
+	return ok
+}
+
+// checkFolder refuses a folder too broad to open to the tools, unless the
+// settings allow it.
+func (s *Server) checkFolder(path string) error {
+	if s.CurrentSettings().AllowBroadWorkspace {
+		return nil
+	}
+	if why := workspace.BroadFolder(path, s.opts.Getenv("HOME")); why != "" {
+		return fmt.Errorf("the workspace folder %s was not opened: %s, and the agent's tools would reach every file in it; open a project folder, or set allowBroadWorkspace: true to allow it", path, why)
+	}
+	return nil
+}
+
+// showToClient sends window/showMessage (type 1 error, 2 warning, 3 info).
+func (s *Server) showToClient(ctx context.Context, typ int, msg string) {
+	if s.conn == nil || s.dialect == DialectACP {
+		return
+	}
+	if err := s.conn.Notify(ctx, methodShowMessage, map[string]any{"type": typ, "message": msg}); err != nil {
+		s.log.Debug("showMessage not sent", "err", err)
+	}
 }

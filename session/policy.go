@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -166,6 +167,9 @@ type PolicyCall struct {
 	Commands []string
 	// Mode is the session's mode.
 	Mode string
+	// Paths are the absolute paths the call would change (its
+	// description's locations and changes), for the rule on .git.
+	Paths []string
 }
 
 // Verdict is a decision with the reason for it, for logs and for the
@@ -362,7 +366,31 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	if preset.AutoApprove && v.Decision == Ask {
 		v = Verdict{Allow, v.Reason + "; " + c.Mode + " mode approves it"}
 	}
+	// A write into a repository's .git folder (hooks, config) can run
+	// code at the user's next git command: it is always the user's call,
+	// and with nobody there to answer (yolo) it is refused.
+	if cat == CategoryEdit && v.Decision != Deny {
+		if p, ok := gitPath(c.Paths); ok {
+			if preset.AutoApprove {
+				v = Verdict{Deny, fmt.Sprintf("%s is inside a .git folder, and %s mode approves without asking, so writes there are refused", p, c.Mode)}
+			} else if v.Decision == Allow {
+				v = Verdict{Ask, fmt.Sprintf("%s is inside a .git folder; writes there always need the user's approval", p)}
+			}
+		}
+	}
 	return v
+}
+
+// gitPath returns the first of paths that lies in a .git folder.
+func gitPath(paths []string) (string, bool) {
+	for _, p := range paths {
+		for _, name := range strings.Split(filepath.ToSlash(p), "/") {
+			if name == ".git" {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // bestRule finds the winning rule; the caller holds p.mu.

@@ -335,7 +335,7 @@ func (b *batch) run(i int) {
 		return
 	}
 
-	pc := PolicyCall{Tool: name, Kind: it.spec.Kind, ReadOnly: it.spec.ReadOnly, Args: b.calls[i].Args, Mode: b.s.cfg.Mode}
+	pc := PolicyCall{Tool: name, Kind: it.spec.Kind, ReadOnly: it.spec.ReadOnly, Args: b.calls[i].Args, Mode: b.s.cfg.Mode, Paths: desc.Paths()}
 	v := b.s.cfg.Policy.Explain(pc)
 	switch v.Decision {
 	case Deny:

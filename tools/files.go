@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"io/fs"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // Files is what the built-in tools need from the workspace and the editor.
@@ -19,6 +21,12 @@ type Files interface {
 	Display(abs string) string
 	// Root is the primary workspace folder.
 	Root() string
+	// Disk is the workspace folders opened for confined disk access.
+	// A tool that reads the disk itself (a listing, a search, a file too
+	// large for Read) goes through it with the path Resolve gave, so that
+	// a symbolic link swapped in after Resolve, while an approval waited
+	// say, cannot lead it outside the workspace.
+	Disk() (*workspace.Roots, error)
 	// Read returns a file's current text: the editor's buffer when the
 	// file is open there (unsaved text included), else the disk. A missing
 	// file is not an error: FileText.Exists is false.

@@ -9,7 +9,6 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -72,7 +71,11 @@ func (c *defsCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
 	}
 	files := c.env.files
 	name := searchPlace(files.Display(c.abs))
-	fi, err := os.Stat(c.abs)
+	disk, err := files.Disk()
+	if err != nil {
+		return Errorf("Cannot read %s: %s", name, readFilesErrText(err)), nil
+	}
+	fi, err := disk.Stat(c.abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A file open in the editor but never saved still has definitions.
 		if ft, rerr := files.Read(ctx, c.abs); rerr == nil && ft.Exists {
@@ -91,7 +94,7 @@ func (c *defsCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
 		}
 		paths = []string{c.abs}
 	} else {
-		entries, err := os.ReadDir(c.abs)
+		entries, err := disk.ReadDir(c.abs)
 		if err != nil {
 			return Errorf("Cannot list %s: %s", name, readFilesErrText(err)), nil
 		}

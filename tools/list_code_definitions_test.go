@@ -23,6 +23,7 @@ type defsFiles struct {
 func (f *defsFiles) Resolve(p string) (string, error) { return f.roots.Resolve(p) }
 func (f *defsFiles) Display(abs string) string        { return f.roots.Display(abs) }
 func (f *defsFiles) Root() string                     { return f.roots.Primary() }
+func (f *defsFiles) Disk() (*workspace.Roots, error)  { return f.roots, nil }
 func (f *defsFiles) Ignored(abs string, isDir bool) bool {
 	return filepath.Base(abs) == "ignored"
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,7 +70,13 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 	if rest, ok := strings.CutPrefix(name, "the "); ok {
 		name = "The " + rest // it starts the listing's first sentence
 	}
-	fi, err := os.Stat(c.abs)
+	disk, err := files.Disk()
+	if err != nil {
+		return Errorf("Cannot list %s: %s", name, readFilesErrText(err)), nil
+	}
+	// Every listing goes through the folder handles: a folder swapped for
+	// a link out of the workspace after the call was checked is refused.
+	fi, err := disk.Stat(c.abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("Folder not found: %s. List its parent folder to see what is there.", name), nil
@@ -93,7 +98,7 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 		}
 		dir := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(dir)
+		entries, err := disk.ReadDir(dir)
 		if err != nil {
 			unreadable++
 		}
@@ -107,8 +112,13 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 			if link {
 				// Shown as what it points to, but never followed: it may
 				// lead out of the workspace or into a loop.
-				if target, err := os.Stat(abs); err == nil {
-					isDir = target.IsDir()
+				// Resolve gives the link's real target (an absolute
+				// link is fine when it stays inside), which the
+				// folder handles can examine.
+				if real, err := files.Resolve(abs); err == nil {
+					if target, err := disk.Stat(real); err == nil {
+						isDir = target.IsDir()
+					}
 				}
 			}
 			if !bypass && files.Ignored(abs, isDir) {

@@ -116,21 +116,29 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 	fail := func(format string, args ...any) (string, bool) {
 		return fmt.Sprintf("File: %s — error: %s\n", name, fmt.Sprintf(format, args...)), false
 	}
-	fi, statErr := os.Stat(t.abs)
-	if statErr == nil {
-		switch {
-		case fi.IsDir():
-			return fail("it is a folder, not a file; use list_files to see what it holds")
-		case !fi.Mode().IsRegular():
-			return fail("it is not a regular file (a device, pipe or socket)")
-		}
-		if kind, binary := readFilesSniff(t.abs); binary {
+	disk, err := files.Disk()
+	if err != nil {
+		return fail("%s", readFilesErrText(err))
+	}
+	// The file is examined on what its opened descriptor says, never on a
+	// stat of the path: the path may be swapped between the two.
+	if f, fi, err := disk.Open(t.abs); err == nil {
+		defer f.Close()
+		if kind, binary := readFilesSniff(f); binary {
 			return fmt.Sprintf("File: %s — %s, %s: not shown as text\n", name, kind, wsSize(fi.Size())), true
 		}
 		if fi.Size() > workspace.DefaultMaxReadBytes {
 			// Too big to hold whole: read the requested lines from disk.
-			return c.readLarge(ctx, t, name, fi.Size())
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fail("%s", readFilesErrText(err))
+			}
+			return c.readLarge(ctx, t, f, name, fi.Size())
 		}
+	} else if nr := (*workspace.NotRegularFileError)(nil); errors.As(err, &nr) {
+		if nr.Mode.IsDir() {
+			return fail("it is a folder, not a file; use list_files to see what it holds")
+		}
+		return fail("it is %s, not a regular file", workspace.FileKind(nr.Mode))
 	}
 	ft, err := files.Read(ctx, t.abs)
 	if err != nil {
@@ -168,12 +176,7 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 // readLarge shows the requested lines of a file too large to read whole,
 // streaming it from disk (an editor buffer of such a file is not asked
 // for) and counting its lines to the end.
-func (c *readFilesCall) readLarge(ctx context.Context, t readFilesTarget, name string, size int64) (string, bool) {
-	f, err := os.Open(t.abs)
-	if err != nil {
-		return fmt.Sprintf("File: %s — error: %s\n", name, readFilesErrText(err)), false
-	}
-	defer f.Close()
+func (c *readFilesCall) readLarge(ctx context.Context, t readFilesTarget, f io.Reader, name string, size int64) (string, bool) {
 	// Lines are kept only inside the window the model asked for.
 	from := max(t.item.StartLine, 1)
 	to := from + readFilesMaxLines - 1
@@ -298,14 +301,9 @@ func readFilesSplit(text string) []string {
 	return lines
 }
 
-// readFilesSniff looks at the start of a file on disk and reports what
+// readFilesSniff looks at the start of an opened file and reports what
 // it is when it is not text: an image, an archive, other binary data.
-func readFilesSniff(abs string) (kind string, binary bool) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return "", false // Read will say what is wrong
-	}
-	defer f.Close()
+func readFilesSniff(f io.Reader) (kind string, binary bool) {
 	buf := make([]byte, readFilesSniffBytes)
 	n, _ := io.ReadFull(f, buf)
 	buf = buf[:n]

@@ -95,8 +95,17 @@ func (c *searchCodebaseCall) Execute(ctx context.Context, _ ExecOptions) (Result
 	}
 	files := c.env.files
 	where := searchPlace(files.Display(c.root))
+	disk, err := files.Disk()
+	if err != nil {
+		return Errorf("The search failed: %s", readFilesErrText(err)), nil
+	}
+	within, _, err := disk.Folder(c.root)
+	if err != nil {
+		return Errorf("The search failed: %s", readFilesErrText(err)), nil
+	}
 	opts := search.Options{
 		Root:         c.root,
+		Within:       within,
 		Queries:      c.args.Queries,
 		Glob:         c.args.FilePattern,
 		Ignored:      files.Ignored,

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Kind classifies a tool call for the client, as ACP's ToolKind does.
@@ -120,6 +121,25 @@ type Description struct {
 	// texts (an edit whose text is no longer there, a refused path); the
 	// call then fails with it before anyone is asked to approve it.
 	Refusal string
+}
+
+// Paths lists the files the call touches, from its locations and changes
+// (a move's destination included), each once.
+func (d Description) Paths() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, l := range d.Locations {
+		add(l.Path)
+	}
+	for _, c := range d.Changes {
+		add(c.Path)
+		add(c.MoveTo)
+	}
+	return out
 }
 
 // Location is a file (and optionally a 1-based line) a call touches.

@@ -27,8 +27,9 @@ type atomicHooks struct {
 // itself survives a power loss.
 //
 // An existing file keeps its permission bits (including setuid, setgid
-// and sticky); a new one gets perm, less the umask. Ownership is the
-// writer's, and hard links to the old file keep the old content: the
+// and sticky), its owner and group and its user.* extended attributes; a
+// read-only one is refused (*ReadOnlyFileError). A new file gets perm,
+// less the umask. Hard links to the old file keep the old content: the
 // rename gives path a new inode.
 //
 // If path is a symlink, the file it points to is replaced and the link
@@ -50,42 +51,75 @@ func MkdirParents(path string) error {
 	return nil
 }
 
-func atomicWrite(path string, data []byte, perm os.FileMode, hooks *atomicHooks) (err error) {
+func atomicWrite(path string, data []byte, perm os.FileMode, hooks *atomicHooks) error {
 	target, err := atomicTarget(path)
 	if err != nil {
 		return err
 	}
+	d, err := os.OpenRoot(filepath.Dir(target))
+	if err != nil {
+		return fmt.Errorf("workspace: write %s: %w", path, err)
+	}
+	defer d.Close()
+	return atomicWriteIn(d, path, filepath.Base(target), data, perm, hooks)
+}
+
+// atomicWriteIn is the one atomic write: it replaces name in the folder d
+// (a handle, so every step below happens in that one folder whatever is
+// renamed meanwhile). path is only for messages.
+//
+// What the user had is kept or the write is refused, never silently
+// changed: the permission bits, the owner and group (the temporary file is
+// given them before the rename; if this process may not, the write is
+// refused), and the user.* extended attributes. A file nobody may write
+// (mode 0444, or one this process has no write permission on although
+// the folder is writable) is refused with the reason, since replacing it
+// through the folder would defeat the protection.
+func atomicWriteIn(d *os.Root, path, name string, data []byte, perm os.FileMode, hooks *atomicHooks) (err error) {
+	// The folder itself: for the permission check and the final sync.
+	dirf, err := d.Open(".")
+	if err != nil {
+		return fmt.Errorf("workspace: write %s: %w", path, err)
+	}
+	defer dirf.Close()
+
 	mode := perm.Perm()
-	keepMode := false
-	if fi, err := os.Stat(target); err == nil {
+	var keep *atomicKeep
+	if fi, err := d.Lstat(name); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("workspace: write %s: not a regular file", path)
+			return &NotRegularFileError{Path: path, Mode: fi.Mode()}
 		}
 		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		keepMode = true
+		keep, err = atomicExamine(d, dirf, path, name, fi)
+		if err != nil {
+			return err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 
-	dir := filepath.Dir(target)
-	f, tmp, err := atomicCreateTemp(dir, filepath.Base(target), mode.Perm())
+	f, tmp, err := atomicCreateTemp(d, name, mode.Perm())
 	if err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close() // harmless if already closed
-			os.Remove(tmp)
+			d.Remove(tmp)
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
-	// Chmod sets the mode exactly: the umask applied at creation would
-	// strip bits the existing file had. It comes after the write because
-	// the kernel clears setuid and setgid when an unprivileged process
-	// writes to a file.
-	if keepMode {
+	if keep != nil {
+		// Owner first: chown clears setuid and setgid, which the chmod
+		// below then restores. Chmod sets the mode exactly (the umask
+		// applied at creation would strip bits the file had) and comes
+		// after the write because the kernel clears setuid and setgid
+		// when an unprivileged process writes to a file.
+		if err := keep.apply(f); err != nil {
+			return fmt.Errorf("workspace: write %s: %w", path, err)
+		}
 		if err := f.Chmod(mode); err != nil {
 			return fmt.Errorf("workspace: write %s: keep mode: %w", path, err)
 		}
@@ -97,15 +131,15 @@ func atomicWrite(path string, data []byte, perm os.FileMode, hooks *atomicHooks)
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 	if hooks != nil && hooks.beforeRename != nil {
-		if err := hooks.beforeRename(tmp); err != nil {
+		if err := hooks.beforeRename(filepath.Join(d.Name(), tmp)); err != nil {
 			return err
 		}
 	}
-	if err := os.Rename(tmp, target); err != nil {
+	if err := d.Rename(tmp, name); err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 	// From here the new content is in place; only its durability is at stake.
-	if err := atomicSyncDir(dir); err != nil {
+	if err := dirf.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("workspace: wrote %s but could not sync its folder: %w", path, err)
 	}
 	return nil
@@ -133,10 +167,16 @@ func atomicTarget(path string) (string, error) {
 	return "", fmt.Errorf("workspace: write %s: too many levels of symbolic links", path)
 }
 
-// atomicCreateTemp creates a new, empty temporary file next to the
-// target. The name starts with a dot and ends in .tmp so that a file left
-// by a crash is hidden from listings and easy to recognise.
-func atomicCreateTemp(dir, base string, perm os.FileMode) (*os.File, string, error) {
+// atomicTempMarker is in the name of every temporary file, so that one
+// left by a crash is recognised as ours (CleanStaleTemps) and no user file
+// is ever taken for one.
+const atomicTempMarker = ".cline-ls-"
+
+// atomicCreateTemp creates a new, empty temporary file next to the target
+// and returns it with its name in d. The name starts with a dot and ends
+// in .tmp so that a file left by a crash is hidden from listings:
+// ".<name>.cline-ls-<random base 36>.tmp".
+func atomicCreateTemp(d *os.Root, base string, perm os.FileMode) (*os.File, string, error) {
 	// A long name is shortened so that the decorated one still fits in
 	// NAME_MAX.
 	if len(base) > 100 {
@@ -147,8 +187,8 @@ func atomicCreateTemp(dir, base string, perm os.FileMode) (*os.File, string, err
 		base = base[:cut]
 	}
 	for range 100 {
-		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		name := "." + base + atomicTempMarker + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
+		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if err == nil {
 			return f, name, nil
 		}
@@ -159,16 +199,15 @@ func atomicCreateTemp(dir, base string, perm os.FileMode) (*os.File, string, err
 	return nil, "", errors.New("cannot find an unused temporary file name")
 }
 
-// atomicSyncDir makes a rename in dir durable. File systems that cannot
-// sync a folder say EINVAL; there is nothing more to do on them.
-func atomicSyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
+// ReadOnlyFileError is a write refused because the file is protected
+// against it: writing it through its folder (which the atomic rename
+// would do) would defeat that protection.
+type ReadOnlyFileError struct {
+	Path   string
+	Reason string
+}
+
+// Error implements error.
+func (e *ReadOnlyFileError) Error() string {
+	return fmt.Sprintf("%s is a read-only file; %s", e.Path, e.Reason)
 }

@@ -43,12 +43,16 @@ type Snapshot struct {
 type Buffers struct {
 	mu   sync.RWMutex
 	docs map[string]*document // by URI
-	path map[string]*document // by absolute path
+	// path holds the open documents of each file, by its absolute real
+	// path, oldest first: two URIs can name one file (a symbolic link,
+	// "./" in the URI), each with its own buffer, and closing one must
+	// leave the other findable. Guarded by mu, like docs.
+	path map[string][]*document
 }
 
 // NewBuffers returns an empty mirror.
 func NewBuffers() *Buffers {
-	return &Buffers{docs: make(map[string]*document), path: make(map[string]*document)}
+	return &Buffers{docs: make(map[string]*document), path: make(map[string][]*document)}
 }
 
 // document is one open buffer, kept as a slice of lines. Every line but the
@@ -74,15 +78,26 @@ func (b *Buffers) Open(uri, path, languageID string, version int32, text string)
 	b.mu.Lock()
 	if old := b.docs[uri]; old != nil {
 		old.notify()
-		if old.path != "" {
-			delete(b.path, old.path)
-		}
+		b.unlinkPath(old)
 	}
 	b.docs[uri] = d
 	if path != "" {
-		b.path[path] = d
+		b.path[path] = append(b.path[path], d)
 	}
 	b.mu.Unlock()
+}
+
+// unlinkPath drops d from the documents of its file; b.mu is held.
+func (b *Buffers) unlinkPath(d *document) {
+	if d.path == "" {
+		return
+	}
+	list := slices.DeleteFunc(b.path[d.path], func(x *document) bool { return x == d })
+	if len(list) == 0 {
+		delete(b.path, d.path)
+	} else {
+		b.path[d.path] = list
+	}
 }
 
 // Close forgets a document.
@@ -94,9 +109,7 @@ func (b *Buffers) Close(uri string) error {
 		return fmt.Errorf("close %s: %w", uri, ErrNotOpen)
 	}
 	delete(b.docs, uri)
-	if d.path != "" && b.path[d.path] == d {
-		delete(b.path, d.path)
-	}
+	b.unlinkPath(d)
 	d.mu.Lock()
 	d.notify()
 	d.mu.Unlock()
@@ -139,10 +152,14 @@ func (b *Buffers) Get(uri string) (Snapshot, bool) {
 	return d.snapshot(), true
 }
 
-// GetPath returns a snapshot of the open document for an absolute path.
+// GetPath returns a snapshot of the open document for an absolute path:
+// when several URIs name the file, the one opened last.
 func (b *Buffers) GetPath(path string) (Snapshot, bool) {
 	b.mu.RLock()
-	d := b.path[path]
+	var d *document
+	if list := b.path[path]; len(list) > 0 {
+		d = list[len(list)-1]
+	}
 	b.mu.RUnlock()
 	if d == nil {
 		return Snapshot{}, false

@@ -73,6 +73,28 @@ func (f *Folders) Paths() []string {
 	return out
 }
 
+// BroadFolder says why path is too broad to be a workspace folder, or ""
+// when it is fine: the root of the file system, or the user's home folder
+// itself (home; "" skips that check), would open every file of the user,
+// keys and all, to the tools. Symbolic links are evaluated first, so an
+// alias of either is caught too.
+func BroadFolder(path, home string) string {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	p := real(path)
+	switch {
+	case p == string(filepath.Separator) || p == filepath.VolumeName(p)+string(filepath.Separator):
+		return "it is the root of the file system"
+	case home != "" && p == real(home):
+		return "it is the home folder itself"
+	}
+	return ""
+}
+
 // URIToPath converts a file:// URI to an absolute, cleaned path.
 func URIToPath(fileURI string) (string, error) {
 	u, err := uri.Parse(fileURI)

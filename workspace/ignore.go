@@ -221,11 +221,16 @@ func ignoreReadFile(name string) []ignoreRule {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	f, err := os.Open(name)
+	// Non-blocking and checked again on the descriptor: a FIFO swapped in
+	// after the Lstat must not hang the rules' loading.
+	f, err := os.OpenFile(name, os.O_RDONLY|readOpenFlags, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	data, _ := io.ReadAll(io.LimitReader(f, ignoreMaxFileBytes))
 	return parseIgnoreRules(data)
 }

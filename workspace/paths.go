@@ -66,9 +66,12 @@ func (e *PathError) Error() string {
 // Roots is the set of workspace folders that paths must stay inside. The
 // first folder is the primary one: relative paths resolve against it. A
 // Roots is immutable, so it is safe for concurrent use; when the client
-// changes its folders, build a new one.
+// changes its folders, build a new one. It holds an open handle on each
+// folder, through which all disk access goes (rootio.go); the handles are
+// closed when the Roots is garbage collected.
 type Roots struct {
-	folders []string // real (symlink-free), cleaned, absolute; primary first
+	folders []string   // real (symlink-free), cleaned, absolute; primary first
+	handles []*os.Root // the folders opened, in the same order; see rootio.go
 }
 
 // NewRoots validates the workspace folders. Each must be an existing
@@ -96,8 +99,13 @@ func NewRoots(folders ...string) (*Roots, error) {
 			return nil, fmt.Errorf("workspace: folder %q is not a directory", f)
 		}
 		if !seen[real] {
+			h, err := os.OpenRoot(real)
+			if err != nil {
+				return nil, fmt.Errorf("workspace: folder %q: %w", f, err)
+			}
 			seen[real] = true
 			r.folders = append(r.folders, real)
+			r.handles = append(r.handles, h)
 		}
 	}
 	return r, nil

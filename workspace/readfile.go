@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"unicode/utf8"
@@ -64,7 +63,29 @@ func (e *NotRegularFileError) Error() string {
 	if e.Mode.IsDir() {
 		return fmt.Sprintf("%s is a folder, not a file", e.Path)
 	}
-	return fmt.Sprintf("%s is not a regular file", e.Path)
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, FileKind(e.Mode))
+}
+
+// FileKind names the type of file mode m in words for messages: "a named
+// pipe", "a character device", and so on.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 // ReadTextFile reads a whole text file, refusing files over the size
@@ -74,10 +95,6 @@ func (e *NotRegularFileError) Error() string {
 // system's, such as fs.ErrNotExist. The bytes are returned as they are,
 // BOM and line endings included.
 func ReadTextFile(path string, opts ReadOptions) ([]byte, error) {
-	limit := opts.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxReadBytes
-	}
 	// Non-blocking, so that a FIFO cannot hang the open; the type is
 	// checked on the opened descriptor, so a swap after a Stat cannot
 	// slip a device past the check.
@@ -93,15 +110,18 @@ func ReadTextFile(path string, opts ReadOptions) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
 	}
-	if fi.Size() > limit {
-		return nil, &FileTooLargeError{Path: path, Size: fi.Size(), Limit: limit}
+	return readText(f, path, fi, opts)
+}
+
+// readText reads the opened regular file f under ReadTextFile's rules.
+func readText(f *os.File, path string, fi fs.FileInfo, opts ReadOptions) ([]byte, error) {
+	limit := opts.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxReadBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readCapped(f, path, fi, limit)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, &FileTooLargeError{Path: path, Size: int64(len(data)), Limit: limit}
+		return nil, err
 	}
 	if reason := sniffBinary(data, opts.MaxInvalidUTF8); reason != "" {
 		return nil, &BinaryFileError{Path: path, Reason: reason}

@@ -8,12 +8,20 @@ import (
 	"os"
 )
 
+// openBase records the search folder.
+func (s *searcher) openBase(within *os.Root, base string) error {
+	s.within, s.base = within, base
+	return nil
+}
+
+func (s *searcher) closeBase() {}
+
 // readInto reads the regular file at path into buf (grown as needed),
 // refusing one over max bytes. It reads the first firstRead bytes alone
 // and stops there when stop says so (a binary file), so a file that will
 // be skipped is not read whole.
-func readInto(path string, buf []byte, max int64, firstRead int, stop func(head []byte) bool) (data, grown []byte, refused readRefusal, err error) {
-	f, err := os.Open(path)
+func (s *searcher) readInto(path string, buf []byte, max int64, firstRead int, stop func(head []byte) bool) (data, grown []byte, refused readRefusal, err error) {
+	f, err := s.within.Open(s.rel(path))
 	if err != nil {
 		return nil, buf, 0, err
 	}

@@ -3,8 +3,41 @@
 package search
 
 import (
+	"os"
 	"syscall"
 )
+
+// openBase keeps the search folder open for openBeneath.
+func (s *searcher) openBase(within *os.Root, base string) error {
+	f, err := within.Open(".")
+	if err != nil {
+		return err
+	}
+	s.within, s.base, s.basef = within, base, f
+	return nil
+}
+
+func (s *searcher) closeBase() { s.basef.Close() }
+
+// openFd opens the file at path, under the search folder, for reading.
+// Where the kernel can (openat2 with RESOLVE_BENEATH) it is one system
+// call that cannot leave the folder nor follow a link; elsewhere the open
+// goes through the folder's os.Root.
+func (s *searcher) openFd(path string) (fd int, done func(), err error) {
+	rel := s.rel(path)
+	fd, err = openBeneath(int(s.basef.Fd()), rel)
+	if err == nil {
+		return fd, func() { syscall.Close(fd) }, nil
+	}
+	if err != errNoOpenBeneath {
+		return -1, nil, err
+	}
+	f, err := s.within.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return -1, nil, err
+	}
+	return int(f.Fd()), func() { f.Close() }, nil
+}
 
 // readInto reads the regular file at path into buf (grown as needed),
 // refusing one over max bytes. It reads the first firstRead bytes alone
@@ -12,12 +45,12 @@ import (
 // be skipped is not read whole. It uses the system calls directly: os.Open
 // would also try to register each file with the network poller, a wasted
 // system call per file that shows in a search of many small files.
-func readInto(path string, buf []byte, max int64, firstRead int, stop func(head []byte) bool) (data, grown []byte, refused readRefusal, err error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+func (s *searcher) readInto(path string, buf []byte, max int64, firstRead int, stop func(head []byte) bool) (data, grown []byte, refused readRefusal, err error) {
+	fd, done, err := s.openFd(path)
 	if err != nil {
 		return nil, buf, 0, err
 	}
-	defer syscall.Close(fd)
+	defer done()
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, buf, 0, err

@@ -68,6 +68,12 @@ const (
 type Options struct {
 	// Root is the absolute path of the folder to search, or of one file.
 	Root string
+	// Within, when set, is a handle on a folder holding Root (the
+	// workspace folder): every folder and file is opened through it, and
+	// nothing outside it is read even if a folder on the way is swapped
+	// for a symbolic link while the search runs. Without it the search
+	// opens its own handle on Root (or on the folder of a file Root).
+	Within *os.Root
 	// Queries are RE2 regular expressions (Go regexp syntax), each
 	// matched against one line at a time.
 	Queries []string
@@ -147,12 +153,34 @@ func Search(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Glob != "" && !doublestar.ValidatePattern(opts.Glob) {
 		return nil, fmt.Errorf("the file pattern %q is not a valid glob", opts.Glob)
 	}
-	fi, err := os.Stat(opts.Root)
+	root := filepath.Clean(opts.Root)
+	within := opts.Within
+	base := root
+	if within == nil {
+		fi, err := os.Stat(root)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			base = filepath.Dir(root)
+		}
+		within, err = os.OpenRoot(base)
+		if err != nil {
+			return nil, err
+		}
+		defer within.Close()
+	} else {
+		base = filepath.Clean(within.Name())
+	}
+	s := newSearcher(opts, matchers)
+	if err := s.openBase(within, base); err != nil {
+		return nil, err
+	}
+	defer s.closeBase()
+	fi, err := within.Stat(s.rel(root))
 	if err != nil {
 		return nil, err
 	}
-	s := newSearcher(opts, matchers)
-	root := filepath.Clean(opts.Root)
 	s.queue.push([]walkItem{{path: root, dir: fi.IsDir()}})
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -179,6 +207,9 @@ func Search(ctx context.Context, opts Options) (*Result, error) {
 type searcher struct {
 	opts     Options
 	root     string
+	base     string   // the folder within is a handle on
+	within   *os.Root // every open goes through it
+	basef    *os.File // within's folder opened, for openat2 (readfile_*.go)
 	matchers []*matcher
 	queue    walkQueue
 
@@ -233,7 +264,7 @@ func (s *searcher) work(ctx context.Context) {
 
 // readDir lists a folder's entries that the search should visit.
 func (s *searcher) readDir(dir string) []walkItem {
-	f, err := os.Open(dir)
+	f, err := s.within.Open(s.rel(dir))
 	if err != nil {
 		s.addStats(func(r *Result) { r.Unreadable++ })
 		return nil
@@ -265,6 +296,20 @@ func (s *searcher) readDir(dir string) []walkItem {
 		items = append(items, walkItem{path: path, dir: isDir})
 	}
 	return items
+}
+
+// rel is path (base or under it) relative to base, for within.
+func (s *searcher) rel(path string) string {
+	if path == s.base {
+		return "."
+	}
+	if r, ok := strings.CutPrefix(path, s.base+string(filepath.Separator)); ok {
+		return r
+	}
+	if s.base == string(filepath.Separator) {
+		return strings.TrimPrefix(path, s.base)
+	}
+	return path // outside: within refuses it
 }
 
 func (s *searcher) globMatch(path, name string) bool {
@@ -364,7 +409,7 @@ const firstRead = 64 << 10
 // readFile reads a file into the worker's buffer, refusing one over the
 // size cap before reading it and a binary one after its first bytes.
 func (s *searcher) readFile(w *worker, path string) ([]byte, func(*Result)) {
-	data, buf, refused, err := readInto(path, w.buf, s.opts.MaxFileBytes, firstRead, func(head []byte) bool {
+	data, buf, refused, err := s.readInto(path, w.buf, s.opts.MaxFileBytes, firstRead, func(head []byte) bool {
 		return looksBinary(head[:min(len(head), sniffBytes)])
 	})
 	w.buf = buf

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -74,6 +73,9 @@ func (f *Files) Resolve(path string) (string, error) { return f.roots.Resolve(pa
 // Display implements tools.Files.
 func (f *Files) Display(abs string) string { return f.roots.Display(abs) }
 
+// Disk implements tools.Files.
+func (f *Files) Disk() (*workspace.Roots, error) { return f.roots, nil }
+
 // Root implements tools.Files.
 func (f *Files) Root() string { return f.roots.Primary() }
 
@@ -88,17 +90,17 @@ func (f *Files) Read(_ context.Context, abs string) (tools.FileText, error) {
 	if ok {
 		return *b, nil
 	}
-	fi, err := os.Stat(abs)
+	data, fi, err := f.roots.ReadFile(abs, workspace.DefaultMaxReadBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.FileText{}, nil
 	}
-	if err != nil {
-		return tools.FileText{}, err
+	var nr *workspace.NotRegularFileError
+	if errors.As(err, &nr) {
+		if nr.Mode.IsDir() {
+			return tools.FileText{}, &workspace.PathError{Path: abs, Reason: "is a directory, not a file"}
+		}
+		return tools.FileText{}, &workspace.PathError{Path: abs, Reason: "is " + workspace.FileKind(nr.Mode) + ", not a regular file"}
 	}
-	if fi.IsDir() {
-		return tools.FileText{}, &workspace.PathError{Path: abs, Reason: "is a directory, not a file"}
-	}
-	data, err := os.ReadFile(abs)
 	if err != nil {
 		return tools.FileText{}, err
 	}
@@ -129,7 +131,7 @@ func (f *Files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, 
 		}
 		switch {
 		case c.NewText == nil:
-			if err := os.Remove(c.Path); err != nil {
+			if err := f.roots.Remove(c.Path); err != nil {
 				return nil, &tools.DeliveryError{Path: f.Display(c.Path), Reason: err.Error()}
 			}
 		default:
@@ -137,18 +139,18 @@ func (f *Files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, 
 			if c.MoveTo != "" {
 				dst = c.MoveTo
 			}
-			if err := workspace.MkdirParents(dst); err != nil {
-				return nil, err
+			if err := f.roots.MkdirParents(dst); err != nil {
+				return nil, &tools.DeliveryError{Path: f.Display(dst), Reason: err.Error()}
 			}
 			mode := fs.FileMode(0o644)
-			if fi, err := os.Stat(c.Path); err == nil {
+			if fi, err := f.roots.Stat(c.Path); err == nil {
 				mode = fi.Mode().Perm()
 			}
-			if err := workspace.WriteFileAtomic(dst, []byte(*c.NewText), mode); err != nil {
+			if err := f.roots.WriteFile(dst, []byte(*c.NewText), mode); err != nil {
 				return nil, &tools.DeliveryError{Path: f.Display(dst), Reason: err.Error()}
 			}
 			if c.MoveTo != "" && c.MoveTo != c.Path {
-				os.Remove(c.Path)
+				f.roots.Remove(c.Path)
 			}
 		}
 	}

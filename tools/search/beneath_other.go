@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package search
+
+import "errors"
+
+// errNoOpenBeneath: only Linux has openat2; the caller uses os.Root.
+var errNoOpenBeneath = errors.New("openat2 unavailable")
+
+func openBeneath(int, string) (int, error) { return -1, errNoOpenBeneath }
