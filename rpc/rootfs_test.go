@@ -145,13 +145,18 @@ func TestConcurrentToolEditsOfOneFile(t *testing.T) {
 		fmt.Fprintf(&b, "line %03d %s\n", i, strings.Repeat("x", 1000))
 	}
 	ctx := testCtx(t)
-	ed, root := editWorkspace(t, map[string]string{"big.txt": b.String()}, nil, nil)
+	ed, root := editWorkspace(t, map[string]string{"big.txt": b.String()},
+		map[string]any{"approvals": map[string]any{"edit": "allow"}, "stateDir": t.TempDir()}, nil)
+	ids := make([]string, callers)
+	for i := range ids {
+		ids[i] = newSessionIn(t, ctx, ed, root) // each caller a session of its own
+	}
 	var wg sync.WaitGroup
 	var applied atomic.Int64
 	for n := range callers * perCaller {
 		wg.Go(func() {
 			var r toolResult
-			err := ed.Call(ctx, "cline/callTool", map[string]any{"sessionId": fmt.Sprintf("caller-%d", n/perCaller), "name": "editor",
+			err := ed.Call(ctx, "cline/callTool", map[string]any{"sessionId": ids[n/perCaller], "name": "editor",
 				"arguments": map[string]any{"path": "big.txt", "old_text": fmt.Sprintf("line %03d ", n), "new_text": fmt.Sprintf("EDIT %03d ", n)}}, &r)
 			if err != nil || r.IsError {
 				t.Errorf("edit %d: %v %s", n, err, r.Content)
