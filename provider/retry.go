@@ -56,6 +56,12 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return half + rand.N(half+1)
 }
 
+// ErrContextLength is matched (errors.Is) by an *Error whose request was
+// refused because the prompt does not fit the model's context window.
+// Such a request is never retried as it is: the caller must shorten the
+// history first.
+var ErrContextLength = errors.New("context length exceeded")
+
 // Error is a provider failure the retry policy gave up on or would not
 // retry. Its text never holds the API key: messages from the API and the
 // SDKs are scrubbed, and the SDK errors themselves are not kept, since
@@ -75,6 +81,9 @@ type Error struct {
 	RetryAfter time.Duration
 	// Message says what went wrong.
 	Message string
+	// ContextLength reports that the prompt exceeded the model's context
+	// window; errors.Is(err, ErrContextLength) tests it.
+	ContextLength bool
 
 	cause error // a context error, or nil
 }
@@ -115,6 +124,10 @@ func (e *Error) Error() string {
 // Unwrap returns the context error for a cancelled request, so that
 // errors.Is(err, context.Canceled) holds; otherwise nil.
 func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether e is a context length failure when target is
+// ErrContextLength.
+func (e *Error) Is(target error) bool { return target == ErrContextLength && e.ContextLength }
 
 // Retryable reports whether the same request could succeed later: a rate
 // limit, a server error, or a broken connection. Callers that retry whole
