@@ -248,10 +248,6 @@ type Usage struct {
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
-	// ContextWindow is the model's context size in tokens when the server
-	// reported it with the reply; 0 when it did not, which is the usual
-	// case (of the APIs here only some OpenAI-compatible servers do).
-	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // StopReason says why the model stopped.

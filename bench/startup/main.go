@@ -1,8 +1,9 @@
 // Command startup measures the daemon as an editor sees it: the time from
 // starting the process to the initialize answer, and the resident memory
-// once initialized and idle. It builds cline-ls, then starts it -n times.
+// once initialized and idle. It builds cline-ls (or takes the binary -bin
+// names, to compare builds in one run), then starts it -n times.
 //
-//	go run ./bench/startup [-n 50]
+//	go run ./bench/startup [-n 50] [-bin path]
 package main
 
 import (
@@ -22,15 +23,19 @@ import (
 
 func main() {
 	n := flag.Int("n", 50, "number of starts")
+	prebuilt := flag.String("bin", "", "measure this cline-ls binary instead of building one")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "cline-ls-bench")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "cline-ls")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cline-ls").CombinedOutput(); err != nil {
-		log.Fatalf("build: %v\n%s", err, out)
+	bin := *prebuilt
+	if bin == "" {
+		bin = filepath.Join(dir, "cline-ls")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cline-ls").CombinedOutput(); err != nil {
+			log.Fatalf("build: %v\n%s", err, out)
+		}
 	}
 	root := filepath.Join(dir, "ws")
 	os.Mkdir(root, 0o755)
