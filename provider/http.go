@@ -75,9 +75,7 @@ func post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 	if err != nil {
 		return nil, fmt.Errorf("building the request: %w", rootCause(err))
 	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
+	req.Header = header.Clone()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := hc.Do(req)
@@ -108,14 +106,31 @@ func bodyText(data []byte) string {
 	return s
 }
 
-// httpClient returns the client requests go through: the configured one,
-// or a plain client without timeout, since replies stream for minutes and
-// the request's context bounds them.
+// httpClient returns the client requests go through: a copy of the
+// configured one, or a plain client without timeout, since replies stream
+// for minutes and the request's context bounds them. Either way redirects
+// to another host are not followed: net/http would forward the API's key
+// headers (x-api-key, x-goog-api-key) to it, as it strips only
+// Authorization and cookies.
 func httpClient(c *http.Client) *http.Client {
+	var cp http.Client
 	if c != nil {
-		return c
+		cp = *c
 	}
-	return &http.Client{}
+	next := cp.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
 }
 
 // maxEventLine bounds one line of an event stream, so that a server

@@ -137,8 +137,11 @@ type openaiStreamOptions struct {
 // openaiMessage is one chat message. Content is a string, or for a user
 // turn with images an array of content parts.
 type openaiMessage struct {
-	Role       string           `json:"role"`
-	Content    any              `json:"content,omitempty"`
+	Role string `json:"role"`
+	// Content is a JSON string, or an array of content parts; it is left
+	// out of an assistant message that only calls tools, and always sent
+	// in a tool message, even empty.
+	Content    json.RawMessage  `json:"content,omitempty"`
 	ToolCalls  []openaiToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
@@ -190,7 +193,7 @@ func (c *openaiClient) body(req Request) ([]byte, error) {
 		msgs = ToolsAsText(msgs)
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openaiMessage{Role: "system", Content: req.System})
+		p.Messages = append(p.Messages, openaiMessage{Role: "system", Content: rawJSON(req.System)})
 	}
 	p.Messages = append(p.Messages, openaiMessages(msgs)...)
 	return json.Marshal(p)
@@ -223,7 +226,7 @@ func openaiMessages(msgs []Message) []openaiMessage {
 			}
 			a := openaiMessage{Role: "assistant", ToolCalls: calls}
 			if text.Len() > 0 {
-				a.Content = text.String()
+				a.Content = rawJSON(text.String())
 			}
 			out = append(out, a)
 			continue
@@ -238,7 +241,7 @@ func openaiMessages(msgs []Message) []openaiMessage {
 					// Chat Completions has no error flag for results.
 					content = "Error: " + content
 				}
-				out = append(out, openaiMessage{Role: "tool", Content: content, ToolCallID: p.Result.CallID})
+				out = append(out, openaiMessage{Role: "tool", Content: rawJSON(content), ToolCallID: p.Result.CallID})
 			case p.Kind == PartText:
 				text.WriteString(p.Text)
 				if p.Text != "" {
@@ -253,12 +256,19 @@ func openaiMessages(msgs []Message) []openaiMessage {
 		}
 		switch {
 		case images:
-			out = append(out, openaiMessage{Role: "user", Content: parts})
+			out = append(out, openaiMessage{Role: "user", Content: rawJSON(parts)})
 		case text.Len() > 0:
-			out = append(out, openaiMessage{Role: "user", Content: text.String()})
+			out = append(out, openaiMessage{Role: "user", Content: rawJSON(text.String())})
 		}
 	}
 	return out
+}
+
+// rawJSON encodes v, which is a string or content parts and always
+// encodes.
+func rawJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // openaiStreamChunk is one streamed chunk. Fields whose type varies between

@@ -249,3 +249,53 @@ func TestNumberAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestRedirectToAnotherHostIsNotFollowed(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			elsewhere := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				d.reply(w, []string{"stolen"})
+			})
+			// 127.0.0.1 and localhost are different hosts to net/http.
+			target := strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1)
+			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+			})
+			p := d.newProvider(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			_, err := drain(t, d.stream(t, p, context.Background()))
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Status != http.StatusTemporaryRedirect {
+				t.Errorf("error = %v, want the 307 reported", err)
+			}
+			if n := len(elsewhere.requests()); n != 0 {
+				t.Errorf("the other host got %d requests (with the key headers)", n)
+			}
+		})
+	}
+}
+
+func TestOpenAIEmptyToolResultKeepsContent(t *testing.T) {
+	srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		openaiDialect.reply(w, []string{"ok"})
+	})
+	p := openaiDialect.newProvider(t, srv.URL, fastRetry)
+	hist := []Message{
+		UserText("q"),
+		{Role: RoleAssistant, Parts: []Part{CallPart(ToolCall{ID: "c1", Name: "list_files", Args: []byte(`{}`)})}},
+		{Role: RoleTool, Parts: []Part{ResultPart(ToolResult{CallID: "c1", Name: "list_files", Content: ""})}},
+	}
+	s, _ := p.Stream(context.Background(), Request{Messages: hist})
+	if _, err := Collect(s); err != nil {
+		t.Fatal(err)
+	}
+	msgs := get(srv.body(0), "messages").([]any)
+	if len(msgs) != 3 {
+		t.Fatalf("messages = %v", msgs)
+	}
+	if c, ok := msgs[2].(map[string]any)["content"]; !ok || c != "" {
+		t.Errorf("tool message = %v, want content \"\" present", msgs[2])
+	}
+	if _, ok := msgs[1].(map[string]any)["content"]; ok {
+		t.Errorf("assistant message that only calls tools = %v, want no content", msgs[1])
+	}
+}
