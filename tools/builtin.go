@@ -78,6 +78,18 @@ func builtinTable() []builtinMeta {
 	}
 }
 
+// BuiltinNames lists the built-in tools' names in BuiltinSpecs' order,
+// without building their specs (which reads and compacts every schema):
+// initialize announces the names and needs nothing else.
+func BuiltinNames() []string {
+	table := builtinTable()
+	names := make([]string, len(table))
+	for i, m := range table {
+		names[i] = m.name
+	}
+	return names
+}
+
 // BuiltinSpecs returns the spec of every built-in tool, in a fixed order.
 // Each call returns fresh values the caller may change.
 func BuiltinSpecs() []Spec {
