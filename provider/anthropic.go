@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"net/http"
+	"strings"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -18,12 +15,17 @@ import (
 // since the Messages API requires a value.
 const defaultAnthropicMaxTokens = 8192
 
+// anthropicVersion is the Messages API version the client speaks.
+const anthropicVersion = "2023-06-01"
+
 // anthropicClient speaks the Messages streaming API.
 type anthropicClient struct {
 	name   string
 	model  string
 	native bool
-	client anthropic.Client
+	url    string
+	header http.Header
+	http   *http.Client
 	retry  *retrier
 }
 
@@ -32,22 +34,19 @@ func newAnthropic(cfg Config) *anthropicClient {
 	if base == "" {
 		base = "https://api.anthropic.com/"
 	}
-	// WithoutEnvironmentDefaults: the key, base URL and headers come from
-	// our settings only, never from ANTHROPIC_* variables or profile files
-	// the SDK would otherwise consult.
-	client := anthropic.NewClient(
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(instrument(cfg.HTTPClient)),
-		option.WithMaxRetries(0),
-	)
+	// The key, base URL and headers come from our settings only, never
+	// from ANTHROPIC_* variables.
+	header := http.Header{}
+	header.Set("X-Api-Key", cfg.APIKey)
+	header.Set("Anthropic-Version", anthropicVersion)
 	return &anthropicClient{
 		name:   cfg.Name,
 		model:  cfg.Model,
 		native: cfg.native(),
-		client: client,
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger, describeAnthropic),
+		url:    joinURL(base, "v1/messages"),
+		header: header,
+		http:   httpClient(cfg.HTTPClient),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
 	}
 }
 
@@ -55,63 +54,138 @@ func (c *anthropicClient) Name() string      { return c.name }
 func (c *anthropicClient) Model() string     { return c.model }
 func (c *anthropicClient) NativeTools() bool { return c.native }
 
-// describeAnthropic takes the API's own message from an error response or
+// anthropicErrorBody is the API's error shape, in an error answer and in
 // an in-stream error event.
-func describeAnthropic(err error) string {
-	var ae *anthropic.Error
-	if errors.As(err, &ae) && ae.Message != "" {
-		if t := ae.Type(); t != "" {
-			return string(t) + ": " + ae.Message
-		}
-		return ae.Message
+type anthropicErrorBody struct {
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (b anthropicErrorBody) message() string {
+	if b.Error.Message == "" {
+		return ""
 	}
-	return ""
+	if b.Error.Type != "" {
+		return b.Error.Type + ": " + b.Error.Message
+	}
+	return b.Error.Message
+}
+
+// parseAnthropicError reads an error answer. A prompt over the context
+// window is a 400 invalid_request_error saying "prompt is too long" and
+// the window's size.
+func parseAnthropicError(status int, body []byte) apiError {
+	var b anthropicErrorBody
+	if json.Unmarshal(body, &b) != nil {
+		return apiError{}
+	}
+	a := apiError{
+		message: b.message(),
+		contextLength: status == http.StatusBadRequest && b.Error.Type == "invalid_request_error" &&
+			strings.Contains(strings.ToLower(b.Error.Message), "prompt is too long"),
+	}
+	if a.contextLength {
+		// "prompt is too long: 210000 tokens > 200000 maximum"
+		a.contextWindow = numberAfter(b.Error.Message, "> ")
+	}
+	return a
 }
 
 func (c *anthropicClient) Stream(ctx context.Context, req Request) (Stream, error) {
-	params, err := c.params(req)
+	body, err := c.body(req)
 	if err != nil {
 		return nil, err
 	}
-	var opts []option.RequestOption
-	if req.Temperature != nil {
-		// This SDK version's params have no temperature field; the API
-		// still takes one for the models that allow it.
-		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
-	}
 	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, params, opts, emit)
+		return c.attempt(ctx, body, emit)
 	}), nil
 }
 
-// params builds the request. Prompt caching: the system prompt, the last
+// anthropicRequest is the body of a Messages request.
+type anthropicRequest struct {
+	Model       string             `json:"model"`
+	MaxTokens   int                `json:"max_tokens"`
+	Stream      bool               `json:"stream"`
+	System      []anthropicContent `json:"system,omitempty"`
+	Messages    []anthropicMessage `json:"messages"`
+	Tools       []json.RawMessage  `json:"tools,omitempty"`
+	Thinking    *anthropicThinking `json:"thinking,omitempty"`
+	Temperature *float64           `json:"temperature,omitempty"`
+}
+
+type anthropicThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type anthropicMessage struct {
+	Role    string             `json:"role"`
+	Content []anthropicContent `json:"content"`
+}
+
+// anthropicContent is a content block; Type says which fields it uses.
+type anthropicContent struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	// Thinking is a pointer because a thinking block must carry the
+	// field even when its text is empty.
+	Thinking  *string              `json:"thinking,omitempty"`
+	Signature string               `json:"signature,omitempty"`
+	Data      string               `json:"data,omitempty"`
+	ID        string               `json:"id,omitempty"`
+	Name      string               `json:"name,omitempty"`
+	Input     json.RawMessage      `json:"input,omitempty"`
+	ToolUseID string               `json:"tool_use_id,omitempty"`
+	Content   []anthropicTextBlock `json:"content,omitempty"`
+	IsError   bool                 `json:"is_error,omitempty"`
+	Source    *anthropicSource     `json:"source,omitempty"`
+	// CacheControl marks a prompt caching breakpoint.
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type anthropicTextBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type anthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// body builds the request. Prompt caching: the system prompt, the last
 // tool and the last block of the last two user turns carry cache_control
 // (four breakpoints, the API's maximum). The system and tool marks cache
 // the fixed prefix; the two user marks let each request read the cache the
 // previous one wrote and extend it.
-func (c *anthropicClient) params(req Request) (anthropic.MessageNewParams, error) {
-	p := anthropic.MessageNewParams{
-		Model:     anthropic.Model(c.model),
-		MaxTokens: defaultAnthropicMaxTokens,
-	}
+func (c *anthropicClient) body(req Request) ([]byte, error) {
+	p := anthropicRequest{Model: c.model, MaxTokens: defaultAnthropicMaxTokens, Stream: true, Temperature: req.Temperature}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = int64(req.MaxTokens)
+		p.MaxTokens = req.MaxTokens
 	}
 	if req.ThinkingBudget > 0 {
-		if int64(req.ThinkingBudget) >= p.MaxTokens {
-			return p, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, req.ThinkingBudget, p.MaxTokens)
+		if req.ThinkingBudget >= p.MaxTokens {
+			return nil, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, req.ThinkingBudget, p.MaxTokens)
 		}
-		p.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(req.ThinkingBudget)}}
+		p.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
+		p.System = []anthropicContent{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
 	if c.native && len(req.Tools) > 0 {
 		ts, err := anthropicTools(req.Tools)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
-		ts[len(ts)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
 		p.Tools = ts
 	}
 	msgs := req.Messages
@@ -121,120 +195,86 @@ func (c *anthropicClient) params(req Request) (anthropic.MessageNewParams, error
 	p.Messages = anthropicMessages(msgs)
 	marked := 0
 	for i := len(p.Messages) - 1; i >= 0 && marked < 2; i-- {
-		m := p.Messages[i]
-		if m.OfUser == nil || len(m.OfUser.Content) == 0 {
-			continue
-		}
-		if cc := m.OfUser.Content[len(m.OfUser.Content)-1].GetCacheControl(); cc != nil {
-			*cc = anthropic.NewCacheControlEphemeralParam()
+		if m := p.Messages[i]; m.Role == "user" {
+			m.Content[len(m.Content)-1].CacheControl = ephemeral
 			marked++
 		}
 	}
-	return p, nil
+	return json.Marshal(p)
 }
 
-// anthropicTools converts tools.Render's Anthropic output into SDK values.
-func anthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
+// anthropicTools takes tools.Render's Anthropic output as it is, the last
+// tool marked for caching.
+func anthropicTools(defs []ToolDef) ([]json.RawMessage, error) {
 	raw, err := renderTools(tools.FormatAnthropic, defs)
 	if err != nil {
 		return nil, err
 	}
-	var rendered []struct {
-		Name        string                     `json:"name"`
-		Description string                     `json:"description"`
-		InputSchema map[string]json.RawMessage `json:"input_schema"`
-	}
-	if err := json.Unmarshal(raw, &rendered); err != nil {
+	var ts []json.RawMessage
+	if err := json.Unmarshal(raw, &ts); err != nil {
 		return nil, fmt.Errorf("provider: reading rendered tools: %w", err)
 	}
-	out := make([]anthropic.ToolUnionParam, 0, len(rendered))
-	for _, r := range rendered {
-		schema := anthropic.ToolInputSchemaParam{}
-		for k, v := range r.InputSchema {
-			switch k {
-			case "type":
-			case "properties":
-				schema.Properties = v
-			case "required":
-				if err := json.Unmarshal(v, &schema.Required); err != nil {
-					return nil, fmt.Errorf("provider: tool %s: required: %w", r.Name, err)
-				}
-			default:
-				if schema.ExtraFields == nil {
-					schema.ExtraFields = map[string]any{}
-				}
-				schema.ExtraFields[k] = v
-			}
+	if n := len(ts); n > 0 {
+		last := bytes.TrimSpace(ts[n-1])
+		if len(last) < 2 || last[len(last)-1] != '}' {
+			return nil, fmt.Errorf("provider: rendered tool %d is not an object", n-1)
 		}
-		t := &anthropic.ToolParam{Name: r.Name, InputSchema: schema}
-		if r.Description != "" {
-			t.Description = param.NewOpt(r.Description)
-		}
-		out = append(out, anthropic.ToolUnionParam{OfTool: t})
+		marked := append(bytes.Clone(last[:len(last)-1]), `,"cache_control":{"type":"ephemeral"}}`...)
+		ts[n-1] = marked
 	}
-	return out, nil
+	return ts, nil
 }
 
 // anthropicMessages converts the history. Tool results travel in user
 // turns and must come first in them; consecutive turns of one role are
 // merged, since the API wants them alternating.
-func anthropicMessages(msgs []Message) []anthropic.MessageParam {
-	var out []anthropic.MessageParam
-	add := func(user bool, blocks []anthropic.ContentBlockParamUnion) {
+func anthropicMessages(msgs []Message) []anthropicMessage {
+	var out []anthropicMessage
+	add := func(role string, blocks []anthropicContent) {
 		if len(blocks) == 0 {
 			return
 		}
-		if n := len(out); n > 0 {
-			if prev := out[n-1]; user && prev.OfUser != nil {
-				prev.OfUser.Content = append(prev.OfUser.Content, blocks...)
-				return
-			} else if !user && prev.OfAssistant != nil {
-				prev.OfAssistant.Content = append(prev.OfAssistant.Content, blocks...)
-				return
-			}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Content = append(out[n-1].Content, blocks...)
+			return
 		}
-		if user {
-			out = append(out, anthropic.NewUserMessage(blocks...))
-		} else {
-			out = append(out, anthropic.NewAssistantMessage(blocks...))
-		}
+		out = append(out, anthropicMessage{Role: role, Content: blocks})
 	}
 	for _, m := range msgs {
 		if m.Role == RoleAssistant {
-			var blocks []anthropic.ContentBlockParamUnion
+			var blocks []anthropicContent
 			for _, p := range m.Parts {
 				switch {
 				case p.Kind == PartThinking && p.Redacted:
-					blocks = append(blocks, anthropic.NewRedactedThinkingBlock(p.Signature))
+					blocks = append(blocks, anthropicContent{Type: "redacted_thinking", Data: p.Signature})
 				case p.Kind == PartThinking && p.Signature != "":
-					blocks = append(blocks, anthropic.NewThinkingBlock(p.Signature, p.Text))
+					blocks = append(blocks, anthropicContent{Type: "thinking", Thinking: &p.Text, Signature: p.Signature})
 				case p.Kind == PartText && p.Text != "":
-					blocks = append(blocks, anthropic.NewTextBlock(p.Text))
+					blocks = append(blocks, anthropicContent{Type: "text", Text: p.Text})
 				case p.Kind == PartToolCall && p.Call != nil:
-					blocks = append(blocks, anthropic.NewToolUseBlock(p.Call.ID, objectArgs(p.Call.Args), p.Call.Name))
+					blocks = append(blocks, anthropicContent{Type: "tool_use", ID: p.Call.ID, Name: p.Call.Name, Input: objectArgs(p.Call.Args)})
 				}
 			}
-			add(false, blocks)
+			add("assistant", blocks)
 			continue
 		}
-		var results, rest []anthropic.ContentBlockParamUnion
+		var results, rest []anthropicContent
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == PartToolResult && p.Result != nil:
 				r := p.Result
-				b := anthropic.ToolResultBlockParam{ToolUseID: r.CallID}
+				b := anthropicContent{Type: "tool_result", ToolUseID: r.CallID, IsError: r.IsError}
 				if r.Content != "" {
-					b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: r.Content}}}
+					b.Content = []anthropicTextBlock{{Type: "text", Text: r.Content}}
 				}
-				if r.IsError {
-					b.IsError = param.NewOpt(true)
-				}
-				results = append(results, anthropic.ContentBlockParamUnion{OfToolResult: &b})
+				results = append(results, b)
 			case p.Kind == PartText && p.Text != "":
-				rest = append(rest, anthropic.NewTextBlock(p.Text))
+				rest = append(rest, anthropicContent{Type: "text", Text: p.Text})
+			case p.Kind == PartImage && p.Image != nil:
+				rest = append(rest, anthropicContent{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: p.Image.MIMEType, Data: p.Image.Data}})
 			}
 		}
-		add(true, append(results, rest...))
+		add("user", append(results, rest...))
 	}
 	return out
 }
@@ -250,6 +290,42 @@ func objectArgs(args json.RawMessage) json.RawMessage {
 	return args
 }
 
+// anthropicEvent is one streamed event; Type says which fields it uses.
+type anthropicEvent struct {
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message struct {
+		Usage anthropicUsage `json:"usage"`
+	} `json:"message"`
+	ContentBlock struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Text      string `json:"text"`
+		Thinking  string `json:"thinking"`
+		Signature string `json:"signature"`
+		Data      string `json:"data"`
+	} `json:"content_block"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage anthropicUsage `json:"usage"`
+	// The error field of an error event.
+	anthropicErrorBody
+}
+
+type anthropicUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+}
+
 // anthropicBlock is the state of one content block while it streams.
 type anthropicBlock struct {
 	kind      string // text, thinking, tool_use, ...
@@ -258,13 +334,16 @@ type anthropicBlock struct {
 	signature string
 }
 
-func (c *anthropicClient) attempt(ctx context.Context, params anthropic.MessageNewParams, opts []option.RequestOption, emit func(Event) bool) error {
-	s := c.client.Messages.NewStreaming(ctx, params, opts...)
-	defer s.Close()
+func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.url, c.header, body, parseAnthropicError)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
 	var (
 		usage  Usage
 		stop   StopReason
-		blocks = map[int64]*anthropicBlock{}
+		blocks = map[int]*anthropicBlock{}
 	)
 	send := func(ev Event) error {
 		if !emit(ev) {
@@ -272,16 +351,25 @@ func (c *anthropicClient) attempt(ctx context.Context, params anthropic.MessageN
 		}
 		return nil
 	}
-	for s.Next() {
-		ev := s.Current()
+	return readEvents(resp, func(sse sseEvent) (bool, error) {
+		var ev anthropicEvent
+		if err := decodeEvent(sse.data, &ev); err != nil {
+			return false, err
+		}
+		if ev.Type == "error" || sse.name == "error" {
+			if m := ev.anthropicErrorBody.message(); m != "" {
+				return false, &eventError{message: m}
+			}
+			return false, &eventError{message: "error event: " + bodyText(sse.data)}
+		}
 		switch ev.Type {
 		case "message_start":
 			u := ev.Message.Usage
 			usage = Usage{
-				InputTokens:      int(u.InputTokens),
-				OutputTokens:     int(u.OutputTokens),
-				CacheReadTokens:  int(u.CacheReadInputTokens),
-				CacheWriteTokens: int(u.CacheCreationInputTokens),
+				InputTokens:      u.InputTokens,
+				OutputTokens:     u.OutputTokens,
+				CacheReadTokens:  u.CacheReadInputTokens,
+				CacheWriteTokens: u.CacheCreationInputTokens,
 			}
 		case "content_block_start":
 			cb := ev.ContentBlock
@@ -290,59 +378,45 @@ func (c *anthropicClient) attempt(ctx context.Context, params anthropic.MessageN
 			switch cb.Type {
 			case "text":
 				if cb.Text != "" {
-					if err := send(Event{Kind: EventText, Text: cb.Text}); err != nil {
-						return err
-					}
+					return false, send(Event{Kind: EventText, Text: cb.Text})
 				}
 			case "thinking":
-				if cb.Thinking != "" {
-					if err := send(Event{Kind: EventThinking, Text: cb.Thinking}); err != nil {
-						return err
-					}
-				}
 				b.signature = cb.Signature
-			case "redacted_thinking":
-				if err := send(Event{Kind: EventThinking, Signature: cb.Data, Redacted: true}); err != nil {
-					return err
+				if cb.Thinking != "" {
+					return false, send(Event{Kind: EventThinking, Text: cb.Thinking})
 				}
+			case "redacted_thinking":
+				return false, send(Event{Kind: EventThinking, Signature: cb.Data, Redacted: true})
 			}
 		case "content_block_delta":
 			b := blocks[ev.Index]
 			if b == nil {
-				continue
+				return false, nil
 			}
 			d := ev.Delta
-			var err error
 			switch d.Type {
 			case "text_delta":
-				err = send(Event{Kind: EventText, Text: d.Text})
+				return false, send(Event{Kind: EventText, Text: d.Text})
 			case "thinking_delta":
-				err = send(Event{Kind: EventThinking, Text: d.Thinking})
+				return false, send(Event{Kind: EventThinking, Text: d.Thinking})
 			case "signature_delta":
 				b.signature += d.Signature
 			case "input_json_delta":
 				b.args = append(b.args, d.PartialJSON...)
 			}
-			if err != nil {
-				return err
-			}
 		case "content_block_stop":
 			b := blocks[ev.Index]
 			delete(blocks, ev.Index)
 			if b == nil {
-				continue
+				return false, nil
 			}
-			var err error
 			switch b.kind {
 			case "tool_use":
-				err = send(Event{Kind: EventToolCall, Call: &ToolCall{ID: b.id, Name: b.name, Args: assembleArgs(b.args)}})
+				return false, send(Event{Kind: EventToolCall, Call: &ToolCall{ID: b.id, Name: b.name, Args: assembleArgs(b.args)}})
 			case "thinking":
 				if b.signature != "" {
-					err = send(Event{Kind: EventThinking, Signature: b.signature})
+					return false, send(Event{Kind: EventThinking, Signature: b.signature})
 				}
-			}
-			if err != nil {
-				return err
 			}
 		case "message_delta":
 			if r := ev.Delta.StopReason; r != "" {
@@ -351,25 +425,22 @@ func (c *anthropicClient) attempt(ctx context.Context, params anthropic.MessageN
 			// message_delta usage is cumulative; keep what it reports.
 			u := ev.Usage
 			if u.OutputTokens > 0 {
-				usage.OutputTokens = int(u.OutputTokens)
+				usage.OutputTokens = u.OutputTokens
 			}
 			if u.InputTokens > 0 {
-				usage.InputTokens = int(u.InputTokens)
+				usage.InputTokens = u.InputTokens
 			}
 			if u.CacheReadInputTokens > 0 {
-				usage.CacheReadTokens = int(u.CacheReadInputTokens)
+				usage.CacheReadTokens = u.CacheReadInputTokens
 			}
 			if u.CacheCreationInputTokens > 0 {
-				usage.CacheWriteTokens = int(u.CacheCreationInputTokens)
+				usage.CacheWriteTokens = u.CacheCreationInputTokens
 			}
 		case "message_stop":
-			return endReply(emit, usage, stop)
+			return true, endReply(emit, usage, stop)
 		}
-	}
-	if err := s.Err(); err != nil {
-		return err
-	}
-	return errIncomplete
+		return false, nil
+	})
 }
 
 // endReply emits the usage and the end of a reply. A reply that never
@@ -384,13 +455,13 @@ func endReply(emit func(Event) bool, usage Usage, stop StopReason) error {
 	return nil
 }
 
-func anthropicStop(r anthropic.StopReason) StopReason {
+func anthropicStop(r string) StopReason {
 	switch r {
-	case anthropic.StopReasonToolUse:
+	case "tool_use":
 		return StopToolUse
-	case anthropic.StopReasonMaxTokens, anthropic.StopReasonModelContextWindowExceeded:
+	case "max_tokens", "model_context_window_exceeded":
 		return StopMaxTokens
-	case anthropic.StopReasonRefusal:
+	case "refusal":
 		return StopRefusal
 	}
 	// end_turn, stop_sequence, pause_turn (a server tool paused; the turn

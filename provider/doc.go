@@ -10,20 +10,25 @@
 // reason is one of end_turn, max_tokens, refusal and tool_use. Reply
 // folds the events back into the assistant message for the history.
 //
-// Each real client goes through its official SDK with the SDK's own
-// retries off; one retry policy (RetryPolicy) wraps them all. It retries
-// rate limits, 5xx answers, failed connections and streams that broke
-// before yielding anything, with exponential backoff, jitter and the
-// server's Retry-After, a bounded number of times. A stream that breaks
-// after yielding events is reported, never retried: retrying would repeat
-// text the user has already seen. Failures are *Error values naming the
-// provider, the HTTP status and the attempts.
+// Each real client is our own, on net/http: it builds its API's JSON
+// request, reads the Server-Sent Events of the reply (http.go) and maps
+// them to Events. One retry policy (RetryPolicy) covers them all. It
+// retries rate limits, 5xx answers, failed connections and streams that
+// broke before yielding anything, with exponential backoff, jitter and
+// the server's Retry-After, a bounded number of times. A stream that
+// breaks after yielding events is reported, never retried: retrying would
+// repeat text the user has already seen. Failures are *Error values
+// naming the provider, the HTTP status and the attempts; a prompt over
+// the model's context window matches ErrContextLength and is not retried.
 //
 // The API key is given by the caller (read from the environment variable
 // the settings name), sent in request headers and nowhere else: error
-// texts are scrubbed of it and the SDKs' own errors, which carry requests,
-// are not kept. The SDKs are built so that they read no credentials or
-// base URLs from the environment themselves.
+// texts are scrubbed of it. Nothing is read from the vendors' own
+// environment variables (ANTHROPIC_*, OPENAI_*, GOOGLE_*), so a key is
+// never sent to a server it was not configured for.
+//
+// User messages may carry images (ImagePart), sent inline in each API's
+// shape.
 //
 // Tools are converted to each API's shape by tools.Render (Anthropic,
 // OpenAI, Gemini). A provider whose NativeTools is false sends no tool

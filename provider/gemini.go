@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
-
-	"google.golang.org/genai"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -22,7 +20,9 @@ type geminiClient struct {
 	name   string
 	model  string
 	native bool
-	client *genai.Client
+	url    string
+	header http.Header
+	http   *http.Client
 	retry  *retrier
 }
 
@@ -31,24 +31,24 @@ func newGemini(cfg Config) (*geminiClient, error) {
 	if base == "" {
 		base = "https://generativelanguage.googleapis.com/"
 	}
-	// An explicit backend, key and base URL keep the SDK from consulting
-	// GOOGLE_* and GEMINI_* variables.
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey:      cfg.APIKey,
-		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  instrument(cfg.HTTPClient),
-		HTTPOptions: genai.HTTPOptions{BaseURL: base},
-	})
-	if err != nil {
-		// The SDK's errors print the whole client config, key included.
-		return nil, fmt.Errorf("provider: gemini: %s", newScrubber(cfg.APIKey).scrub(err.Error()))
+	// A tuned model is named "tunedModels/x"; a bare name is a base model.
+	model := cfg.Model
+	if !strings.Contains(model, "/") {
+		model = "models/" + model
 	}
+	// The key goes in a header, never in the URL, where proxies and error
+	// messages would show it. Nothing is read from GOOGLE_* or GEMINI_*
+	// variables.
+	header := http.Header{}
+	header.Set("X-Goog-Api-Key", cfg.APIKey)
 	return &geminiClient{
 		name:   cfg.Name,
 		model:  cfg.Model,
 		native: cfg.native(),
-		client: client,
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger, describeGemini),
+		url:    joinURL(base, "v1beta/"+model+":streamGenerateContent?alt=sse"),
+		header: header,
+		http:   httpClient(cfg.HTTPClient),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
 	}, nil
 }
 
@@ -56,69 +56,146 @@ func (c *geminiClient) Name() string      { return c.name }
 func (c *geminiClient) Model() string     { return c.model }
 func (c *geminiClient) NativeTools() bool { return c.native }
 
-func describeGemini(err error) string {
-	var ae genai.APIError
-	if errors.As(err, &ae) && ae.Message != "" {
-		if ae.Status != "" {
-			return ae.Status + ": " + ae.Message
-		}
-		return ae.Message
+// geminiErrorBody is the API's error shape, in an error answer and in an
+// error inside the stream.
+type geminiErrorBody struct {
+	Error *struct {
+		Message string `json:"message"`
+		Status  string `json:"status"`
+	} `json:"error"`
+}
+
+func (b geminiErrorBody) message() string {
+	if b.Error == nil || b.Error.Message == "" {
+		return ""
 	}
-	return ""
+	if b.Error.Status != "" {
+		return b.Error.Status + ": " + b.Error.Message
+	}
+	return b.Error.Message
+}
+
+// parseGeminiError reads an error answer. A prompt over the context window
+// is a 400 saying the input "exceeds the maximum number of tokens allowed
+// (N)". Some proxies wrap the error in an array.
+func parseGeminiError(status int, body []byte) apiError {
+	var b geminiErrorBody
+	if json.Unmarshal(body, &b) != nil {
+		var bs []geminiErrorBody
+		if json.Unmarshal(body, &bs) != nil || len(bs) == 0 {
+			return apiError{}
+		}
+		b = bs[0]
+	}
+	a := apiError{message: b.message()}
+	if status == http.StatusBadRequest && b.Error != nil &&
+		strings.Contains(strings.ToLower(b.Error.Message), "exceeds the maximum number of tokens") {
+		a.contextLength = true
+		a.contextWindow = numberAfter(b.Error.Message, "allowed (")
+	}
+	return a
 }
 
 func (c *geminiClient) Stream(ctx context.Context, req Request) (Stream, error) {
-	contents, config, err := c.params(req)
+	body, err := c.body(req)
 	if err != nil {
 		return nil, err
 	}
 	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, contents, config, emit)
+		return c.attempt(ctx, body, emit)
 	}), nil
 }
 
-func (c *geminiClient) params(req Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	// Automatic continuation would resume broken streams inside the SDK,
-	// a second retry policy beside ours.
-	no := false
-	config := &genai.GenerateContentConfig{AutomaticContinuation: &no}
+// geminiRequest is the body of a streamGenerateContent request.
+type geminiRequest struct {
+	Contents          []geminiContent  `json:"contents"`
+	SystemInstruction *geminiContent   `json:"systemInstruction,omitempty"`
+	GenerationConfig  *geminiGenConfig `json:"generationConfig,omitempty"`
+	Tools             json.RawMessage  `json:"tools,omitempty"`
+}
+
+type geminiGenConfig struct {
+	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64        `json:"temperature,omitempty"`
+	ThinkingConfig  *geminiThinking `json:"thinkingConfig,omitempty"`
+}
+
+type geminiThinking struct {
+	IncludeThoughts bool `json:"includeThoughts"`
+	ThinkingBudget  int  `json:"thinkingBudget"`
+}
+
+type geminiContent struct {
+	Role  string       `json:"role,omitempty"`
+	Parts []geminiPart `json:"parts"`
+}
+
+// geminiPart is one part, sent and received; which fields are set says
+// what it is.
+type geminiPart struct {
+	Text             string                  `json:"text,omitempty"`
+	Thought          bool                    `json:"thought,omitempty"`
+	ThoughtSignature string                  `json:"thoughtSignature,omitempty"`
+	FunctionCall     *geminiFunctionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *geminiFunctionResponse `json:"functionResponse,omitempty"`
+	InlineData       *geminiBlob             `json:"inlineData,omitempty"`
+}
+
+type geminiFunctionCall struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type geminiFunctionResponse struct {
+	ID       string            `json:"id,omitempty"`
+	Name     string            `json:"name"`
+	Response map[string]string `json:"response"`
+}
+
+type geminiBlob struct {
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+func (c *geminiClient) body(req Request) ([]byte, error) {
+	var p geminiRequest
 	if req.System != "" {
-		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+		p.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: req.System}}}
 	}
+	var g geminiGenConfig
 	if req.MaxTokens > 0 {
-		config.MaxOutputTokens = int32(req.MaxTokens)
+		g.MaxOutputTokens = req.MaxTokens
 	}
-	if req.Temperature != nil {
-		t := float32(*req.Temperature)
-		config.Temperature = &t
-	}
+	g.Temperature = req.Temperature
 	if req.ThinkingBudget > 0 {
-		b := int32(req.ThinkingBudget)
-		config.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingBudget: &b}
+		g.ThinkingConfig = &geminiThinking{IncludeThoughts: true, ThinkingBudget: req.ThinkingBudget}
+	}
+	if g != (geminiGenConfig{}) {
+		p.GenerationConfig = &g
 	}
 	if c.native && len(req.Tools) > 0 {
 		raw, err := renderTools(tools.FormatGemini, req.Tools)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if err := json.Unmarshal(raw, &config.Tools); err != nil {
-			return nil, nil, fmt.Errorf("provider: reading rendered tools: %w", err)
-		}
+		p.Tools = raw
 	}
 	msgs := req.Messages
 	if !c.native {
 		msgs = ToolsAsText(msgs)
 	}
-	return geminiContents(msgs), config, nil
+	p.Contents = geminiContents(msgs)
+	return json.Marshal(p)
 }
 
 // geminiContents converts the history: roles user and model, tool results
 // as functionResponse parts of user turns (first in them), consecutive
 // turns of one role merged. Thinking is sent back only when signed, and
 // signatures ride on the parts they came with.
-func geminiContents(msgs []Message) []*genai.Content {
-	var out []*genai.Content
-	add := func(role string, parts []*genai.Part) {
+func geminiContents(msgs []Message) []geminiContent {
+	out := []geminiContent{}
+	add := func(role string, parts []geminiPart) {
 		if len(parts) == 0 {
 			return
 		}
@@ -126,30 +203,28 @@ func geminiContents(msgs []Message) []*genai.Content {
 			out[n-1].Parts = append(out[n-1].Parts, parts...)
 			return
 		}
-		out = append(out, &genai.Content{Role: role, Parts: parts})
+		out = append(out, geminiContent{Role: role, Parts: parts})
 	}
 	for _, m := range msgs {
 		if m.Role == RoleAssistant {
-			var parts []*genai.Part
+			var parts []geminiPart
 			for _, p := range m.Parts {
 				switch {
 				case p.Kind == PartThinking && p.Signature != "" && !p.Redacted:
-					parts = append(parts, &genai.Part{Text: p.Text, Thought: true, ThoughtSignature: decodeSignature(p.Signature)})
+					parts = append(parts, geminiPart{Text: p.Text, Thought: true, ThoughtSignature: validSignature(p.Signature)})
 				case p.Kind == PartText && p.Text != "":
-					parts = append(parts, &genai.Part{Text: p.Text})
+					parts = append(parts, geminiPart{Text: p.Text})
 				case p.Kind == PartToolCall && p.Call != nil:
-					var args map[string]any
-					_ = json.Unmarshal(objectArgs(p.Call.Args), &args) // always an object
-					parts = append(parts, &genai.Part{
-						FunctionCall:     &genai.FunctionCall{ID: sentID(p.Call.ID), Name: p.Call.Name, Args: args},
-						ThoughtSignature: decodeSignature(p.Call.Signature),
+					parts = append(parts, geminiPart{
+						FunctionCall:     &geminiFunctionCall{ID: sentID(p.Call.ID), Name: p.Call.Name, Args: objectArgs(p.Call.Args)},
+						ThoughtSignature: validSignature(p.Call.Signature),
 					})
 				}
 			}
-			add(genai.RoleModel, parts)
+			add("model", parts)
 			continue
 		}
-		var results, rest []*genai.Part
+		var results, rest []geminiPart
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == PartToolResult && p.Result != nil:
@@ -157,16 +232,18 @@ func geminiContents(msgs []Message) []*genai.Content {
 				if p.Result.IsError {
 					key = "error"
 				}
-				results = append(results, &genai.Part{FunctionResponse: &genai.FunctionResponse{
+				results = append(results, geminiPart{FunctionResponse: &geminiFunctionResponse{
 					ID:       sentID(p.Result.CallID),
 					Name:     p.Result.Name,
-					Response: map[string]any{key: p.Result.Content},
+					Response: map[string]string{key: p.Result.Content},
 				}})
 			case p.Kind == PartText && p.Text != "":
-				rest = append(rest, &genai.Part{Text: p.Text})
+				rest = append(rest, geminiPart{Text: p.Text})
+			case p.Kind == PartImage && p.Image != nil:
+				rest = append(rest, geminiPart{InlineData: &geminiBlob{MIMEType: p.Image.MIMEType, Data: p.Image.Data}})
 			}
 		}
-		add(genai.RoleUser, append(results, rest...))
+		add("user", append(results, rest...))
 	}
 	return out
 }
@@ -178,21 +255,48 @@ func sentID(id string) string {
 	return id
 }
 
-func decodeSignature(s string) []byte {
+// validSignature returns a thought signature to send back: the API's
+// bytes in base64, as they came. One that is not base64 cannot be the
+// API's and is not sent.
+func validSignature(s string) string {
 	if s == "" {
-		return nil
+		return ""
 	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return ""
 	}
-	return b
+	return s
 }
 
-func (c *geminiClient) attempt(ctx context.Context, contents []*genai.Content, config *genai.GenerateContentConfig, emit func(Event) bool) error {
+// geminiStreamChunk is one streamed response.
+type geminiStreamChunk struct {
+	Candidates []struct {
+		Content *struct {
+			Parts []geminiPart `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata *struct {
+		PromptTokenCount        int `json:"promptTokenCount"`
+		CandidatesTokenCount    int `json:"candidatesTokenCount"`
+		CachedContentTokenCount int `json:"cachedContentTokenCount"`
+		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+	} `json:"usageMetadata"`
+	PromptFeedback *struct {
+		BlockReason string `json:"blockReason"`
+	} `json:"promptFeedback"`
+	geminiErrorBody
+}
+
+func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.url, c.header, body, parseGeminiError)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
 	var (
 		usage  Usage
-		finish genai.FinishReason
+		finish string
 		calls  int
 	)
 	send := func(ev Event) error {
@@ -201,25 +305,29 @@ func (c *geminiClient) attempt(ctx context.Context, contents []*genai.Content, c
 		}
 		return nil
 	}
-	for resp, err := range c.client.Models.GenerateContentStream(ctx, c.model, contents, config) {
-		if err != nil {
-			return err
+	err = readEvents(resp, func(ev sseEvent) (bool, error) {
+		var chunk geminiStreamChunk
+		if err := decodeEvent(ev.data, &chunk); err != nil {
+			return false, err
 		}
-		if u := resp.UsageMetadata; u != nil {
+		if m := chunk.message(); m != "" {
+			return false, &eventError{message: m}
+		}
+		if u := chunk.UsageMetadata; u != nil {
 			usage = Usage{
-				InputTokens:     int(u.PromptTokenCount - u.CachedContentTokenCount),
-				OutputTokens:    int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-				CacheReadTokens: int(u.CachedContentTokenCount),
+				InputTokens:     u.PromptTokenCount - u.CachedContentTokenCount,
+				OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
+				CacheReadTokens: u.CachedContentTokenCount,
 			}
 		}
-		if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
 			// The prompt itself was blocked: no candidates will come.
-			finish = genai.FinishReasonSafety
+			finish = "SAFETY"
 		}
-		if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
-			continue
+		if len(chunk.Candidates) == 0 {
+			return false, nil
 		}
-		cand := resp.Candidates[0]
+		cand := chunk.Candidates[0]
 		if cand.Content != nil {
 			for _, p := range cand.Content.Parts {
 				var err error
@@ -230,27 +338,29 @@ func (c *geminiClient) attempt(ctx context.Context, contents []*genai.Content, c
 					if id == "" {
 						id = fmt.Sprintf("%s%d", geminiIDPrefix, calls)
 					}
-					args, _ := json.Marshal(fc.Args) // a map of decoded JSON
-					if fc.Args == nil {
-						args = []byte("{}")
-					}
 					calls++
-					err = send(Event{Kind: EventToolCall, Call: &ToolCall{ID: id, Name: fc.Name, Args: args, Signature: encodeSignature(p.ThoughtSignature)}})
+					err = send(Event{Kind: EventToolCall, Call: &ToolCall{ID: id, Name: fc.Name, Args: objectArgs(fc.Args), Signature: p.ThoughtSignature}})
 				case p.Thought:
-					if p.Text != "" || len(p.ThoughtSignature) > 0 {
-						err = send(Event{Kind: EventThinking, Text: p.Text, Signature: encodeSignature(p.ThoughtSignature)})
+					if p.Text != "" || p.ThoughtSignature != "" {
+						err = send(Event{Kind: EventThinking, Text: p.Text, Signature: p.ThoughtSignature})
 					}
 				case p.Text != "":
 					err = send(Event{Kind: EventText, Text: p.Text})
 				}
 				if err != nil {
-					return err
+					return false, err
 				}
 			}
 		}
 		if cand.FinishReason != "" {
 			finish = cand.FinishReason
 		}
+		return false, nil
+	})
+	// The stream has no end marker: the body ends after the chunk that
+	// carries the finish reason.
+	if err != nil && err != errIncomplete {
+		return err
 	}
 	if finish == "" {
 		return errIncomplete
@@ -258,20 +368,11 @@ func (c *geminiClient) attempt(ctx context.Context, contents []*genai.Content, c
 	return endReply(emit, usage, geminiStop(finish, calls > 0))
 }
 
-func encodeSignature(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-func geminiStop(r genai.FinishReason, calls bool) StopReason {
+func geminiStop(r string, calls bool) StopReason {
 	switch r {
-	case genai.FinishReasonMaxTokens:
+	case "MAX_TOKENS":
 		return StopMaxTokens
-	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist,
-		genai.FinishReasonProhibitedContent, genai.FinishReasonSPII, genai.FinishReasonImageSafety,
-		genai.FinishReasonImageProhibitedContent:
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT":
 		return StopRefusal
 	}
 	if calls {

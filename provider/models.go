@@ -2,9 +2,6 @@ package provider
 
 import (
 	"errors"
-	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -12,68 +9,17 @@ import (
 // fit in a request, what a token costs, and how many tokens a request is
 // likely to hold before the API says.
 
-// ErrContextLength is matched (errors.Is) by a provider *Error saying the
-// request held more tokens than the model's context window.
-var ErrContextLength = errors.New("context length exceeded")
-
-// Is reports whether e is a context-length failure, for
-// errors.Is(err, ErrContextLength).
-func (e *Error) Is(target error) bool {
-	return target == ErrContextLength && e.cause == nil && !e.Partial && isContextLengthMessage(e.Status, e.Message)
-}
-
-// contextLengthPhrases are how the APIs word a request over the window:
-// OpenAI and compatible servers (vLLM, LM Studio, llama.cpp, OpenRouter),
-// Anthropic ("prompt is too long"), Gemini ("input token count ...
-// exceeds the maximum").
-var contextLengthPhrases = []string{
-	"context_length_exceeded",
-	"context length",
-	"context window",
-	"maximum context",
-	"prompt is too long",
-	"input is too long",
-	"too many tokens",
-	"exceeds the maximum number of tokens",
-	"exceeds the context",
-	"reduce the length of the messages",
-}
-
-func isContextLengthMessage(status int, msg string) bool {
-	if status != 0 && status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
-		return false
-	}
-	m := strings.ToLower(msg)
-	for _, p := range contextLengthPhrases {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// windowInMessage finds the window size in a context-length message:
-// "maximum context length is 32768 tokens" (OpenAI, vLLM), "> 200000
-// maximum" (Anthropic), "maximum number of tokens allowed (1048576)"
-// (Gemini).
-var windowInMessage = regexp.MustCompile(`(?i)(?:maximum context length is|context length of|context window of|>\s*|maximum number of tokens allowed \()\s*(\d{3,9})`)
-
 // WindowFromError returns the context window a context-length error
 // names, or 0 when it names none. Servers that report their real window
-// this way correct a table entry or the default for local models.
+// this way correct a table entry or the default for local models. Each
+// client reads the figure where it parses the vendor's error
+// (Error.ContextWindow).
 func WindowFromError(err error) int {
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrContextLength) {
 		return 0
 	}
-	m := windowInMessage.FindAllStringSubmatch(e.Message, -1)
-	if len(m) == 0 {
-		return 0
-	}
-	// Anthropic's "210000 tokens > 200000 maximum": the figure after ">"
-	// is the window; with several matches the last one is.
-	n, _ := strconv.Atoi(m[len(m)-1][1])
-	return n
+	return e.ContextWindow
 }
 
 // WindowReporter is implemented by providers that learn their model's

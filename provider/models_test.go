@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -74,35 +73,6 @@ func TestCost(t *testing.T) {
 	}
 	if _, ok := Cost("openai", "unheard-of", Usage{InputTokens: 5}); ok {
 		t.Error("an unknown model has a price")
-	}
-}
-
-func TestErrContextLength(t *testing.T) {
-	for _, c := range []struct {
-		status int
-		msg    string
-		is     bool
-		window int
-	}{
-		{400, "This model's maximum context length is 32768 tokens. However, your messages resulted in 40000 tokens.", true, 32768},
-		{400, "prompt is too long: 210000 tokens > 200000 maximum", true, 200000},
-		{400, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", true, 1048576},
-		{400, "Trying to keep the first 9000 tokens when context the overflows. However, the model is loaded with context length of 8192", true, 8192},
-		{413, "request too large: too many tokens", true, 0},
-		{400, "invalid tool schema", false, 0},
-		{429, "rate limited: too many tokens per minute", false, 0},
-	} {
-		err := fmt.Errorf("turn: %w", &Error{Provider: "p", Status: c.status, Attempts: 1, Message: c.msg})
-		if got := errors.Is(err, ErrContextLength); got != c.is {
-			t.Errorf("%d %q: errors.Is = %v, want %v", c.status, c.msg, got, c.is)
-		}
-		if got := WindowFromError(err); got != c.window {
-			t.Errorf("%q: WindowFromError = %d, want %d", c.msg, got, c.window)
-		}
-	}
-	partial := &Error{Provider: "p", Status: 0, Partial: true, Message: "context length exceeded"}
-	if errors.Is(partial, ErrContextLength) {
-		t.Error("a reply cut mid-stream counts as a context-length error")
 	}
 }
 

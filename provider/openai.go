@@ -3,14 +3,9 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -21,7 +16,9 @@ type openaiClient struct {
 	name   string
 	model  string
 	native bool
-	chat   openai.ChatCompletionService
+	url    string
+	header http.Header
+	http   *http.Client
 	retry  *retrier
 }
 
@@ -30,22 +27,21 @@ func newOpenAI(cfg Config) *openaiClient {
 	if base == "" {
 		base = "https://api.openai.com/v1/"
 	}
-	// The service is built from our options alone, not through
-	// openai.NewClient, which would add OPENAI_* environment settings: an
-	// OPENAI_API_KEY must never be sent to a local server that did not
-	// ask for it.
-	chat := openai.NewChatCompletionService(
-		option.WithBaseURL(base),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(instrument(cfg.HTTPClient)),
-		option.WithMaxRetries(0),
-	)
+	// The key comes from our settings alone, never from OPENAI_*
+	// variables: an OPENAI_API_KEY must never be sent to a local server
+	// that did not ask for it. No key, no Authorization header.
+	header := http.Header{}
+	if cfg.APIKey != "" {
+		header.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
 	return &openaiClient{
 		name:   cfg.Name,
 		model:  cfg.Model,
 		native: cfg.native(),
-		chat:   chat,
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger, describeOpenAI),
+		url:    joinURL(base, "chat/completions"),
+		header: header,
+		http:   httpClient(cfg.HTTPClient),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
 	}
 }
 
@@ -53,140 +49,190 @@ func (c *openaiClient) Name() string      { return c.name }
 func (c *openaiClient) Model() string     { return c.model }
 func (c *openaiClient) NativeTools() bool { return c.native }
 
-// describeOpenAI takes the API's own message from an error response or an
-// error event inside the stream.
-func describeOpenAI(err error) string {
-	var ae *openai.Error
-	if errors.As(err, &ae) && ae.Message != "" {
-		return ae.Message
+// openaiErrorDetail is the error object of an error answer or an error
+// chunk. Compatible servers fill it unevenly: code may be a string
+// (OpenAI) or a number (llama.cpp), and llama.cpp adds the context size.
+type openaiErrorDetail struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	NCtx    int             `json:"n_ctx"`
+}
+
+// openaiContextWords are what compatible servers say when a prompt does
+// not fit: vLLM and OpenRouter "maximum context length is N tokens",
+// others "context length exceeded", llama.cpp "exceeds the available
+// context size".
+var openaiContextWords = []string{"context length", "maximum context", "context size", "context window"}
+
+// contextLengthExceeded reports whether an OpenAI-shaped error means the
+// prompt is over the context window.
+func (d openaiErrorDetail) contextLengthExceeded() bool {
+	if jsonString(d.Code) == "context_length_exceeded" || d.Type == "exceed_context_size_error" {
+		return true
 	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return se.Message
+	msg := strings.ToLower(d.Message)
+	for _, w := range openaiContextWords {
+		if strings.Contains(msg, w) {
+			return true
+		}
 	}
-	return ""
+	return false
+}
+
+// parseOpenAIError reads an error answer. Some compatible servers send
+// the error object at the top level, or a bare string.
+func parseOpenAIError(status int, body []byte) apiError {
+	var b struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return apiError{}
+	}
+	var d openaiErrorDetail
+	if s := jsonString(b.Error); s != "" {
+		d.Message = s
+	} else if json.Unmarshal(b.Error, &d) != nil || d.Message == "" {
+		_ = json.Unmarshal(body, &d)
+	}
+	a := apiError{
+		message:       d.Message,
+		contextLength: (status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge) && d.contextLengthExceeded(),
+	}
+	if a.contextLength {
+		a.contextWindow = d.NCtx
+		if a.contextWindow == 0 {
+			a.contextWindow = numberAfter(d.Message, "maximum context length is ")
+		}
+	}
+	return a
 }
 
 func (c *openaiClient) Stream(ctx context.Context, req Request) (Stream, error) {
-	params, err := c.params(req)
+	body, err := c.body(req)
 	if err != nil {
 		return nil, err
 	}
 	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, params, emit)
+		return c.attempt(ctx, body, emit)
 	}), nil
 }
 
-func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(c.model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+// openaiRequest is the body of a Chat Completions request.
+type openaiRequest struct {
+	Model               string              `json:"model"`
+	Messages            []openaiMessage     `json:"messages"`
+	Stream              bool                `json:"stream"`
+	StreamOptions       openaiStreamOptions `json:"stream_options"`
+	MaxTokens           int                 `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64            `json:"temperature,omitempty"`
+	Tools               json.RawMessage     `json:"tools,omitempty"`
+}
+
+type openaiStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// openaiMessage is one chat message. Content is a string, or for a user
+// turn with images an array of content parts.
+type openaiMessage struct {
+	Role string `json:"role"`
+	// Content is a JSON string, or an array of content parts; it is left
+	// out of an assistant message that only calls tools, and always sent
+	// in a tool message, even empty.
+	Content    json.RawMessage  `json:"content,omitempty"`
+	ToolCalls  []openaiToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type openaiToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type openaiContentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text,omitempty"`
+	ImageURL *openaiImageURL `json:"image_url,omitempty"`
+}
+
+type openaiImageURL struct {
+	URL string `json:"url"`
+}
+
+func (c *openaiClient) body(req Request) ([]byte, error) {
+	p := openaiRequest{
+		Model:         c.model,
+		Stream:        true,
+		StreamOptions: openaiStreamOptions{IncludeUsage: true},
+		Temperature:   req.Temperature,
 	}
 	if req.MaxTokens > 0 {
 		// OpenAI's reasoning models reject max_tokens; most compatible
 		// servers know only max_tokens.
 		if c.name == "openai" {
-			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxTokens = req.MaxTokens
 		}
-	}
-	if req.Temperature != nil {
-		p.Temperature = openai.Float(*req.Temperature)
 	}
 	if c.native && len(req.Tools) > 0 {
-		ts, err := openaiTools(req.Tools)
+		raw, err := renderTools(tools.FormatOpenAI, req.Tools)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
-		p.Tools = ts
+		p.Tools = raw
 	}
 	msgs := req.Messages
 	if !c.native {
 		msgs = ToolsAsText(msgs)
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, openaiMessage{Role: "system", Content: rawJSON(req.System)})
 	}
 	p.Messages = append(p.Messages, openaiMessages(msgs)...)
-	return p, nil
-}
-
-// openaiTools converts tools.Render's OpenAI output into SDK values. The
-// top level of each parameters schema becomes a map (the SDK's type);
-// nested schemas stay raw JSON, keeping their authors' key order.
-func openaiTools(defs []ToolDef) ([]openai.ChatCompletionToolUnionParam, error) {
-	raw, err := renderTools(tools.FormatOpenAI, defs)
-	if err != nil {
-		return nil, err
-	}
-	var rendered []struct {
-		Function struct {
-			Name        string                     `json:"name"`
-			Description string                     `json:"description"`
-			Strict      *bool                      `json:"strict"`
-			Parameters  map[string]json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	}
-	if err := json.Unmarshal(raw, &rendered); err != nil {
-		return nil, fmt.Errorf("provider: reading rendered tools: %w", err)
-	}
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(rendered))
-	for _, r := range rendered {
-		fn := shared.FunctionDefinitionParam{Name: r.Function.Name}
-		if r.Function.Description != "" {
-			fn.Description = openai.String(r.Function.Description)
-		}
-		if r.Function.Strict != nil {
-			fn.Strict = openai.Bool(*r.Function.Strict)
-		}
-		if r.Function.Parameters != nil {
-			fn.Parameters = shared.FunctionParameters{}
-			for k, v := range r.Function.Parameters {
-				fn.Parameters[k] = v
-			}
-		}
-		out = append(out, openai.ChatCompletionFunctionTool(fn))
-	}
-	return out, nil
+	return json.Marshal(p)
 }
 
 // openaiMessages converts the history: tool results become one tool
 // message each (before any text of the same turn), assistant tool calls
 // ride on the assistant message, and thinking is dropped, since Chat
-// Completions takes no reasoning back.
-func openaiMessages(msgs []Message) []openai.ChatCompletionMessageParamUnion {
-	var out []openai.ChatCompletionMessageParamUnion
+// Completions takes no reasoning back. A user turn with images sends its
+// text and images as content parts, in their order.
+func openaiMessages(msgs []Message) []openaiMessage {
+	var out []openaiMessage
 	for _, m := range msgs {
 		var text strings.Builder
 		if m.Role == RoleAssistant {
-			var calls []openai.ChatCompletionMessageToolCallUnionParam
+			var calls []openaiToolCall
 			for _, p := range m.Parts {
 				switch {
 				case p.Kind == PartText:
 					text.WriteString(p.Text)
 				case p.Kind == PartToolCall && p.Call != nil:
-					calls = append(calls, openai.ChatCompletionMessageToolCallUnionParam{
-						OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-							ID: p.Call.ID,
-							Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-								Name:      p.Call.Name,
-								Arguments: string(objectArgs(p.Call.Args)),
-							},
-						},
-					})
+					tc := openaiToolCall{ID: p.Call.ID, Type: "function"}
+					tc.Function.Name = p.Call.Name
+					tc.Function.Arguments = string(objectArgs(p.Call.Args))
+					calls = append(calls, tc)
 				}
 			}
 			if text.Len() == 0 && len(calls) == 0 {
 				continue
 			}
-			a := openai.ChatCompletionAssistantMessageParam{ToolCalls: calls}
+			a := openaiMessage{Role: "assistant", ToolCalls: calls}
 			if text.Len() > 0 {
-				a.Content.OfString = openai.String(text.String())
+				a.Content = rawJSON(text.String())
 			}
-			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			out = append(out, a)
 			continue
 		}
+		var parts []openaiContentPart
+		images := false
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == PartToolResult && p.Result != nil:
@@ -195,16 +241,65 @@ func openaiMessages(msgs []Message) []openai.ChatCompletionMessageParamUnion {
 					// Chat Completions has no error flag for results.
 					content = "Error: " + content
 				}
-				out = append(out, openai.ToolMessage(content, p.Result.CallID))
+				out = append(out, openaiMessage{Role: "tool", Content: rawJSON(content), ToolCallID: p.Result.CallID})
 			case p.Kind == PartText:
 				text.WriteString(p.Text)
+				if p.Text != "" {
+					parts = append(parts, openaiContentPart{Type: "text", Text: p.Text})
+				}
+			case p.Kind == PartImage && p.Image != nil:
+				images = true
+				parts = append(parts, openaiContentPart{Type: "image_url", ImageURL: &openaiImageURL{
+					URL: "data:" + p.Image.MIMEType + ";base64," + p.Image.Data,
+				}})
 			}
 		}
-		if text.Len() > 0 {
-			out = append(out, openai.UserMessage(text.String()))
+		switch {
+		case images:
+			out = append(out, openaiMessage{Role: "user", Content: rawJSON(parts)})
+		case text.Len() > 0:
+			out = append(out, openaiMessage{Role: "user", Content: rawJSON(text.String())})
 		}
 	}
 	return out
+}
+
+// rawJSON encodes v, which is a string or content parts and always
+// encodes.
+func rawJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// openaiStreamChunk is one streamed chunk. Fields whose type varies between
+// servers are kept raw.
+type openaiStreamChunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          string          `json:"content"`
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			ToolCalls        []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens     int `json:"cached_tokens"`
+			CacheWriteTokens int `json:"cache_write_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
 }
 
 // openaiCall is one tool call while its chunks arrive.
@@ -213,14 +308,17 @@ type openaiCall struct {
 	args     []byte
 }
 
-func (c *openaiClient) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event) bool) error {
-	s := c.chat.NewStreaming(ctx, params)
-	defer s.Close()
+func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.url, c.header, body, parseOpenAIError)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
 	var (
 		usage   Usage
 		finish  string
-		current = map[int64]*openaiCall{} // the call being built at each index
-		calls   []*openaiCall             // in order of appearance
+		current = map[int]*openaiCall{} // the call being built at each index
+		calls   []*openaiCall           // in order of appearance
 		flushed bool
 	)
 	send := func(ev Event) error {
@@ -247,31 +345,37 @@ func (c *openaiClient) attempt(ctx context.Context, params openai.ChatCompletion
 		}
 		return nil
 	}
-	for s.Next() {
-		chunk := s.Current()
-		if chunk.JSON.Usage.Valid() {
-			u := chunk.Usage
-			cached := int(u.PromptTokensDetails.CachedTokens)
-			usage = Usage{
-				InputTokens:      int(u.PromptTokens) - cached,
-				OutputTokens:     int(u.CompletionTokens),
-				CacheReadTokens:  cached,
-				CacheWriteTokens: int(u.PromptTokensDetails.CacheWriteTokens),
-			}
+	err = readEvents(resp, func(ev sseEvent) (bool, error) {
+		if string(ev.data) == "[DONE]" {
+			return true, nil
+		}
+		var chunk openaiStreamChunk
+		if err := decodeEvent(ev.data, &chunk); err != nil {
+			return false, err
+		}
+		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
+			return false, &eventError{message: openaiEventMessage(chunk.Error)}
+		}
+		if u := chunk.Usage; u != nil {
+			cached := u.PromptTokensDetails.CachedTokens
+			usage.InputTokens = u.PromptTokens - cached
+			usage.OutputTokens = u.CompletionTokens
+			usage.CacheReadTokens = cached
+			usage.CacheWriteTokens = u.PromptTokensDetails.CacheWriteTokens
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
 				continue
 			}
 			d := ch.Delta
-			if t := reasoningText(d); t != "" {
+			if t := reasoningText(d.ReasoningContent, d.Reasoning); t != "" {
 				if err := send(Event{Kind: EventThinking, Text: t}); err != nil {
-					return err
+					return false, err
 				}
 			}
 			if d.Content != "" {
 				if err := send(Event{Kind: EventText, Text: d.Content}); err != nil {
-					return err
+					return false, err
 				}
 			}
 			for _, tc := range d.ToolCalls {
@@ -294,12 +398,15 @@ func (c *openaiClient) attempt(ctx context.Context, params openai.ChatCompletion
 			if ch.FinishReason != "" {
 				finish = ch.FinishReason
 				if err := flush(); err != nil {
-					return err
+					return false, err
 				}
 			}
 		}
-	}
-	if err := s.Err(); err != nil {
+		return false, nil
+	})
+	// A server may end the body without [DONE] once it has said why the
+	// reply stopped; that reply is complete.
+	if err != nil && !(err == errIncomplete && finish != "") {
 		return err
 	}
 	if finish == "" {
@@ -308,19 +415,26 @@ func (c *openaiClient) attempt(ctx context.Context, params openai.ChatCompletion
 	return endReply(emit, usage, openaiStop(finish, len(calls) > 0))
 }
 
+// openaiEventMessage is the message of an error chunk, whose error is an
+// object with a message or a bare string.
+func openaiEventMessage(raw json.RawMessage) string {
+	if s := jsonString(raw); s != "" {
+		return s
+	}
+	var d openaiErrorDetail
+	if json.Unmarshal(raw, &d) == nil && d.Message != "" {
+		return d.Message
+	}
+	return "error in stream: " + bodyText(raw)
+}
+
 // reasoningText returns the reasoning a compatible server streams next to
 // the content: reasoning_content (DeepSeek, vLLM) or reasoning
-// (OpenRouter, Ollama).
-func reasoningText(d openai.ChatCompletionChunkChoiceDelta) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		// The SDK marks fields outside its schema as not Valid; their raw
-		// JSON is still there.
-		f, ok := d.JSON.ExtraFields[k]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+// (OpenRouter, Ollama). Either may be something other than a string on
+// some server; that is ignored.
+func reasoningText(fields ...json.RawMessage) string {
+	for _, f := range fields {
+		if s := jsonString(f); s != "" {
 			return s
 		}
 	}

@@ -73,6 +73,9 @@ const (
 	PartThinking   PartKind = "thinking"
 	PartToolCall   PartKind = "tool_call"
 	PartToolResult PartKind = "tool_result"
+	// PartImage is an image the user attached; only user messages carry
+	// one.
+	PartImage PartKind = "image"
 )
 
 // Message is one turn of a conversation. It is plain data with JSON tags,
@@ -84,7 +87,7 @@ type Message struct {
 
 // Part is one piece of a message. Kind says which fields are used: Text
 // for text; Text, Signature and Redacted for thinking; Call for a tool
-// call; Result for a tool result.
+// call; Result for a tool result; Image for an image.
 type Part struct {
 	Kind PartKind `json:"kind"`
 	Text string   `json:"text,omitempty"`
@@ -98,6 +101,15 @@ type Part struct {
 	Redacted bool        `json:"redacted,omitempty"`
 	Call     *ToolCall   `json:"call,omitempty"`
 	Result   *ToolResult `json:"result,omitempty"`
+	Image    *Image      `json:"image,omitempty"`
+}
+
+// Image is an image sent inline with a message.
+type Image struct {
+	// MIMEType is the image's media type, such as "image/png".
+	MIMEType string `json:"mime_type"`
+	// Data is the image file, base64-encoded (standard alphabet, padded).
+	Data string `json:"data"`
 }
 
 // ToolCall is a complete call of a tool by the model.
@@ -137,6 +149,11 @@ func CallPart(c ToolCall) Part { return Part{Kind: PartToolCall, Call: &c} }
 
 // ResultPart returns a tool result part.
 func ResultPart(r ToolResult) Part { return Part{Kind: PartToolResult, Result: &r} }
+
+// ImagePart returns an image part from a media type and base64 data.
+func ImagePart(mimeType, data string) Part {
+	return Part{Kind: PartImage, Image: &Image{MIMEType: mimeType, Data: data}}
+}
 
 // UserText returns a user message holding one text part.
 func UserText(text string) Message {

@@ -4,20 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
-// RetryPolicy bounds the one retry policy all clients share; the SDKs'
-// own retries are switched off so that a failing request is not retried
-// by two layers at once.
+// RetryPolicy bounds the one retry policy all clients share.
 type RetryPolicy struct {
 	// MaxAttempts is the number of tries in all; 0 means 4.
 	MaxAttempts int
@@ -56,10 +52,16 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return half + rand.N(half+1)
 }
 
+// ErrContextLength is matched (errors.Is) by an *Error whose request was
+// refused because the prompt does not fit the model's context window.
+// Such a request is never retried as it is: the caller must shorten the
+// history first.
+var ErrContextLength = errors.New("context length exceeded")
+
 // Error is a provider failure the retry policy gave up on or would not
-// retry. Its text never holds the API key: messages from the API and the
-// SDKs are scrubbed, and the SDK errors themselves are not kept, since
-// they carry requests (URLs, headers) that may.
+// retry. Its text never holds the API key: messages from the API are
+// scrubbed, and the underlying errors are not kept, since they may carry
+// request URLs.
 type Error struct {
 	// Provider is the provider's name.
 	Provider string
@@ -75,6 +77,14 @@ type Error struct {
 	RetryAfter time.Duration
 	// Message says what went wrong.
 	Message string
+	// ContextLength reports that the prompt exceeded the model's context
+	// window; errors.Is(err, ErrContextLength) tests it.
+	ContextLength bool
+	// ContextWindow is the model's context size in tokens, when a context
+	// length failure said it (most do: "maximum context length is N
+	// tokens"); 0 otherwise. None of the APIs reports it with a
+	// successful reply.
+	ContextWindow int
 
 	cause error // a context error, or nil
 }
@@ -116,12 +126,16 @@ func (e *Error) Error() string {
 // errors.Is(err, context.Canceled) holds; otherwise nil.
 func (e *Error) Unwrap() error { return e.cause }
 
+// Is reports whether e is a context length failure when target is
+// ErrContextLength.
+func (e *Error) Is(target error) bool { return target == ErrContextLength && e.ContextLength }
+
 // Retryable reports whether the same request could succeed later: a rate
 // limit, a server error, or a broken connection. Callers that retry whole
 // turns may use it; the stream has already retried as far as its policy
 // allows.
 func (e *Error) Retryable() bool {
-	return e.cause == nil && (e.Status == 0 || retryableStatus(e.Status))
+	return e.cause == nil && !e.ContextLength && (e.Status == 0 || retryableStatus(e.Status))
 }
 
 func retryableStatus(status int) bool {
@@ -151,79 +165,6 @@ func (s scrubber) scrub(text string) string {
 		text = strings.ReplaceAll(text, f, "[redacted]")
 	}
 	return text
-}
-
-// attemptRecord is what the instrumented transport saw of one attempt's
-// HTTP exchange. It lets the retry policy classify failures the same way
-// for all three SDKs, whose error types differ.
-type attemptRecord struct {
-	mu         sync.Mutex
-	status     int
-	retryAfter time.Duration
-	netErr     error // the round trip itself failed
-	bodyErr    error // reading the response body failed (not io.EOF)
-}
-
-func (r *attemptRecord) snapshot() (status int, retryAfter time.Duration, netErr, bodyErr error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status, r.retryAfter, r.netErr, r.bodyErr
-}
-
-type recordKey struct{}
-
-// instrument returns a copy of c whose transport records each response's
-// status, Retry-After and body read errors into the attemptRecord carried
-// by the request's context. A nil c gets a plain client without timeout:
-// replies stream for minutes, and the context bounds them.
-func instrument(c *http.Client) *http.Client {
-	var cp http.Client
-	if c != nil {
-		cp = *c
-	}
-	base := cp.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	cp.Transport = recordingTransport{base: base}
-	return &cp
-}
-
-type recordingTransport struct{ base http.RoundTripper }
-
-func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	rec, _ := req.Context().Value(recordKey{}).(*attemptRecord)
-	resp, err := t.base.RoundTrip(req)
-	if rec == nil {
-		return resp, err
-	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if err != nil {
-		rec.netErr = err
-		return resp, err
-	}
-	rec.status = resp.StatusCode
-	rec.retryAfter = retryAfter(resp.Header, time.Now())
-	resp.Body = &recordingBody{ReadCloser: resp.Body, rec: rec}
-	return resp, nil
-}
-
-type recordingBody struct {
-	io.ReadCloser
-	rec *attemptRecord
-}
-
-func (b *recordingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		b.rec.mu.Lock()
-		if b.rec.bodyErr == nil {
-			b.rec.bodyErr = err
-		}
-		b.rec.mu.Unlock()
-	}
-	return n, err
 }
 
 // retryAfter reads the wait a server asks for: retry-after-ms (sent by
@@ -268,20 +209,17 @@ type retrier struct {
 	policy   RetryPolicy
 	scrub    scrubber
 	logger   *slog.Logger
-	// describe extracts the API's own message from an SDK error, or "".
-	describe func(error) string
 	// sleep waits for d or until ctx is done; tests replace it to record
 	// the waits instead of taking them.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newRetrier(provider string, policy RetryPolicy, apiKey string, logger *slog.Logger, describe func(error) string) *retrier {
+func newRetrier(provider string, policy RetryPolicy, apiKey string, logger *slog.Logger) *retrier {
 	return &retrier{
 		provider: provider,
 		policy:   policy.withDefaults(),
 		scrub:    newScrubber(apiKey),
 		logger:   logger,
-		describe: describe,
 		sleep:    sleepCtx,
 	}
 }
@@ -312,8 +250,7 @@ func (r *retrier) stream(ctx context.Context, run attemptFunc) Stream {
 			return !stopped
 		}
 		for attempt := 1; ; attempt++ {
-			rec := &attemptRecord{}
-			actx, cancel := context.WithCancel(context.WithValue(ctx, recordKey{}, rec))
+			actx, cancel := context.WithCancel(ctx)
 			err := run(actx, emit)
 			cancel()
 			if stopped || err == nil {
@@ -323,8 +260,9 @@ func (r *retrier) stream(ctx context.Context, run attemptFunc) Stream {
 				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Partial: delivered, cause: ctx.Err()})
 				return
 			}
-			f := r.classify(err, rec)
-			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message}
+			f := r.classify(err)
+			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message,
+				ContextLength: f.contextLength, ContextWindow: f.contextWindow}
 			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts {
 				yield(Event{}, e)
 				return
@@ -352,40 +290,37 @@ func (r *retrier) stream(ctx context.Context, run attemptFunc) Stream {
 }
 
 type failure struct {
-	status     int
-	retryable  bool
-	retryAfter time.Duration
-	message    string
+	status        int
+	retryable     bool
+	retryAfter    time.Duration
+	contextLength bool
+	contextWindow int
+	message       string
 }
 
-// classify decides whether an attempt's failure is worth another try,
-// from what the transport saw rather than from SDK error types.
-func (r *retrier) classify(err error, rec *attemptRecord) failure {
-	status, after, netErr, bodyErr := rec.snapshot()
-	msg := ""
-	if r.describe != nil {
-		msg = r.describe(err)
-	}
-	if msg == "" {
-		msg = err.Error()
-	}
-	f := failure{message: r.scrub.scrub(msg)}
+// classify decides whether an attempt's failure is worth another try.
+func (r *retrier) classify(err error) failure {
+	f := failure{message: r.scrub.scrub(err.Error())}
+	var (
+		ce *connError
+		se *statusError
+		be *streamError
+		ee *eventError
+	)
 	switch {
-	case netErr != nil:
-		// No answer at all: a refused or reset connection, a DNS failure.
+	case errors.As(err, &ce):
+		// No answer at all.
 		f.retryable = true
-		f.message = r.scrub.scrub("connection failed: " + rootCause(netErr).Error())
-	case status >= 400:
-		f.status = status
-		f.retryable = retryableStatus(status)
-		f.retryAfter = after
-	case status >= 200 && status < 300:
+	case errors.As(err, &se):
+		f.status = se.status
+		f.contextLength = se.contextLength
+		f.contextWindow = se.contextWindow
+		f.retryable = retryableStatus(se.status) && !se.contextLength
+		f.retryAfter = se.retryAfter
+	case errors.As(err, &be), errors.As(err, &ee), errors.Is(err, errIncomplete):
 		// The reply started and then broke: a cut connection, an error
 		// event inside the stream, or an early end.
 		f.retryable = true
-		if bodyErr != nil {
-			f.message = r.scrub.scrub("stream broken: " + rootCause(bodyErr).Error())
-		}
 	default:
 		// Nothing was sent: the request could not be built.
 	}

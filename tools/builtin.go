@@ -79,6 +79,18 @@ func builtinTable() []builtinMeta {
 	}
 }
 
+// BuiltinNames lists the built-in tools' names in BuiltinSpecs' order,
+// without building their specs (which reads and compacts every schema):
+// initialize announces the names and needs nothing else.
+func BuiltinNames() []string {
+	table := builtinTable()
+	names := make([]string, len(table))
+	for i, m := range table {
+		names[i] = m.name
+	}
+	return names
+}
+
 // BuiltinSpecs returns the spec of every built-in tool, in a fixed order.
 // Each call returns fresh values the caller may change.
 func BuiltinSpecs() []Spec {
@@ -140,7 +152,7 @@ func NewTool(spec Spec, build BuildFunc) (Tool, error) {
 	if len(bytes.TrimSpace(spec.Parameters)) == 0 {
 		spec.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	if c, ok := builtinSchemas[spec.Name]; ok && bytes.Equal(c.params, spec.Parameters) {
+	if c, ok := builtinSchemas()[spec.Name]; ok && bytes.Equal(c.params, spec.Parameters) {
 		r := c.resolve()
 		if r.err != nil {
 			return nil, r.err
@@ -177,8 +189,10 @@ func resolveSchema(name string, params json.RawMessage) resolvedSchema {
 // builtinSchemas resolves each built-in tool's schema at most once per
 // process: the schemas are compiled in, so their resolved form is as
 // constant as they are, and every session's registry can share it
-// (resolving them all took a millisecond per session).
-var builtinSchemas = func() map[string]struct {
+// (resolving them all took a millisecond per session). The table itself
+// is built on first use, not at package init: a daemon that only answers
+// initialize never needs it.
+var builtinSchemas = sync.OnceValue(func() map[string]struct {
 	params  json.RawMessage
 	resolve func() resolvedSchema
 } {
@@ -194,7 +208,7 @@ var builtinSchemas = func() map[string]struct {
 		}{spec.Parameters, sync.OnceValue(func() resolvedSchema { return resolveSchema(spec.Name, spec.Parameters) })}
 	}
 	return m
-}()
+})
 
 // Builtin returns the built-in tool called name with its implementation.
 func Builtin(name string, build BuildFunc) (Tool, error) {

@@ -1,8 +1,9 @@
 // Command startup measures the daemon as an editor sees it: the time from
 // starting the process to the initialize answer, and the resident memory
-// once initialized and idle. It builds cline-ls, then starts it -n times.
+// once initialized and idle. It builds cline-ls (or takes the binary -bin
+// names, to compare builds in one run), then starts it -n times.
 //
-//	go run ./bench/startup [-n 50]
+//	go run ./bench/startup [-n 50] [-bin path]
 package main
 
 import (
@@ -22,48 +23,65 @@ import (
 
 func main() {
 	n := flag.Int("n", 50, "number of starts")
+	prebuilt := flag.String("bin", "", "measure these cline-ls binaries (comma-separated) instead of building one; starts alternate between them, so they share the machine's load")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "cline-ls-bench")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "cline-ls")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cline-ls").CombinedOutput(); err != nil {
-		log.Fatalf("build: %v\n%s", err, out)
+	var bins []string
+	if *prebuilt != "" {
+		bins = strings.Split(*prebuilt, ",")
+	} else {
+		bin := filepath.Join(dir, "cline-ls")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/cline-ls").CombinedOutput(); err != nil {
+			log.Fatalf("build: %v\n%s", err, out)
+		}
+		bins = []string{bin}
 	}
 	root := filepath.Join(dir, "ws")
 	os.Mkdir(root, 0o755)
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://%s","capabilities":{}}}`, root)
 	initFrame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
 
-	var times []time.Duration
-	var rss []int
+	times := make([][]time.Duration, len(bins))
+	rss := make([][]memory, len(bins))
 	for i := 0; i < *n; i++ {
-		d, kb, err := once(bin, initFrame)
-		if err != nil {
-			log.Fatal(err)
+		for b, bin := range bins {
+			d, m, err := once(bin, initFrame)
+			if err != nil {
+				log.Fatal(err)
+			}
+			times[b] = append(times[b], d)
+			rss[b] = append(rss[b], m)
 		}
-		times = append(times, d)
-		rss = append(rss, kb)
 	}
-	slices.Sort(times)
-	slices.Sort(rss)
-	fmt.Printf("starts: %d\n", *n)
-	fmt.Printf("start → initialize answered: median %v, p90 %v, min %v\n",
-		times[len(times)/2].Round(10*time.Microsecond), times[len(times)*9/10].Round(10*time.Microsecond), times[0].Round(10*time.Microsecond))
-	fmt.Printf("idle RSS after initialize: median %.1f MB (VmRSS %d kB)\n", float64(rss[len(rss)/2])/1024, rss[len(rss)/2])
+	fmt.Printf("starts: %d each\n", *n)
+	for b, bin := range bins {
+		ts, ms := times[b], rss[b]
+		slices.Sort(ts)
+		slices.SortFunc(ms, func(x, y memory) int { return x.rss - y.rss })
+		m := ms[len(ms)/2]
+		if len(bins) > 1 {
+			fmt.Printf("%s:\n", bin)
+		}
+		fmt.Printf("start → initialize answered: median %v, p90 %v, min %v\n",
+			ts[len(ts)/2].Round(10*time.Microsecond), ts[len(ts)*9/10].Round(10*time.Microsecond), ts[0].Round(10*time.Microsecond))
+		fmt.Printf("idle RSS after initialize: median %.1f MB (VmRSS %d kB: RssAnon %d kB, RssFile %d kB)\n",
+			float64(m.rss)/1024, m.rss, m.anon, m.file)
+	}
 }
 
 // once starts the daemon, sends initialize, waits for the answer, lets it
 // settle, reads its RSS and ends it with shutdown and exit.
-func once(bin, initFrame string) (time.Duration, int, error) {
+func once(bin, initFrame string) (time.Duration, memory, error) {
 	cmd := exec.Command(bin, "--log-level=error")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		return 0, memory{}, err
 	}
 	io.WriteString(stdin, initFrame)
 	r := bufio.NewReader(stdout)
@@ -71,7 +89,7 @@ func once(bin, initFrame string) (time.Duration, int, error) {
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			return 0, 0, fmt.Errorf("reading answer: %w", err)
+			return 0, memory{}, fmt.Errorf("reading answer: %w", err)
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -82,32 +100,47 @@ func once(bin, initFrame string) (time.Duration, int, error) {
 		}
 	}
 	if _, err := io.CopyN(io.Discard, r, int64(length)); err != nil {
-		return 0, 0, err
+		return 0, memory{}, err
 	}
 	elapsed := time.Since(start)
 	time.Sleep(100 * time.Millisecond) // idle: let start-up garbage settle
-	kb := vmRSS(cmd.Process.Pid)
+	mem := readMemory(cmd.Process.Pid)
 	for _, b := range []string{`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`} {
 		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
 	}
 	stdin.Close()
 	io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil {
-		return 0, 0, fmt.Errorf("daemon exit: %w", err)
+		return 0, memory{}, fmt.Errorf("daemon exit: %w", err)
 	}
-	return elapsed, kb, nil
+	return elapsed, mem, nil
 }
 
-func vmRSS(pid int) int {
+// memory is a process's resident set in kB: all of it, its anonymous
+// pages (heap, stacks) and its file-backed pages (the binary's, shared
+// with the page cache).
+type memory struct{ rss, anon, file int }
+
+func readMemory(pid int) memory {
+	m := memory{rss: -1, anon: -1, file: -1}
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return -1
+		return m
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb
+		key, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+		switch key {
+		case "VmRSS":
+			m.rss = kb
+		case "RssAnon":
+			m.anon = kb
+		case "RssFile":
+			m.file = kb
 		}
 	}
-	return -1
+	return m
 }

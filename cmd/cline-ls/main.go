@@ -117,7 +117,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: builtinToolNames})
+	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server
 	// closes it, so exit is immediate.
@@ -180,13 +180,4 @@ func version() string {
 		}
 	}
 	return "dev"
-}
-
-// builtinToolNames lists the built-in tools for experimental.cline.tools.
-func builtinToolNames() []string {
-	var names []string
-	for _, s := range tools.BuiltinSpecs() {
-		names = append(names, s.Name)
-	}
-	return names
 }

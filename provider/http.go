@@ -1,0 +1,300 @@
+package provider
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The three clients speak their APIs over net/http directly: a JSON body
+// goes out, Server-Sent Events come back. What they share is here: posting
+// a request, turning an error answer into a statusError, and reading the
+// event stream. Each failure comes back as one of the error types below,
+// which the retry policy classifies (retrier.classify).
+
+// maxErrorBody caps how much of an error answer is read: the API's
+// message is at the start, and a proxy's HTML page need not be read whole.
+const maxErrorBody = 64 << 10
+
+// connError is a request that got no answer: a refused or reset
+// connection, a DNS failure, a TLS failure.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return "connection failed: " + rootCause(e.err).Error() }
+
+// statusError is an HTTP error answer.
+type statusError struct {
+	status     int
+	retryAfter time.Duration
+	// message is the API's own message (with its error type or status
+	// when it gives one), or the start of the body when it is not the
+	// API's error shape.
+	message string
+	// contextLength reports that the API refused the prompt as too long
+	// for the model's context window.
+	contextLength bool
+	// contextWindow is the window's size when the answer said it.
+	contextWindow int
+}
+
+func (e *statusError) Error() string { return e.message }
+
+// streamError is a reply that started and then broke: a read error on the
+// body, or an event the stream cannot be read past.
+type streamError struct{ err error }
+
+func (e *streamError) Error() string { return "stream broken: " + rootCause(e.err).Error() }
+
+// eventError is an error the API reported inside a started stream (an
+// overloaded model, a server fault); it is retried like a broken stream.
+type eventError struct{ message string }
+
+func (e *eventError) Error() string { return e.message }
+
+// apiError is the body of an error answer once a client has read it.
+type apiError struct {
+	message       string
+	contextLength bool
+	contextWindow int
+}
+
+// post sends body as JSON to url and returns the response of a 2xx
+// answer; its Body streams the reply. Any other answer is read (up to
+// maxErrorBody), closed, and returned as a *statusError whose message
+// parse takes from the body. header holds the API's own headers (key,
+// version); the JSON and event-stream headers are added here.
+func post(ctx context.Context, hc *http.Client, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("building the request: %w", rootCause(err))
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, &connError{err: err}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header, time.Now())}
+	a := parse(resp.StatusCode, data)
+	e.message, e.contextLength, e.contextWindow = a.message, a.contextLength, a.contextWindow
+	if e.message == "" {
+		e.message = bodyText(data)
+	}
+	return nil, e
+}
+
+// bodyText is the start of an error body that is not the API's JSON, on
+// one line, or "" when there is nothing to show.
+func bodyText(data []byte) string {
+	s := strings.Join(strings.Fields(string(data)), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// httpClient returns the client requests go through: a copy of the
+// configured one, or a plain client without timeout, since replies stream
+// for minutes and the request's context bounds them. Either way redirects
+// to another host are not followed: net/http would forward the API's key
+// headers (x-api-key, x-goog-api-key) to it, as it strips only
+// Authorization and cookies.
+func httpClient(c *http.Client) *http.Client {
+	var cp http.Client
+	if c != nil {
+		cp = *c
+	}
+	next := cp.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
+}
+
+// maxEventLine bounds one line of an event stream, so that a server
+// sending no line end cannot make the client buffer without limit. Real
+// events are at most a few kilobytes (a chunk of text or arguments).
+const maxEventLine = 8 << 20
+
+// sseEvent is one Server-Sent Event: its event name (often empty) and its
+// data, the data lines joined by newlines.
+type sseEvent struct {
+	name string
+	data []byte
+}
+
+// sseReader reads Server-Sent Events from a response body. It implements
+// what the model APIs use of the format: event and data fields, comment
+// lines, LF or CRLF line ends; id and retry fields are ignored, since a
+// reply is never resumed by event ID.
+type sseReader struct {
+	r    *bufio.Reader
+	line []byte // the line being assembled when it overflows the buffer
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 16<<10)}
+}
+
+// next returns the next event. At the end of the body it returns io.EOF
+// (an event not closed by a blank line is dropped, as the format says);
+// a failed read returns that error.
+func (s *sseReader) next() (sseEvent, error) {
+	var ev sseEvent
+	hasData := false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return sseEvent{}, err
+		}
+		if len(line) == 0 {
+			if hasData {
+				return ev, nil
+			}
+			ev.name = "" // an event with no data is not dispatched
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			ev.name = string(value)
+		case "data":
+			if hasData {
+				ev.data = append(ev.data, '\n')
+			}
+			ev.data = append(ev.data, value...)
+			hasData = true
+		}
+	}
+}
+
+// readLine returns the next line without its line end. The slice is valid
+// until the next call.
+func (s *sseReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(s.line)+len(chunk) > maxEventLine {
+				return nil, fmt.Errorf("an event line is longer than %d bytes", maxEventLine)
+			}
+			s.line = append(s.line, chunk...)
+			continue
+		}
+		if err != nil {
+			// A last line without its line end belongs to no complete
+			// event; the stream ends here.
+			return nil, err
+		}
+		line := chunk
+		if len(s.line) > 0 {
+			s.line = append(s.line, chunk...)
+			line = s.line
+		}
+		line = line[:len(line)-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		return line, nil
+	}
+}
+
+// readEvents reads the stream of resp and passes each event's data to
+// handle, until handle says the reply is over (done), fails, or the body
+// ends. A body that ends or breaks before done comes back as errIncomplete
+// or a *streamError, so the retry policy sees a broken stream.
+func readEvents(resp *http.Response, handle func(ev sseEvent) (done bool, err error)) error {
+	r := newSSEReader(resp.Body)
+	for {
+		ev, err := r.next()
+		if err == io.EOF {
+			return errIncomplete
+		}
+		if err != nil {
+			return &streamError{err: err}
+		}
+		done, err := handle(ev)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// decodeEvent decodes one event's JSON data into v. A field of an
+// unexpected type is left at its zero value rather than failing the
+// reply: compatible servers vary in what they put where. Data that is not
+// JSON at all breaks the stream.
+func decodeEvent(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var te *json.UnmarshalTypeError
+	if err == nil || errors.As(err, &te) {
+		return nil
+	}
+	return &streamError{err: fmt.Errorf("invalid event data: %w", err)}
+}
+
+// jsonString decodes raw as a JSON string, or returns "" when it is
+// anything else.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// numberAfter returns the integer that follows the first occurrence of
+// prefix in s (digits, with optional thousands commas), or 0. The APIs
+// state context windows in their error messages this way.
+func numberAfter(s, prefix string) int {
+	_, rest, ok := strings.Cut(s, prefix)
+	if !ok {
+		return 0
+	}
+	n, digits := 0, 0
+	for _, r := range rest {
+		switch {
+		case r >= '0' && r <= '9':
+			n = n*10 + int(r-'0')
+			digits++
+			if digits > 12 {
+				return 0
+			}
+		case r == ',' && digits > 0:
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// joinURL appends path to a base URL, with one slash between them.
+func joinURL(base, path string) string {
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+}

@@ -1,0 +1,59 @@
+package provider
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// FuzzSSEReader checks that the event reader never fails on any input
+// other than by ending, and that the events do not depend on how the body
+// was cut into reads.
+func FuzzSSEReader(f *testing.F) {
+	for _, seed := range []string{
+		"data: {\"a\":1}\n\n",
+		"event: message_start\r\ndata: {}\r\n\r\n",
+		": comment\ndata: a\ndata: b\n\nid: 1\n\n",
+		"data:no space\n\ndata: cut",
+		"\n\n\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		whole := readAllEvents(t, bytes.NewReader(in))
+		bytewise := readAllEvents(t, iotest.OneByteReader(bytes.NewReader(in)))
+		if len(whole) != len(bytewise) {
+			t.Fatalf("%d events read whole, %d read byte by byte", len(whole), len(bytewise))
+		}
+		for i := range whole {
+			if whole[i].name != bytewise[i].name || !bytes.Equal(whole[i].data, bytewise[i].data) {
+				t.Fatalf("event %d differs: %q %q vs %q %q", i, whole[i].name, whole[i].data, bytewise[i].name, bytewise[i].data)
+			}
+		}
+		var data int
+		for _, ev := range whole {
+			data += len(ev.data)
+		}
+		if data > len(in) {
+			t.Fatalf("events hold %d bytes of data from %d bytes of input", data, len(in))
+		}
+	})
+}
+
+func readAllEvents(t *testing.T, r io.Reader) []sseEvent {
+	t.Helper()
+	s := newSSEReader(r)
+	var evs []sseEvent
+	for {
+		ev, err := s.next()
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("error on an in-memory body: %v", err)
+		}
+		ev.data = bytes.Clone(ev.data)
+		evs = append(evs, ev)
+	}
+}
