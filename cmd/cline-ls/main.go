@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -31,6 +32,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve", "demo", "exec":
+		// These run commands: the daemon becomes the parent of whatever
+		// they leave behind, so that it can stop it.
+		if err := proc.BecomeSubreaper(); err != nil {
+			fmt.Fprintln(stderr, "cline-ls: warning:", err)
+		}
 	}
 	switch cmd {
 	case "serve":
