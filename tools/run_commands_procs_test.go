@@ -172,3 +172,27 @@ func TestRunCommandsHideAPIKeys(t *testing.T) {
 		t.Errorf("a key reached the command: %s", res.Content)
 	}
 }
+
+// BenchmarkRunCommands measures one command end to end, the sweep for
+// leftovers included: a command that leaves nothing, and one whose
+// setsid'd child holds the output pipe (which used to cost the 2 s drain
+// bound).
+func BenchmarkRunCommands(b *testing.B) {
+	files := wsTree(b, nil)
+	for name, command := range map[string]string{
+		"true":             "true",
+		"setsid-pipe-hold": "setsid -f sleep 300",
+	} {
+		b.Run(name, func(b *testing.B) {
+			inv, err := wsBuild(b, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command), tools.CommandShell("/bin/sh"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := inv.Execute(context.Background(), tools.ExecOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
