@@ -185,20 +185,80 @@ func scan() map[int]procInfo {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + n + "/stat")
-		if err != nil {
-			continue
+		if info, ok := stat(pid); ok {
+			out[pid] = info
 		}
-		// pid (comm) state ppid ...; comm may hold spaces and parens.
-		i := bytes.LastIndexByte(stat, ')')
-		f := bytes.Fields(stat[i+1:])
-		if i < 0 || len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(string(f[1]))
-		out[pid] = procInfo{ppid: ppid, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}
 	}
 	return out
+}
+
+// children lists the children of pid from the kernel's per-thread lists;
+// ok is false when the kernel keeps none.
+func children(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			if os.IsNotExist(err) && len(kids) == 0 {
+				return nil, false
+			}
+			continue
+		}
+		for f := range bytes.FieldsSeq(data) {
+			if k, err := strconv.Atoi(string(f)); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// stat reads a process's parent and whether it has ended.
+func stat(pid int) (procInfo, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 2 {
+		return procInfo{}, false
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return procInfo{ppid: ppid, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+}
+
+// subtree reads the descendants of root; ok is false when the kernel
+// keeps no children lists (then scan is the way).
+func subtree(root int) (map[int]procInfo, bool) {
+	out := map[int]procInfo{}
+	stack := []int{root}
+	for len(stack) > 0 {
+		pid := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		kids, ok := children(pid)
+		if !ok && pid == root {
+			return nil, false
+		}
+		for _, k := range kids {
+			if _, seen := out[k]; seen {
+				continue
+			}
+			if info, ok := stat(k); ok {
+				out[k] = info
+				stack = append(stack, k)
+			}
+		}
+	}
+	return out, true
 }
 
 // ownerToken reads the OwnerVar a process started with.
@@ -223,8 +283,21 @@ func ownerToken(pid int) (string, bool) {
 func sweep(token string) bool {
 	self := os.Getpid()
 	found := false
+	owner.mu.Lock()
+	below := subreaper
+	owner.mu.Unlock()
 	for range 100 {
-		procs := scan()
+		// As subreaper the daemon is an ancestor of all it left behind,
+		// so only its own subtree is read; otherwise a leftover may have
+		// gone to init, and every process is looked at.
+		var procs map[int]procInfo
+		ok := false
+		if below {
+			procs, ok = subtree(self)
+		}
+		if !ok {
+			procs = scan()
+		}
 		kids := map[int][]int{}
 		for pid, p := range procs {
 			kids[p.ppid] = append(kids[p.ppid], pid)
@@ -274,11 +347,18 @@ func sweep(token string) bool {
 // daemon that ended on their own, so none stays a zombie.
 func reapOrphans() {
 	self := os.Getpid()
-	procs := scan()
+	kids, ok := children(self)
+	if !ok {
+		for pid, p := range scan() {
+			if p.ppid == self {
+				kids = append(kids, pid)
+			}
+		}
+	}
 	owner.mu.Lock()
 	defer owner.mu.Unlock()
-	for pid, p := range procs {
-		if p.zombie && p.ppid == self && !owner.children[pid] {
+	for _, pid := range kids {
+		if p, ok := stat(pid); ok && p.zombie && !owner.children[pid] {
 			unix.Wait4(pid, nil, unix.WNOHANG, nil)
 		}
 	}
