@@ -73,7 +73,7 @@ func (s *Server) policyConfig() session.PolicyConfig {
 // toolContext is the tools.Context for a mode.
 func (s *Server) toolContext(mode string, f *files) tools.Context {
 	st := s.CurrentSettings()
-	ctx := tools.Context{Mode: mode, Family: tools.FamilyGeneric, CWD: f.Root(), OS: runtime.GOOS, Shell: "sh", NativeTools: true}
+	ctx := tools.Context{Mode: mode, Family: tools.FamilyGeneric, CWD: f.Root(), OS: runtime.GOOS, Shell: tools.ShellFor(""), NativeTools: true}
 	if st.Provider != nil {
 		ctx.ApplyPatch = tools.TrainedOnApplyPatch(st.Provider.Model)
 	}
