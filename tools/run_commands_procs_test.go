@@ -40,6 +40,7 @@ var orphanForms = map[string]string{
 	"setsid -f":            "setsid -f sleep %d",
 	"setsid in a subshell": "( setsid sh -c 'sleep %d &' & )",
 	"job control":          "set -m; sleep %d &",
+	"bash job control":     "bash -c 'set -m; sleep %d &'",
 	"double fork":          `perl -e 'exit if fork; POSIX::setsid(); exit if fork; exec "sleep", "%d"' -MPOSIX`,
 }
 
