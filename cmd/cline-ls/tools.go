@@ -30,7 +30,7 @@ func toolsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cline-ls tools:", err)
 		return 1
 	}
-	ctx := tools.Context{Mode: *mode, Family: tools.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: "sh",
+	ctx := tools.Context{Mode: *mode, Family: tools.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: tools.ShellFor(""),
 		NativeTools: *format != tools.FormatXML, ApplyPatch: *applyPatch}
 	out, err := tools.Render(*format, r.Enabled(preset, ctx), ctx)
 	if err != nil {
