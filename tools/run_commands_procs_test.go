@@ -197,3 +197,20 @@ func BenchmarkRunCommands(b *testing.B) {
 		})
 	}
 }
+
+// TestShellForIsTheShellCommandsRunIn: the shell the prompt names
+// (ShellFor with no option) is the one a command finds itself in.
+func TestShellForIsTheShellCommandsRunIn(t *testing.T) {
+	for _, shell := range []string{"/bin/bash", "/bin/sh"} {
+		if _, err := os.Stat(shell); err != nil {
+			continue
+		}
+		t.Setenv("SHELL", shell)
+		files := wsTree(t, nil)
+		res := wsRun(t, files, tools.NameRunCommands, `{"commands":["echo \"shell=$0\""]}`)
+		wsWant(t, res.Content, "shell="+tools.ShellFor("")+"\n")
+		if got := tools.ShellFor(""); got != shell {
+			t.Errorf("SHELL=%s: ShellFor = %s", shell, got)
+		}
+	}
+}
