@@ -83,9 +83,6 @@ func Start(cmd *exec.Cmd, ownGroup bool, start func() error) (*Group, error) {
 	return g, nil
 }
 
-// Pid is the child's process ID.
-func (g *Group) Pid() int { return g.pid }
-
 // Cleanup, called once the child has been waited for, kills every
 // process the group left: its process group, and the processes that carry
 // its token or were re-parented to the daemon without a running owner.
@@ -103,16 +100,4 @@ func (g *Group) Cleanup() bool {
 		watch(g.pgid, false)
 	}
 	return found
-}
-
-// Release forgets a child that was waited for, for a group whose
-// leftovers are not to be looked for (Cleanup does it too).
-func (g *Group) Release() {
-	owner.mu.Lock()
-	delete(owner.children, g.pid)
-	delete(owner.live, g.token)
-	owner.mu.Unlock()
-	if g.pgid != 0 {
-		watch(g.pgid, false)
-	}
 }
