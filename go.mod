@@ -15,6 +15,7 @@ require (
 	go.lsp.dev/uri v1.0.1
 	golang.org/x/net v0.60.0
 	golang.org/x/sys v0.48.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

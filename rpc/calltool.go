@@ -11,13 +11,14 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// builtinImpls wires the implemented built-in tools to files.
-func builtinImpls(f tools.Files) map[string]tools.BuildFunc {
+// builtinImpls wires the implemented built-in tools to files; commands
+// run without the variables hidden names (the model's key among them).
+func builtinImpls(f tools.Files, hidden []string) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
-	for name, b := range tools.WorkspaceTools(f) {
+	for name, b := range tools.WorkspaceTools(f, tools.HideEnv(hidden...)) {
 		impls[name] = b
 	}
 	return impls
@@ -197,4 +198,14 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 		return map[string]any{"format": p.Format, "tools": string(out)}, nil
 	}
 	return map[string]any{"format": p.Format, "tools": json.RawMessage(out)}, nil
+}
+
+// hiddenEnv names the variables no child process gets besides those
+// internal/proc always keeps out (any *_API_KEY): the one the settings
+// name for the model's key.
+func (s *Server) hiddenEnv() []string {
+	if p := s.CurrentSettings().Provider; p != nil && p.APIKeyEnv != "" {
+		return []string{p.APIKeyEnv}
+	}
+	return nil
 }

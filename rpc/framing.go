@@ -225,6 +225,15 @@ func checkMessage(body []byte) *errBadFrame {
 	return nil
 }
 
+// The header of an LSP frame is a few short lines (Content-Length and
+// perhaps Content-Type), so it is bounded far below a body: a line or a
+// block over these limits is answered with a parse error and skipped
+// without being kept in memory.
+const (
+	maxHeaderLine  = 4 << 10
+	maxHeaderBlock = 16 << 10
+)
+
 // readHeaderFrame reads one LSP frame: header lines, a blank line, then
 // Content-Length bytes. A malformed header block is skipped whole.
 func (s *stream) readHeaderFrame() ([]byte, int64, error) {
@@ -233,10 +242,12 @@ func (s *stream) readHeaderFrame() ([]byte, int64, error) {
 		n       int64
 		problem string
 		started bool
+		lengths int // Content-Length headers seen
+		block   int // bytes of header lines so far
 	)
 	for {
-		line, err := s.r.ReadString('\n')
-		n += int64(len(line))
+		line, size, err := s.readHeaderLine()
+		n += int64(size)
 		if err != nil {
 			if err == io.EOF && !started && strings.TrimSpace(line) == "" {
 				return nil, 0, io.EOF
@@ -246,14 +257,28 @@ func (s *stream) readHeaderFrame() ([]byte, int64, error) {
 			}
 			return nil, 0, err
 		}
+		if size > maxHeaderLine {
+			// Refused, and not kept, so not counted in the block.
+			started = true
+			problem = fmt.Sprintf("a header line over the %d byte limit", maxHeaderLine)
+			continue
+		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
 			if !started {
+				block = 0
 				continue // blank lines between frames are harmless
 			}
 			break
 		}
 		started = true
+		block += size
+		if block > maxHeaderBlock {
+			// No end in sight: give up on this header here, without
+			// skipping a body whose length may be part of the flood.
+			return nil, n, &errBadFrame{code: jsonrpc2.ParseError,
+				msg: fmt.Sprintf("parse error: a header block over the %d byte limit", maxHeaderBlock)}
+		}
 		if i := strings.Index(strings.ToLower(line), "content-length:"); i > 0 {
 			// Junk glued to the front of a header: answer the junk, keep
 			// the frame that follows it.
@@ -267,12 +292,25 @@ func (s *stream) readHeaderFrame() ([]byte, int64, error) {
 			continue
 		}
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			lengths++
 			v, err := strconv.Atoi(strings.TrimSpace(value))
 			if err != nil || v <= 0 {
 				problem = fmt.Sprintf("Content-Length %q is not a positive integer", truncate(strings.TrimSpace(value), 20))
 				continue
 			}
-			length = v
+			if lengths > 1 {
+				// Two readers of the stream could each believe a
+				// different one; the frame is refused. Only when both
+				// agree is its body known and skipped.
+				problem = "the header has more than one Content-Length"
+				if v != length {
+					length = -1
+					continue
+				}
+			}
+			if lengths == 1 {
+				length = v
+			}
 		}
 	}
 	if problem == "" && length < 0 {
@@ -300,6 +338,32 @@ func (s *stream) readHeaderFrame() ([]byte, int64, error) {
 		return nil, 0, io.ErrUnexpectedEOF
 	}
 	return body, n + int64(length), nil
+}
+
+// readHeaderLine reads one header line and how many bytes it took. A line
+// over maxHeaderLine is read to its end but not kept: the caller sees its
+// size and refuses it.
+func (s *stream) readHeaderLine() (string, int, error) {
+	chunk, err := s.r.ReadSlice('\n')
+	size := len(chunk)
+	if err != bufio.ErrBufferFull && size <= maxHeaderLine {
+		return string(chunk), size, err
+	}
+	line := ""
+	if size <= maxHeaderLine {
+		line = string(chunk)
+	}
+	for err == bufio.ErrBufferFull {
+		chunk, err = s.r.ReadSlice('\n')
+		size += len(chunk)
+		if size <= maxHeaderLine {
+			line += string(chunk)
+		}
+	}
+	if size <= maxHeaderLine {
+		return line, size, err
+	}
+	return "", size, err
 }
 
 // readLine reads one newline-delimited message, skipping blank lines.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -67,3 +68,47 @@ func FuzzFraming(f *testing.F) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// repeatReader yields n copies of b, without holding them all.
+type repeatReader struct {
+	b []byte
+	n int
+	i int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	c := copy(p, r.b[r.i:])
+	r.i += c
+	if r.i == len(r.b) {
+		r.i, r.n = 0, r.n-1
+	}
+	return c, nil
+}
+
+// TestHeaderLineMemoryIsBounded: a 64 MiB header line, which the reader
+// used to gather whole, costs it no more than a few buffers, and the frame
+// after it is still read.
+func TestHeaderLineMemoryIsBounded(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`
+	in := io.MultiReader(strings.NewReader("X-Pad: "), &repeatReader{b: bytes.Repeat([]byte("a"), 64<<10), n: 1 << 10},
+		strings.NewReader("\r\n\r\n"+"Content-Length: "+itoa(len(body))+"\r\n\r\n"+body))
+	var out bytes.Buffer
+	s := newStream(DialectLSP, bufio.NewReaderSize(in, 64<<10), &out, nil, nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, _, err := s.ReadFrame(context.Background())
+	runtime.ReadMemStats(&after)
+	s.Close()
+	if err != nil || string(got) != body {
+		t.Fatalf("frame after the long line: %q, %v", got, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Errorf("reading past a 64 MiB header line allocated %d bytes", grew)
+	}
+	if !strings.Contains(out.String(), "header line over") {
+		t.Errorf("the long line was not answered: %q", out.String())
+	}
+}

@@ -114,6 +114,10 @@ func TestMalformedFramesKeepServing(t *testing.T) {
 		{"non-numeric length", "Content-Length: ten\r\n\r\n", -32700, nil},
 		{"header line without colon", "Content-Length: 2\r\nbogus\r\n\r\n{}", -32700, nil},
 		{"oversized frame", "Content-Length: 999999999999\r\n\r\n", -32700, nil},
+		{"duplicated Content-Length", "Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}", -32700, nil},
+		{"a header line with no end", "X-Pad: " + strings.Repeat("a", 8<<20) + "\r\n\r\n", -32700, nil},
+		{"a long header line before the length", "X-Pad: " + strings.Repeat("a", 1<<20) + "\r\nContent-Length: 2\r\n\r\n{}", -32700, nil},
+		{"a header block with no end", strings.Repeat("X-Pad: a\r\n", 64<<10) + "Content-Length: 2\r\n\r\n{}", -32700, nil},
 	}
 	for i, c := range cases {
 		rs.send(t, c.input)
@@ -125,8 +129,38 @@ func TestMalformedFramesKeepServing(t *testing.T) {
 		// answered: the daemon keeps serving.
 		id := 100 + i
 		rs.send(t, frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"cline/unknown"}`, id)))
-		if m := rs.next(t); m["id"] != float64(id) || errCode(m) != -32601 {
-			t.Fatalf("after %s: %v", c.name, m)
+		for {
+			m := rs.next(t)
+			if m["id"] == float64(id) {
+				if errCode(m) != -32601 {
+					t.Fatalf("after %s: %v", c.name, m)
+				}
+				break
+			}
+			// A flood of header lines is refused a block at a time; its
+			// last block may end in a frame of its own ({}: -32600).
+			if !strings.Contains(c.name, "no end") || errCode(m) != -32700 && errCode(m) != -32600 {
+				t.Fatalf("after %s: %v", c.name, m)
+			}
+		}
+	}
+	// Two different lengths: neither is trusted, so the body is not
+	// skipped by either; what follows is answered as bad input until the
+	// reader finds the next frame, which is served.
+	rs.send(t, "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}"+frame(`{"jsonrpc":"2.0","id":8,"method":"cline/unknown"}`))
+	if m := rs.next(t); errCode(m) != -32700 || !strings.Contains(fmt.Sprint(m), "Content-Length") {
+		t.Fatalf("conflicting lengths: %v", m)
+	}
+	for {
+		m := rs.next(t)
+		if m["id"] == float64(8) {
+			if errCode(m) != -32601 {
+				t.Fatalf("frame after conflicting lengths: %v", m)
+			}
+			break
+		}
+		if errCode(m) != -32700 {
+			t.Fatalf("between conflicting lengths and the next frame: %v", m)
 		}
 	}
 	// Junk glued before a header: the junk is answered, the frame served.

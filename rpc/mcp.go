@@ -34,7 +34,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 		return nil, invalidParams("%s%v", field, strings.TrimPrefix(err.Error(), "mcpServers"))
 	}
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
-		Logger: s.log, Version: s.opts.Version, Dir: dir,
+		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
 		OnStatus: func(st mcpbridge.ServerStatus) {
 			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {

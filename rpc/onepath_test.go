@@ -277,3 +277,28 @@ func TestEditThatCannotApplyIsNotAskedAbout(t *testing.T) {
 		t.Errorf("the user was asked %d times about edits that cannot apply", n)
 	}
 }
+
+// TestCommandsNeverSeeTheModelKey: the variable the settings name for
+// the key is kept out of commands' environment, whatever its name, so no
+// transformation of it (rev, base64, cut) reaches the model or the editor.
+func TestCommandsNeverSeeTheModelKey(t *testing.T) {
+	const key = "sk-planted-in-MYKEYVAR-0123456789"
+	t.Setenv("MYKEYVAR", key)
+	ctx := testCtx(t)
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: os.Getenv})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider":  map[string]any{"name": "openai-compatible", "model": "m", "baseUrl": "http://127.0.0.1:1/v1", "apiKeyEnv": "MYKEYVAR"},
+		"approvals": map[string]any{"execute": "allow"}, "stateDir": t.TempDir(),
+	}})
+	id := newSessionIn(t, ctx, ed, root)
+	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
+		"arguments": map[string]any{"commands": []string{"printenv MYKEYVAR | rev; echo done"}}})
+	rev := []rune(key)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	if strings.Contains(res.Content, string(rev)) || !strings.Contains(res.Content, "done") {
+		t.Errorf("the command saw the key: %s", res.Content)
+	}
+}

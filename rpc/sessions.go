@@ -150,7 +150,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
 	extra, mcpImpls := s.mcpFor(ownMCP)
-	impls := builtinImpls(f)
+	impls := builtinImpls(f, s.hiddenEnv())
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}

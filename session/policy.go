@@ -357,8 +357,8 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	preset, _ := tools.PresetFor(c.Mode)
 	if preset.ReadOnlyCommands && cat == CategoryExecute && v.Decision == Allow {
 		for _, cmd := range c.commands() {
-			if !readOnlyCommand(cmd) {
-				v = Verdict{Ask, fmt.Sprintf("%s mode runs only commands that change nothing, and %q may change files", c.Mode, cmd)}
+			if why := tools.WhyNotReadOnly(cmd); why != "" {
+				v = Verdict{Ask, fmt.Sprintf("%s mode runs only commands that change nothing, and %q may change files (%s)", c.Mode, cmd, why)}
 				break
 			}
 		}
@@ -476,56 +476,4 @@ func compactJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-// readOnlyCommand reports whether a shell command is recognisably one that
-// changes no files: each part of a pipeline or list runs a program from a
-// short list of inspectors (and git or go only with subcommands that
-// read), with no redirection, substitution or background job. It is a
-// heuristic that errs towards asking: anything it does not know counts as
-// changing files.
-func readOnlyCommand(cmd string) bool {
-	if strings.ContainsAny(cmd, "<>`$\n(){}") {
-		return false
-	}
-	cmd = strings.NewReplacer("&&", ";", "||", ";", "|", ";").Replace(cmd)
-	if strings.Contains(cmd, "&") {
-		return false
-	}
-	parts := strings.Split(cmd, ";")
-	for _, part := range parts {
-		if !readOnlyProgram(strings.Fields(part)) {
-			return false
-		}
-	}
-	return true
-}
-
-func readOnlyProgram(f []string) bool {
-	if len(f) == 0 {
-		return false
-	}
-	switch f[0] {
-	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo",
-		"stat", "du", "df", "which", "type", "printenv", "uname", "whoami",
-		"diff", "cmp", "cut", "tr", "basename", "dirname", "realpath", "readlink", "nl":
-		return true
-	case "rg":
-		// --pre runs a program on every file searched.
-		return !slices.ContainsFunc(f[1:], func(a string) bool { return strings.HasPrefix(a, "--pre") })
-	case "find":
-		return !slices.ContainsFunc(f[1:], func(a string) bool {
-			return a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") ||
-				strings.HasPrefix(a, "-fprint") || a == "-fls"
-		})
-	case "git":
-		// --output makes log, diff and show write a file.
-		return len(f) > 1 && slices.Contains([]string{"status", "log", "diff", "show", "blame", "grep",
-			"ls-files", "rev-parse", "describe", "shortlog"}, f[1]) &&
-			!slices.ContainsFunc(f[2:], func(a string) bool { return strings.HasPrefix(a, "--output") })
-	case "go":
-		return len(f) > 1 && (slices.Contains([]string{"list", "doc", "version"}, f[1]) ||
-			(f[1] == "env" && !slices.ContainsFunc(f[2:], func(a string) bool { return a == "-w" || a == "-u" })))
-	}
-	return false
 }

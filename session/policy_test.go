@@ -274,6 +274,15 @@ func TestPolicyPlanModeCommands(t *testing.T) {
 		{"rg --pre ./script x", Ask},
 		{"ls & rm x", Ask},
 		{"", Ask},
+		// Quotes mean what they mean to the shell (this check once split
+		// the line on every > ; | and $ it saw, quoted or not, and asked).
+		{"grep -rn 'a > b' src", Allow},
+		{`grep -n "x; rm -rf y" notes.txt`, Allow},
+		{`echo "a | b" && echo 'c && d'`, Allow},
+		{"grep -c '$(rm x)' f", Allow},
+		{`grep "$(rm x)" f`, Ask},
+		{"ls 'a b' > \"out file\"", Ask},
+		{"sed -n '1,5p' a.go", Allow},
 	}
 	for _, tt := range tests {
 		c := PolicyCall{Tool: tools.NameRunCommands, Kind: tools.KindExecute, Mode: tools.ModePlan, Commands: []string{tt.cmd}}

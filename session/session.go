@@ -781,7 +781,7 @@ func (s *Session) notSaved(err error) {
 
 func (s *Session) toolContext(mode string) tools.Context {
 	ctx := tools.Context{
-		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: "sh",
+		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: tools.ShellFor(""),
 		NativeTools: s.cfg.Provider != nil && s.cfg.Provider.NativeTools(), Subagent: s.cfg.Subagent,
 	}
 	if s.cfg.Provider != nil {

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,20 @@ func FuzzRenderSchema(f *testing.F) {
 			if format != FormatXML && !json.Valid(out) {
 				t.Fatalf("%s: invalid JSON %s", format, out)
 			}
+		}
+	})
+}
+
+// FuzzWhyNotReadOnly: whatever the line, the check answers without
+// panicking, and never accepts a blank one.
+func FuzzWhyNotReadOnly(f *testing.F) {
+	for _, seed := range []string{"ls -la", "grep 'a > b' f", `echo "$(rm x)"`, "cat <<EOF\nx\nEOF", "ls >/dev/null 2>&1",
+		"sed -n '1p' f", "{ ls; }", "a=$(b) ls", "ls $((1+2))", "echo ${x:-$(rm y)}", "x[0]=1 ls", "\\", "'"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if WhyNotReadOnly(line) == "" && strings.TrimSpace(line) == "" {
+			t.Fatalf("an empty line %q was accepted", line)
 		}
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cline-ls/cline-ls/internal/proc"
 )
 
 const (
@@ -21,9 +23,9 @@ const (
 	// live, so a runaway command cannot flood the connection.
 	cmdStreamMax = 1 << 20
 	// cmdDrainWait is how long output is still read once the shell has
-	// exited and its process group is gone: a process that moved to a
-	// group of its own may hold the pipe open for ever.
-	cmdDrainWait = 2 * time.Second
+	// exited and what it left has been killed: only a process that hid
+	// from the sweep (a cleared environment) can still hold the pipe.
+	cmdDrainWait = 200 * time.Millisecond
 )
 
 type runCommandsArgs struct {
@@ -129,9 +131,8 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 	}
 	// One pipe for both streams keeps their lines in the order written.
 	cmd.Stdout, cmd.Stderr = w, w
-	cmdOwnGroup(cmd)
 	start := time.Now()
-	err = cmd.Start()
+	group, err := proc.Start(cmd, true, nil)
 	w.Close() // the child has its copy; ours would keep the pipe open
 	if err != nil {
 		r.Close()
@@ -153,20 +154,21 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 	case err = <-exited:
 	case <-timer.C:
 		stopped = "timeout"
-		cmdKillGroup(cmd.Process)
+		group.Kill()
 		err = <-exited
 	case <-ctx.Done():
 		stopped = "cancelled"
-		cmdKillGroup(cmd.Process)
+		group.Kill()
 		err = <-exited
 	}
-	// Whatever the shell left running in its group (a server started
-	// with &, say) goes too: nothing outlives the call.
-	leftovers := cmdKillGroup(cmd.Process)
+	// The shell has ended: whatever it left running (a server started
+	// with &, a daemon that double-forked away from its group) goes too,
+	// and output is read only as long as it takes them to die.
+	leftovers := group.Cleanup()
 	select {
 	case <-drained:
 	case <-time.After(cmdDrainWait):
-		r.Close() // ends the read; a process outside the group still holds the pipe
+		r.Close() // ends the read; a process that hid from the sweep still holds the pipe
 		<-drained
 	}
 	r.Close()
@@ -205,10 +207,12 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 	return out, fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note), false
 }
 
-// shellPath is the shell commands run in: the option, else $SHELL, else
-// /bin/sh.
-func (e *wsEnv) shellPath() string {
-	for _, s := range []string{e.cfg.shell, os.Getenv("SHELL")} {
+// ShellFor is the shell run_commands runs commands in ("shell -c
+// command"), given the CommandShell option (empty when not set): the
+// option, else $SHELL, else /bin/sh. The system prompt names the same
+// shell: ShellFor("") when the option is not used.
+func ShellFor(option string) string {
+	for _, s := range []string{option, os.Getenv("SHELL")} {
 		if s == "" {
 			continue
 		}
@@ -219,14 +223,13 @@ func (e *wsEnv) shellPath() string {
 	return "/bin/sh"
 }
 
-// commandEnv is the environment of commands: pagers print instead of
-// waiting for a key, and git never prompts for credentials.
+func (e *wsEnv) shellPath() string { return ShellFor(e.cfg.shell) }
+
+// commandEnv is the environment of commands, without API keys: pagers
+// print instead of waiting for a key, and git never prompts for
+// credentials.
 func (e *wsEnv) commandEnv() []string {
-	env := e.cfg.commandEnv
-	if env == nil {
-		env = os.Environ()
-	}
-	return append(env[:len(env):len(env)], "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	return proc.Env(e.cfg.commandEnv, e.cfg.hiddenEnv, []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"})
 }
 
 // cmdOutput collects a command's output as it arrives: it streams it

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // WhyNotReadOnly returns "" when a shell command line looks like it
@@ -12,7 +14,11 @@ import (
 // on the read-only list, an option that makes a listed program write
 // (sed -i, find -delete, sort -o, git log --output), output redirection
 // to a file, or shell syntax the check does not judge (command
-// substitution, subshells, background jobs, here-documents).
+// substitution, subshells, background jobs, here-documents). The line is
+// parsed with the shell's grammar (mvdan.cc/sh), so quotes, escapes and
+// comments mean what they mean to the shell: a quoted "a > b" is an
+// argument, not a redirection. Plan mode's refusal and the approval
+// policy both ask this one function.
 //
 // It is a guard against a model changing files in plan mode by mistake,
 // not a sandbox: it reads the line conservatively and refuses what it does
@@ -20,195 +26,204 @@ import (
 // pager, a crafted find pattern), and nothing confines what a command can
 // reach. Commands still run with the user's rights and need approval.
 func WhyNotReadOnly(command string) string {
-	cmds, why := roParse(command)
-	if why != "" {
-		return why
+	if strings.TrimSpace(command) == "" {
+		return "an empty command"
 	}
-	for _, words := range cmds {
-		if why := roCommand(words); why != "" {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		if strings.Contains(err.Error(), "without closing quote") || strings.Contains(err.Error(), "must be closed") {
+			return "an unterminated quote"
+		}
+		return "a command line the shell cannot parse (" + err.Error() + ")"
+	}
+	if len(file.Stmts) == 0 {
+		return "an empty command"
+	}
+	for _, st := range file.Stmts {
+		if why := roStmt(st); why != "" {
 			return why
 		}
 	}
 	return ""
 }
 
-// roParse splits a command line into simple commands (their words, with
-// quotes removed) at ;, &&, ||, | and line breaks. It refuses syntax
-// whose effect it does not follow.
-func roParse(line string) (cmds [][]string, why string) {
-	var words []string
-	var word strings.Builder
-	inWord := false
-	endWord := func() {
-		if inWord {
-			words = append(words, word.String())
-			word.Reset()
-			inWord = false
+// roStmt judges one statement of the parsed command line: its
+// redirections, then its command.
+func roStmt(st *syntax.Stmt) string {
+	if st.Background || st.Coprocess {
+		return "running a command in the background (&)"
+	}
+	for _, r := range st.Redirs {
+		if why := roRedirect(r); why != "" {
+			return why
 		}
 	}
-	endCmd := func() {
-		endWord()
-		if len(words) > 0 {
-			cmds = append(cmds, words)
-			words = nil
+	switch cmd := st.Cmd.(type) {
+	case nil:
+		return ""
+	case *syntax.BinaryCmd: // &&, ||, |, |&
+		if why := roStmt(cmd.X); why != "" {
+			return why
+		}
+		return roStmt(cmd.Y)
+	case *syntax.Block:
+		for _, s := range cmd.Stmts {
+			if why := roStmt(s); why != "" {
+				return why
+			}
+		}
+		return ""
+	case *syntax.TimeClause:
+		if cmd.Stmt == nil {
+			return ""
+		}
+		return roStmt(cmd.Stmt)
+	case *syntax.Subshell:
+		return "subshells ( )"
+	case *syntax.CallExpr:
+		var words []string
+		for _, a := range cmd.Assigns {
+			if a.Value != nil {
+				if why := roSubstitution(a.Value); why != "" {
+					return why
+				}
+			}
+			if a.Name == nil || a.Index != nil || a.Array != nil {
+				return "an assignment the check does not judge"
+			}
+			words = append(words, a.Name.Value+"="+roLiteral(a.Value))
+		}
+		for i, w := range cmd.Args {
+			if why := roSubstitution(w); why != "" {
+				return why
+			}
+			lit := roLiteral(w)
+			if i == 0 && (!roPlainWord(w) || strings.ContainsAny(lit, "*?[{~")) {
+				return "a program name the shell computes"
+			}
+			words = append(words, lit)
+		}
+		return roCommand(words)
+	}
+	return "compound commands (if, for, while, case, functions) are not judged"
+}
+
+// roRedirect allows input redirection, duplicating descriptors and output
+// to /dev/null; anything else may write a file.
+func roRedirect(r *syntax.Redirect) string {
+	if r.Word != nil {
+		if why := roSubstitution(r.Word); why != "" {
+			return why
 		}
 	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		next := byte(0)
-		if i+1 < len(line) {
-			next = line[i+1]
+	target := ""
+	if r.Word != nil {
+		target = roLiteral(r.Word)
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.WordHdoc:
+		return ""
+	case syntax.Hdoc, syntax.DashHdoc:
+		return "here-documents (<<)"
+	case syntax.DplIn, syntax.DplOut:
+		if target == "-" || target != "" && strings.Trim(target, "0123456789") == "" {
+			return "" // >&2, 2>&1, >&-: no file
 		}
-		switch {
-		case c == ' ' || c == '\t':
-			endWord()
-		case c == '\n' || c == ';':
-			endCmd()
-		case c == '&' && next == '&', c == '|' && next == '|':
-			endCmd()
-			i++
-		case c == '|':
-			endCmd()
-			if next == '&' {
-				i++ // |& pipes standard error too
-			}
-		case c == '&' && next == '>':
-			// &> and &>> send both streams to a file.
-			j := i + 2
-			if j < len(line) && line[j] == '>' {
-				j++
-			}
-			target, end := roRedirTarget(line, j)
-			if target != "/dev/null" {
-				return nil, "output redirection to a file (&>)"
-			}
-			endWord()
-			i = end - 1
-		case c == '&':
-			return nil, "running a command in the background (&)"
-		case c == '>' || c == '<':
-			if next == '(' {
-				return nil, "process substitution"
-			}
-			// A word of digits right before is the descriptor (2>).
-			if inWord && !roAllDigits(word.String()) {
-				endWord()
-			}
-			word.Reset()
-			inWord = false
-			if c == '<' {
-				if next == '<' {
-					if i+2 < len(line) && line[i+2] == '<' {
-						i += 2 // <<< here-string: input only
-						continue
-					}
-					return nil, "here-documents (<<)"
+		return "output redirection to a file (>&)"
+	case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+		if target == "/dev/null" {
+			return ""
+		}
+		return "output redirection to a file (&>)"
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob:
+		if target == "/dev/null" {
+			return ""
+		}
+		return "output redirection to a file (>)"
+	}
+	return "a redirection that may write a file (" + r.Op.String() + ")"
+}
+
+// roSubstitution refuses a word that runs commands when it is expanded.
+func roSubstitution(w *syntax.Word) string {
+	why := ""
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst:
+			why = "command substitution ($(...) or backquotes)"
+		case *syntax.ProcSubst:
+			why = "process substitution"
+		}
+		return why == ""
+	})
+	return why
+}
+
+// roPlainWord reports whether a word is the same text whatever the
+// shell's state: literal text and quotes, no expansion.
+func roPlainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
 				}
-				continue // input redirection only reads; the file is the next word
-			}
-			j := i + 1
-			if j < len(line) && line[j] == '>' {
-				j++
-			} else if j < len(line) && line[j] == '|' {
-				j++
-			}
-			if j < len(line) && line[j] == '&' {
-				// >&2, 2>&1: duplicating a descriptor writes no file.
-				k := j + 1
-				for k < len(line) && line[k] >= '0' && line[k] <= '9' {
-					k++
-				}
-				if k > j+1 || k < len(line) && line[k] == '-' {
-					i = k - 1
-					if k < len(line) && line[k] == '-' {
-						i = k
-					}
-					continue
-				}
-				return nil, "output redirection to a file (>&)"
-			}
-			target, end := roRedirTarget(line, j)
-			if target != "/dev/null" {
-				return nil, "output redirection to a file (>)"
-			}
-			i = end - 1
-		case c == '\'':
-			end := strings.IndexByte(line[i+1:], '\'')
-			if end < 0 {
-				return nil, "an unterminated quote"
-			}
-			word.WriteString(line[i+1 : i+1+end])
-			inWord = true
-			i += end + 1
-		case c == '"':
-			j := i + 1
-			for ; j < len(line) && line[j] != '"'; j++ {
-				switch {
-				case line[j] == '\\' && j+1 < len(line):
-					j++
-					word.WriteByte(line[j])
-				case line[j] == '`' || line[j] == '$' && j+1 < len(line) && line[j+1] == '(':
-					return nil, "command substitution ($(...) or backquotes)"
-				default:
-					word.WriteByte(line[j])
-				}
-			}
-			if j >= len(line) {
-				return nil, "an unterminated quote"
-			}
-			inWord = true
-			i = j
-		case c == '\\':
-			if i+1 < len(line) {
-				if next != '\n' {
-					word.WriteByte(next)
-					inWord = true
-				}
-				i++
-			}
-		case c == '`' || c == '$' && next == '(':
-			return nil, "command substitution ($(...) or backquotes)"
-		case c == '(' || c == ')':
-			return nil, "subshells ( )"
-		case c == '#' && !inWord:
-			nl := strings.IndexByte(line[i:], '\n')
-			if nl < 0 {
-				i = len(line)
-			} else {
-				i += nl - 1
 			}
 		default:
-			word.WriteByte(c)
-			inWord = true
-		}
-	}
-	endCmd()
-	if len(cmds) == 0 {
-		return nil, "an empty command"
-	}
-	return cmds, ""
-}
-
-// roRedirTarget reads the word a redirection at line[j:] names (quotes
-// removed only when simple) and where it ends.
-func roRedirTarget(line string, j int) (string, int) {
-	for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
-		j++
-	}
-	start := j
-	for j < len(line) && !strings.ContainsRune(" \t\n;&|<>()", rune(line[j])) {
-		j++
-	}
-	return strings.Trim(line[start:j], `'"`), j
-}
-
-func roAllDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
 			return false
 		}
 	}
-	return s != ""
+	return true
+}
+
+// roLiteral is a word with its quotes removed; expansions are kept as
+// the text they are written as ($HOME), which no option check matches.
+func roLiteral(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		roLiteralPart(&b, p, false)
+	}
+	return b.String()
+}
+
+func roLiteralPart(b *strings.Builder, p syntax.WordPart, quoted bool) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		b.WriteString(roUnescape(p.Value, quoted))
+	case *syntax.SglQuoted:
+		b.WriteString(p.Value)
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			roLiteralPart(b, q, true)
+		}
+	default:
+		syntax.NewPrinter().Print(b, p)
+	}
+}
+
+// roUnescape removes the backslashes the shell would: before any
+// character outside quotes, before $ ` " \ and newline inside double
+// quotes.
+func roUnescape(s string, quoted bool) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (!quoted || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // roEnvName reports the variables a read-only command may set for

@@ -241,6 +241,9 @@ func TestWhyNotReadOnly(t *testing.T) {
 		"wc -l < a.go", "LC_ALL=C sort a", "ls 2>/dev/null", "ls >/dev/null 2>&1",
 		"cd src && ls", "timeout 5 grep -r x .", "xargs -n1 echo < list", "env", "npm ls", "jq .name package.json",
 		"git config --get user.name", "ls # rm -rf /", "tree -L 2", "command -v go", "diff -u a b",
+		// Quoting as the shell reads it.
+		`grep -n "x; rm -rf y" notes`, "grep -c '$(rm x)' f", `echo a\>b`, "grep 'a|b' f | wc -l",
+		"ls 2>&1 | head", "{ ls; pwd; }", "time ls", `grep "\$(x)" f`,
 	}
 	for _, c := range allowed {
 		if why := tools.WhyNotReadOnly(c); why != "" {
@@ -287,6 +290,18 @@ func TestWhyNotReadOnly(t *testing.T) {
 		"python -c 'print(1)'":             "python is not on the list",
 		"$EDITOR a":                        "computes",
 		"echo 'unterminated":               "unterminated quote",
+		`echo "unterminated`:               "unterminated quote",
+		`grep "$(rm x)" f`:                 "command substitution",
+		"ls > 'out file'":                  "output redirection to a file",
+		`ls >"$OUT"`:                       "output redirection to a file",
+		"ls >&out":                         "output redirection to a file (>&)",
+		"cat <> f":                         "redirection that may write",
+		"if true; then rm x; fi":           "compound commands",
+		"for f in *; do rm $f; done":       "compound commands",
+		"f() { rm x; }":                    "compound commands",
+		"echo x |& tee out":                "tee is not on the list",
+		"'rm' x":                           "rm is not on the list",
+		`r\m x`:                            "rm is not on the list",
 		"":                                 "empty command",
 	}
 	for c, want := range refused {

@@ -31,6 +31,7 @@ type workspaceConfig struct {
 	shell            string
 	commandTimeout   time.Duration
 	commandEnv       []string
+	hiddenEnv        []string
 	httpClient       *http.Client
 	fetchTimeout     time.Duration
 	fetchMaxBytes    int64
@@ -57,9 +58,16 @@ func CommandTimeout(d time.Duration) WorkspaceOption {
 
 // CommandEnv sets the environment of commands (KEY=value entries); by
 // default the daemon's own, plus variables that keep pagers and prompts
-// from waiting for a terminal.
+// from waiting for a terminal. API keys are removed from it either way
+// (variables named *_API_KEY, and those HideEnv names).
 func CommandEnv(env []string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.commandEnv = env }
+}
+
+// HideEnv names more variables that commands must not see, whatever their
+// names: the configured provider's apiKeyEnv.
+func HideEnv(names ...string) WorkspaceOption {
+	return func(c *workspaceConfig) { c.hiddenEnv = append(c.hiddenEnv, names...) }
 }
 
 // FetchClient sets the HTTP client fetch_web_content uses (a client with

@@ -15,7 +15,7 @@ import (
 
 // wsTree writes files (slash-separated relative path → content) into a
 // new temporary workspace and returns Files over it.
-func wsTree(t *testing.T, files map[string]string) *toolstest.Files {
+func wsTree(t testing.TB, files map[string]string) *toolstest.Files {
 	t.Helper()
 	root := t.TempDir()
 	for rel, content := range files {
@@ -36,7 +36,7 @@ func wsTree(t *testing.T, files map[string]string) *toolstest.Files {
 
 // wsBuild builds a call of a workspace tool through its real spec, so
 // that arguments are validated as in the daemon.
-func wsBuild(t *testing.T, files tools.Files, name, args string, opts ...tools.WorkspaceOption) (tools.Invocation, error) {
+func wsBuild(t testing.TB, files tools.Files, name, args string, opts ...tools.WorkspaceOption) (tools.Invocation, error) {
 	t.Helper()
 	tool, err := tools.Builtin(name, tools.WorkspaceTools(files, opts...)[name])
 	if err != nil {

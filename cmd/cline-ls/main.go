@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -42,6 +43,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			cmd, args = "version", args[1:]
 		case len(a) > 0 && a[0] != '-':
 			cmd, args = a, args[1:]
+		}
+	}
+	switch cmd {
+	case "serve", "demo", "exec":
+		// These run commands: the daemon becomes the parent of whatever
+		// they leave behind, so that it can stop it.
+		if err := proc.BecomeSubreaper(); err != nil {
+			fmt.Fprintln(stderr, "cline-ls: warning:", err)
 		}
 	}
 	switch cmd {

@@ -38,7 +38,7 @@ func toolsCmd(args []string, stdout, stderr io.Writer) int {
 	if !*asJSON {
 		*format = tools.FormatOpenAI // the list reads names and filled-in descriptions from it
 	}
-	ctx := tools.Context{Mode: *mode, Family: tools.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: "sh",
+	ctx := tools.Context{Mode: *mode, Family: tools.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: tools.ShellFor(""),
 		NativeTools: *format != tools.FormatXML, ApplyPatch: *applyPatch}
 	enabled := r.Enabled(preset, ctx)
 	out, err := tools.Render(*format, enabled, ctx)

@@ -90,6 +90,9 @@ type Options struct {
 	// them, because the daemon's environment holds API keys that a third
 	// party's server has no business reading.
 	BaseEnv []string
+	// HideEnv names variables kept out of BaseEnv besides those named
+	// *_API_KEY: the configured provider key's variable.
+	HideEnv []string
 	// ConnectTimeout bounds starting a server: launching it, the MCP
 	// handshake and listing its tools. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration

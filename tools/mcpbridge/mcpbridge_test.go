@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -470,6 +471,22 @@ func TestEnvironment(t *testing.T) {
 	if os.Getenv("PATH") != "" {
 		if res := run(t, getenv, `{"name":"PATH"}`); res.Content != os.Getenv("PATH") {
 			t.Errorf("PATH = %q, want the daemon's", res.Content)
+		}
+	}
+}
+
+// TestEnvironmentWithoutKeys: a base environment that holds API keys
+// (the daemon's own, passed whole) reaches a server without them; a key
+// the server's own configuration sets is passed.
+func TestEnvironmentWithoutKeys(t *testing.T) {
+	base := append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-1", "CUSTOM_KEY=sk-custom-2", "KEEP=kept")
+	h := start(t, []ServerConfig{stdioServer(t, "local", NameValue{"OPENAI_API_KEY", "sk-configured"})},
+		Options{BaseEnv: base, HideEnv: []string{"CUSTOM_KEY"}})
+	getenv := h.tool(t, "local__mcp__getenv")
+	for name, want := range map[string]string{"ANTHROPIC_API_KEY": "(no output)", "CUSTOM_KEY": "(no output)",
+		"KEEP": "kept", "OPENAI_API_KEY": "sk-configured"} {
+		if res := run(t, getenv, fmt.Sprintf(`{"name":%q}`, name)); res.Content != want {
+			t.Errorf("%s = %q, want %q", name, res.Content, want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -46,6 +47,7 @@ type conn struct {
 	sess    *mcp.ClientSession
 	cancel  context.CancelCauseFunc
 	cmd     *exec.Cmd       // stdio only
+	group   *proc.Group     // stdio only, once started
 	stderr  *stderrTail     // stdio only
 	http    *http.Transport // http and sse only
 	started time.Time
@@ -349,22 +351,44 @@ func (s *server) transport(c *conn) mcp.Transport {
 		// Close, waiting for ever.
 		cmd.WaitDelay = 2 * time.Second
 		c.cmd = cmd
-		return &mcp.CommandTransport{Command: cmd}
+		return &ownedTransport{inner: &mcp.CommandTransport{Command: cmd}, conn: c}
 	}
 }
 
-// env is a stdio server's environment: the base, then its configured
-// variables, which win over the base (exec keeps the last of duplicates).
+// ownedTransport starts a stdio server through proc, so that it dies with
+// the daemon (and its marked descendants with it) rather than live on.
+type ownedTransport struct {
+	inner *mcp.CommandTransport
+	conn  *conn
+}
+
+func (t *ownedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	var mc mcp.Connection
+	g, err := proc.Start(t.inner.Command, false, func() error {
+		var err error
+		mc, err = t.inner.Connect(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.conn.group = g
+	return mc, nil
+}
+
+// env is a stdio server's environment: the base without API keys, then
+// its configured variables, which win over the base (exec keeps the last
+// of duplicates) and are passed even when named like a key.
 func (s *server) env() []string {
 	base := s.m.opts.BaseEnv
 	if base == nil {
 		base = safeEnv(os.Environ())
 	}
-	env := slices.Clone(base)
+	set := make([]string, 0, len(s.cfg.Env))
 	for _, e := range s.cfg.Env {
-		env = append(env, e.Name+"="+e.Value)
+		set = append(set, e.Name+"="+e.Value)
 	}
-	return env
+	return proc.Env(base, s.m.opts.HideEnv, set)
 }
 
 // safeEnv keeps the variables a program needs to find its tools, home,
@@ -487,7 +511,10 @@ func toolDef(t *mcp.Tool, logger *slog.Logger) tools.MCPToolDef {
 // and waits for the process) and releases what came with it.
 func (c *conn) close() {
 	if c.sess != nil {
-		_ = c.sess.Close()
+		_ = c.sess.Close() // waits for a stdio server's process
+	}
+	if c.group != nil && (c.cmd.ProcessState != nil || c.sess != nil) {
+		c.group.Cleanup() // what the server left running
 	}
 	c.cancel(nil)
 	if c.http != nil {
