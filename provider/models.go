@@ -223,3 +223,17 @@ func EstimateTokens(req Request) int {
 	}
 	return int(float64(text)/bytesPerToken+float64(jsonBytes)/jsonBytesPerToken) + overhead
 }
+
+// SeesImages reports whether a model takes images in a prompt. The hosted
+// vendors' current models do, but for a few text-only ones; what a local
+// server runs is unknown here, so it is let through and the server's own
+// error, if any, reaches the user.
+func SeesImages(name, model string) bool {
+	m := strings.ToLower(model)
+	for _, textOnly := range []string{"gpt-3.5", "o1-mini", "o3-mini", "codex-mini", "text-"} {
+		if strings.HasPrefix(m, textOnly) {
+			return false
+		}
+	}
+	return true
+}

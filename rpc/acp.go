@@ -66,7 +66,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 		"protocolVersion": 1, // the only version this daemon speaks
 		"agentCapabilities": map[string]any{
 			"loadSession":        true,
-			"promptCapabilities": map[string]any{"image": false, "audio": false, "embeddedContext": true},
+			"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
 			// Only what this daemon serves: session/list and session/close,
 			// and MCP servers over both HTTP transports as well as stdio.
 			"sessionCapabilities": map[string]any{"list": map[string]any{}, "close": map[string]any{}},

@@ -2,12 +2,15 @@ package rpc
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -17,16 +20,26 @@ type contentBlock struct {
 	Type     string `json:"type"`
 	Text     string `json:"text"`
 	URI      string `json:"uri"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
 	Resource *struct {
 		URI  string `json:"uri"`
 		Text string `json:"text"`
 	} `json:"resource"`
 }
 
-// promptText flattens a prompt's content blocks to the text the model
-// reads.
-func promptText(blocks []contentBlock) (string, error) {
+// maxImageBytes bounds one prompt image (decoded): every provider refuses
+// larger ones, and the image goes into every later request of the turn.
+const maxImageBytes = 5 << 20
+
+// imageTypes are the image formats all the providers with vision take.
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// promptContent turns a prompt's content blocks into the text the model
+// reads and the images it sees.
+func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
 	var b strings.Builder
+	var images []provider.Image
 	for i, c := range blocks {
 		switch c.Type {
 		case "text":
@@ -37,14 +50,26 @@ func promptText(blocks []contentBlock) (string, error) {
 			if c.Resource != nil {
 				fmt.Fprintf(&b, "\n<file uri=%q>\n%s\n</file>\n", c.Resource.URI, c.Resource.Text)
 			}
+		case "image":
+			if !slices.Contains(imageTypes, c.MimeType) {
+				return "", nil, invalidParams("prompt[%d].mimeType: must be one of %s, got %q", i, strings.Join(imageTypes, ", "), c.MimeType)
+			}
+			n := base64.StdEncoding.DecodedLen(len(c.Data))
+			if _, err := base64.StdEncoding.DecodeString(c.Data); err != nil || c.Data == "" {
+				return "", nil, invalidParams("prompt[%d].data: must be the image in standard base64", i)
+			}
+			if n > maxImageBytes {
+				return "", nil, invalidParams("prompt[%d].data: the image is %d KiB, over the %d MiB a prompt image may be", i, n>>10, maxImageBytes>>20)
+			}
+			images = append(images, provider.Image{MIMEType: c.MimeType, Data: c.Data})
 		default:
-			return "", invalidParams("prompt[%d].type: %q is not supported (text, resource_link, resource)", i, c.Type)
+			return "", nil, invalidParams("prompt[%d].type: %q is not supported (text, resource_link, resource, image)", i, c.Type)
 		}
 	}
-	if strings.TrimSpace(b.String()) == "" {
-		return "", invalidParams("prompt: empty")
+	if strings.TrimSpace(b.String()) == "" && len(images) == 0 {
+		return "", nil, invalidParams("prompt: empty")
 	}
-	return b.String(), nil
+	return b.String(), images, nil
 }
 
 // sessionPrompt serves session/prompt. It runs until the turn ends, so it
@@ -61,9 +86,14 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	text, err := promptText(p.Prompt)
+	text, images, err := promptContent(p.Prompt)
 	if err != nil {
 		return nil, err
+	}
+	if len(images) > 0 {
+		if pr := s.CurrentSettings().Provider; pr != nil && !provider.SeesImages(pr.Name, pr.Model) {
+			return nil, invalidParams("prompt: the model %s/%s does not take images; describe the image in text or choose a model with vision", pr.Name, pr.Model)
+		}
 	}
 	ls, err := s.getSession(p.SessionID)
 	if err != nil {
@@ -72,12 +102,12 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 	jsonrpc2.Async(ctx)
 	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
 	defer release()
-	return s.runPrompt(work, ls, text)
+	return s.runPrompt(work, ls, text, images)
 }
 
 // runPrompt runs one turn of ls. The connection ending (stdin closed,
 // exit) cancels it at once, before anything else is torn down.
-func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (any, error) {
+func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (any, error) {
 	if !s.startTurn() {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}
@@ -98,7 +128,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string) (a
 		}
 	}()
 	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(text), cancel)
-	stop, err := ls.Prompt(ctx, text)
+	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {
 		return nil, invalidParams("sessionId: %v", err)
@@ -159,7 +189,7 @@ func (s *Server) promptCommand(id, mode, text string) (any, error) {
 	go func() {
 		defer s.bg.Done()
 		defer cancel()
-		res, err := s.runPrompt(ctx, ls, text)
+		res, err := s.runPrompt(ctx, ls, text, nil)
 		switch {
 		case err != nil:
 			s.showMessage(1, "cline-ls: the turn failed: "+err.Error())

@@ -271,6 +271,12 @@ var ErrBusy = errors.New("a prompt is already running in this session; cancel it
 
 // Prompt runs one user turn to its end.
 func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
+	return s.PromptWith(ctx, text, nil)
+}
+
+// PromptWith runs one user turn whose message also shows the model
+// images.
+func (s *Session) PromptWith(ctx context.Context, text string, images []provider.Image) (StopReason, error) {
 	if s.cfg.Provider == nil {
 		err := s.cfg.ProviderErr
 		if err == nil {
@@ -280,7 +286,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	user, instr := s.startTurn(ctx, text)
+	user, instr := s.startTurn(ctx, text, images)
 	s.mu.Lock()
 	if s.running != nil {
 		s.mu.Unlock()

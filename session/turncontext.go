@@ -13,7 +13,7 @@ import (
 // the user's text and stays in the history as it was, so every later
 // request repeats the same bytes and a provider's prompt cache holds;
 // the system prompt changes only when an instruction file does.
-func (s *Session) startTurn(ctx context.Context, text string) (provider.Message, string) {
+func (s *Session) startTurn(ctx context.Context, text string, images []provider.Image) (provider.Message, string) {
 	var env prompt.Environment
 	if s.cfg.Environment != nil {
 		env = s.cfg.Environment(ctx)
@@ -22,6 +22,9 @@ func (s *Session) startTurn(ctx context.Context, text string) (provider.Message,
 		env.OpenBuffers = s.cfg.OpenBuffers()
 	}
 	user := provider.UserText(text)
+	for _, im := range images {
+		user.Parts = append(user.Parts, provider.ImagePart(im.MIMEType, im.Data))
+	}
 	if block := prompt.TurnContext(env); block != "" {
 		user.Parts = append([]provider.Part{provider.TextPart(block)}, user.Parts...)
 	}
