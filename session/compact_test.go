@@ -78,7 +78,7 @@ func textEvents(t string) []provider.Event {
 	return []provider.Event{{Kind: provider.EventText, Text: t}, {Kind: provider.EventDone, Stop: provider.StopEndTurn}}
 }
 
-var errTooLong = &provider.Error{Provider: "openai", Status: 400, Attempts: 1,
+var errTooLong = &provider.Error{Provider: "openai", Status: 400, Attempts: 1, ContextLength: true, ContextWindow: 30000,
 	Message: "This model's maximum context length is 30000 tokens. However, your messages resulted in 9000 tokens."}
 
 // testSession makes a session over m whose read_files returns size

@@ -50,6 +50,12 @@ func BecomeSubreaper() error {
 
 var spawn = make(chan func())
 
+// marked holds the processes seen alive carrying one of the daemon's
+// owner tokens: only those are reaped by the daemon (a zombie's
+// environment can no longer be read), so it never takes the exit status
+// of a child someone else waits for. Guarded by owner.mu.
+var marked = map[int]bool{}
+
 // subreaper is set once the daemon is the parent of its orphans: every
 // process whose parent it is then came through Start, or is an orphan.
 // Guarded by owner.mu.
@@ -309,14 +315,22 @@ func sweep(token string) bool {
 				continue
 			}
 			if p.zombie {
-				if p.ppid == self {
+				if p.ppid == self && marked[pid] {
 					unix.Wait4(pid, nil, unix.WNOHANG, nil)
+					delete(marked, pid)
 				}
 				continue
 			}
-			tok, marked := ownerToken(pid)
-			orphan := subreaper && p.ppid == self && (!marked || !owner.live[tok])
-			if marked && tok == token || orphan {
+			tok, ours := ownerToken(pid)
+			if ours {
+				marked[pid] = true
+			}
+			// Only a process that carries one of our tokens is ours to
+			// kill: a child the daemon started some other way (git for
+			// the turn's context, a test harness's command) is its
+			// starter's to wait for, and so is its exit status.
+			orphan := subreaper && p.ppid == self && ours && !owner.live[tok]
+			if ours && tok == token || orphan {
 				roots = append(roots, pid)
 			}
 		}
@@ -358,8 +372,9 @@ func reapOrphans() {
 	owner.mu.Lock()
 	defer owner.mu.Unlock()
 	for _, pid := range kids {
-		if p, ok := stat(pid); ok && p.zombie && !owner.children[pid] {
+		if p, ok := stat(pid); ok && p.zombie && !owner.children[pid] && marked[pid] {
 			unix.Wait4(pid, nil, unix.WNOHANG, nil)
+			delete(marked, pid)
 		}
 	}
 }
