@@ -170,9 +170,11 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		s.releaseIdleLoop(s.bgCtx)
 	}()
 
+	// The input ending cancels running turns at once (runPrompt watches
+	// it); the connection is done once the requests already read are
+	// answered.
 	select {
 	case <-s.conn.Done():
-	case <-s.inputEnded:
 	case <-s.exited:
 	case <-ctx.Done():
 	}
