@@ -43,7 +43,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		}
 		return map[string]any{"sessionId": res["sessionId"]}, nil
 	case commandPrompt:
-		return s.promptCommand(arg.SessionID, arg.Mode, arg.Text)
+		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
 		return s.sessionSetMode(b)

@@ -86,6 +86,9 @@ type stream struct {
 	closeOnce sync.Once
 	werr      error // the first write error; guarded by errMu
 	errMu     sync.Mutex
+
+	replyMu    sync.Mutex
+	afterReply map[string]func() // by the request id's JSON; guarded by replyMu
 }
 
 // flushWait bounds how long Close waits for queued frames to be written.
@@ -424,9 +427,47 @@ func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
 	}
 	select {
 	case s.queue <- buf:
+		s.replied(data)
 		return int64(len(buf)), nil
 	case <-s.quit:
 		return 0, io.ErrClosedPipe
+	}
+}
+
+// onReply runs fn once the reply to the request whose id encodes as id
+// is queued: whatever is written after that follows the reply on the
+// wire. A client that blocks on a request (eglot's executeCommand) then
+// reads its answer before any request the work it started sends.
+func (s *stream) onReply(id string, fn func()) {
+	s.replyMu.Lock()
+	defer s.replyMu.Unlock()
+	if s.afterReply == nil {
+		s.afterReply = make(map[string]func())
+	}
+	s.afterReply[id] = fn
+}
+
+// replied runs the onReply function of the response in data, if any.
+func (s *stream) replied(data []byte) {
+	s.replyMu.Lock()
+	n := len(s.afterReply)
+	s.replyMu.Unlock()
+	if n == 0 {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		return
+	}
+	s.replyMu.Lock()
+	fn := s.afterReply[string(m.ID)]
+	delete(s.afterReply, string(m.ID))
+	s.replyMu.Unlock()
+	if fn != nil {
+		fn()
 	}
 }
 

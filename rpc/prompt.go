@@ -3,10 +3,12 @@ package rpc
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -166,7 +168,7 @@ func (s *Server) connDone() <-chan struct{} {
 // reports through $/progress (the agent's text as report messages) and
 // window/logMessage, and its end through the progress end and a
 // window/showMessage naming the stop reason.
-func (s *Server) promptCommand(id, mode, text string) (any, error) {
+func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, invalidParams("arguments[0].text: required")
 	}
@@ -185,10 +187,26 @@ func (s *Server) promptCommand(id, mode, text string) (any, error) {
 		return nil, invalidParams("arguments[0].sessionId: %v", session.ErrBusy)
 	}
 	ctx, cancel := context.WithCancel(s.bgCtx)
+	// The turn starts once this answer is on its way, so the client reads
+	// it before the turn's first request (a progress token, an approval):
+	// eglot, blocked in its executeCommand, may not serve a request that
+	// arrives first.
+	replied := make(chan struct{})
+	if key, err := json.Marshal(reqID); err == nil && s.stream != nil {
+		s.stream.onReply(string(key), func() { close(replied) })
+	} else {
+		close(replied)
+	}
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
 		defer cancel()
+		select {
+		case <-replied:
+		case <-time.After(2 * time.Second): // the answer could not be written
+		case <-ctx.Done():
+			return
+		}
 		res, err := s.runPrompt(ctx, ls, text, nil)
 		switch {
 		case err != nil:

@@ -51,6 +51,7 @@ type Server struct {
 	log  *slog.Logger
 
 	conn    jsonrpc2.Conn
+	stream  *stream
 	dialect Dialect
 	// inflight holds the cancel functions of requests still running, for
 	// $/cancelRequest and $/cancel_request. (jsonrpc2.CancelHandler cannot
@@ -162,6 +163,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st := newStream(d, br, w, closer, func(err error) {
 		s.log.Warn("rejected frame", "err", err)
 	})
+	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)
 	s.bg.Add(1)

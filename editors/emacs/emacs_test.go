@@ -183,6 +183,14 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 
 	report := func() {
 		t.Logf("emacs output:\n%s", out.String())
+		filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				if b, err := os.ReadFile(p); err == nil {
+					t.Logf("session file %s:\n%s", p, b)
+				}
+			}
+			return nil
+		})
 		if b, err := os.ReadFile(logFile); err == nil {
 			t.Logf("cline-ls log (%s):\n%s", logFile, b)
 		} else {

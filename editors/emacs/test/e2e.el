@@ -344,7 +344,7 @@ approval answered through window/showMessageRequest."
                      ;; Stock Eglot confirms server edits; the user says yes.
                      (y-or-n-p "Server wants to edit" t)))
   (add-to-list 'eglot-server-programs
-               `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
+               `(text-mode . (,e2e-daemon "--log-file" ,e2e-log "--log-level" "debug"
                                           :initializationOptions ,e2e-settings)))
   ;; Eglot sends `eglot-workspace-configuration' as
   ;; workspace/didChangeConfiguration right after connecting, and
