@@ -4,7 +4,7 @@
 // stock-client tests.
 
 import { DaemonCommand, Method } from './methods';
-import type { Rpc, StopReason } from './types';
+import type { Rpc } from './types';
 
 export function executeCommand<R>(rpc: Rpc, command: string, arg: object): Promise<R> {
   return rpc.request<R>(Method.executeCommand, { command, arguments: [arg] });
@@ -14,8 +14,11 @@ export function newSessionCommand(rpc: Rpc, mode?: string): Promise<{ sessionId:
   return executeCommand(rpc, DaemonCommand.newSession, mode ? { mode } : {});
 }
 
-/** promptCommand runs a whole turn (starting a session when none is given) before it answers. */
-export function promptCommand(rpc: Rpc, text: string, sessionId?: string): Promise<{ sessionId: string; stopReason: StopReason }> {
+/**
+ * promptCommand starts a turn (and a session when none is given) and answers at once with the
+ * session; the turn reports through $/progress and ends with a window/showMessage naming its stop reason.
+ */
+export function promptCommand(rpc: Rpc, text: string, sessionId?: string): Promise<{ sessionId: string }> {
   return executeCommand(rpc, DaemonCommand.prompt, sessionId ? { sessionId, text } : { text });
 }
 
