@@ -1,0 +1,98 @@
+package vscode_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVSCodeRealEditor runs e2e/run.mjs: the extension packaged as a VSIX,
+// installed into code-server and driven through Chromium, against the
+// daemon built here. It needs the packages of editors/vscode and of
+// editors/vscode/e2e installed (npm ci in both) and Chromium, and skips,
+// saying which is missing, otherwise.
+func TestVSCodeRealEditor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real VS Code in a browser takes tens of seconds; skipped in -short")
+	}
+	for _, dir := range []string{"node_modules", filepath.Join("e2e", "node_modules", "code-server", "lib", "vscode", "node_modules"), filepath.Join("e2e", "node_modules", "playwright-core")} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Skipf("%s is missing: run npm ci in editors/vscode and in editors/vscode/e2e (see .ci/run)", dir)
+		}
+	}
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("no Chromium at %s (apt-get install chromium, or set $CHROMIUM)", chromium)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH, so the daemon cannot be built")
+	}
+
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
+		defer cancel()
+	}
+
+	bin := filepath.Join(t.TempDir(), "cline-ls")
+	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/cline-ls")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/cline-ls: %v\n%s", err, out)
+	}
+	if msg := acceptsStdio(ctx, bin); msg != "" {
+		t.Skipf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
+	}
+
+	compile := exec.CommandContext(ctx, npm, "run", "compile")
+	if out, err := compile.CombinedOutput(); err != nil {
+		t.Fatalf("npm run compile: %v\n%s", err, out)
+	}
+
+	run := exec.CommandContext(ctx, node, "run.mjs")
+	run.Dir = "e2e"
+	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "NO_COLOR=1")
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("e2e/run.mjs: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "[e2e]") {
+			t.Log(line)
+		}
+	}
+}
+
+// acceptsStdio runs `bin serve --stdio` on an empty stdin, as
+// vscode-languageclient launches the daemon, and returns why it refused,
+// or "" when it served and exited cleanly at end of input.
+func acceptsStdio(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		return err.Error() + ": " + first
+	}
+	return ""
+}
