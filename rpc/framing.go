@@ -89,6 +89,9 @@ type stream struct {
 
 	replyMu    sync.Mutex
 	afterReply map[string]func() // by the request id's JSON; guarded by replyMu
+
+	// redact, when set, scrubs secrets from each outgoing message.
+	redact func([]byte) []byte
 }
 
 // flushWait bounds how long Close waits for queued frames to be written.
@@ -409,6 +412,9 @@ func (s *stream) readLine() ([]byte, int64, error) {
 
 // WriteFrame frames one already-encoded message and writes it in one call.
 func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
+	if s.redact != nil {
+		data = s.redact(data)
+	}
 	var buf []byte
 	if s.dialect == DialectACP {
 		buf = make([]byte, 0, len(data)+1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // callResult is cline/callTool's answer.
@@ -300,5 +301,83 @@ func TestCommandsNeverSeeTheModelKey(t *testing.T) {
 	}
 	if strings.Contains(res.Content, string(rev)) || !strings.Contains(res.Content, "done") {
 		t.Errorf("the command saw the key: %s", res.Content)
+	}
+}
+
+// TestEveryOutgoingShapeIsRedacted: a key in a tool's arguments reaches
+// no message to the client (tool_call rawInput, the approval's preview
+// and arguments, cline/diff, the result), while the edit itself keeps it:
+// the file on disk and the open buffer get the real text.
+func TestEveryOutgoingShapeIsRedacted(t *testing.T) {
+	const key = "sk-planted-shapes-0123456789abcdef"
+	t.Setenv("TEST_API_KEY", key)
+	ctx := testCtx(t)
+	for _, viaCline := range []bool{true, false} {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, "open.env"), []byte("KEY=old\n"), 0o644)
+		ed := rpctest.New(t, rpc.Options{Getenv: os.Getenv})
+		var caps map[string]any
+		if viaCline {
+			caps = map[string]any{"experimental": map[string]any{"cline": map[string]any{"approvals": true, "diffs": true}},
+				"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
+				"window":    map[string]any{"showMessage": map[string]any{}}}
+		}
+		askCounter(ed, "Allow")
+		params := map[string]any{"initializationOptions": map[string]any{
+			"provider": map[string]any{"name": "openai-compatible", "model": "m", "baseUrl": "http://127.0.0.1:1/v1", "apiKeyEnv": "TEST_API_KEY"},
+			"stateDir": t.TempDir()}}
+		if caps != nil {
+			params["capabilities"] = caps
+		}
+		ed.Initialize(ctx, root, params)
+		if viaCline {
+			go func() {
+				answered := map[string]bool{}
+				for {
+					m, err := ed.Await(ctx, "cline/approvalRequest", func(p json.RawMessage) bool {
+						var a struct{ ApprovalID string }
+						json.Unmarshal(p, &a)
+						return !answered[a.ApprovalID]
+					})
+					if err != nil {
+						return
+					}
+					var p struct{ ApprovalID string }
+					json.Unmarshal(m.Params, &p)
+					answered[p.ApprovalID] = true
+					ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": p.ApprovalID,
+						"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil)
+				}
+			}()
+		}
+		openURI := workspace.PathToURI(filepath.Join(root, "open.env"))
+		ed.Open(ctx, openURI, "KEY=old\n")
+		id := newSessionIn(t, ctx, ed, root)
+		res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "write_to_file",
+			"arguments": map[string]any{"path": "new.env", "content": "KEY=" + key + "\n"}})
+		if res.IsError {
+			t.Fatalf("write: %s", res.Content)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "new.env")); string(b) != "KEY="+key+"\n" {
+			t.Errorf("the file on disk lost its key: %q", b)
+		}
+		if viaCline {
+			res = callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "editor",
+				"arguments": map[string]any{"path": "open.env", "old_text": "KEY=old", "new_text": "KEY=" + key}})
+			if res.IsError {
+				t.Fatalf("edit: %s", res.Content)
+			}
+			if got, _, _ := ed.Text(openURI); got != "KEY="+key+"\n" {
+				t.Errorf("the open buffer lost its key: %q", got)
+			}
+		}
+		for _, m := range ed.Messages("") {
+			if m.Method == "workspace/applyEdit" {
+				continue
+			}
+			if strings.Contains(string(m.Params), key) {
+				t.Errorf("cline approvals %v: %s carries the key: %.200s", viaCline, m.Method, m.Params)
+			}
+		}
 	}
 }

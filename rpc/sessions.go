@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -97,17 +98,50 @@ func (s *Server) sessionStore() (*session.Store, error) {
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
 func (s *Server) redact(text string) string {
+	for _, v := range s.secrets() {
+		text = strings.ReplaceAll(text, v, "[redacted]")
+	}
+	return text
+}
+
+// secrets are the key values redaction scrubs: those of the well-known
+// key variables and of the one the settings name.
+func (s *Server) secrets() []string {
 	st := s.CurrentSettings()
-	names := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"}
+	names := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"}
 	if st.Provider != nil && st.Provider.APIKeyEnv != "" {
 		names = append(names, st.Provider.APIKeyEnv)
 	}
+	var out []string
 	for _, n := range names {
 		if v := s.opts.Getenv(n); len(v) >= 8 {
-			text = strings.ReplaceAll(text, v, "[redacted]")
+			out = append(out, v)
 		}
 	}
-	return text
+	return out
+}
+
+// redactFrame scrubs secrets from an outgoing message, whatever its shape
+// (tool arguments in updates, approval previews, diffs, results): the one
+// place every message to the client passes. Edits the daemon delivers to
+// the editor's text (workspace/applyEdit, fs/write_text_file) are left as
+// they are: they are the user's files, and a key in a .env file must stay
+// a key.
+func (s *Server) redactFrame(data []byte) []byte {
+	keys := s.secrets()
+	if len(keys) == 0 {
+		return data
+	}
+	head := data[:min(len(data), 200)]
+	if bytes.Contains(head, []byte(`"method":"`+methodApplyEdit+`"`)) || bytes.Contains(head, []byte(`"method":"`+methodWriteTextFile+`"`)) {
+		return data
+	}
+	for _, k := range keys {
+		if bytes.Contains(data, []byte(k)) {
+			data = bytes.ReplaceAll(data, []byte(k), []byte("[redacted]"))
+		}
+	}
+	return data
 }
 
 // newProvider builds the model client from the settings.
