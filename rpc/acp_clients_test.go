@@ -200,8 +200,12 @@ func TestACPWithAcpx(t *testing.T) {
 		reply(call("c3", "editor", map[string]any{"path": "notes.txt", "old_text": "gamma", "new_text": "delta"})),
 		map[string]any{"expect": map[string]any{"last_tool_result_contains": "denied by the user"}, "events": []any{text("Left it.")}},
 	)
-	// acpx exits 5 (permission denied) when it refused a request.
-	msgs = acpLines(t, a.run(ctx, deny, 5, "--deny-all", "--format", "json", "prompt", "once more"))
+	// Reads allowed, the edit's permission refused (no one to ask): the
+	// file is read for the preview, the user is asked, the answer is no.
+	// (--deny-all refuses the read too, and an edit that cannot be
+	// planned is never asked about.) acpx exits 5 (permission denied)
+	// when it refused a request.
+	msgs = acpLines(t, a.run(ctx, deny, 5, "--approve-reads", "--non-interactive-permissions", "deny", "--format", "json", "prompt", "once more"))
 	a.waitIdle(ctx)
 	if m := methodsOf(msgs); m["session/load"] != 1 || m["session/request_permission"] != 1 || m["fs/write_text_file"] != 0 {
 		t.Fatalf("the denied prompt sent %v", m)
