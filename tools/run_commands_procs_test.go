@@ -3,13 +3,12 @@
 package tools_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,30 +43,13 @@ var orphanForms = map[string]string{
 	"double fork":          `perl -e 'exit if fork; POSIX::setsid(); exit if fork; exec "sleep", "%d"' -MPOSIX`,
 }
 
-// markerPids finds the processes whose argv holds the marker.
-func markerPids(marker int) []int {
-	want := []byte("sleep\x00" + strconv.Itoa(marker) + "\x00")
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.HasSuffix(b, want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // wantNoMarker fails if a marked process is still there after a bounded
 // wait, and kills any it finds, by PID.
 func wantNoMarker(t *testing.T, marker int, what string) {
 	t.Helper()
 	var left []int
 	for range 100 {
-		if left = markerPids(marker); len(left) == 0 {
+		if left = proctest.MarkerPIDs(marker); len(left) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -82,7 +64,7 @@ func wantNoMarker(t *testing.T, marker int, what string) {
 // pass only because it looked too early.
 func waitMarker(t *testing.T, marker int) bool {
 	for range 200 {
-		if len(markerPids(marker)) > 0 {
+		if len(proctest.MarkerPIDs(marker)) > 0 {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)

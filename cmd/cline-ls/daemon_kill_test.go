@@ -5,32 +5,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// markerPids finds the processes whose argv ends in "sleep N".
-func markerPids(n int) []int {
-	want := []byte("sleep\x00" + strconv.Itoa(n) + "\x00")
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.HasSuffix(b, want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
 
 // TestDaemonKilledTakesItsCommandsAlong runs the real binary on a replayed
 // turn whose command starts a pipeline and a process that left its
@@ -67,14 +50,14 @@ func TestDaemonKilledTakesItsCommandsAlong(t *testing.T) {
 	}
 	defer func() {
 		for _, n := range []int{piped, escaped} {
-			for _, pid := range markerPids(n) {
+			for _, pid := range proctest.MarkerPIDs(n) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	}()
 	running := false
 	for range 500 {
-		if len(markerPids(piped)) > 0 && len(markerPids(escaped)) > 0 {
+		if len(proctest.MarkerPIDs(piped)) > 0 && len(proctest.MarkerPIDs(escaped)) > 0 {
 			running = true
 			break
 		}
@@ -88,10 +71,10 @@ func TestDaemonKilledTakesItsCommandsAlong(t *testing.T) {
 	daemon.Process.Signal(syscall.SIGKILL)
 	daemon.Wait()
 	for range 200 { // at most 10 s
-		if len(markerPids(piped))+len(markerPids(escaped)) == 0 {
+		if len(proctest.MarkerPIDs(piped))+len(proctest.MarkerPIDs(escaped)) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Errorf("after SIGKILL of the daemon, pipeline %v and escaped %v still run", markerPids(piped), markerPids(escaped))
+	t.Errorf("after SIGKILL of the daemon, pipeline %v and escaped %v still run", proctest.MarkerPIDs(piped), proctest.MarkerPIDs(escaped))
 }
