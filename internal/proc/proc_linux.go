@@ -288,7 +288,7 @@ func ownerToken(pid int) (string, bool) {
 // whether it found any.
 func sweep(token string) bool {
 	self := os.Getpid()
-	found := false
+	found, quiet := false, 0
 	owner.mu.Lock()
 	below := subreaper
 	owner.mu.Unlock()
@@ -346,8 +346,17 @@ func sweep(token string) bool {
 			roots = append(roots, kids[pid]...)
 		}
 		if len(targets) == 0 {
-			return found
+			// A double fork may be between its middle process's exit and
+			// the grandchild's re-parenting: look once more before
+			// believing nothing is left.
+			quiet++
+			if quiet == 2 {
+				return found
+			}
+			time.Sleep(2 * time.Millisecond)
+			continue
 		}
+		quiet = 0
 		found = true
 		for pid := range targets {
 			syscall.Kill(pid, syscall.SIGKILL)
