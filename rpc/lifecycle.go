@@ -98,6 +98,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	}
 	if p.ClientInfo != nil {
 		caps.checksVersions = checksVersions(p.ClientInfo.Name)
+		caps.name = p.ClientInfo.Name
 	}
 
 	s.mu.Lock()

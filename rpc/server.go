@@ -95,7 +95,8 @@ type clientCaps struct {
 	showMessageReq   bool
 	workDoneProgress bool
 	docChanges       bool
-	checksVersions   bool // see checksVersions
+	checksVersions   bool   // see checksVersions
+	name             string // clientInfo.name, for messages that name the client's own settings
 }
 
 // NewServer returns a server ready to Serve one connection.

@@ -160,6 +160,35 @@ func TestPlanThenActEditsOpenBuffer(t *testing.T) {
 	}
 }
 
+// TestNoModelSaysHowForThatClient: the error names the settings of the
+// client the user is in, not a generic list.
+func TestNoModelSaysHowForThatClient(t *testing.T) {
+	for client, want := range map[string]string{
+		"Neovim":             "require('cline').setup",
+		"Eglot":              "cline-initialization-options",
+		"Visual Studio Code": "cline.provider",
+		"cline-ls headless":  "cline-ls exec --provider",
+		"SomeEditor":         "initializationOptions",
+	} {
+		t.Run(client, func(t *testing.T) {
+			ctx := testCtx(t)
+			ed := rpctest.New(t, rpc.Options{})
+			ed.Initialize(ctx, t.TempDir(), map[string]any{
+				"clientInfo":            map[string]any{"name": client},
+				"initializationOptions": map[string]any{"stateDir": t.TempDir()},
+			})
+			var created struct{ SessionID string }
+			if err := ed.Call(ctx, "session/new", map[string]any{}, &created); err != nil {
+				t.Fatal(err)
+			}
+			err := ed.Call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}}, nil)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "CLINE_LS_MODEL") {
+				t.Fatalf("err = %v, want it to mention %q", err, want)
+			}
+		})
+	}
+}
+
 func TestPromptWithoutModelFailsClearly(t *testing.T) {
 	ctx := testCtx(t)
 	ed := rpctest.New(t, rpc.Options{}) // no environment: no API key to fall back on

@@ -149,9 +149,10 @@ func (s *Server) newProvider() (provider.Provider, error) {
 	st := s.CurrentSettings()
 	p := st.Provider
 	if p == nil || p.Name == "" {
-		return nil, errors.New("no model is configured: set provider {name, model, apiKeyEnv} in initializationOptions, " +
-			"or CLINE_LS_PROVIDER and CLINE_LS_MODEL, or $XDG_CONFIG_HOME/cline-ls/config.json, " +
-			"or one of ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY")
+		s.mu.Lock()
+		dialect, client := s.dialect, s.caps.name
+		s.mu.Unlock()
+		return nil, errors.New(noModelMessage(dialect, client))
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
 		Transcript: p.Transcript, Logger: s.log}
