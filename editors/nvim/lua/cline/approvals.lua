@@ -132,6 +132,37 @@ end
 
 local approval_buf
 
+-- open_view opens the approval buffer: with preview_split when set, else
+-- above the session buffer's window when one shows it (the user's own
+-- windows keep their size), else at the top. The cursor stays.
+function M.open_view(buf, height)
+  local split = config.options.preview_split
+  if split then
+    return scratch.show(buf, split, height)
+  end
+  local session
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    local ok, r = pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(win), 'cline_root')
+    if ok and r and vim.bo[vim.api.nvim_win_get_buf(win)].filetype == 'cline' then
+      session = win
+      break
+    end
+  end
+  if not session then
+    return scratch.show(buf, 'topleft split', height)
+  end
+  local prev = vim.api.nvim_get_current_win()
+  vim.api.nvim_set_current_win(session)
+  local ok, win = pcall(scratch.show, buf, 'aboveleft split', height)
+  if vim.api.nvim_win_is_valid(prev) then
+    vim.api.nvim_set_current_win(prev)
+  end
+  if not ok then
+    error(win, 0)
+  end
+  return win
+end
+
 -- show opens the approval view of the active request without moving the
 -- cursor; with focus it moves the cursor there (:ClineApprove).
 local function show(focus)
@@ -141,7 +172,7 @@ local function show(focus)
   local buf = approval_buf
   local win = vim.fn.win_findbuf(buf)[1]
   if not win then
-    local ok, w = pcall(scratch.show, buf, config.options.preview_split or 'topleft split', math.min(vim.api.nvim_buf_line_count(buf) + 1, 20))
+    local ok, w = pcall(M.open_view, buf, math.min(vim.api.nvim_buf_line_count(buf) + 1, 20))
     if not ok then
       return false
     end

@@ -33,22 +33,24 @@ function M.buffer_name(root)
   return 'cline://diffs/' .. root
 end
 
--- show handles one cline/diff for the session view of root.
-function M.show(p, root, view)
+-- show handles one cline/diff for the session view of root. Each edit
+-- is shown once: an edit whose diff an approval already showed
+-- (previewed) gets its one-line summary in the session buffer; another
+-- gets the diff there too. The diff buffer (:ClineDiffs) keeps them all
+-- and is opened only with diff_view = 'split'.
+function M.show(p, root, view, previewed)
   local path = M.display(p.uri, root)
   local summary = string.format('[diff] %s +%d -%d', path, tonumber(p.added) or 0, tonumber(p.removed) or 0)
   local body = M.body(p.diff)
   local mode = config.options.diff_view
-  if mode == 'session' then
-    view:marker('tool', summary)
+  view:marker('tool', summary)
+  if mode == 'session' and not previewed then
     local indented = {}
     for i, l in ipairs(body) do
       indented[i] = '    ' .. l
     end
     view:append(indented)
-    return
   end
-  view:marker('tool', summary)
   if mode == 'none' then
     return
   end
