@@ -249,6 +249,29 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// A follow-up typed in the chat buffer lands in the same session; a file
+// mention and a selection mention reach the model; the turn and session
+// totals, the statusline component and the ? help.
+func TestChat(t *testing.T) {
+	runNvim(t, "plugin", "chat", "chat", true).check(t)
+}
+
+// An earlier session, of a daemon since stopped, is resumed from the list
+// and goes on with its history.
+func TestResume(t *testing.T) {
+	runNvim(t, "plugin", "resume", "resume", true).check(t)
+}
+
+// The checkpoint list previews a restore; undo of the last turn restores
+// the buffer and drops the turn from the conversation.
+func TestUndoLastTurn(t *testing.T) {
+	r := runNvim(t, "plugin", "undo", "undo", true)
+	r.check(t)
+	if got := r.disk(t); got != "hello\n" {
+		t.Errorf("hello.txt = %q, want it unchanged", got)
+	}
+}
+
 // The parts that need no daemon: questions answered later in a
 // coroutine (Neovim 0.10+), streaming into the session buffer, previews.
 func TestUnits(t *testing.T) {

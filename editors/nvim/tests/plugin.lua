@@ -264,6 +264,165 @@ function scenarios.cancel()
   H.eq(H.lines(file), { 'hello, world' }, 'the second task edits the buffer')
 end
 
+-- chat: a follow-up typed in the session buffer's prompt area (several
+-- lines, a file mention) and one with a mention of the visual selection
+-- go to the same session; the model receives the file and the selected
+-- lines as resource blocks; the turn and session totals and the
+-- statusline component follow.
+function scenarios.chat()
+  local file = start()
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask how should we greet people?')
+  local st = cline().state(env.ws)
+  H.contains(st.view.waiting or '', 'waiting for the model', 'the session buffer shows that the model is awaited')
+  H.contains(cline().status(), '', 'the statusline component answers while the session starts')
+  wait_turn(st, 'the first turn')
+  H.eq(st.last_stop, 'end_turn', 'the first turn ends')
+  local sid = st.session_id
+  H.expect(sid ~= nil, 'the session started')
+
+  -- A follow-up typed in the prompt area, over two lines, with a file
+  -- mention; <CR> in normal mode sends it.
+  local f = assert(io.open(env.ws .. '/notes.txt', 'w'))
+  f:write('alpha line\nbeta line\n')
+  f:close()
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  vim.api.nvim_set_current_win(swin)
+  vim.api.nvim_feedkeys('Gilook at @notes.txt\rand tell me\27', 'ntx', false)
+  H.eq(st.view:input(), 'look at @notes.txt\nand tell me', 'the prompt area takes several lines')
+  vim.api.nvim_feedkeys('\r', 'mtx', false)
+  H.eq(st.view:input(), '', 'sending empties the prompt area')
+  H.expect(st.busy, '<CR> sent the prompt area')
+  wait_turn(st, 'the follow-up')
+  H.eq(st.last_stop, 'end_turn', 'the follow-up ends (the model got notes.txt after the first turn)')
+  H.eq(st.session_id, sid, 'the follow-up went to the same session')
+  local text = session_text()
+  H.contains(text, 'You: look at @notes.txt\n     and tell me', 'the follow-up is in the transcript')
+  H.contains(text, 'Seen the notes.')
+
+  -- The selection, changed and not saved, mentioned from the file.
+  vim.api.nvim_set_current_win(fwin)
+  vim.api.nvim_buf_set_lines(file, 0, -1, false, { 'hello', 'line two', 'line three' })
+  vim.api.nvim_feedkeys('2GVj:ClineMention\r', 'mtx', false)
+  H.eq(st.view:input(), '@hello.txt:2-3 ', 'the selection is mentioned in the prompt area')
+  H.eq(vim.api.nvim_get_current_win(), fwin, 'mentioning leaves the cursor in the file')
+  vim.api.nvim_set_current_win(swin)
+  vim.api.nvim_feedkeys('GAwhat are these?\27\r', 'mtx', false)
+  wait_turn(st, 'the turn with the selection')
+  H.eq(st.last_stop, 'end_turn', 'that turn ends (the model got the unsaved lines 2-3)')
+  H.eq(st.session_id, sid, 'still the same session')
+  text = session_text()
+  H.contains(text, 'You: @hello.txt:2-3 what are these?')
+  H.contains(text, 'Got the lines.')
+  H.contains(text, '-- end_turn · turn 300 in / 30 out · session 600 in / 60 out', 'the turn and the session totals are shown')
+
+  -- The statusline component, in the session window's own statusline.
+  H.contains(cline().status(), 'cline:act', 'the component names the mode')
+  H.expect(not H.has(cline().status(), '⋯'), 'the component shows no running turn', cline().status())
+  local sl = vim.api.nvim_eval_statusline(vim.wo[swin].statusline, { winid = swin }).str
+  H.contains(sl, 'cline:act', "the session window's statusline holds the component")
+
+  -- ? shows the keys in the buffer.
+  H.expect(not st.view.help, 'the help is hidden at first')
+  vim.api.nvim_feedkeys('?', 'mtx', false)
+  H.expect(st.view.help, '? shows the help')
+  local marks = vim.api.nvim_buf_get_extmarks(st.view.buf, require('cline.view').ns, 0, -1, { details = true })
+  local shown = ''
+  for _, m in ipairs(marks) do
+    for _, vl in ipairs(m[4].virt_lines or {}) do
+      shown = shown .. vl[1][1] .. '\n'
+    end
+  end
+  H.contains(shown, 'undo the last turn', 'the help lists the keys')
+  vim.api.nvim_feedkeys('?', 'mtx', false)
+  H.expect(not st.view.help, '? again hides it')
+end
+
+-- resume: a session of a daemon that was stopped is picked from the
+-- list and resumed; its history is shown again and a follow-up goes on
+-- with it (the second transcript expects the earlier turn's messages).
+function scenarios.resume()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  vim.cmd('ClineStop')
+  H.wait('the daemon to stop', function()
+    return st.client_id == nil
+  end)
+  H.dead = nil
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/resume2.json' } }) })
+  local offered
+  H.ui.select_answer = function(items, opts)
+    offered = {}
+    for _, it in ipairs(items) do
+      table.insert(offered, opts.format_item(it))
+    end
+    return items[1]
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the session to be resumed', function()
+    return st.session_id == first
+  end)
+  H.eq(#offered, 1, 'the one earlier session is offered')
+  H.contains(offered[1], 'kiwi', 'it is offered by its title')
+  local text = session_text()
+  H.contains(text, 'remember the word kiwi', 'the earlier prompt is shown again')
+  H.contains(text, 'Noted: kiwi.', "the earlier answer is shown again")
+  H.contains(text, '-- resumed session ' .. first)
+
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the follow-up')
+  H.eq(st.last_stop, 'end_turn', 'the follow-up ends (the model got the earlier turn)')
+  H.eq(st.session_id, first, 'it went to the resumed session')
+  H.contains(session_text(), 'It was kiwi.')
+end
+
+-- undo: the checkpoint list previews what a restore would change; undo
+-- of the last turn puts the buffer back and drops the turn from the
+-- conversation (the next request holds only the new prompt).
+function scenarios.undo()
+  local file = start({ approvals = { edit = 'allow' } })
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  H.eq(H.lines(file), { 'hello, world' }, 'the edit is in the buffer')
+  H.contains(session_text(), '[diff] hello.txt +1 -1\n    ', 'an edit allowed without asking has its diff in the session buffer')
+
+  H.ui.select_answer = function(items)
+    return items[#items] -- the oldest: before the turn's edit
+  end
+  vim.cmd('ClineCheckpoints')
+  local cbuf
+  H.wait('the checkpoint preview', function()
+    cbuf = vim.fn.bufnr('cline://checkpoint')
+    return cbuf ~= -1 and #vim.fn.win_findbuf(cbuf) > 0
+  end)
+  local ctext = H.text(cbuf)
+  H.contains(ctext, '=== hello.txt (modified)', 'the preview names the file a restore changes')
+  H.contains(ctext, 'hello, world', 'and shows its diff')
+  H.eq(vim.api.nvim_get_current_buf(), cbuf, 'the preview takes the cursor (it was asked for)')
+  vim.api.nvim_feedkeys('q', 'mtx', false)
+  H.eq(#vim.fn.win_findbuf(cbuf), 0, 'q closes the preview')
+  H.eq(H.lines(file), { 'hello, world' }, 'a preview changes nothing')
+
+  vim.cmd('ClineUndo')
+  H.wait('the undo', function()
+    return H.has(session_text(), '-- undone')
+  end)
+  H.eq(H.lines(file), { 'hello' }, 'the buffer is back as before the turn')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched')
+  H.contains(session_text(), '-- undone: turn 1 (both): hello.txt --')
+
+  st.view:set_input('try something else')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the undo')
+  H.eq(st.last_stop, 'end_turn', 'the next turn ends (its request held no trace of the undone turn)')
+  H.contains(session_text(), 'Starting over.')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()
