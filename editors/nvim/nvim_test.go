@@ -288,3 +288,14 @@ func TestStockClient(t *testing.T) {
 		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
 	}
 }
+
+// No plugin, as in the README's snippet: a diagnostic on the buffer, the
+// stock code action menu, "Fix with agent"; the turn's edit lands in the
+// buffer and the command does not hold the editor while the turn runs.
+func TestStockCodeAction(t *testing.T) {
+	r := runNvim(t, "stock", "codeaction", "fix", false)
+	r.check(t)
+	if got := r.disk(t); got != "hello, world\n" {
+		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
+	}
+}
