@@ -39,7 +39,7 @@ M.keys = {
   { 'n', 'q', 'close', 'close the window' },
 }
 
-M.separator = '──── message below · <CR> or <C-s> sends · @file or :ClineMention adds context · ? help ────'
+M.separator = '──── your message below · <CR> sends · ? keys ────'
 
 function View:ensure()
   if self.buf and api.nvim_buf_is_valid(self.buf) then
@@ -221,7 +221,7 @@ function View:show(focus)
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].spell = false
-  vim.wo[win].statusline = "%<%f %{v:lua.require'cline'.status()}%=%l/%L"
+  vim.wo[win].statusline = "%<%{v:lua.require'cline'.status()}%=%l/%L"
   self:scroll()
   if not focus and api.nvim_win_is_valid(prev) then
     api.nvim_set_current_win(prev)
