@@ -272,6 +272,12 @@ func TestUndoLastTurn(t *testing.T) {
 	}
 }
 
+// Per-hunk answers in vimdiff: one hunk of two taken by hand stays in
+// the buffer and the model is told; every hunk taken allows the edit.
+func TestPickHunks(t *testing.T) {
+	runNvim(t, "plugin", "hunks", "hunks", true).check(t)
+}
+
 // The parts that need no daemon: questions answered later in a
 // coroutine (Neovim 0.10+), streaming into the session buffer, previews.
 func TestUnits(t *testing.T) {

@@ -423,6 +423,59 @@ function scenarios.undo()
   H.contains(session_text(), 'Starting over.')
 end
 
+-- hunks: from the approval view, d opens the edit in vimdiff in a tab of
+-- its own; the user takes one of its two hunks into the buffer (do) and
+-- ga answers: the hunk stays, the edit is refused, and the model is told
+-- what the file now holds. Taking every hunk allows the edit.
+function scenarios.hunks()
+  start()
+  local f = assert(io.open(env.ws .. '/hunks.txt', 'w'))
+  f:write('one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hunks.txt'))
+  local file = vim.api.nvim_get_current_buf()
+  vim.cmd('ClineTask change the first and last lines')
+  local layout = vim.fn.winlayout() -- the file and the session buffer
+  local st = cline().state(env.ws)
+  H.wait('the approval view', H.approval_shown)
+  vim.cmd('ClineApprove')
+  vim.api.nvim_feedkeys('d', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens a tab of its own')
+  H.eq(vim.api.nvim_get_current_buf(), file, "the cursor is in the file's own buffer")
+  H.expect(vim.wo.diff, 'in diff mode')
+  local wins = vim.api.nvim_tabpage_list_wins(0)
+  H.eq(#wins, 2, 'the proposal and the buffer side by side')
+  local pbuf = vim.api.nvim_win_get_buf(wins[1])
+  H.eq(H.lines(pbuf)[1], 'ONE', 'the proposal is on the left')
+  H.eq(H.lines(pbuf)[10], 'TEN', 'with both hunks')
+  vim.api.nvim_feedkeys('ggdo', 'ntx', false)
+  H.eq(H.lines(file)[1], 'ONE', 'do takes the first hunk into the buffer')
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 1, 'ga closes the tab')
+  H.eq(vim.fn.winlayout(), layout, "the user's windows are as they were")
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk was taken)')
+  H.eq(H.lines(file), { 'ONE', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }, 'only the hunk taken is in the buffer')
+  local text = session_text()
+  H.contains(text, '[approval] Edit hunks.txt — rejected (some hunks taken by hand)')
+  H.contains(text, 'Only the first line, then.')
+
+  -- Every hunk taken: the edit is allowed and applied by the daemon.
+  vim.cmd('ClineTask now all of it')
+  H.approve('d')
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens the tab again')
+  vim.api.nvim_feedkeys('gg]cdo]cdo', 'ntx', false)
+  H.eq(H.lines(file)[9], 'NINE', 'both hunks are taken')
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  wait_turn(st, 'the second turn')
+  H.eq(st.last_stop, 'end_turn', 'the second turn ends')
+  H.eq(H.lines(file)[9], 'NINE', 'the edit is in the buffer')
+  H.eq(H.lines(file)[10], 'TEN', 'all of it')
+  H.eq(#H.lines(file), 10, 'once')
+  H.contains(session_text(), '[approval] Edit hunks.txt — allowed')
+  H.contains(session_text(), 'Both lines.')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

@@ -4,7 +4,8 @@
 -- answer it; it is answered only by a key pressed in that buffer after
 -- the user went there (:ClineApprove, or any window command): a allow,
 -- A always allow, r reject, R reject with feedback (vim.ui.input), q later
--- (close it; :ClineApprove brings it back). There is no default answer.
+-- (close it; :ClineApprove brings it back), d to take some of an edit's
+-- hunks in vimdiff (hunks.lua). There is no default answer.
 -- The answer goes back as the request cline/approvalResponse.
 local config = require('cline.config')
 local scratch = require('cline.scratch')
@@ -80,7 +81,9 @@ local function finish(item, outcome, feedback)
   local words
   if outcome.outcome == 'selected' then
     words = said[outcome.optionId] or outcome.optionId
-    if feedback and feedback ~= '' then
+    if feedback and feedback:find('\n', 1, true) then
+      words = words .. ' (some hunks taken by hand)'
+    elseif feedback and feedback ~= '' then
       words = words .. ': ' .. feedback
     end
   else
@@ -118,6 +121,7 @@ local function help_line()
     table.insert(parts, k[1] .. ' ' .. k[3])
   end
   table.insert(parts, 'q later')
+  table.insert(parts, 'd pick hunks')
   return '# ' .. table.concat(parts, ' · ') .. ' (go to this window first: :ClineApprove)'
 end
 
@@ -216,6 +220,29 @@ local function answer(kind, with_feedback)
   end
 end
 
+-- pick_hunks opens the active edit in vimdiff to take some of its hunks
+-- (the hunks module); its answer comes back here.
+local function pick_hunks()
+  local item = active
+  if not item or item.done or not item.entered then
+    return
+  end
+  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback)
+    if item.done then
+      return
+    end
+    local o = option_of(item.req, kind)
+    if not o then
+      vim.notify('cline: this approval does not offer ' .. kind, vim.log.levels.WARN)
+      return
+    end
+    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback)
+  end)
+  if not ok then
+    vim.notify('cline: ' .. tostring(why), vim.log.levels.WARN)
+  end
+end
+
 local function ensure_buffer()
   if approval_buf and vim.api.nvim_buf_is_valid(approval_buf) then
     return approval_buf
@@ -226,6 +253,7 @@ local function ensure_buffer()
       answer(k[2], k[4])
     end, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: ' .. k[3] })
   end
+  vim.keymap.set('n', 'd', pick_hunks, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: pick hunks in vimdiff' })
   vim.keymap.set('n', 'q', function()
     if active then
       active.ctx.preview_win = nil

@@ -292,6 +292,7 @@ handlers['cline/approvalRequest'] = function(_, params, ctx)
   local mark = st.view:marker('tool', '[approval] ' .. tostring(title) .. ' — waiting')
   waiting(st, 'waiting for your approval (:ClineApprove)')
   approvals.request(params, {
+    root = st.root,
     respond = function(answer)
       local c = client_of(st)
       if not c then
