@@ -234,6 +234,12 @@ func TestTypeaheadNeverAnswersApproval(t *testing.T) {
 	runNvim(t, "plugin", "typeahead", "approve", true).check(t)
 }
 
+// The same in the session buffer's prompt area: typed keys, <CR> among
+// them, stay there and never answer the approval.
+func TestTypeaheadInPromptArea(t *testing.T) {
+	runNvim(t, "plugin", "typeahead_chat", "approve", true).check(t)
+}
+
 // cline/askQuestion is answered through vim.ui.select.
 func TestQuestion(t *testing.T) {
 	runNvim(t, "plugin", "question", "question", true).check(t)

@@ -201,6 +201,33 @@ function scenarios.typeahead()
   H.contains(session_text(), '[approval] Edit hello.txt — allowed')
 end
 
+-- typeahead_chat: the same in the session buffer's prompt area: keys
+-- typed there before and while an approval appears, <CR> in normal mode
+-- among them (it would send, but a turn runs), stay in the prompt area.
+function scenarios.typeahead_chat()
+  start()
+  vim.ui.select, vim.ui.input = builtin_select, builtin_input
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  vim.api.nvim_set_current_win(swin)
+  vim.api.nvim_feedkeys('Gi# note', 'ntx', false)
+  H.wait('the approval view', H.approval_shown)
+  vim.api.nvim_feedkeys('A for step 1\r34\27', 'ntx', false)
+  vim.api.nvim_feedkeys('\r', 'mtx', false)
+  vim.api.nvim_feedkeys('aArRq\27', 'ntx', false) -- a appends: ArRq is text
+  vim.wait(300) -- anything the keys set off has run
+  H.expect(H.approval_shown(), 'the approval still waits')
+  H.eq(require('cline.approvals').pending(), 1, 'no key answered it')
+  H.expect(st.busy, 'the turn still waits for the answer')
+  H.eq(vim.api.nvim_get_current_win(), swin, 'the cursor stayed in the session window')
+  H.eq(st.view:input(), '# note for step 1\n34ArRq', 'the keys went to the prompt area')
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the deliberate answer lets the turn end')
+  H.eq(st.view:input(), '# note for step 1\n34ArRq', 'the prompt area keeps the text for the next message')
+end
+
 -- question: ask_question goes through vim.ui.select and its answer
 -- reaches the model, also when the picker answers later (on Neovim 0.7
 -- the plugin then asks again with inputlist(); newer versions wait).
