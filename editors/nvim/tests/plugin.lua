@@ -557,6 +557,23 @@ function scenarios.units()
     'Plan:', '  [x] one', '  [~] two',
   }, 'the session buffer reads as expected')
 
+  -- Mentions: where they start and end.
+  local mentions = require('cline.mentions')
+  H.eq(mentions.parse('see @a.txt. and (@lua/b.lua:3-5), mail me@host.com, @c.go:7'), {
+    { path = 'a.txt' }, { path = 'lua/b.lua', first = 3, last = 5 }, { path = 'c.go', first = 7, last = 7 },
+  }, 'mentions are found, an address is not one')
+  H.eq(mentions.token('/r/x/y.lua', '/r', 2, 4), '@x/y.lua:2-4', 'a selection is mentioned by its lines')
+  H.eq(mentions.token('/r/x/y.lua', '/r', 3, 3), '@x/y.lua:3', 'one line by its number')
+  H.eq(mentions.token('/elsewhere/z', '/r'), '@/elsewhere/z', 'a file outside the root by its full path')
+
+  -- Hunks: a unified diff read by its counts, applied to lines.
+  local hunks = require('cline.hunks')
+  local parsed = assert(hunks.parse('--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n--- old comment\n+-- new comment\n x\n y\n'))
+  H.eq(#parsed.hunks, 1, 'a removed line that starts with -- is not a header')
+  H.eq(hunks.apply({ '-- old comment', 'x', 'y', 'z' }, parsed), { '-- new comment', 'x', 'y', 'z' }, 'the hunk applies')
+  local none, why = hunks.apply({ 'changed', 'x', 'y' }, parsed)
+  H.expect(none == nil and why:find('line 1', 1, true), 'lines that no longer match are refused', tostring(why))
+
   -- The approval preview of a command.
   local lines = require('cline.approvals').preview_lines({
     toolCall = { title = 'Run go test', kind = 'execute', locations = {} }, command = 'go test ./...',

@@ -21,7 +21,6 @@ awk -v dir="$tmp/greet" '
   /^-- .* --$/ { f = dir "/" $2; next }
   f != "" { print > f }
 ' "$repo/cmd/cline-ls/demo/workspace.txtar"
-git -C "$tmp/greet" init -q
 
 tmux -S "$sock" new-session -d -x 132 -y 34 -s shot \
   env -i HOME="$tmp" PATH="$tmp/bin:/usr/bin:/bin" TERM=xterm-256color \

@@ -719,6 +719,7 @@ function M.new_session(mode)
     by_session[st.session_id] = nil
   end
   st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.usage, st.previewed = {}, {}
   st.view:note('-- new session --')
   if mode and mode ~= '' then
     ensure_session(st, mode, function() end)
