@@ -268,6 +268,11 @@ func TestResume(t *testing.T) {
 	runNvim(t, "plugin", "resume", "resume", true).check(t)
 }
 
+// Switching the model mid-session keeps the conversation.
+func TestSwitchModel(t *testing.T) {
+	runNvim(t, "plugin", "model", "model", true).check(t)
+}
+
 // The checkpoint list previews a restore; undo of the last turn restores
 // the buffer and drops the turn from the conversation.
 func TestUndoLastTurn(t *testing.T) {

@@ -407,6 +407,33 @@ function scenarios.resume()
   H.contains(session_text(), 'It was kiwi.')
 end
 
+-- model: switching the model mid-session keeps the conversation: the
+-- second model (another transcript) gets the first turn's messages.
+function scenarios.model()
+  start()
+  vim.cmd('ClineTask remember the word fig')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local sid = st.session_id
+  cline().set_model({ transcript = here .. '../testdata/model2.json' })
+  H.wait('the session to be reopened', function()
+    return H.has(session_text(), '-- model: ')
+  end)
+  H.eq(st.session_id, sid, 'the session is the same')
+  H.contains(session_text(), 'Noted: fig.', 'its history is shown again')
+  st.view:set_input('which word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn with the second model')
+  H.eq(st.last_stop, 'end_turn', 'the second model got the conversation so far')
+  H.contains(session_text(), 'The second model says fig.')
+  -- The command's form.
+  vim.cmd('ClineModel replay other-model')
+  H.wait('the model note', function()
+    return H.has(session_text(), '-- model: replay/other-model --')
+  end)
+  H.eq(cline().state(env.ws).session_id, sid, 'still the same session')
+end
+
 -- undo: the checkpoint list previews what a restore would change; undo
 -- of the last turn puts the buffer back and drops the turn from the
 -- conversation (the next request holds only the new prompt).

@@ -950,23 +950,47 @@ end
 
 -- Model ------------------------------------------------------------------
 
--- set_model switches the model (and, given two words, the provider)
--- of the daemon: a settings change, kept for a restarted daemon.
+-- set_model switches the model: spec is "model" or "provider model"
+-- (or, from Lua, a table of provider settings). It is a settings change,
+-- kept for a daemon started later. The daemon binds a session to its
+-- model when it opens it, so the current session is closed and loaded
+-- again: its conversation goes on with the new model.
 function M.set_model(spec)
   local st = current()
-  local words = vim.split(vim.trim(spec or ''), '%s+')
-  if #words == 0 or words[1] == '' then
-    notify('which model? :ClineModel [provider] {model}', vim.log.levels.WARN)
+  local p = spec
+  if type(spec) ~= 'table' then
+    local words = vim.split(vim.trim(spec or ''), '%s+')
+    if #words == 0 or words[1] == '' then
+      notify('which model? :ClineModel [provider] {model}', vim.log.levels.WARN)
+      return
+    end
+    p = #words >= 2 and { name = words[1], model = words[2] } or { model = words[1] }
+  end
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
     return
   end
-  local p = #words >= 2 and { name = words[1], model = words[2] } or { model = words[1] }
   local settings = config.options.settings or {}
   settings.provider = vim.tbl_extend('force', type(settings.provider) == 'table' and settings.provider or {}, p)
   config.options.settings = settings
+  local pr = settings.provider
+  local label = string.format('%s%s', pr.name and (pr.name .. '/') or '', tostring(pr.model or pr.transcript or '?'))
   ensure_client(st, function(c)
     compat.notify(c, 'workspace/didChangeConfiguration', { settings = { provider = p } })
-    st.model = settings.provider.model
-    st.view:note(string.format('-- model: %s%s --', settings.provider.name and (settings.provider.name .. '/') or '', settings.provider.model))
+    local id = st.session_id
+    if not id then
+      st.view:note('-- model: ' .. label .. ' (from the next session) --')
+      return
+    end
+    request(st, 'cline/closeSession', { sessionId = id }, function(err)
+      if err then
+        notify('cline/closeSession failed: ' .. err_text(err), vim.log.levels.ERROR)
+        return
+      end
+      M.load(id, function()
+        st.view:note('-- model: ' .. label .. ' --')
+      end)
+    end)
   end)
 end
 
