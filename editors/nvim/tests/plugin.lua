@@ -67,7 +67,7 @@ function scenarios.approve()
   H.contains(ptext, 'Cline asks: Edit hello.txt', 'the view names the edit')
   H.contains(ptext, '-hello', 'the preview shows the removed line')
   H.contains(ptext, '+hello, world', 'the preview shows the added line')
-  H.contains(ptext, 'a allow · A always allow · r reject · R reject with feedback · q later', 'the keys are listed')
+  H.contains(ptext, '# a allow · A always allow · r reject · R reject with feedback\n# q later · d pick hunks', 'the keys are listed')
   H.eq(#vim.fn.win_findbuf(vim.fn.bufnr('cline://approval')), 0, 'the preview closes once answered')
 
   H.eq(H.lines(file), { 'hello, world' }, 'the buffer holds the edit')

@@ -115,14 +115,13 @@ local keys = {
   { 'R', 'reject_once', 'reject with feedback', true },
 }
 
-local function help_line()
+-- help_lines are the keys, in two lines that fit a narrow window.
+local function help_lines()
   local parts = {}
   for _, k in ipairs(keys) do
     table.insert(parts, k[1] .. ' ' .. k[3])
   end
-  table.insert(parts, 'q later')
-  table.insert(parts, 'd pick hunks')
-  return '# ' .. table.concat(parts, ' · ') .. ' (go to this window first: :ClineApprove)'
+  return { '# ' .. table.concat(parts, ' · '), '# q later · d pick hunks (vimdiff) · :ClineApprove comes here' }
 end
 
 local function option_of(req, kind)
@@ -276,7 +275,9 @@ local function ask(item)
   active = item
   local buf = ensure_buffer()
   local lines = preview_lines(req)
-  table.insert(lines, 2, help_line())
+  local help = help_lines()
+  table.insert(lines, 2, help[1])
+  table.insert(lines, 3, help[2])
   scratch.set(buf, lines)
   if vim.api.nvim_get_current_buf() == buf then
     vim.cmd('wincmd p')
