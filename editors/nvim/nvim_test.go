@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -51,6 +53,44 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// readInputs reads, once, every file the results depend on that this
+// process does not open itself: the plugin and its tests, which Neovim
+// reads, and the daemon's Go sources, which go build reads. Without it
+// go test's cache would not know of them and would replay a stale PASS
+// after a change to either. (Files opened before m.Run are not
+// recorded, hence a test calls it.)
+var readInputs = sync.OnceFunc(func() {
+	read := func(root string, keep func(path string, d fs.DirEntry) bool) {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				switch d.Name() {
+				case ".git", "node_modules", "editors", "testdata":
+					if path != root {
+						return filepath.SkipDir
+					}
+				}
+				return nil
+			}
+			if keep(path, d) {
+				os.ReadFile(path)
+			}
+			return nil
+		})
+	}
+	for _, dir := range []string{"lua", "plugin", "syntax", "tests", "testdata", "doc"} {
+		read(dir, func(string, fs.DirEntry) bool { return true })
+	}
+	if os.Getenv("CLINE_NVIM_TEST_DAEMON") == "" {
+		read(filepath.Join("..", ".."), func(path string, d fs.DirEntry) bool {
+			n := d.Name()
+			return strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" || strings.HasPrefix(path, filepath.Join("..", "..", "cmd", "cline-ls", "demo"))
+		})
+	}
+})
+
 // result is what one headless run left behind.
 type result struct {
 	ws     string // the workspace folder
@@ -66,6 +106,7 @@ type result struct {
 // model. The plugin is on the runtimepath unless plugin is false.
 func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
 	t.Helper()
+	readInputs()
 	if daemon == "" {
 		t.Skip("nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
 	}
