@@ -132,17 +132,23 @@ function scenarios.stock()
   edited(t)
 end
 
--- codeaction: a linter's diagnostic on the buffer; the stock code action
--- menu offers "Fix with agent", which runs a turn whose edit lands in
--- the buffer. The command answers before the approval is asked: the
--- editor is not held while the turn runs.
+-- codeaction: a diagnostic on the buffer, published as a language
+-- server publishes it (through the stock handler, so that every Neovim
+-- version's code_action() sends it: from 0.10 on it sends only the
+-- client's own diagnostics); the stock code action menu offers "Fix with
+-- agent", which runs a turn whose edit lands in the buffer. The command
+-- answers before the approval is asked: the editor is not held while the
+-- turn runs.
 function scenarios.codeaction()
   local t = start()
-  local ns = vim.api.nvim_create_namespace('lint')
-  vim.diagnostic.set(ns, t.buf, { {
-    lnum = 0, col = 0, end_lnum = 0, end_col = 5,
-    message = 'greeting too terse', source = 'lint', severity = vim.diagnostic.severity.WARN,
-  } })
+  vim.lsp.handlers['textDocument/publishDiagnostics'](nil, {
+    uri = vim.uri_from_bufnr(t.buf),
+    diagnostics = { {
+      range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 5 } },
+      message = 'greeting too terse', source = 'lint', severity = 2,
+    } },
+  }, { method = 'textDocument/publishDiagnostics', client_id = t.client.id, bufnr = t.buf })
+  H.eq(#vim.diagnostic.get(t.buf), 1, 'the buffer has the diagnostic')
   local answered, answered_first
   local exec = vim.lsp.handlers['workspace/executeCommand']
   vim.lsp.handlers['workspace/executeCommand'] = function(e, r, ctx, c)

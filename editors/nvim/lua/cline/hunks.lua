@@ -136,7 +136,9 @@ end
 
 -- feedback tells the model which part of its edit the user applied.
 function M.feedback(path, before, now)
-  local d = vim.diff(table.concat(before, '\n') .. '\n', table.concat(now, '\n') .. '\n', { result_type = 'unified', ctxlen = 1 })
+  -- vim.diff became vim.text.diff in 0.11.
+  local diff = vim.text and vim.text.diff or vim.diff
+  local d = diff(table.concat(before, '\n') .. '\n', table.concat(now, '\n') .. '\n', { result_type = 'unified', ctxlen = 1 })
   return 'The user applied part of this edit by hand, hunk by hunk; ' .. path
     .. ' now holds exactly these changes from before your edit (do not apply them again; the rest was not wanted):\n'
     .. '--- a/' .. path .. '\n+++ b/' .. path .. '\n' .. d
