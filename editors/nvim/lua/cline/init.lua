@@ -501,7 +501,7 @@ end
 
 -- Usage ------------------------------------------------------------------
 
--- count writes a token count short: 950, 12.3k, 1.2M.
+-- count writes a token count short: 950, 9.5k, 12k, 1.2M.
 local function count(n)
   n = tonumber(n) or 0
   if n >= 1e6 then

@@ -91,9 +91,10 @@ function View:tail()
   return row
 end
 
--- raw changes the buffer outside the user's undo history: the
--- transcript is not the user's to undo (undoing it would also undo what
--- the user typed in the prompt area meanwhile, which is lost either way).
+-- raw changes the buffer outside the user's undo history: a change made
+-- with 'undolevels' at -1 cannot be undone, and the history starts afresh
+-- after it, so u in the prompt area never takes back the transcript (it
+-- undoes what was typed since the transcript last changed).
 function View:raw(fn)
   local buf = self.buf
   local ul = vim.bo[buf].undolevels
