@@ -6,6 +6,7 @@
 -- (as many lines as needed) and sends it with <CR> in normal mode or
 -- <C-s>. While a turn runs, a line under the transcript says what the
 -- session waits for.
+local compat = require('cline.compat')
 local config = require('cline.config')
 
 local api = vim.api
@@ -97,10 +98,10 @@ end
 -- undoes what was typed since the transcript last changed).
 function View:raw(fn)
   local buf = self.buf
-  local ul = vim.bo[buf].undolevels
-  vim.bo[buf].undolevels = -1
+  local ul = compat.get_buf_option(buf, 'undolevels')
+  compat.set_buf_option(buf, 'undolevels', -1)
   local ok, err = pcall(fn, buf)
-  vim.bo[buf].undolevels = ul
+  compat.set_buf_option(buf, 'undolevels', ul)
   if not ok then
     error(err, 0)
   end
