@@ -104,4 +104,32 @@ function M.blocks(text, root)
   return blocks
 end
 
+-- complete is the session buffer's 'omnifunc': after an @, the files
+-- and folders of the root whose path starts with what follows it.
+function M.complete(findstart, base)
+  local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2]
+  if findstart == 1 then
+    local before = line:sub(1, col)
+    local at = before:match('.*()@[%w%._%-/~]*$')
+    if not at then
+      return -3 -- not after a mention: leave completion mode quietly
+    end
+    return at -- the byte after the @ (0-based column)
+  end
+  local ok, root = pcall(vim.api.nvim_buf_get_var, 0, 'cline_root')
+  if not ok then
+    return {}
+  end
+  local out = {}
+  for _, p in ipairs(vim.fn.glob(root .. '/' .. base .. '*', false, true)) do
+    local rel = p:sub(#root + 2)
+    if vim.fn.isdirectory(p) == 1 then
+      rel = rel .. '/'
+    end
+    table.insert(out, rel)
+  end
+  return out
+end
+
 return M

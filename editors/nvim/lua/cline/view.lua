@@ -58,6 +58,8 @@ function View:ensure()
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'cline'
   api.nvim_buf_set_var(buf, 'cline_root', self.root)
+  -- <C-x><C-o> after an @ completes a path under the root.
+  vim.bo[buf].omnifunc = "v:lua.require'cline.mentions'.complete"
   api.nvim_buf_set_lines(buf, 0, -1, false, { M.separator, '' })
   -- Lines put in above the separator push it down (right gravity).
   self.sep = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
@@ -171,7 +173,8 @@ function M.help_lines()
     local modes = type(k[1]) == 'table' and table.concat(k[1], ',') or k[1]
     table.insert(out, string.format('  %-6s %-2s %s', k[2], modes, k[4]))
   end
-  table.insert(out, '  insert mode <CR> starts a new line; visual :ClineMention mentions the selection')
+  table.insert(out, '  insert mode: <CR> starts a new line, <C-x><C-o> after @ completes a path')
+  table.insert(out, '  from a file: :ClineMention, or :\'<,\'>ClineMention for the selected lines')
   return out
 end
 
