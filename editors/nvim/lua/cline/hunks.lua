@@ -186,13 +186,31 @@ function M.open(req, root, answer)
   local bwin = api.nvim_get_current_win()
 
   local done = false
-  local function leave()
+  local function unmap()
     for _, b in ipairs({ buf, pbuf }) do
       if api.nvim_buf_is_valid(b) then
         pcall(vim.keymap.del, 'n', 'ga', { buffer = b })
         pcall(vim.keymap.del, 'n', 'gq', { buffer = b })
       end
     end
+  end
+  -- The tab closed some other way: the file's buffer gets its own ga
+  -- back, and nothing typed there later answers the approval.
+  api.nvim_create_autocmd('TabClosed', {
+    callback = function()
+      if api.nvim_tabpage_is_valid(tab) then
+        return false
+      end
+      done = true
+      unmap()
+      return true -- once
+    end,
+  })
+  local function here()
+    return api.nvim_tabpage_is_valid(tab) and api.nvim_get_current_tabpage() == tab
+  end
+  local function leave()
+    unmap()
     if api.nvim_tabpage_is_valid(tab) then
       for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
         api.nvim_win_call(w, function()
@@ -206,7 +224,7 @@ function M.open(req, root, answer)
     end
   end
   local function accept()
-    if done then
+    if done or not here() then
       return
     end
     done = true
