@@ -2,6 +2,7 @@
 -- the compact line diff; it goes to a diff buffer per root (or inline in
 -- the session buffer), and a one-line summary to the session buffer.
 local config = require('cline.config')
+local paths = require('cline.paths')
 local scratch = require('cline.scratch')
 
 local M = {}
@@ -23,10 +24,7 @@ function M.display(uri, root)
   if not ok or not path or path == '' then
     return uri or '?'
   end
-  if root and path:sub(1, #root + 1) == root .. '/' then
-    return path:sub(#root + 2)
-  end
-  return path
+  return paths.relative(path, root)
 end
 
 function M.buffer_name(root)

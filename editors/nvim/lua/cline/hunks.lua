@@ -164,10 +164,7 @@ function M.open(req, root, answer)
   if not proposed then
     return false, 'the buffer changed since the edit was proposed (' .. bad .. '); answer it whole'
   end
-  local shown = path
-  if root and path:sub(1, #root + 1) == root .. '/' then
-    shown = path:sub(#root + 2)
-  end
+  local shown = require('cline.paths').relative(path, root)
 
   vim.cmd('tabnew')
   local tab = api.nvim_get_current_tabpage()

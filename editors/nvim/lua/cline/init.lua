@@ -12,6 +12,7 @@ local approvals = require('cline.approvals')
 local diffs = require('cline.diffs')
 local questions = require('cline.questions')
 local mentions = require('cline.mentions')
+local paths = require('cline.paths')
 local scratch = require('cline.scratch')
 
 local api = vim.api
@@ -115,9 +116,6 @@ function M.root_for(buf)
   return find_root(cwd) or cwd
 end
 
-local function inside(path, root)
-  return path == root or path:sub(1, #root + 1) == root .. '/' or root == '/'
-end
 
 -- Buffers --------------------------------------------------------------
 
@@ -137,7 +135,7 @@ local function attach(st, buf)
   if not st.client_id or not attachable(buf) then
     return
   end
-  if inside(normalize(api.nvim_buf_get_name(buf)), st.root) then
+  if paths.inside(normalize(api.nvim_buf_get_name(buf)), st.root) then
     vim.lsp.buf_attach_client(buf, st.client_id)
   end
 end
@@ -853,7 +851,7 @@ function M.restore(ck, scope, what, done)
     result = type(result) == 'table' and result or {}
     local files = {}
     for _, p in ipairs(type(result.restored) == 'table' and result.restored or {}) do
-      table.insert(files, diffs.display(vim.uri_from_fname(p), st.root))
+      table.insert(files, paths.relative(p, st.root))
     end
     local line = string.format('-- %s (%s): %s --', what, scope, #files > 0 and table.concat(files, ', ') or 'no file changed')
     st.view:note(line)
@@ -904,7 +902,7 @@ local function checkpoint_view(st, ck)
     end
     for _, f in ipairs(files) do
       table.insert(lines, '')
-      table.insert(lines, string.format('=== %s (%s)', diffs.display(vim.uri_from_fname(f.path or ''), st.root), tostring(f.status)))
+      table.insert(lines, string.format('=== %s (%s)', paths.relative(tostring(f.path), st.root), tostring(f.status)))
       vim.list_extend(lines, diffs.body(f.diff))
     end
     scratch.set(buf, lines)

@@ -4,6 +4,7 @@
 -- text, taken from the open buffer when there is one (so unsaved text is
 -- what the model reads), else from disk. The mention itself stays in the
 -- text, so the model sees where the user referred to it.
+local paths = require('cline.paths')
 local api = vim.api
 
 local M = {}
@@ -35,9 +36,7 @@ end
 -- token is the mention of path (relative to root when inside it), with
 -- lines first..last when given.
 function M.token(path, root, first, last)
-  if root and path:sub(1, #root + 1) == root .. '/' then
-    path = path:sub(#root + 2)
-  end
+  path = paths.relative(path, root)
   if first and last and last ~= first then
     return string.format('@%s:%d-%d', path, first, last)
   elseif first then
@@ -79,7 +78,7 @@ function M.blocks(text, root)
       path = root .. '/' .. path
     end
     path = vim.fn.fnamemodify(path, ':p')
-    local under = path:sub(1, #root + 1) == root .. '/'
+    local under = paths.inside(path, root) and path ~= root
     local lines = under and read_lines(path)
     if lines then
       local first, last = m.first or 1, m.last or #lines
@@ -123,7 +122,7 @@ function M.complete(findstart, base)
   end
   local out = {}
   for _, p in ipairs(vim.fn.glob(root .. '/' .. base .. '*', false, true)) do
-    local rel = p:sub(#root + 2)
+    local rel = paths.relative(p, root)
     if vim.fn.isdirectory(p) == 1 then
       rel = rel .. '/'
     end
