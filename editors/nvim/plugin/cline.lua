@@ -42,15 +42,59 @@ command('ClineAct', function(args)
   cline().act(args.args)
 end, { nargs = '*', desc = 'Switch the Cline session to act mode (and send text, if any)' })
 
+local modes = { 'plan', 'act', 'search', 'minimal', 'yolo' }
+
 command('ClineMode', function(args)
-  cline().set_mode(args.args)
+  if args.args ~= '' then
+    return cline().set_mode(args.args)
+  end
+  vim.ui.select(modes, { prompt = 'Cline mode:' }, function(mode)
+    if mode then
+      cline().set_mode(mode)
+    end
+  end)
 end, {
-  nargs = 1,
+  nargs = '?',
   complete = function()
-    return { 'plan', 'act', 'search', 'minimal', 'yolo' }
+    return modes
   end,
   desc = 'Switch the Cline session to a mode',
 })
+
+command('ClineModel', with_text('Cline model ([provider] model): ', function(text)
+  cline().set_model(text)
+end), { nargs = '*', desc = 'Switch the model (and provider) of the Cline daemon' })
+
+command('ClineSend', function()
+  cline().send()
+end, { desc = "Send the session buffer's prompt area" })
+
+command('ClineMention', function(args)
+  if args.args ~= '' then
+    return cline().mention(args.args)
+  end
+  if args.range > 0 then
+    return cline().mention(nil, args.line1, args.line2)
+  end
+  cline().mention()
+end, {
+  nargs = '?',
+  range = true,
+  complete = 'file',
+  desc = 'Mention the file, the selected lines or {file} in the Cline prompt area',
+})
+
+command('ClineSessions', function()
+  cline().sessions()
+end, { desc = 'Resume an earlier Cline session' })
+
+command('ClineUndo', function()
+  cline().undo()
+end, { desc = "Undo the last Cline turn: its edits and its part of the conversation" })
+
+command('ClineCheckpoints', function()
+  cline().checkpoints()
+end, { desc = "List the session's checkpoints, preview one, restore it" })
 
 command('ClineApprove', function()
   if not require('cline.approvals').show(true) then
@@ -67,7 +111,7 @@ command('ClineNew', function(args)
 end, {
   nargs = '?',
   complete = function()
-    return { 'plan', 'act', 'search', 'minimal', 'yolo' }
+    return modes
   end,
   desc = 'Start a new Cline session',
 })

@@ -11,7 +11,8 @@ syntax match clineFailed /(failed)$/ contained
 syntax match clineRunning /(\(pending\|running\))$/ contained
 syntax match clineApproval /^\[\(approval\|question\)\] .*$/
 syntax match clineDiff /^\[diff\] .*$/
-syntax match clineError /^\[error\] .*$/
+syntax match clineError /^\[\(error\|conflict\)\] .*$/
+syntax match clineSeparator /^──── .* ────$/
 syntax match clineNote /^-- .* --$/
 syntax match clinePlan /^Plan:$/
 syntax match clinePlanDone /^  \[x\] .*$/
@@ -27,6 +28,7 @@ highlight default link clineRunning WarningMsg
 highlight default link clineApproval Question
 highlight default link clineDiff Special
 highlight default link clineError ErrorMsg
+highlight default link clineSeparator NonText
 highlight default link clineNote Comment
 highlight default link clinePlan Title
 highlight default link clinePlanDone Comment

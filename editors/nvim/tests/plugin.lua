@@ -49,8 +49,16 @@ function scenarios.approve()
   H.expect(st ~= nil and st.busy, ':ClineTask returns while the turn runs')
   H.expect(#vim.fn.win_findbuf(st.view.buf) > 0, 'the session buffer is shown')
   H.eq(vim.api.nvim_get_current_buf(), file, 'the cursor stays in the file')
+  local fwin = vim.api.nvim_get_current_win()
+  local size = { vim.api.nvim_win_get_width(fwin), vim.api.nvim_win_get_height(fwin) }
+  H.wait('the approval view', H.approval_shown)
+  H.eq({ vim.api.nvim_win_get_width(fwin), vim.api.nvim_win_get_height(fwin) }, size,
+    "the approval view leaves the file's window as it was")
+  H.contains(st.view.waiting or '', 'waiting for your approval', 'the session buffer says the turn waits for the approval')
+  H.contains(cline().status(), '⋯ approval', 'so does the statusline component')
   local preview = H.approve('a')
   wait_turn(st)
+  H.eq(st.view.waiting, nil, 'no waiting indicator once the turn ended')
 
   H.eq(st.last_stop, 'end_turn', 'the turn ends with end_turn')
   H.expect(preview.cursor_elsewhere, 'the approval view did not take the cursor')
@@ -59,7 +67,7 @@ function scenarios.approve()
   H.contains(ptext, 'Cline asks: Edit hello.txt', 'the view names the edit')
   H.contains(ptext, '-hello', 'the preview shows the removed line')
   H.contains(ptext, '+hello, world', 'the preview shows the added line')
-  H.contains(ptext, 'a allow · A always allow · r reject · R reject with feedback · q later', 'the keys are listed')
+  H.contains(ptext, '# a allow · A always allow · r reject · R reject with feedback\n# q later · d pick hunks', 'the keys are listed')
   H.eq(#vim.fn.win_findbuf(vim.fn.bufnr('cline://approval')), 0, 'the preview closes once answered')
 
   H.eq(H.lines(file), { 'hello, world' }, 'the buffer holds the edit')
@@ -73,6 +81,7 @@ function scenarios.approve()
   H.contains(text, '[tool] Edit hello.txt (done)', 'the tool status line is updated in place')
   H.contains(text, '[approval] Edit hello.txt — allowed')
   H.contains(text, '[diff] hello.txt +1 -1')
+  H.expect(not H.has(text, '+1: hello, world'), 'the session buffer does not repeat the diff the approval showed', text)
   H.contains(text, 'Done.')
   H.contains(text, '-- end_turn')
   H.expect(not H.has(text, '(pending)'), 'no tool is left pending', text)
@@ -82,7 +91,8 @@ function scenarios.approve()
   local dtext = H.text(dbuf)
   H.contains(dtext, '=== hello.txt (+1 -1)', 'the diff buffer has a header')
   H.contains(dtext, '+1: hello, world', 'the diff buffer has the diff')
-  H.expect(#vim.fn.win_findbuf(dbuf) > 0, 'the diff buffer is shown')
+  H.eq(#vim.fn.win_findbuf(dbuf), 0, 'the diff buffer is not opened: the approval showed the diff')
+  H.eq(#vim.api.nvim_list_wins(), 2, 'the file and the session buffer are all the windows left')
 
   vim.api.nvim_set_current_buf(file)
   vim.cmd('write')
@@ -151,6 +161,10 @@ function scenarios.plan()
   text = session_text()
   H.contains(text, '  [x] Change hello to hello, world', 'the plan update is shown')
   H.contains(text, '[approval] Edit hello.txt — always allowed')
+  H.contains(text, '[diff] hello.txt +1 -1\n    ', 'an edit no approval showed has its diff in the session buffer')
+  H.contains(text, '+1: hello, world!', 'that diff is the second edit')
+  local _, ndiff = text:gsub('%+1: hello, world\n', '')
+  H.eq(ndiff, 0, 'the approved edit is not shown again')
   local _, plans = text:gsub('Plan:', '')
   H.eq(plans, 2, 'each plan update is shown')
   H.expect(not H.has(text, 'Plan updated'), "a plan update's result is not repeated", text)
@@ -185,6 +199,33 @@ function scenarios.typeahead()
   H.eq(H.lines(file)[1], 'hello, world', 'the allowed edit is in the buffer')
   H.contains(typed, '# note', 'the typed lines are kept')
   H.contains(session_text(), '[approval] Edit hello.txt — allowed')
+end
+
+-- typeahead_chat: the same in the session buffer's prompt area: keys
+-- typed there before and while an approval appears, <CR> in normal mode
+-- among them (it would send, but a turn runs), stay in the prompt area.
+function scenarios.typeahead_chat()
+  start()
+  vim.ui.select, vim.ui.input = builtin_select, builtin_input
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  vim.api.nvim_set_current_win(swin)
+  vim.api.nvim_feedkeys('Gi# note', 'ntx', false)
+  H.wait('the approval view', H.approval_shown)
+  vim.api.nvim_feedkeys('A for step 1\r34\27', 'ntx', false)
+  vim.api.nvim_feedkeys('\r', 'mtx', false)
+  vim.api.nvim_feedkeys('aArRq\27', 'ntx', false) -- a appends: ArRq is text
+  vim.wait(300) -- anything the keys set off has run
+  H.expect(H.approval_shown(), 'the approval still waits')
+  H.eq(require('cline.approvals').pending(), 1, 'no key answered it')
+  H.expect(st.busy, 'the turn still waits for the answer')
+  H.eq(vim.api.nvim_get_current_win(), swin, 'the cursor stayed in the session window')
+  H.eq(st.view:input(), '# note for step 1\n34ArRq', 'the keys went to the prompt area')
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the deliberate answer lets the turn end')
+  H.eq(st.view:input(), '# note for step 1\n34ArRq', 'the prompt area keeps the text for the next message')
 end
 
 -- question: ask_question goes through vim.ui.select and its answer
@@ -250,6 +291,258 @@ function scenarios.cancel()
   H.eq(H.lines(file), { 'hello, world' }, 'the second task edits the buffer')
 end
 
+-- chat: a follow-up typed in the session buffer's prompt area (several
+-- lines, a file mention) and one with a mention of the visual selection
+-- go to the same session; the model receives the file and the selected
+-- lines as resource blocks; the turn and session totals and the
+-- statusline component follow.
+function scenarios.chat()
+  local file = start()
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask how should we greet people?')
+  local st = cline().state(env.ws)
+  H.contains(st.view.waiting or '', 'waiting for the model', 'the session buffer shows that the model is awaited')
+  H.contains(cline().status(), '', 'the statusline component answers while the session starts')
+  wait_turn(st, 'the first turn')
+  H.eq(st.last_stop, 'end_turn', 'the first turn ends')
+  local sid = st.session_id
+  H.expect(sid ~= nil, 'the session started')
+
+  -- A follow-up typed in the prompt area, over two lines, with a file
+  -- mention; <CR> in normal mode sends it.
+  local f = assert(io.open(env.ws .. '/notes.txt', 'w'))
+  f:write('alpha line\nbeta line\n')
+  f:close()
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  vim.api.nvim_set_current_win(swin)
+  -- <C-x><C-o> after @no completes the one path that starts so.
+  vim.api.nvim_feedkeys('Gilook at @no\24\15\rand tell me\27', 'ntx', false)
+  H.eq(st.view:input(), 'look at @notes.txt\nand tell me', 'the prompt area takes several lines')
+  vim.api.nvim_feedkeys('\r', 'mtx', false)
+  H.eq(st.view:input(), '', 'sending empties the prompt area')
+  H.expect(st.busy, '<CR> sent the prompt area')
+  wait_turn(st, 'the follow-up')
+  H.eq(st.last_stop, 'end_turn', 'the follow-up ends (the model got notes.txt after the first turn)')
+  H.eq(st.session_id, sid, 'the follow-up went to the same session')
+  local text = session_text()
+  H.contains(text, 'You: look at @notes.txt\n     and tell me', 'the follow-up is in the transcript')
+  H.contains(text, 'Seen the notes.')
+
+  -- The selection, changed and not saved, mentioned from the file.
+  vim.api.nvim_set_current_win(fwin)
+  vim.api.nvim_buf_set_lines(file, 0, -1, false, { 'hello', 'line two', 'line three' })
+  vim.api.nvim_feedkeys('2GVj:ClineMention\r', 'mtx', false)
+  H.eq(st.view:input(), '@hello.txt:2-3 ', 'the selection is mentioned in the prompt area')
+  H.eq(vim.api.nvim_get_current_win(), fwin, 'mentioning leaves the cursor in the file')
+  vim.api.nvim_set_current_win(swin)
+  vim.api.nvim_feedkeys('GAwhat are these?\27\r', 'mtx', false)
+  wait_turn(st, 'the turn with the selection')
+  H.eq(st.last_stop, 'end_turn', 'that turn ends (the model got the unsaved lines 2-3)')
+  H.eq(st.session_id, sid, 'still the same session')
+  text = session_text()
+  H.contains(text, 'You: @hello.txt:2-3 what are these?')
+  H.contains(text, 'Got the lines.')
+  H.contains(text, '-- end_turn · turn 300 in / 30 out · session 600 in / 60 out', 'the turn and the session totals are shown')
+
+  -- The statusline component, in the session window's own statusline.
+  H.contains(cline().status(), 'cline:act', 'the component names the mode')
+  H.expect(not H.has(cline().status(), '⋯'), 'the component shows no running turn', cline().status())
+  local sl = vim.api.nvim_eval_statusline(vim.wo[swin].statusline, { winid = swin }).str
+  H.contains(sl, 'cline:act', "the session window's statusline holds the component")
+
+  -- ? shows the keys in the buffer.
+  H.expect(not st.view.help, 'the help is hidden at first')
+  vim.api.nvim_feedkeys('?', 'mtx', false)
+  H.expect(st.view.help, '? shows the help')
+  local marks = vim.api.nvim_buf_get_extmarks(st.view.buf, require('cline.view').ns, 0, -1, { details = true })
+  local shown = ''
+  for _, m in ipairs(marks) do
+    for _, vl in ipairs(m[4].virt_lines or {}) do
+      shown = shown .. vl[1][1] .. '\n'
+    end
+  end
+  H.contains(shown, 'undo the last turn', 'the help lists the keys')
+  vim.api.nvim_feedkeys('?', 'mtx', false)
+  H.expect(not st.view.help, '? again hides it')
+end
+
+-- resume: a session of a daemon that was stopped is picked from the
+-- list and resumed; its history is shown again and a follow-up goes on
+-- with it (the second transcript expects the earlier turn's messages).
+function scenarios.resume()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  vim.cmd('ClineStop')
+  H.wait('the daemon to stop', function()
+    return st.client_id == nil
+  end)
+  H.dead = nil
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/resume2.json' } }) })
+  local offered
+  H.ui.select_answer = function(items, opts)
+    offered = {}
+    for _, it in ipairs(items) do
+      table.insert(offered, opts.format_item(it))
+    end
+    return items[1]
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the session to be resumed', function()
+    return st.session_id == first
+  end)
+  H.eq(#offered, 1, 'the one earlier session is offered')
+  H.contains(offered[1], 'kiwi', 'it is offered by its title')
+  local text = session_text()
+  H.contains(text, 'remember the word kiwi', 'the earlier prompt is shown again')
+  H.contains(text, 'Noted: kiwi.', "the earlier answer is shown again")
+  H.contains(text, '-- resumed session ' .. first)
+
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the follow-up')
+  H.eq(st.last_stop, 'end_turn', 'the follow-up ends (the model got the earlier turn)')
+  H.eq(st.session_id, first, 'it went to the resumed session')
+  H.contains(session_text(), 'It was kiwi.')
+end
+
+-- model: switching the model mid-session keeps the conversation: the
+-- second model (another transcript) gets the first turn's messages.
+function scenarios.model()
+  start()
+  vim.cmd('ClineTask remember the word fig')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local sid = st.session_id
+  cline().set_model({ transcript = here .. '../testdata/model2.json' })
+  H.wait('the session to be reopened', function()
+    return H.has(session_text(), '-- model: ')
+  end)
+  H.eq(st.session_id, sid, 'the session is the same')
+  H.contains(session_text(), 'Noted: fig.', 'its history is shown again')
+  st.view:set_input('which word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn with the second model')
+  H.eq(st.last_stop, 'end_turn', 'the second model got the conversation so far')
+  H.contains(session_text(), 'The second model says fig.')
+  -- The command's form.
+  vim.cmd('ClineModel replay other-model')
+  H.wait('the model note', function()
+    return H.has(session_text(), '-- model: replay/other-model --')
+  end)
+  H.eq(cline().state(env.ws).session_id, sid, 'still the same session')
+end
+
+-- undo: the checkpoint list previews what a restore would change; undo
+-- of the last turn puts the buffer back and drops the turn from the
+-- conversation (the next request holds only the new prompt).
+function scenarios.undo()
+  local file = start({ approvals = { edit = 'allow' } })
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  H.eq(H.lines(file), { 'hello, world' }, 'the edit is in the buffer')
+  H.contains(session_text(), '[diff] hello.txt +1 -1\n    ', 'an edit allowed without asking has its diff in the session buffer')
+
+  H.ui.select_answer = function(items)
+    return items[#items] -- the oldest: before the turn's edit
+  end
+  vim.cmd('ClineCheckpoints')
+  local cbuf
+  H.wait('the checkpoint preview', function()
+    cbuf = vim.fn.bufnr('cline://checkpoint')
+    return cbuf ~= -1 and #vim.fn.win_findbuf(cbuf) > 0
+  end)
+  local ctext = H.text(cbuf)
+  H.contains(ctext, '=== hello.txt (modified)', 'the preview names the file a restore changes')
+  H.contains(ctext, 'hello, world', 'and shows its diff')
+  H.eq(vim.api.nvim_get_current_buf(), cbuf, 'the preview takes the cursor (it was asked for)')
+  vim.api.nvim_feedkeys('q', 'mtx', false)
+  H.eq(#vim.fn.win_findbuf(cbuf), 0, 'q closes the preview')
+  H.eq(H.lines(file), { 'hello, world' }, 'a preview changes nothing')
+
+  vim.cmd('ClineUndo')
+  H.wait('the undo', function()
+    return H.has(session_text(), '-- undone')
+  end)
+  H.eq(H.lines(file), { 'hello' }, 'the buffer is back as before the turn')
+  H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched')
+  H.contains(session_text(), '-- undone: turn 1 (both): hello.txt --')
+
+  st.view:set_input('try something else')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the undo')
+  H.eq(st.last_stop, 'end_turn', 'the next turn ends (its request held no trace of the undone turn)')
+  H.contains(session_text(), 'Starting over.')
+end
+
+-- hunks: from the approval view, d opens the edit in vimdiff in a tab of
+-- its own; the user takes one of its two hunks into the buffer (do) and
+-- ga answers: the hunk stays, the edit is refused, and the model is told
+-- what the file now holds. Taking every hunk allows the edit.
+function scenarios.hunks()
+  start()
+  local f = assert(io.open(env.ws .. '/hunks.txt', 'w'))
+  f:write('one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hunks.txt'))
+  local file = vim.api.nvim_get_current_buf()
+  vim.cmd('ClineTask change the first and last lines')
+  local layout = vim.fn.winlayout() -- the file and the session buffer
+  local st = cline().state(env.ws)
+  H.wait('the approval view', H.approval_shown)
+  vim.cmd('ClineApprove')
+  vim.api.nvim_feedkeys('d', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens a tab')
+  vim.api.nvim_feedkeys('gq', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 1, 'gq leaves it')
+  H.eq(require('cline.approvals').pending(), 1, 'the approval still waits')
+  vim.cmd('ClineApprove')
+  vim.api.nvim_feedkeys('d', 'mtx', false)
+  vim.cmd('tabclose')
+  H.eq(vim.fn.maparg('ga', 'n', false, true).buffer, nil, "a tab closed by hand leaves no ga map in the file's buffer")
+  H.eq(require('cline.approvals').pending(), 1, 'and the approval waiting')
+  vim.cmd('ClineApprove')
+  vim.api.nvim_feedkeys('d', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens a tab of its own')
+  H.eq(vim.api.nvim_get_current_buf(), file, "the cursor is in the file's own buffer")
+  H.expect(vim.wo.diff, 'in diff mode')
+  local wins = vim.api.nvim_tabpage_list_wins(0)
+  H.eq(#wins, 2, 'the proposal and the buffer side by side')
+  local pbuf = vim.api.nvim_win_get_buf(wins[1])
+  H.eq(H.lines(pbuf)[1], 'ONE', 'the proposal is on the left')
+  H.eq(H.lines(pbuf)[10], 'TEN', 'with both hunks')
+  vim.api.nvim_feedkeys('ggdo', 'ntx', false)
+  H.eq(H.lines(file)[1], 'ONE', 'do takes the first hunk into the buffer')
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  H.eq(#vim.api.nvim_list_tabpages(), 1, 'ga closes the tab')
+  H.eq(vim.fn.winlayout(), layout, "the user's windows are as they were")
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk was taken)')
+  H.eq(H.lines(file), { 'ONE', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }, 'only the hunk taken is in the buffer')
+  local text = session_text()
+  H.contains(text, '[approval] Edit hunks.txt — rejected (some hunks taken by hand)')
+  H.contains(text, 'Only the first line, then.')
+
+  -- Every hunk taken: the edit is allowed and applied by the daemon.
+  vim.cmd('ClineTask now all of it')
+  H.approve('d')
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens the tab again')
+  vim.api.nvim_feedkeys('gg]cdo]cdo', 'ntx', false)
+  H.eq(H.lines(file)[9], 'NINE', 'both hunks are taken')
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  wait_turn(st, 'the second turn')
+  H.eq(st.last_stop, 'end_turn', 'the second turn ends')
+  H.eq(H.lines(file)[9], 'NINE', 'the edit is in the buffer')
+  H.eq(H.lines(file)[10], 'TEN', 'all of it')
+  H.eq(#H.lines(file), 10, 'once')
+  H.contains(session_text(), '[approval] Edit hunks.txt — allowed')
+  H.contains(session_text(), 'Both lines.')
+  H.eq(vim.fn.maparg('ga', 'n', false, true).buffer, nil, "the file's buffer has no ga map left")
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()
@@ -303,6 +596,23 @@ function scenarios.units()
     '[tool] Run go test (failed)', '[tool] read_files (done)', '    FAIL', '    x', '',
     'Plan:', '  [x] one', '  [~] two',
   }, 'the session buffer reads as expected')
+
+  -- Mentions: where they start and end.
+  local mentions = require('cline.mentions')
+  H.eq(mentions.parse('see @a.txt. and (@lua/b.lua:3-5), mail me@host.com, @c.go:7'), {
+    { path = 'a.txt' }, { path = 'lua/b.lua', first = 3, last = 5 }, { path = 'c.go', first = 7, last = 7 },
+  }, 'mentions are found, an address is not one')
+  H.eq(mentions.token('/r/x/y.lua', '/r', 2, 4), '@x/y.lua:2-4', 'a selection is mentioned by its lines')
+  H.eq(mentions.token('/r/x/y.lua', '/r', 3, 3), '@x/y.lua:3', 'one line by its number')
+  H.eq(mentions.token('/elsewhere/z', '/r'), '@/elsewhere/z', 'a file outside the root by its full path')
+
+  -- Hunks: a unified diff read by its counts, applied to lines.
+  local hunks = require('cline.hunks')
+  local parsed = assert(hunks.parse('--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n--- old comment\n+-- new comment\n x\n y\n'))
+  H.eq(#parsed.hunks, 1, 'a removed line that starts with -- is not a header')
+  H.eq(hunks.apply({ '-- old comment', 'x', 'y', 'z' }, parsed), { '-- new comment', 'x', 'y', 'z' }, 'the hunk applies')
+  local none, why = hunks.apply({ 'changed', 'x', 'y' }, parsed)
+  H.expect(none == nil and why:find('line 1', 1, true), 'lines that no longer match are refused', tostring(why))
 
   -- The approval preview of a command.
   local lines = require('cline.approvals').preview_lines({

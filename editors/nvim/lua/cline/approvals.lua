@@ -4,7 +4,8 @@
 -- answer it; it is answered only by a key pressed in that buffer after
 -- the user went there (:ClineApprove, or any window command): a allow,
 -- A always allow, r reject, R reject with feedback (vim.ui.input), q later
--- (close it; :ClineApprove brings it back). There is no default answer.
+-- (close it; :ClineApprove brings it back), d to take some of an edit's
+-- hunks in vimdiff (hunks.lua). There is no default answer.
 -- The answer goes back as the request cline/approvalResponse.
 local config = require('cline.config')
 local scratch = require('cline.scratch')
@@ -80,7 +81,9 @@ local function finish(item, outcome, feedback)
   local words
   if outcome.outcome == 'selected' then
     words = said[outcome.optionId] or outcome.optionId
-    if feedback and feedback ~= '' then
+    if feedback and feedback:find('\n', 1, true) then
+      words = words .. ' (some hunks taken by hand)'
+    elseif feedback and feedback ~= '' then
       words = words .. ': ' .. feedback
     end
   else
@@ -112,13 +115,13 @@ local keys = {
   { 'R', 'reject_once', 'reject with feedback', true },
 }
 
-local function help_line()
+-- help_lines are the keys, in two lines that fit a narrow window.
+local function help_lines()
   local parts = {}
   for _, k in ipairs(keys) do
     table.insert(parts, k[1] .. ' ' .. k[3])
   end
-  table.insert(parts, 'q later')
-  return '# ' .. table.concat(parts, ' · ') .. ' (go to this window first: :ClineApprove)'
+  return { '# ' .. table.concat(parts, ' · '), '# q later · d pick hunks (vimdiff) · :ClineApprove comes here' }
 end
 
 local function option_of(req, kind)
@@ -132,6 +135,37 @@ end
 
 local approval_buf
 
+-- open_view opens the approval buffer: with preview_split when set, else
+-- above the session buffer's window when one shows it (the user's own
+-- windows keep their size), else at the top. The cursor stays.
+function M.open_view(buf, height)
+  local split = config.options.preview_split
+  if split then
+    return scratch.show(buf, split, height)
+  end
+  local session
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    local ok, r = pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(win), 'cline_root')
+    if ok and r and vim.bo[vim.api.nvim_win_get_buf(win)].filetype == 'cline' then
+      session = win
+      break
+    end
+  end
+  if not session then
+    return scratch.show(buf, 'topleft split', height)
+  end
+  local prev = vim.api.nvim_get_current_win()
+  vim.api.nvim_set_current_win(session)
+  local ok, win = pcall(scratch.show, buf, 'aboveleft split', height)
+  if vim.api.nvim_win_is_valid(prev) then
+    vim.api.nvim_set_current_win(prev)
+  end
+  if not ok then
+    error(win, 0)
+  end
+  return win
+end
+
 -- show opens the approval view of the active request without moving the
 -- cursor; with focus it moves the cursor there (:ClineApprove).
 local function show(focus)
@@ -141,7 +175,7 @@ local function show(focus)
   local buf = approval_buf
   local win = vim.fn.win_findbuf(buf)[1]
   if not win then
-    local ok, w = pcall(scratch.show, buf, config.options.preview_split or 'topleft split', math.min(vim.api.nvim_buf_line_count(buf) + 1, 20))
+    local ok, w = pcall(M.open_view, buf, math.min(vim.api.nvim_buf_line_count(buf) + 1, 20))
     if not ok then
       return false
     end
@@ -185,6 +219,29 @@ local function answer(kind, with_feedback)
   end
 end
 
+-- pick_hunks opens the active edit in vimdiff to take some of its hunks
+-- (the hunks module); its answer comes back here.
+local function pick_hunks()
+  local item = active
+  if not item or item.done or not item.entered then
+    return
+  end
+  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback)
+    if item.done then
+      return
+    end
+    local o = option_of(item.req, kind)
+    if not o then
+      vim.notify('cline: this approval does not offer ' .. kind, vim.log.levels.WARN)
+      return
+    end
+    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback)
+  end)
+  if not ok then
+    vim.notify('cline: ' .. tostring(why), vim.log.levels.WARN)
+  end
+end
+
 local function ensure_buffer()
   if approval_buf and vim.api.nvim_buf_is_valid(approval_buf) then
     return approval_buf
@@ -195,6 +252,7 @@ local function ensure_buffer()
       answer(k[2], k[4])
     end, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: ' .. k[3] })
   end
+  vim.keymap.set('n', 'd', pick_hunks, { buffer = approval_buf, nowait = true, silent = true, desc = 'Cline: pick hunks in vimdiff' })
   vim.keymap.set('n', 'q', function()
     if active then
       active.ctx.preview_win = nil
@@ -217,7 +275,9 @@ local function ask(item)
   active = item
   local buf = ensure_buffer()
   local lines = preview_lines(req)
-  table.insert(lines, 2, help_line())
+  local help = help_lines()
+  table.insert(lines, 2, help[1])
+  table.insert(lines, 3, help[2])
   scratch.set(buf, lines)
   if vim.api.nvim_get_current_buf() == buf then
     vim.cmd('wincmd p')

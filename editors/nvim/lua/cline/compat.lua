@@ -59,4 +59,20 @@ end
 
 M.uv = vim.uv or vim.loop
 
+-- get_buf_option and set_buf_option read and set a buffer's option
+-- through the API: vim.bo costs several times as much, which counts on
+-- the session buffer's path of every streamed chunk. 0.7 lacks the buf
+-- key of nvim_get_option_value; later versions deprecate the buf form.
+if vim.fn.has('nvim-0.10') == 1 then
+  function M.get_buf_option(buf, name)
+    return vim.api.nvim_get_option_value(name, { buf = buf })
+  end
+  function M.set_buf_option(buf, name, value)
+    vim.api.nvim_set_option_value(name, value, { buf = buf })
+  end
+else
+  M.get_buf_option = vim.api.nvim_buf_get_option
+  M.set_buf_option = vim.api.nvim_buf_set_option
+end
+
 return M

@@ -24,16 +24,22 @@ M.defaults = {
   -- hidden (:ClineOpen shows it).
   split = 'botright vsplit',
   -- Where the approval view (its diff or command, answered with a, A, r,
-  -- R or q in that window) opens while it waits.
-  preview_split = 'topleft split',
-  -- Where cline/diff goes: 'split' (a diff buffer opened in a split),
-  -- 'buffer' (the diff buffer, not opened), 'session' (inline in the
-  -- session buffer) or 'none' (only the one-line summary).
-  diff_view = 'split',
+  -- R or q in that window) opens while it waits. nil: above the session
+  -- buffer's window when one shows it, so the user's windows keep their
+  -- size; else 'topleft split'.
+  preview_split = nil,
+  -- Where cline/diff goes. 'session': in the session buffer, the diff of
+  -- an edit no approval showed, a one-line summary of one it did (each
+  -- diff is shown once); 'buffer': only the summary, the diffs collected
+  -- in the diff buffer (:ClineDiffs); 'split': that, and the diff buffer
+  -- opened in a split; 'none': only the summary. The diff buffer keeps
+  -- them all but with 'none'.
+  diff_view = 'session',
   diff_split = 'botright split',
   -- Lines of a tool's result shown under its status line.
   tool_output_lines = 6,
-  -- Buffer-local maps in the session buffer: q closes, <C-c> cancels.
+  -- Buffer-local maps in the session buffer (? lists them): <CR> and
+  -- <C-s> send the prompt area, <C-c> cancels, q closes, ...
   keymaps = true,
 }
 

@@ -2,6 +2,7 @@
 -- the compact line diff; it goes to a diff buffer per root (or inline in
 -- the session buffer), and a one-line summary to the session buffer.
 local config = require('cline.config')
+local paths = require('cline.paths')
 local scratch = require('cline.scratch')
 
 local M = {}
@@ -23,32 +24,31 @@ function M.display(uri, root)
   if not ok or not path or path == '' then
     return uri or '?'
   end
-  if root and path:sub(1, #root + 1) == root .. '/' then
-    return path:sub(#root + 2)
-  end
-  return path
+  return paths.relative(path, root)
 end
 
 function M.buffer_name(root)
   return 'cline://diffs/' .. root
 end
 
--- show handles one cline/diff for the session view of root.
-function M.show(p, root, view)
+-- show handles one cline/diff for the session view of root. Each edit
+-- is shown once: an edit whose diff an approval already showed
+-- (previewed) gets its one-line summary in the session buffer; another
+-- gets the diff there too. The diff buffer (:ClineDiffs) keeps them all
+-- and is opened only with diff_view = 'split'.
+function M.show(p, root, view, previewed)
   local path = M.display(p.uri, root)
   local summary = string.format('[diff] %s +%d -%d', path, tonumber(p.added) or 0, tonumber(p.removed) or 0)
   local body = M.body(p.diff)
   local mode = config.options.diff_view
-  if mode == 'session' then
-    view:marker('tool', summary)
+  view:marker('tool', summary)
+  if mode == 'session' and not previewed then
     local indented = {}
     for i, l in ipairs(body) do
       indented[i] = '    ' .. l
     end
     view:append(indented)
-    return
   end
-  view:marker('tool', summary)
   if mode == 'none' then
     return
   end

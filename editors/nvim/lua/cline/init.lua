@@ -11,6 +11,9 @@ local view = require('cline.view')
 local approvals = require('cline.approvals')
 local diffs = require('cline.diffs')
 local questions = require('cline.questions')
+local mentions = require('cline.mentions')
+local paths = require('cline.paths')
+local scratch = require('cline.scratch')
 
 local api = vim.api
 local uv = compat.uv
@@ -18,8 +21,9 @@ local uv = compat.uv
 local M = {}
 
 -- roots maps a root folder to its state: client_id, ready, waiting (calls
--- made before the client initialized), session_id, mode, busy, usage,
--- view.
+-- made before the client initialized), session_id, mode, busy, usage
+-- (the last usage_update's turn and session totals and context use),
+-- previewed (tool calls whose diff an approval showed), view.
 local roots = {}
 -- by_session maps a session id to its root's state.
 local by_session = {}
@@ -112,9 +116,6 @@ function M.root_for(buf)
   return find_root(cwd) or cwd
 end
 
-local function inside(path, root)
-  return path == root or path:sub(1, #root + 1) == root .. '/' or root == '/'
-end
 
 -- Buffers --------------------------------------------------------------
 
@@ -134,7 +135,7 @@ local function attach(st, buf)
   if not st.client_id or not attachable(buf) then
     return
   end
-  if inside(normalize(api.nvim_buf_get_name(buf)), st.root) then
+  if paths.inside(normalize(api.nvim_buf_get_name(buf)), st.root) then
     vim.lsp.buf_attach_client(buf, st.client_id)
   end
 end
@@ -151,7 +152,7 @@ end
 local function state(root)
   local st = roots[root]
   if not st then
-    st = { root = root, waiting = {}, usage = {} }
+    st = { root = root, waiting = {}, usage = {}, previewed = {} }
     roots[root] = st
   end
   if not st.view then
@@ -192,9 +193,31 @@ local function state_for_session(id, ctx)
   return ctx and by_client[ctx.client_id]
 end
 
+-- waiting shows what the running turn waits for under the transcript,
+-- with the seconds since the turn began.
+local function waiting(st, what)
+  st.waiting_for = what
+  if not st.busy then
+    return st.view:set_waiting(nil)
+  end
+  local secs = math.floor((uv.now() - (st.started or uv.now())) / 1000)
+  st.view:set_waiting(string.format('%s (%ds)', what, secs))
+end
+
 local function on_update(st, u)
   local v = st.view
   local kind = u.sessionUpdate
+  if st.busy then
+    if kind == 'agent_message_chunk' then
+      waiting(st, 'writing')
+    elseif kind == 'agent_thought_chunk' then
+      waiting(st, 'thinking')
+    elseif kind == 'tool_call_update' and u.status == 'in_progress' then
+      waiting(st, 'running ' .. tostring(u.title or (v.tools[u.toolCallId or ''] or {}).title or 'a tool'))
+    elseif kind == 'tool_call_update' then
+      waiting(st, 'waiting for the model')
+    end
+  end
   if kind == 'agent_message_chunk' then
     local c = u.content or {}
     if type(c.text) == 'string' then
@@ -223,11 +246,18 @@ local function on_update(st, u)
       v:note('-- mode: ' .. tostring(u.currentModeId) .. ' --')
     end
   elseif kind == 'usage_update' then
+    -- The daemon sends the turn's and the session's totals with each
+    -- reply's counts; those are what is shown, so that every client
+    -- shows the same figures.
     local us = st.usage
-    us.input = (us.input or 0) + (tonumber(u.inputTokens) or 0)
-    us.output = (us.output or 0) + (tonumber(u.outputTokens) or 0)
-    if tonumber(u.costUsd) then
-      us.cost = (us.cost or 0) + tonumber(u.costUsd)
+    if type(u.turn) == 'table' then
+      us.turn = u.turn
+    end
+    if type(u.session) == 'table' then
+      us.session = u.session
+    end
+    if type(u.context) == 'table' then
+      us.context = u.context
     end
   end
 end
@@ -252,9 +282,15 @@ handlers['cline/approvalRequest'] = function(_, params, ctx)
   if not st then
     return
   end
-  local title = type(params.toolCall) == 'table' and params.toolCall.title or 'a tool call'
+  local tc = type(params.toolCall) == 'table' and params.toolCall or {}
+  local title = tc.title or 'a tool call'
+  if tc.toolCallId and type(params.diff) == 'string' and params.diff ~= '' then
+    st.previewed[tc.toolCallId] = true
+  end
   local mark = st.view:marker('tool', '[approval] ' .. tostring(title) .. ' — waiting')
+  waiting(st, 'waiting for your approval (:ClineApprove)')
   approvals.request(params, {
+    root = st.root,
     respond = function(answer)
       local c = client_of(st)
       if not c then
@@ -270,6 +306,9 @@ handlers['cline/approvalRequest'] = function(_, params, ctx)
     end,
     decided = function(words)
       st.view:set_line(mark, '[approval] ' .. tostring(title) .. ' — ' .. words)
+      if require('cline.approvals').pending() <= 1 then
+        waiting(st, 'waiting for the model')
+      end
     end,
   })
   if st.view.buf then
@@ -283,7 +322,7 @@ handlers['cline/diff'] = function(_, params, ctx)
   end
   local st = state_for_session(params.sessionId, ctx)
   if st then
-    diffs.show(params, st.root, st.view)
+    diffs.show(params, st.root, st.view, params.toolCallId and st.previewed[params.toolCallId])
   end
 end
 
@@ -458,17 +497,76 @@ local function set_mode(st, mode, fn, fail)
   end)
 end
 
+-- Usage ------------------------------------------------------------------
+
+-- count writes a token count short: 950, 9.5k, 12k, 1.2M.
+local function count(n)
+  n = tonumber(n) or 0
+  if n >= 1e6 then
+    return string.format('%.1fM', n / 1e6)
+  elseif n >= 1e4 then
+    return string.format('%.0fk', n / 1e3)
+  elseif n >= 1e3 then
+    return string.format('%.1fk', n / 1e3)
+  end
+  return tostring(math.floor(n))
+end
+
+local function total(t)
+  if type(t) ~= 'table' then
+    return nil
+  end
+  local out = string.format('%s in / %s out', count(t.inputTokens), count(t.outputTokens))
+  if tonumber(t.costUsd) then
+    out = out .. string.format(' $%.4f', tonumber(t.costUsd))
+  end
+  return out
+end
+
+-- context_use is "used/size (pct%)" of the model's context window.
+local function context_use(c)
+  if type(c) ~= 'table' or not tonumber(c.used) then
+    return nil
+  end
+  local size = tonumber(c.size) or 0
+  if size <= 0 then
+    return count(c.used)
+  end
+  return string.format('%s/%s (%d%%)', count(c.used), count(size), math.floor(100 * c.used / size + 0.5))
+end
+
+-- usage_text is the end-of-turn line: the turn's and the session's
+-- totals and the context in use.
+function M.usage_text(us)
+  local parts = {}
+  local t, s = total(us.turn), total(us.session)
+  if t then
+    table.insert(parts, 'turn ' .. t)
+  end
+  if s then
+    table.insert(parts, 'session ' .. s)
+  end
+  local c = context_use(us.context)
+  if c then
+    table.insert(parts, 'context ' .. c)
+  end
+  return table.concat(parts, ' · ')
+end
+
+local function stop_timer(st)
+  if st.timer then
+    st.timer:stop()
+    st.timer:close()
+    st.timer = nil
+  end
+end
+
 function turn_done(st, stop)
   st.busy = false
-  local us = st.usage
-  local usage = ''
-  if us.input or us.output then
-    usage = string.format(' · %d in / %d out', us.input or 0, us.output or 0)
-    if us.cost then
-      usage = usage .. string.format(' · $%.4f', us.cost)
-    end
-  end
-  st.view:note(string.format('-- %s%s --', stop, usage))
+  stop_timer(st)
+  st.view:set_waiting(nil)
+  local usage = M.usage_text(st.usage)
+  st.view:note(string.format('-- %s%s --', stop, usage ~= '' and (' · ' .. usage) or ''))
   st.last_stop = stop
   pcall(vim.cmd, 'doautocmd <nomodeline> User ClineTurnDone')
 end
@@ -478,27 +576,38 @@ local function current()
   return state(M.root_for(0))
 end
 
--- prompt sends text to the current root's session in mode.
+-- prompt sends text to the current root's session, in mode when given
+-- (else the session's mode). Mentions (@path, @path:3-9) go with it as
+-- resource blocks.
 function M.prompt(text, mode)
   local st = current()
   if type(text) ~= 'string' or text:match('^%s*$') then
     notify('nothing to send', vim.log.levels.WARN)
-    return
+    return false
   end
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
-    return
+    return false
   end
   st.busy = true
-  st.usage = {}
+  st.usage.turn = nil
+  st.started = uv.now()
   st.view:show()
   st.view:user(text)
+  waiting(st, 'waiting for the model')
+  stop_timer(st)
+  st.timer = uv.new_timer()
+  st.timer:start(1000, 1000, vim.schedule_wrap(function()
+    if st.busy and st.waiting_for then
+      waiting(st, st.waiting_for)
+    end
+  end))
   local function fail()
     turn_done(st, 'error')
   end
   ensure_session(st, mode, function(id)
-    set_mode(st, mode, function()
-      local params = { sessionId = id, prompt = { { type = 'text', text = text } } }
+    set_mode(st, mode or st.mode, function()
+      local params = { sessionId = id, prompt = mentions.blocks(text, st.root) }
       request(st, 'session/prompt', params, function(err, result)
         if err then
           st.view:note('[error] ' .. err_text(err))
@@ -512,7 +621,43 @@ function M.prompt(text, mode)
   -- A failure before the prompt was sent leaves the turn not running.
   if not st.client_id then
     st.busy = false
+    stop_timer(st)
+    st.view:set_waiting(nil)
   end
+  return true
+end
+
+-- send sends the prompt area of the session buffer (the current one, or
+-- the current root's) and empties it.
+function M.send()
+  local st = current()
+  local text = st.view:input()
+  if text:match('^%s*$') then
+    notify('the prompt area is empty: write below the line, then <CR>', vim.log.levels.WARN)
+    return
+  end
+  if M.prompt(text) then
+    st.view:set_input('')
+  end
+end
+
+-- mention adds a mention to the prompt area of the current root's
+-- session buffer: of lines first..last of the current file when given
+-- (a visual selection), else of the file itself, or of path.
+function M.mention(path, first, last)
+  local st = current()
+  if not path or path == '' then
+    path = vim.api.nvim_buf_get_name(0)
+    if path == '' or vim.bo.buftype ~= '' then
+      notify('no file to mention here', vim.log.levels.WARN)
+      return
+    end
+  else
+    first, last = nil, nil
+  end
+  path = normalize(path)
+  st.view:add_input(mentions.token(path, st.root, first, last) .. ' ')
+  st.view:show()
 end
 
 -- task starts an act turn.
@@ -572,6 +717,7 @@ function M.new_session(mode)
     by_session[st.session_id] = nil
   end
   st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.usage, st.previewed = {}, {}
   st.view:note('-- new session --')
   if mode and mode ~= '' then
     ensure_session(st, mode, function() end)
@@ -600,13 +746,276 @@ function M.stop()
   end
 end
 
--- status is a short text for statuslines: mode and whether a turn runs.
+-- Earlier sessions ------------------------------------------------------
+
+-- load replays session id into the session buffer and makes it the
+-- root's session: the next prompt goes on with its conversation.
+function M.load(id, done)
+  local st = current()
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  if st.session_id then
+    by_session[st.session_id] = nil
+  end
+  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.usage, st.previewed = {}, {}
+  st.view:clear()
+  st.view:show()
+  -- Replayed updates arrive before the answer: route them here now.
+  by_session[id] = st
+  request(st, 'session/load', { sessionId = id, cwd = st.root }, function(err, result)
+    if err then
+      by_session[id] = nil
+      local msg = 'session/load failed: ' .. err_text(err)
+      st.view:note('[error] ' .. msg)
+      notify(msg, vim.log.levels.ERROR)
+      return
+    end
+    st.session_id = id
+    if type(result) == 'table' and type(result.modes) == 'table' and result.modes.currentModeId then
+      st.mode = result.modes.currentModeId
+    end
+    st.mode_shown = true
+    st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
+    if done then
+      done(id)
+    end
+  end)
+end
+
+-- sessions lists the root's earlier sessions, newest first, and resumes
+-- the one picked.
+function M.sessions()
+  local st = current()
+  request(st, 'session/list', { cwd = st.root }, function(err, result)
+    if err then
+      notify('session/list failed: ' .. err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    local list = type(result) == 'table' and type(result.sessions) == 'table' and result.sessions or {}
+    if #list == 0 then
+      notify('no earlier session in ' .. st.root)
+      return
+    end
+    table.sort(list, function(x, y)
+      return tostring(x.updatedAt or '') > tostring(y.updatedAt or '')
+    end)
+    vim.ui.select(list, {
+      prompt = 'Resume a Cline session:',
+      kind = 'cline_session',
+      format_item = function(x)
+        local cur = x.sessionId == st.session_id and ' (current)' or ''
+        return string.format('%s  %s%s', tostring(x.updatedAt or ''):sub(1, 16):gsub('T', ' '), x.title or x.sessionId, cur)
+      end,
+    }, function(choice)
+      if choice then
+        M.load(choice.sessionId)
+      end
+    end)
+  end)
+end
+
+-- Checkpoints -----------------------------------------------------------
+
+local function with_checkpoints(st, fn)
+  if not (st.session_id and client_of(st)) then
+    notify('no session yet', vim.log.levels.WARN)
+    return
+  end
+  request(st, 'cline/checkpoints', { sessionId = st.session_id }, function(err, result)
+    if err then
+      notify('cline/checkpoints failed: ' .. err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    fn(type(result) == 'table' and type(result.checkpoints) == 'table' and result.checkpoints or {})
+  end)
+end
+
+-- restore puts the workspace (scope files), the conversation
+-- (conversation) or both back as they were at checkpoint ck.
+function M.restore(ck, scope, what, done)
+  local st = current()
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  request(st, 'cline/restore', { sessionId = st.session_id, checkpointId = ck.checkpointId, scope = scope }, function(err, result)
+    if err then
+      local msg = 'cline/restore failed: ' .. err_text(err)
+      st.view:note('[error] ' .. msg)
+      notify(msg, vim.log.levels.ERROR)
+      return
+    end
+    result = type(result) == 'table' and result or {}
+    local files = {}
+    for _, p in ipairs(type(result.restored) == 'table' and result.restored or {}) do
+      table.insert(files, paths.relative(p, st.root))
+    end
+    local line = string.format('-- %s (%s): %s --', what, scope, #files > 0 and table.concat(files, ', ') or 'no file changed')
+    st.view:note(line)
+    for _, c in ipairs(type(result.conflicts) == 'table' and result.conflicts or {}) do
+      st.view:note(string.format('[conflict] %s: %s (kept as it is)', tostring(c.path), tostring(c.reason)))
+    end
+    if done then
+      done(result)
+    end
+  end)
+end
+
+-- undo takes back the last turn that changed something: its files and,
+-- from it on, the conversation (the next prompt goes without it).
+function M.undo(done)
+  local st = current()
+  with_checkpoints(st, function(list)
+    local last
+    for _, c in ipairs(list) do
+      if not last or c.turn > last.turn then
+        last = c
+      end
+    end
+    if not last then
+      notify('nothing to undo: no turn of this session changed a file', vim.log.levels.WARN)
+      return
+    end
+    M.restore(last, 'both', 'undone: turn ' .. tostring(last.turn + 1), done)
+  end)
+end
+
+-- checkpoint_view shows what restoring ck would change, with keys to
+-- restore it.
+local function checkpoint_view(st, ck)
+  request(st, 'cline/checkpointDiff', { sessionId = st.session_id, checkpointId = ck.checkpointId }, function(err, result)
+    if err then
+      notify('cline/checkpointDiff failed: ' .. err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    local buf = scratch.buffer('cline://checkpoint', 'diff')
+    local lines = {
+      '# checkpoint ' .. tostring(ck.title or ck.checkpointId) .. ' (turn ' .. tostring((ck.turn or 0) + 1) .. ')',
+      '# f restore files · c restore conversation · b both · q close',
+    }
+    local files = type(result) == 'table' and type(result.files) == 'table' and result.files or {}
+    if #files == 0 then
+      table.insert(lines, '# restoring changes no file')
+    end
+    for _, f in ipairs(files) do
+      table.insert(lines, '')
+      table.insert(lines, string.format('=== %s (%s)', paths.relative(tostring(f.path), st.root), tostring(f.status)))
+      vim.list_extend(lines, diffs.body(f.diff))
+    end
+    scratch.set(buf, lines)
+    for key, scope in pairs({ f = 'files', c = 'conversation', b = 'both' }) do
+      vim.keymap.set('n', key, function()
+        vim.cmd('close')
+        M.restore(ck, scope, 'restored checkpoint ' .. tostring(ck.title or ck.checkpointId))
+      end, { buffer = buf, nowait = true, silent = true, desc = 'Cline: restore ' .. scope })
+    end
+    local win = scratch.show(buf, 'botright split', math.min(#lines + 1, 20))
+    if win then
+      vim.api.nvim_set_current_win(win)
+    end
+  end)
+end
+
+-- checkpoints lists the session's checkpoints, newest first; the one
+-- picked is previewed (cline/checkpointDiff) with keys to restore it.
+function M.checkpoints()
+  local st = current()
+  with_checkpoints(st, function(list)
+    if #list == 0 then
+      notify('no checkpoint yet: none is taken before a turn changes a file', vim.log.levels.WARN)
+      return
+    end
+    local items = {}
+    for i = #list, 1, -1 do
+      table.insert(items, list[i])
+    end
+    vim.ui.select(items, {
+      prompt = 'Cline checkpoint:',
+      kind = 'cline_checkpoint',
+      format_item = function(c)
+        return string.format('turn %d  %s  %s', (c.turn or 0) + 1, tostring(c.title or c.checkpointId), table.concat(c.files or {}, ', '))
+      end,
+    }, function(choice)
+      if choice then
+        checkpoint_view(st, choice)
+      end
+    end)
+  end)
+end
+
+-- Model ------------------------------------------------------------------
+
+-- set_model switches the model: spec is "model" or "provider model"
+-- (or, from Lua, a table of provider settings). It is a settings change,
+-- kept for a daemon started later. The daemon binds a session to its
+-- model when it opens it, so the current session is closed and loaded
+-- again: its conversation goes on with the new model.
+function M.set_model(spec)
+  local st = current()
+  local p = spec
+  if type(spec) ~= 'table' then
+    local words = vim.split(vim.trim(spec or ''), '%s+')
+    if #words == 0 or words[1] == '' then
+      notify('which model? :ClineModel [provider] {model}', vim.log.levels.WARN)
+      return
+    end
+    p = #words >= 2 and { name = words[1], model = words[2] } or { model = words[1] }
+  end
+  if st.busy then
+    notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  local settings = config.options.settings or {}
+  settings.provider = vim.tbl_extend('force', type(settings.provider) == 'table' and settings.provider or {}, p)
+  config.options.settings = settings
+  local pr = settings.provider
+  local label = string.format('%s%s', pr.name and (pr.name .. '/') or '', tostring(pr.model or pr.transcript or '?'))
+  ensure_client(st, function(c)
+    compat.notify(c, 'workspace/didChangeConfiguration', { settings = { provider = p } })
+    local id = st.session_id
+    if not id then
+      st.view:note('-- model: ' .. label .. ' (from the next session) --')
+      return
+    end
+    request(st, 'cline/closeSession', { sessionId = id }, function(err)
+      if err then
+        notify('cline/closeSession failed: ' .. err_text(err), vim.log.levels.ERROR)
+        return
+      end
+      M.load(id, function()
+        st.view:note('-- model: ' .. label .. ' --')
+      end)
+    end)
+  end)
+end
+
+-- status is the statusline component: mode, what a running turn waits
+-- for, context use and the session's cost.
 function M.status()
   local st = roots[M.root_for(0)]
   if not st or not st.session_id then
     return ''
   end
-  return string.format('cline:%s%s', st.mode or '?', st.busy and ' …' or '')
+  local parts = { 'cline:' .. tostring(st.mode or '?') }
+  if st.busy then
+    local w = st.waiting_for or 'working'
+    if w:find('approval', 1, true) then
+      w = 'approval'
+    end
+    table.insert(parts, '⋯ ' .. w)
+  end
+  local c = context_use(st.usage.context)
+  if c then
+    table.insert(parts, c)
+  end
+  local s = st.usage.session
+  if type(s) == 'table' and tonumber(s.costUsd) then
+    table.insert(parts, string.format('$%.2f', tonumber(s.costUsd)))
+  end
+  return table.concat(parts, ' · ')
 end
 
 -- state returns the plugin's state for a root (the current one by

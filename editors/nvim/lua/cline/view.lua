@@ -1,7 +1,12 @@
--- The session buffer: a scratch buffer that streams one root's session.
--- Text is only ever appended, except the status lines of tool calls,
--- approvals and questions, which are rewritten in place (an extmark keeps
--- their row).
+-- The session buffer: one root's session as a chat. The transcript above
+-- a separator line streams the session; text is only ever added there,
+-- except the status lines of tool calls, approvals and questions, which
+-- are rewritten in place (an extmark keeps their row). Below the
+-- separator is the prompt area, where the user writes the next message
+-- (as many lines as needed) and sends it with <CR> in normal mode or
+-- <C-s>. While a turn runs, a line under the transcript says what the
+-- session waits for.
+local compat = require('cline.compat')
 local config = require('cline.config')
 
 local api = vim.api
@@ -19,6 +24,24 @@ function M.new(root)
   return self
 end
 
+-- keys are the session buffer's maps: {mode(s), lhs, command, what}.
+M.keys = {
+  { 'n', '<CR>', 'ClineSend', 'send the prompt area' },
+  { { 'n', 'i' }, '<C-s>', 'ClineSend', 'send the prompt area' },
+  { 'n', '<C-c>', 'ClineCancel', 'cancel the running turn' },
+  { 'n', 'gr', 'ClineSessions', 'resume an earlier session' },
+  { 'n', 'gu', 'ClineUndo', 'undo the last turn (files and conversation)' },
+  { 'n', 'gc', 'ClineCheckpoints', 'checkpoints, with a preview of each' },
+  { 'n', 'gm', 'ClineMode', 'switch the mode' },
+  { 'n', 'gM', 'ClineModel', 'switch the model' },
+  { 'n', 'gd', 'ClineDiffs', 'the diffs of the edits so far' },
+  { 'n', 'gn', 'ClineNew', 'start a new session' },
+  { 'n', '?', nil, 'show or hide this help' },
+  { 'n', 'q', 'close', 'close the window' },
+}
+
+M.separator = '──── your message below · <CR> sends · ? keys ────'
+
 function View:ensure()
   if self.buf and api.nvim_buf_is_valid(self.buf) then
     return self.buf
@@ -33,15 +56,142 @@ function View:ensure()
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
-  vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = 'cline'
   api.nvim_buf_set_var(buf, 'cline_root', self.root)
+  -- <C-x><C-o> after an @ completes a path under the root.
+  vim.bo[buf].omnifunc = "v:lua.require'cline.mentions'.complete"
+  api.nvim_buf_set_lines(buf, 0, -1, false, { M.separator, '' })
+  -- Lines put in above the separator push it down (right gravity).
+  self.sep = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
   if config.options.keymaps then
-    vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, silent = true, desc = 'Close the Cline window' })
-    vim.keymap.set('n', '<C-c>', '<cmd>ClineCancel<cr>', { buffer = buf, silent = true, desc = 'Cancel the Cline turn' })
+    for _, k in ipairs(M.keys) do
+      local rhs = k[3] and ('<cmd>' .. k[3] .. '<cr>') or function()
+        self:toggle_help()
+      end
+      vim.keymap.set(k[1], k[2], rhs, { buffer = buf, silent = true, nowait = true, desc = 'Cline: ' .. k[4] })
+    end
   end
-  self.buf, self.last, self.tools = buf, nil, {}
+  self.buf, self.last, self.tools, self.help, self.waiting = buf, nil, {}, false, nil
   return buf
+end
+
+-- tail is the separator's row: the number of transcript lines. A
+-- separator the user deleted is put back at the end.
+function View:tail()
+  local buf = self:ensure()
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})
+  local row = pos and pos[1]
+  if not row or (api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '') ~= M.separator then
+    local n = api.nvim_buf_line_count(buf)
+    self:raw(function(b)
+      api.nvim_buf_set_lines(b, n, n, false, { M.separator, '' })
+    end)
+    pcall(api.nvim_buf_del_extmark, buf, ns, self.sep)
+    self.sep = api.nvim_buf_set_extmark(buf, ns, n, 0, {})
+    row = n
+    self:decorate()
+  end
+  return row
+end
+
+-- raw changes the buffer outside the user's undo history: a change made
+-- with 'undolevels' at -1 cannot be undone, and the history starts afresh
+-- after it, so u in the prompt area never takes back the transcript (it
+-- undoes what was typed since the transcript last changed).
+function View:raw(fn)
+  local buf = self.buf
+  local ul = compat.get_buf_option(buf, 'undolevels')
+  compat.set_buf_option(buf, 'undolevels', -1)
+  local ok, err = pcall(fn, buf)
+  compat.set_buf_option(buf, 'undolevels', ul)
+  if not ok then
+    error(err, 0)
+  end
+end
+
+-- input returns the prompt area's text (trailing blank lines dropped).
+function View:input()
+  local buf = self:ensure()
+  local lines = api.nvim_buf_get_lines(buf, self:tail() + 1, -1, false)
+  while #lines > 0 and lines[#lines]:match('^%s*$') do
+    table.remove(lines)
+  end
+  return table.concat(lines, '\n')
+end
+
+-- set_input replaces the prompt area's text.
+function View:set_input(text)
+  local buf = self:ensure()
+  local row = self:tail()
+  self:raw(function(b)
+    api.nvim_buf_set_lines(b, row + 1, -1, false, vim.split(text or '', '\n', { plain = true }))
+  end)
+end
+
+-- add_input appends text at the end of the prompt area (a mention, say).
+function View:add_input(text)
+  local cur = self:input()
+  if cur == '' then
+    self:set_input(text)
+  elseif cur:match('%s$') then
+    self:set_input(cur .. text)
+  else
+    self:set_input(cur .. ' ' .. text)
+  end
+end
+
+-- decorate draws what hangs off the separator: the waiting indicator
+-- above it, the help below it.
+function View:decorate()
+  local buf = self.buf
+  local row = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})[1]
+  local opts = { id = self.sep }
+  if self.waiting then
+    opts.virt_lines = { { { '⋯ ' .. self.waiting, 'WarningMsg' } } }
+    opts.virt_lines_above = true
+  end
+  api.nvim_buf_set_extmark(buf, ns, row, 0, opts)
+  if self.help_mark then
+    pcall(api.nvim_buf_del_extmark, buf, ns, self.help_mark)
+    self.help_mark = nil
+  end
+  if self.help then
+    local lines = {}
+    for _, l in ipairs(M.help_lines()) do
+      table.insert(lines, { { l, 'Comment' } })
+    end
+    -- On the separator's row, below it: between the separator and the
+    -- prompt area.
+    self.help_mark = api.nvim_buf_set_extmark(buf, ns, row, 0, { virt_lines = lines })
+  end
+end
+
+-- help_lines lists the keys of the session buffer.
+function M.help_lines()
+  local out = {}
+  for _, k in ipairs(M.keys) do
+    local modes = type(k[1]) == 'table' and table.concat(k[1], ',') or k[1]
+    table.insert(out, string.format('  %-6s %-2s %s', k[2], modes, k[4]))
+  end
+  table.insert(out, '  insert mode: <CR> starts a new line, <C-x><C-o> after @ completes a path')
+  table.insert(out, '  from a file: :ClineMention, or :\'<,\'>ClineMention for the selected lines')
+  return out
+end
+
+function View:toggle_help()
+  self.help = not self.help
+  self:decorate()
+end
+
+-- set_waiting shows (text) or hides (nil) the waiting indicator.
+function View:set_waiting(text)
+  self:ensure()
+  if self.waiting == text then
+    return
+  end
+  self.waiting = text
+  self:tail()
+  self:decorate()
 end
 
 -- windows lists the windows showing the buffer.
@@ -76,6 +226,7 @@ function View:show(focus)
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].spell = false
+  vim.wo[win].statusline = "%<%{v:lua.require'cline'.status()}%=%l/%L"
   self:scroll()
   if not focus and api.nvim_win_is_valid(prev) then
     api.nvim_set_current_win(prev)
@@ -83,29 +234,27 @@ function View:show(focus)
   return win
 end
 
--- lines returns the buffer text (for tests and :ClineOpen users).
+-- lines returns the transcript (for tests and :ClineOpen users).
 function View:lines()
-  return api.nvim_buf_get_lines(self:ensure(), 0, -1, false)
+  self:ensure()
+  return api.nvim_buf_get_lines(self.buf, 0, self:tail(), false)
 end
 
--- write runs fn with the buffer modifiable, then follows the end of the
--- buffer in every window that was already at its end (or is not current).
+-- write runs fn(buf, tail) on the transcript, then follows its end in
+-- every window showing the buffer except the one the user is in.
 function View:write(fn)
   local buf = self:ensure()
-  local before = api.nvim_buf_line_count(buf)
+  local tail = self:tail()
   local follow = {}
   local cur = api.nvim_get_current_win()
   for _, win in ipairs(self:windows()) do
-    if win ~= cur or api.nvim_win_get_cursor(win)[1] >= before then
+    if win ~= cur then
       table.insert(follow, win)
     end
   end
-  vim.bo[buf].modifiable = true
-  local ok, err = pcall(fn, buf)
-  vim.bo[buf].modifiable = false
-  if not ok then
-    error(err, 0)
-  end
+  self:raw(function(b)
+    fn(b, tail)
+  end)
   self:scroll(follow)
 end
 
@@ -119,23 +268,13 @@ function View:scroll(wins)
   end
 end
 
--- empty reports whether the buffer holds nothing yet (a new scratch
--- buffer has one empty line).
-local function empty(buf)
-  return api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
-end
-
--- append adds whole lines at the end and returns the row of the first.
+-- append adds whole lines at the end of the transcript and returns the
+-- row of the first.
 function View:append(lines)
   local row
-  self:write(function(buf)
-    if empty(buf) then
-      api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-      row = 0
-    else
-      row = api.nvim_buf_line_count(buf)
-      api.nvim_buf_set_lines(buf, -1, -1, false, lines)
-    end
+  self:write(function(buf, tail)
+    row = tail
+    api.nvim_buf_set_lines(buf, tail, tail, false, lines)
   end)
   return row
 end
@@ -151,9 +290,9 @@ function View:block(kind, blank)
     return false
   end
   self.last = kind
-  local buf = self:ensure()
-  if blank and not empty(buf) then
-    local last = api.nvim_buf_get_lines(buf, -2, -1, false)[1]
+  local tail = self:tail()
+  if blank and tail > 0 then
+    local last = api.nvim_buf_get_lines(self.buf, tail - 1, tail, false)[1]
     if last ~= '' then
       self:append({ '' })
     end
@@ -170,19 +309,14 @@ function View:stream(kind, text, prefix)
   for i = 2, #parts do
     parts[i] = prefix .. parts[i]
   end
-  self:write(function(buf)
-    if fresh then
+  self:write(function(buf, tail)
+    if fresh or tail == 0 then
       parts[1] = prefix .. parts[1]
-      if empty(buf) then
-        api.nvim_buf_set_lines(buf, 0, -1, false, parts)
-      else
-        api.nvim_buf_set_lines(buf, -1, -1, false, parts)
-      end
+      api.nvim_buf_set_lines(buf, tail, tail, false, parts)
       return
     end
-    local n = api.nvim_buf_line_count(buf)
-    local last = api.nvim_buf_get_lines(buf, n - 1, n, false)[1]
-    api.nvim_buf_set_text(buf, n - 1, #last, n - 1, #last, parts)
+    local last = api.nvim_buf_get_lines(buf, tail - 1, tail, false)[1]
+    api.nvim_buf_set_text(buf, tail - 1, #last, tail - 1, #last, parts)
   end)
 end
 
@@ -279,8 +413,9 @@ function View:tool_update(u)
     t.kind = u.kind
   end
   self:set_line(t.mark, tool_line(t))
-  -- A plan update's result only restates the plan shown above.
-  local quiet = u.status == 'completed' and t.kind == 'think'
+  -- A plan update's result only restates the plan shown above, and an
+  -- edit's its diff, which cline/diff shows (once).
+  local quiet = u.status == 'completed' and (t.kind == 'think' or t.kind == 'edit' or t.kind == 'delete' or t.kind == 'move')
   if (u.status == 'completed' or u.status == 'failed') and u.content and not quiet then
     local text = content_text(u.content)
     local max = config.options.tool_output_lines or 0
@@ -332,10 +467,18 @@ function View:marker(kind, text)
   return api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false })
 end
 
+-- clear empties the transcript (before a loaded session is replayed);
+-- the prompt area keeps its text.
 function View:clear()
-  self:write(function(buf)
-    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-    api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  self:ensure()
+  local tail = self:tail()
+  self:raw(function(buf)
+    api.nvim_buf_set_lines(buf, 0, tail, false, {})
+    for _, m in ipairs(api.nvim_buf_get_extmarks(buf, ns, 0, -1, {})) do
+      if m[1] ~= self.sep and m[1] ~= self.help_mark then
+        api.nvim_buf_del_extmark(buf, ns, m[1])
+      end
+    end
   end)
   self.last, self.tools = nil, {}
 end
