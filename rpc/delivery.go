@@ -256,7 +256,7 @@ func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
 		return errors.Join(errs...)
 	}
 	remember := func(path string) (saved, error) {
-		data, fi, err := r.ReadFile(path, maxReadBytes)
+		data, fi, err := r.ReadFile(path, tools.MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			s := saved{path: path}
 			done = append(done, s)
