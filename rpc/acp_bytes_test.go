@@ -73,7 +73,7 @@ func TestACPBigEditBytes(t *testing.T) {
 		t.Skip("moves tens of megabytes through a daemon process; skipped with -short")
 	}
 	orig, oldText, newText, want := bigEdit()
-	const budget = 2 << 20
+	const budget = 2_000_000 // 2 MB
 	for _, tc := range []struct {
 		name     string
 		mode     string

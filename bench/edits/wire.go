@@ -15,8 +15,8 @@ import (
 )
 
 // bytesTarget is the bound on what one 10 MiB edit sends an ACP
-// client besides the edit itself (fs/write_text_file).
-const bytesTarget = 2 << 20
+// client besides the edit itself (fs/write_text_file): 2 MB.
+const bytesTarget = 2_000_000
 
 // A wireRun is the editor tool's edit of case 1 made over the wire: the
 // cline-ls binary as an ACP agent, driven by rpctest.ACPClient, the model
