@@ -27,26 +27,7 @@ func Unified(path, oldText, newText string, context int) string {
 	}
 	// Cut a window holding the changed region and the context around it;
 	// lines outside it can appear in no hunk.
-	p, s := trimCommonLines(oldText, newText)
-	start := p
-	for range context {
-		if start == 0 {
-			break
-		}
-		start = strings.LastIndexByte(oldText[:start-1], '\n') + 1
-	}
-	tail := s // bytes of the common suffix left outside the window
-	for range context {
-		if tail == 0 {
-			break
-		}
-		i := strings.IndexByte(oldText[len(oldText)-tail:], '\n')
-		if i < 0 {
-			tail = 0
-			break
-		}
-		tail -= i + 1
-	}
+	start, tail := window(oldText, newText, context)
 	oldLines := splitKeepEnds(oldText[start : len(oldText)-tail])
 	newLines := splitKeepEnds(newText[start : len(newText)-tail])
 	base := strings.Count(oldText[:start], "\n") // lines before the window

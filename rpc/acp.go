@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -156,7 +157,7 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		"kind":       string(d.Kind),
 		"status":     "pending",
 		"locations":  nonNil(a.s.absLocations(d.Locations)),
-		"rawInput":   rawOrEmpty(req.Args),
+		"rawInput":   session.ClientInput(req.Args),
 	}
 	var content []any
 	for _, c := range d.Changes {
@@ -202,14 +203,15 @@ func textItem(t string) map[string]any {
 	return map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": t}}
 }
 
+// diffContent is ACP's diff content for a change about to be made: the
+// changed lines with context (diff.Region), or the whole text of a file
+// the change creates.
 func diffContent(path, oldText, newText string, existed bool) map[string]any {
-	m := map[string]any{"type": "diff", "path": path, "newText": newText}
-	if existed {
-		m["oldText"] = oldText
-	} else {
-		m["oldText"] = nil
+	if !existed {
+		return map[string]any{"type": "diff", "path": path, "oldText": nil, "newText": newText}
 	}
-	return m
+	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
+	return map[string]any{"type": "diff", "path": path, "oldText": o, "newText": n}
 }
 
 // acpRead reads a file through the client, which answers with its buffer

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -102,7 +101,7 @@ func (a *approvals) askCline(ctx context.Context, sessionID string, req session.
 			"title":      d.Title,
 			"kind":       string(d.Kind),
 			"locations":  nonNil(d.Locations),
-			"rawInput":   rawOrEmpty(req.Args),
+			"rawInput":   session.ClientInput(req.Args),
 		},
 		"options": approvalOptions,
 	}
@@ -233,11 +232,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func rawOrEmpty(r json.RawMessage) json.RawMessage {
-	if len(r) == 0 {
-		return json.RawMessage("{}")
-	}
-	return r
 }

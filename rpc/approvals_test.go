@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 var askEdits = map[string]any{"approvals": map[string]any{"edit": "ask"}}
@@ -134,5 +136,70 @@ func TestApprovalThroughShowMessageRequest(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) != 2 || !strings.Contains(asked[0], "+v2") {
 		t.Fatalf("messages = %q", asked)
+	}
+}
+
+// TestUserTypesWhileTheApprovalWaits: the approval's preview was planned
+// on the buffer as it was; the user types while the request is open, and
+// the edit, once allowed, is planned again on what the buffer holds then
+// (the typing kept, the match found where it now is), or fails and
+// changes nothing when the typing removed the text it was to replace.
+func TestUserTypesWhileTheApprovalWaits(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		typed   string // inserted at the start of line 2 while the approval waits, or "" to type over the match
+		want    string
+		wantErr bool
+	}{
+		{"typed elsewhere", "// typed by the user\n", "package a\n// typed by the user\n\nfunc A() int { return 1 }\n", false},
+		{"typed over the match", "", "package a\n\nfunc X() {}\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			const text = "package a\n\nfunc A() {}\n"
+			caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"approvals": true}}}
+			ed, root := editWorkspace(t, map[string]string{"a.go": text}, askEdits, caps)
+			uri := workspace.PathToURI(filepath.Join(root, "a.go"))
+			ed.Open(ctx, uri, text)
+			ed.Sync(ctx)
+			go func() {
+				m, err := ed.Await(ctx, "cline/approvalRequest", func(json.RawMessage) bool { return true })
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var req struct {
+					ApprovalID string
+					Diff       string
+				}
+				json.Unmarshal(m.Params, &req)
+				if !strings.Contains(req.Diff, "+func A() int { return 1 }") {
+					t.Errorf("preview %q", req.Diff)
+				}
+				if tc.wantErr {
+					// Over the match: "func A() {}" becomes "func X() {}".
+					ed.Edit(ctx, uri, rng(2, 5, 2, 6), "X")
+				} else {
+					ed.Edit(ctx, uri, rng(1, 0, 1, 0), tc.typed)
+				}
+				ed.Sync(ctx)
+				ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": req.ApprovalID,
+					"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil)
+			}()
+			r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.go", "old_text": "func A() {}", "new_text": "func A() int { return 1 }"})
+			if r.IsError != tc.wantErr {
+				t.Fatalf("result = %+v, want an error: %v", r, tc.wantErr)
+			}
+			want := tc.want
+			if tc.wantErr {
+				if !strings.Contains(r.Content, "not found") {
+					t.Errorf("result %q does not say the text is gone", r.Content)
+				}
+			}
+			assertBuffer(t, ctx, ed, uri, want)
+			if disk := readFile(t, filepath.Join(root, "a.go")); disk != text {
+				t.Errorf("the daemon wrote the disk of an open file: %q", disk)
+			}
+		})
 	}
 }

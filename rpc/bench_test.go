@@ -1,7 +1,12 @@
 package rpc_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,5 +43,84 @@ func BenchmarkDidChangeKeystroke10MiB(b *testing.B) {
 	b.StopTimer()
 	if s, _ := ed.Server.Buffers().Get(uri); len(s.Text) != len(text)+b.N {
 		b.Fatalf("mirror has %d bytes, want %d", len(s.Text), len(text)+b.N)
+	}
+}
+
+// BenchmarkACPEdit10MiB is case 1 of bench/edits over ACP, in process: a
+// session/prompt whose replayed model replaces 5,000 lines of a 10 MiB
+// file with the editor tool, in yolo mode, the daemon writing the file
+// (durably) or the client through fs/*. Each iteration is one prompt in a
+// fresh session (made with the clock stopped), alternating the edit and
+// its reverse.
+func BenchmarkACPEdit10MiB(b *testing.B) {
+	for _, clientFS := range []bool{false, true} {
+		b.Run(map[bool]string{false: "daemon-writes", true: "client-writes"}[clientFS], func(b *testing.B) {
+			benchACPEdit(b, clientFS)
+		})
+	}
+}
+
+func benchACPEdit(b *testing.B, clientFS bool) {
+	ctx := context.Background()
+	orig, oldText, newText, want := bigEdit()
+	dir := b.TempDir()
+	root := filepath.Join(dir, "ws")
+	os.MkdirAll(filepath.Join(dir, "config", "cline-ls"), 0o755)
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(dir, "config", "cline-ls", "config.json"), []byte(`{"provider":{"contextWindow":10000000}}`), 0o644)
+	path := filepath.Join(root, "big.go")
+	os.WriteFile(path, []byte(orig), 0o644)
+	tr := filepath.Join(dir, "transcript.json")
+	var transcripts [2][]byte
+	for k, args := range [2][2]string{{oldText, newText}, {newText, oldText}} {
+		transcripts[k], _ = json.Marshal(map[string]any{"model": "bench", "replies": []any{
+			reply(call("c1", "editor", map[string]any{"path": "big.go", "old_text": args[0], "new_text": args[1]})),
+			reply(text("Done."), call("c2", "submit_and_exit", map[string]any{"summary": "renamed", "verified": true})),
+		}})
+	}
+	env := map[string]string{"CLINE_LS_PROVIDER": "replay", "CLINE_LS_MODE": "yolo", "CLINE_LS_TRANSCRIPT": tr,
+		"XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
+	srv := rpc.NewServer(rpc.Options{Getenv: func(k string) string { return env[k] }})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(ctx, bufio.NewReader(inR), outW)
+		outW.Close()
+	}()
+	defer func() { inW.Close(); <-served }()
+	c := rpctest.NewACPClient(outR, inW)
+	fsCaps := map[string]any{"readTextFile": clientFS, "writeTextFile": clientFS}
+	if _, err := c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": fsCaps}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		os.WriteFile(tr, transcripts[i%2], 0o644)
+		res, err := c.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s struct {
+			SessionID string `json:"sessionId"`
+		}
+		json.Unmarshal(res, &s)
+		b.StartTimer()
+		if _, err := c.Call(ctx, "session/prompt", map[string]any{"sessionId": s.SessionID,
+			"prompt": []any{map[string]any{"type": "text", "text": "rename compute"}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	got, _ := os.ReadFile(path)
+	if clientFS {
+		t, _ := c.File(path)
+		got = []byte(t)
+	}
+	if wantText := map[bool]string{true: want, false: orig}[b.N%2 == 1]; string(got) != wantText {
+		b.Fatalf("after %d edits the file is not as expected (%d bytes)", b.N, len(got))
 	}
 }

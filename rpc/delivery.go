@@ -201,7 +201,7 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 		}
 		diskOps = append(diskOps, c)
 	}
-	undo, err := f.writeDisk(diskOps)
+	undo, err := f.writeDisk(diskOps, len(clientWrites) > 0 || len(bufEdits) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +227,11 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 // writeDisk applies disk changes in order and returns a function that
 // restores what they replaced. Every step goes through the workspace
 // folders' handles, so a path swapped for a link out of the workspace
-// after the call was checked is refused, not followed.
-func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
+// after the call was checked is refused, not followed. What a step
+// replaces is read back for the undo only when something can still fail
+// after it: a later step, or (more) the deliveries to the editor that
+// follow; a single file written alone is not read a second time.
+func (f *files) writeDisk(ops []tools.Change, more bool) (undo func() error, err error) {
 	if len(ops) == 0 {
 		return func() error { return nil }, nil
 	}
@@ -255,8 +258,21 @@ func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
 		}
 		return errors.Join(errs...)
 	}
-	remember := func(path string) (saved, error) {
-		data, fi, err := r.ReadFile(path, maxReadBytes)
+	remember := func(path string, last bool) (saved, error) {
+		if last && !more {
+			// Nothing after this step can fail, and a failed atomic
+			// write leaves the file as it was: no undo to prepare, so
+			// nothing is added to done.
+			fi, err := r.Stat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return saved{path: path}, nil
+			}
+			if err != nil {
+				return saved{}, err
+			}
+			return saved{path: path, mode: fi.Mode().Perm(), existed: true}, nil
+		}
+		data, fi, err := r.ReadFile(path, tools.MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			s := saved{path: path}
 			done = append(done, s)
@@ -275,8 +291,10 @@ func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
 		}
 		return nil, &tools.DeliveryError{Path: f.Display(path), Reason: err.Error()}
 	}
-	for _, c := range ops {
-		old, err := remember(c.Path)
+	for i, c := range ops {
+		// The last step, a write in place, is the one that needs no undo.
+		last := i == len(ops)-1 && c.NewText != nil && (c.MoveTo == "" || c.MoveTo == c.Path)
+		old, err := remember(c.Path, last)
 		if err != nil {
 			return fail(c.Path, f.diskErr(c.Path, err))
 		}
@@ -293,14 +311,14 @@ func (f *files) writeDisk(ops []tools.Change) (undo func() error, err error) {
 		}
 		if c.MoveTo != "" && c.MoveTo != c.Path {
 			dst = c.MoveTo
-			if _, err := remember(dst); err != nil {
+			if _, err := remember(dst, false); err != nil {
 				return fail(dst, f.diskErr(dst, err))
 			}
 		}
 		if err := r.MkdirParents(dst); err != nil {
 			return fail(dst, err)
 		}
-		if err := r.WriteFile(dst, []byte(*c.NewText), mode); err != nil {
+		if err := r.WriteFileString(dst, *c.NewText, mode); err != nil {
 			return fail(dst, err)
 		}
 		if dst != c.Path {

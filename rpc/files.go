@@ -12,9 +12,6 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// maxReadBytes refuses to load huge files into memory for a tool.
-const maxReadBytes = 64 << 20
-
 // files is the daemon's tools.Files: the workspace folders on disk with the
 // editor's open buffers overlaid, and edits delivered to the editor for
 // open buffers and atomically to disk for the rest. One is made per
@@ -100,7 +97,7 @@ func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {
 	if err != nil {
 		return tools.FileText{}, err
 	}
-	data, fi, err := r.ReadFile(abs, maxReadBytes)
+	data, fi, err := r.ReadFile(abs, tools.MaxFileBytes)
 	if err != nil {
 		// A missing file is no error: FileText.Exists stays false.
 		return tools.FileText{}, f.diskErr(abs, err)
@@ -122,7 +119,7 @@ func (f *files) diskErr(abs string, err error) error {
 	case errors.As(err, &nr):
 		return &workspace.NotRegularFileError{Path: f.Display(abs), Mode: nr.Mode}
 	case errors.As(err, &tl):
-		return fmt.Errorf("%s is over the %d MB a tool may load", f.Display(abs), maxReadBytes>>20)
+		return fmt.Errorf("%s is over the %d MB a tool may load", f.Display(abs), tools.MaxFileBytes>>20)
 	}
 	return err
 }

@@ -13,7 +13,7 @@ import (
 func (s *Session) toolCallStart(c provider.ToolCall) Update {
 	return Update{
 		"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
-		"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(rawInput(c.Args)),
+		"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(ClientInput(c.Args)),
 	}
 }
 

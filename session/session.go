@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
@@ -830,10 +832,42 @@ func (s *Session) redactValue(v any) any {
 	return v
 }
 
-func rawInput(args json.RawMessage) any {
+// MaxShownArg is how many bytes of one string argument the client is
+// shown in a call's rawInput (ClientInput).
+const MaxShownArg = 8 << 10
+
+// ClientInput is a call's arguments as the client is shown them (ACP's
+// rawInput, the tool call in an approval request): the decoded JSON, with
+// every string longer than MaxShownArg cut to its first MaxShownArg bytes
+// and a note of its length. A client shows rawInput but never runs the
+// call, and what an edit changes reaches it as diff content, so an edit's
+// megabyte of old and new text is not sent again here.
+func ClientInput(args json.RawMessage) any {
 	var v any
 	if json.Unmarshal(args, &v) != nil || v == nil {
 		return map[string]any{}
+	}
+	return clipStrings(v)
+}
+
+func clipStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > MaxShownArg {
+			cut := MaxShownArg
+			for cut > 0 && !utf8.RuneStart(x[cut]) {
+				cut--
+			}
+			return x[:cut] + fmt.Sprintf("… [%d bytes in all, the rest not shown]", len(x))
+		}
+	case []any:
+		for i := range x {
+			x[i] = clipStrings(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = clipStrings(x[k])
+		}
 	}
 	return v
 }
@@ -846,7 +880,8 @@ func nonNilLocations(l []tools.Location) []tools.Location {
 }
 
 // diffItem is ACP's diff content for an applied edit, with an absolute
-// path as ACP asks.
+// path as ACP asks: the changed lines with context (diff.Region), the
+// whole text of a file the edit created.
 func (s *Session) diffItem(e tools.FileEdit) map[string]any {
 	path := e.Path
 	if s.cfg.Files != nil {
@@ -854,7 +889,8 @@ func (s *Session) diffItem(e tools.FileEdit) map[string]any {
 			path = abs
 		}
 	}
-	return map[string]any{"type": "diff", "path": path, "oldText": e.OldText, "newText": e.NewText}
+	o, n, _ := diff.Region(e.OldText, e.NewText, diff.RegionContext)
+	return map[string]any{"type": "diff", "path": path, "oldText": o, "newText": n}
 }
 
 // readOnlyCommands is run_commands in a mode that allows only commands

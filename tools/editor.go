@@ -19,7 +19,12 @@ type editorArgs struct {
 // the refusal as its result.
 func (e *editEnv) buildEditor(a editorArgs) (Invocation, error) {
 	abs, err := e.files.Resolve(a.Path)
-	return &editorCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
+	c := &editorCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}
+	c.once.plan = func(read func(string) (FileText, error)) ([]Change, []string, error) {
+		changes, err := c.plan(read)
+		return changes, nil, err
+	}
+	return c, nil
 }
 
 // editorCall is one validated editor call (docs/DESIGN.md §3): insert before a
@@ -30,12 +35,14 @@ type editorCall struct {
 	abs     string
 	display string
 	pathErr error
+	once    planOnce // the plan Describe made, reused by Execute
 }
 
 // plan computes the edit from the file's text as read now. It runs again
-// on the latest text when the editor's buffer moved on, so the unique
-// match is found afresh rather than applied at a stale offset.
-func (c *editorCall) plan(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+// (through once) on the latest text when the file changed since the
+// preview or the editor's buffer moved on, so the unique match is found
+// afresh rather than applied at a stale offset.
+func (c *editorCall) plan(read func(string) (FileText, error)) ([]Change, error) {
 	ft, err := read(c.abs)
 	if err != nil {
 		return nil, editReadError(c.display, err)
@@ -52,7 +59,14 @@ func (c *editorCall) plan(_ context.Context, read func(string) (FileText, error)
 // Describe previews the edit against the current text. A call that will
 // fail has no preview; Execute then says why.
 func (c *editorCall) Describe(ctx context.Context) Description {
-	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.plan)
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.kept)
+}
+
+// kept is the call's planner: the plan Describe made while the file holds
+// the same text, else a new one.
+func (c *editorCall) kept(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+	changes, _, err := c.once.get(read)
+	return changes, err
 }
 
 // Execute applies the edit. Success shows the compact diff, or the
@@ -61,7 +75,7 @@ func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error)
 	if c.pathErr != nil {
 		return Errorf("%s", c.pathErr.Error()), nil
 	}
-	changes, res, err := c.env.apply(ctx, c.plan, "The file is unchanged.")
+	changes, res, err := c.env.apply(ctx, c.kept, "The file is unchanged.")
 	if err != nil || res.IsError {
 		return res, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -101,6 +102,82 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 			de.Path, strings.TrimSuffix(de.Reason, "."), unchanged), nil
 	}
 	return nil, Result{}, err
+}
+
+// planOnce keeps the plan a call made and the texts it was made from, so
+// that a call's Describe (the approval's preview) and its Execute share
+// one read and match: Execute delivers the kept plan when every file it
+// read still holds the same text, and plans afresh on the new text when
+// one changed (the user typed while the approval waited), failing as any
+// plan does if the edit no longer applies. Texts are compared whole, not
+// by version or stat, so a plan is reused exactly when planning again
+// would give the same changes; the comparison costs a memory compare and
+// nothing when the files view hands back the same string.
+//
+// Only a planner whose changes follow from the texts and the call's
+// arguments alone may be kept: write_to_file's depends on what the model
+// has read too, and plans every time.
+type planOnce struct {
+	plan func(read func(string) (FileText, error)) ([]Change, []string, error)
+
+	mu      sync.Mutex // guards the fields below
+	kept    bool
+	reads   []keptRead // in the order the plan read them
+	changes []Change
+	notes   []string
+}
+
+type keptRead struct {
+	abs string
+	ft  FileText
+}
+
+// get returns the kept plan if the files read hold the same texts, and
+// otherwise plans on what read returns and keeps that.
+func (p *planOnce) get(read func(string) (FileText, error)) ([]Change, []string, error) {
+	p.mu.Lock()
+	kept, reads, changes, notes := p.kept, p.reads, p.changes, p.notes
+	p.mu.Unlock()
+	fresh := make(map[string]FileText, len(reads))
+	if kept {
+		same := true
+		for _, r := range reads {
+			ft, err := read(r.abs)
+			if err != nil || ft.Exists != r.ft.Exists || ft.Text != r.ft.Text {
+				// A failed read is left to the plan, which words it.
+				same = false
+				if err == nil {
+					fresh[r.abs] = ft
+				}
+				break
+			}
+			fresh[r.abs] = ft
+		}
+		if same {
+			return changes, notes, nil
+		}
+	}
+	// Plan afresh; a text just read for the comparison is not read again.
+	var got []keptRead
+	changes, notes, err := p.plan(func(abs string) (FileText, error) {
+		ft, ok := fresh[abs]
+		if !ok {
+			var err error
+			if ft, err = read(abs); err != nil {
+				return ft, err
+			}
+		}
+		got = append(got, keptRead{abs, ft})
+		return ft, nil
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.kept = err == nil
+	p.reads, p.changes, p.notes = got, changes, notes
+	if err != nil {
+		p.reads, p.changes, p.notes = nil, nil, nil
+	}
+	return changes, notes, err
 }
 
 // describeSingle is the description of a one-file edit: "<verb> <path>"

@@ -51,6 +51,10 @@ type Files interface {
 	SeenText(abs string) (string, bool)
 }
 
+// MaxFileBytes is the largest file Files.Read loads whole for a tool:
+// the daemon's files view and the tests' fake refuse a larger one alike.
+const MaxFileBytes = 64 << 20
+
 // Planner computes changes from current file texts.
 type Planner func(ctx context.Context, read func(abs string) (FileText, error)) ([]Change, error)
 

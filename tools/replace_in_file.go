@@ -18,7 +18,9 @@ type replaceInFileArgs struct {
 // refused path is reported when the call runs.
 func (e *editEnv) buildReplaceInFile(a replaceInFileArgs) (Invocation, error) {
 	abs, err := e.files.Resolve(a.Path)
-	return &replaceInFileCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}, nil
+	c := &replaceInFileCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}
+	c.once.plan = c.plan
+	return c, nil
 }
 
 // replaceInFileCall is one validated replace_in_file call: SEARCH/REPLACE
@@ -29,6 +31,7 @@ type replaceInFileCall struct {
 	abs     string
 	display string
 	pathErr error
+	once    planOnce // the plan Describe made, reused by Execute
 }
 
 // plan applies the blocks to the file's text as read now, returning the
@@ -70,7 +73,7 @@ func (c *replaceInFileCall) missingFile() error {
 // Describe previews the blocks applied to the current text.
 func (c *replaceInFileCall) Describe(ctx context.Context) Description {
 	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
-		changes, _, err := c.plan(read)
+		changes, _, err := c.once.get(read)
 		return changes, err
 	}
 	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan)
@@ -85,7 +88,7 @@ func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result,
 	}
 	var notes []string
 	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
-		changes, n, err := c.plan(read)
+		changes, n, err := c.once.get(read)
 		notes = n
 		return changes, err
 	}

@@ -75,7 +75,7 @@ func atomicWrite(path string, data []byte, perm os.FileMode, hooks *atomicHooks)
 // (mode 0444, or one this process has no write permission on although
 // the folder is writable) is refused with the reason, since replacing it
 // through the folder would defeat the protection.
-func atomicWriteIn(d *os.Root, path, name string, data []byte, perm os.FileMode, hooks *atomicHooks) (err error) {
+func atomicWriteIn[D []byte | string](d *os.Root, path, name string, data D, perm os.FileMode, hooks *atomicHooks) (err error) {
 	// The folder itself: for the permission check and the final sync.
 	dirf, err := d.Open(".")
 	if err != nil {
@@ -108,7 +108,15 @@ func atomicWriteIn(d *os.Root, path, name string, data []byte, perm os.FileMode,
 			d.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
+	// A string is written as it is: converting a large text to []byte
+	// would copy it first.
+	switch data := any(data).(type) {
+	case string:
+		_, err = f.WriteString(data)
+	case []byte:
+		_, err = f.Write(data)
+	}
+	if err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 	if keep != nil {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -113,7 +114,11 @@ func readCapped(f *os.File, path string, fi fs.FileInfo, limit int64) ([]byte, e
 	if fi.Size() > limit {
 		return nil, &FileTooLargeError{Path: path, Size: fi.Size(), Limit: limit}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// Sized from the stat, so a large file is read into one buffer rather
+	// than one that doubles (and is copied) as it fills.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), limit)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(f, limit+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read %s: %w", path, err)
 	}
@@ -217,6 +222,16 @@ func (r *Roots) Rename(from, to string) error {
 // link at that moment is refused: Resolve gave a link-free path, so a
 // link there was put in after the check. The parent folder must exist.
 func (r *Roots) WriteFile(abs string, data []byte, perm fs.FileMode) error {
+	return writeIn(r, abs, data, perm)
+}
+
+// WriteFileString is WriteFile of a text, written without a copy into a
+// []byte first.
+func (r *Roots) WriteFileString(abs, data string, perm fs.FileMode) error {
+	return writeIn(r, abs, data, perm)
+}
+
+func writeIn[D []byte | string](r *Roots, abs string, data D, perm fs.FileMode) error {
 	root, rel, err := r.locate(abs)
 	if err != nil {
 		return err

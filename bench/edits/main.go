@@ -8,7 +8,13 @@
 //     against python3 and perl doing the same literal replacement (read,
 //     check that the old text occurs once, replace, write). Three parts
 //     of the tool's work (Build, the compact diff, the durable write) are
-//     also timed alone, to show where its time goes.
+//     also timed alone, to show where its time goes. The same edit is made
+//     over the wire too: the cline-ls binary as an ACP agent (wire.go), a
+//     replayed model making the editor call, one session/prompt timed from
+//     request to answer, in yolo mode and with an approval, the daemon
+//     writing the file or the client (fs/*); the bytes the daemon sent the
+//     client in each runner's last run are counted, and the diff content
+//     is checked to be the edit.
 //  2. The compact diff of a 100,001-line file with one changed line:
 //     diff.Compact against GNU diff on the same two files.
 //  3. A 200-hunk patch over 50 files of 400 lines: the patch engine
@@ -28,8 +34,8 @@
 // files usually are, and no run pays for writing back an earlier one's
 // output) and collects this process's garbage.
 //
-//	bench/edits.sh [-runs 21] [-keep] [-v]
-//	go run ./bench/edits [-runs 21] [-keep] [-v]
+//	bench/edits.sh [-runs 21] [-keep] [-v] [-before BINARY]
+//	go run ./bench/edits [-runs 21] [-keep] [-v] [-before BINARY]
 package main
 
 import (
@@ -77,17 +83,23 @@ var python = "python3"
 // verbose asks for every run's time on stderr (-v).
 var verbose bool
 
+// beforeBin is a cline-ls binary to measure over the wire beside the one
+// built from this tree (-before), such as one built from main.
+var beforeBin string
+
 // Targets from the issue.
 const (
 	replaceTarget = 20 * time.Millisecond
 	compactTarget = 5 * time.Millisecond
 	patchTarget   = 1.0 // engine time ÷ git apply time
+	wireTarget    = 1.5 // the edit over ACP ÷ python3's durable edit
 )
 
 func main() {
 	runs := flag.Int("runs", 21, "timed runs per tool, after one warm-up run")
 	keep := flag.Bool("keep", false, "keep the temporary folder and print its path")
 	flag.BoolVar(&verbose, "v", false, "print every tool's sorted times on stderr")
+	flag.StringVar(&beforeBin, "before", "", "also measure this cline-ls `binary` over the wire, in the same rounds")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("edits: ")
@@ -126,6 +138,9 @@ func run(dir string, runs int) error {
 	helper := filepath.Join(dir, "applypatch")
 	if out, err := exec.Command("go", "build", "-o", helper, "github.com/cline-ls/cline-ls/bench/edits/applypatch").CombinedOutput(); err != nil {
 		return fmt.Errorf("building the applypatch helper: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "cline-ls"), "github.com/cline-ls/cline-ls/cmd/cline-ls").CombinedOutput(); err != nil {
+		return fmt.Errorf("building cline-ls: %v\n%s", err, out)
 	}
 	var rows []row
 	var checks []check
@@ -206,8 +221,13 @@ type check struct {
 	name        string
 	median, min float64 // seconds for a time, else a ratio
 	isTime      bool
-	target      string
-	met         string // "yes" or "no"; "" when there is no target
+	// isBytes marks a count of bytes sent to an ACP client, printed in a
+	// table of its own: preview is what was sent besides the edit
+	// (fs/write_text_file, write), total everything.
+	isBytes               bool
+	preview, total, write int
+	target                string
+	met                   string // "yes" or "no"; "" when there is no target
 }
 
 // timeCheck compares our median time with a limit.
@@ -448,7 +468,38 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 		return nil, nil, err
 	}
 
+	// The same edit over the wire, through the daemon as an ACP agent.
+	type wireCase struct {
+		name, slug, mode string
+		clientFS         bool
+		bin              string
+	}
+	bin := filepath.Join(dir, "cline-ls")
+	wcs := []wireCase{
+		{"cline-ls over ACP, yolo, the daemon writes (prompt → call → atomic write + fsync → answer)", "wire-yolo", "yolo", false, bin},
+		{"cline-ls over ACP, approval asked and given, the daemon writes", "wire-ask", "act", false, bin},
+		{"cline-ls over ACP, yolo, the client reads and writes (`fs/*`)", "wire-fs", "yolo", true, bin},
+	}
+	if beforeBin != "" {
+		for _, w := range slices.Clone(wcs) {
+			w.name, w.slug, w.bin = "-before binary: "+w.name, w.slug+"-before", beforeBin
+			wcs = append(wcs, w)
+		}
+	}
+	var wires []*wireRun
+	for _, w := range wcs {
+		wr, err := newWireRun(w.name, w.slug, w.bin, base, w.mode, w.clientFS, textA, from, want)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", w.name, err)
+		}
+		defer wr.stop()
+		wires = append(wires, wr)
+	}
+
 	rs := []*runner{inMemory, toolRunner, buildOnly, compactOnly, writeOnly, py, pythonAtomic, perl}
+	for _, w := range wires {
+		rs = append(rs, w.r)
+	}
 	if err := syncTree(base); err != nil {
 		return nil, nil, err
 	}
@@ -467,6 +518,22 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 		ratioCheck("1. `editor` tool ÷ python3", tool, pyRow, 0),
 		ratioCheck("1. `editor` tool ÷ python3 written like the tool", tool, pyA, 0),
 		ratioCheck("1. `editor` tool ÷ perl", tool, pl, 0),
+		ratioCheck("1. over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[8], pyA, wireTarget),
+		ratioCheck("1. over ACP, approval, daemon writes ÷ python3 written like the tool", rows[9], pyA, wireTarget),
+		ratioCheck("1. over ACP, yolo, client writes ÷ python3 written like the tool", rows[10], pyA, 0),
+		bytesCheck("1. over ACP, yolo, the daemon writes", wires[0]),
+		bytesCheck("1. over ACP, approval, the daemon writes", wires[1]),
+		bytesCheck("1. over ACP, yolo, the client writes", wires[2]),
+	}
+	if beforeBin != "" {
+		checks = append(checks,
+			ratioCheck("1. -before binary over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[11], pyA, wireTarget),
+			ratioCheck("1. -before binary over ACP, approval, daemon writes ÷ python3 written like the tool", rows[12], pyA, wireTarget),
+			ratioCheck("1. -before binary over ACP, yolo, client writes ÷ python3 written like the tool", rows[13], pyA, 0),
+			bytesCheck("1. -before binary over ACP, yolo, the daemon writes", wires[3]),
+			bytesCheck("1. -before binary over ACP, approval, the daemon writes", wires[4]),
+			bytesCheck("1. -before binary over ACP, yolo, the client writes", wires[5]),
+		)
 	}
 	return rows, checks, nil
 }
@@ -989,6 +1056,9 @@ func printReport(dir string, runs int, load0, load1 string, took time.Duration, 
 	fmt.Println("| check | median | min | target | met |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, c := range checks {
+		if c.isBytes {
+			continue
+		}
 		m, n := fmt.Sprintf("%.2f×", c.median), fmt.Sprintf("%.2f×", c.min)
 		if c.isTime {
 			m, n = fmtDur(secs(c.median)), fmtDur(secs(c.min))
@@ -999,6 +1069,24 @@ func printReport(dir string, runs int, load0, load1 string, took time.Duration, 
 		}
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", c.name, m, n, t, met)
 	}
+	fmt.Println()
+	fmt.Println("Bytes the daemon sent the ACP client in the last run of each over-the-wire runner:")
+	fmt.Println()
+	fmt.Println("| runner | besides the edit | `fs/write_text_file` (the edit) | in all | target | met |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, c := range checks {
+		if c.isBytes {
+			fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", c.name, fmtBytes(c.preview), fmtBytes(c.write), fmtBytes(c.total), c.target, c.met)
+		}
+	}
+}
+
+// fmtBytes formats a byte count in MB (10^6 bytes), or "–" for none.
+func fmtBytes(n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f MB", float64(n)/1e6)
 }
 
 // secs turns seconds back into a duration.

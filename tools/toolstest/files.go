@@ -90,7 +90,7 @@ func (f *Files) Read(_ context.Context, abs string) (tools.FileText, error) {
 	if ok {
 		return *b, nil
 	}
-	data, fi, err := f.roots.ReadFile(abs, workspace.DefaultMaxReadBytes)
+	data, fi, err := f.roots.ReadFile(abs, tools.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.FileText{}, nil
 	}
