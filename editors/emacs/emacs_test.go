@@ -108,8 +108,12 @@ func shellQuote(args ...string) string {
 // daemon: approve (flow 1), reject (flow 2), plan (plan mode, a question,
 // a mode switch and a y-or-n-p approval), cancel (cline-cancel while an
 // approval is asked, then a next task), stock (flow 3: Eglot with no
-// plugin, workspace/executeCommand and window/showMessageRequest) and
-// typeahead (keys typed while an approval waits never answer it).
+// plugin, workspace/executeCommand and window/showMessageRequest),
+// typeahead (keys typed while an approval waits never answer it), chat
+// (a prompt typed in *cline*, a follow-up with a file and a selection
+// mentioned, the status line, the last turn undone), resume (a session of
+// an earlier daemon reopened and continued) and codeaction (stock Eglot:
+// a code action on a flymake diagnostic runs a turn).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -124,6 +128,9 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "cancel", disk: "hello\n", minChecks: 10},
 		{name: "stock", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "typeahead", disk: "hello\n", minChecks: 8},
+		{name: "chat", disk: "hello\n", minChecks: 35, terminal: true},
+		{name: "resume", disk: "hello\n", minChecks: 9},
+		{name: "codeaction", disk: "hello, world\n", minChecks: 11, terminal: true},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
