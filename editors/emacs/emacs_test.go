@@ -122,15 +122,15 @@ func TestEmacsFlows(t *testing.T) {
 	}
 	daemon := buildDaemon(t, t.TempDir())
 	flows := []flow{
-		{name: "approve", disk: "hello, world\n", minChecks: 16},
+		{name: "approve", disk: "hello, world\n", minChecks: 24},
 		{name: "reject", disk: "hello\n", minChecks: 10},
 		{name: "plan", disk: "hello\n", minChecks: 13},
 		{name: "cancel", disk: "hello\n", minChecks: 10},
 		{name: "stock", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "typeahead", disk: "hello\n", minChecks: 8},
-		{name: "chat", disk: "hello\n", minChecks: 35, terminal: true},
-		{name: "resume", disk: "hello\n", minChecks: 9},
-		{name: "codeaction", disk: "hello, world\n", minChecks: 11, terminal: true},
+		{name: "chat", disk: "hello\n", minChecks: 36, terminal: true},
+		{name: "resume", disk: "hello\n", minChecks: 12},
+		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
