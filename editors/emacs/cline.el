@@ -682,9 +682,8 @@ take the keyboard: \\[cline-approve] goes there, then a/A/r/R/q.
   (let ((inhibit-read-only t))
     (erase-buffer)
     (insert (propertize (substitute-command-keys
-                         (concat "\n── prompt: \\[cline-send] send · \\[cline-mention-file] mention a file"
-                                 " · \\[cline-cancel] cancel · \\[cline-undo-turn] undo turn"
-                                 " · \\[cline-resume] resume · ? help ──\n"))
+                         (concat "\n── \\[cline-send] send · \\[cline-mention-file] @file"
+                                 " · \\[cline-cancel] cancel · \\[cline-undo-turn] undo · ? keys ──\n"))
                         'face 'cline-meta-face 'read-only t 'rear-nonsticky t
                         'front-sticky t 'cline-separator t))
     (setq cline--out (copy-marker (point-min) t)
@@ -715,7 +714,11 @@ What BODY inserts becomes read-only."
          (goto-char cline--out)
          ,@body)
        (when (< beg cline--out)
-         (add-text-properties beg cline--out '(read-only t front-sticky t))))))
+         (add-text-properties beg cline--out '(read-only t front-sticky t)))
+       ;; A window whose cursor is in the prompt area follows the output.
+       (dolist (w (get-buffer-window-list (current-buffer) nil t))
+         (when (>= (window-point w) cline--input)
+           (with-selected-window w (ignore-errors (recenter -1))))))))
 
 (defun cline--input-text ()
   "The text of the prompt area of `*cline*'."
