@@ -93,6 +93,9 @@ type flow struct {
 	minChecks int
 	// terminal runs Emacs in a terminal (emacs -nw) instead of batch.
 	terminal bool
+	// transcript names the replay transcript in testdata, when it is not
+	// the flow's own NAME.json.
+	transcript string
 }
 
 // shellQuote joins args into one sh command line.
@@ -113,7 +116,8 @@ func shellQuote(args ...string) string {
 // (a prompt typed in *cline*, a follow-up with a file and a selection
 // mentioned, the status line, the last turn undone), resume (a session of
 // an earlier daemon reopened and continued) and codeaction (stock Eglot:
-// a code action on a flymake diagnostic runs a turn).
+// a code action on a flymake diagnostic runs a turn) and nokey (the first
+// run with no API key, then the README's offline model).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -131,6 +135,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "chat", disk: "hello\n", minChecks: 36, terminal: true},
 		{name: "resume", disk: "hello\n", minChecks: 12},
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
+		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
@@ -153,7 +158,11 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 	if err := os.WriteFile(hello, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	transcript, err := filepath.Abs(filepath.Join(here, "testdata", f.name+".json"))
+	name := f.name
+	if f.transcript != "" {
+		name = f.transcript
+	}
+	transcript, err := filepath.Abs(filepath.Join(here, "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 ;;
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
-;;                          | chat | resume | codeaction
+;;                          | chat | resume | codeaction | nokey
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -637,6 +637,41 @@ edit lands in the buffer, and the code action returns at once."
     (eglot-shutdown server)))
 
 
+(defun e2e-flow-nokey ()
+  "A first run with no API key: the chat's first prompt says how to set
+a model; the README's offline model (the replay transcript) then runs
+the same prompt, taken back with C-c C-p."
+  (setq e2e-script nil)
+  (let* ((buf (e2e-open))
+         (e2e-settings (list :stateDir (e2e-env "CLINE_TEST_STATE") :approvals (list :edit "allow")))
+         (server (e2e-start-plugin buf)))
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-type-text "Greet the world in hello.txt")
+    (e2e-type "C-c C-c")
+    (e2e-wait "the prompt to fail" (lambda () (> (e2e-turns-ended) 0)))
+    (e2e-check-session-log "no model is configured" "(setq cline-initialization-options"
+                           "ANTHROPIC_API_KEY")
+    ;; The README's first run without a key: the replay model.
+    (setq cline-initialization-options
+          (list :provider (list :name "replay" :transcript (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                :stateDir (e2e-env "CLINE_TEST_STATE")))
+    (with-current-buffer buf (eglot-reconnect server))
+    (e2e-wait "the new daemon" (lambda () (with-current-buffer buf
+                                            (and (eglot-current-server)
+                                                 (not (eq (eglot-current-server) server))
+                                                 (jsonrpc-running-p (eglot-current-server))))))
+    (setq server (with-current-buffer buf (eglot-current-server)))
+    (e2e-chat-window)
+    (e2e-type "C-c C-p")
+    (e2e-check-equal "C-c C-p takes the last prompt back" (cline--input-text) "Greet the world in hello.txt")
+    (e2e-send-and-wait "C-c C-c" "a")
+    (with-current-buffer buf
+      (e2e-check-equal "the offline model's edit is in the buffer" (buffer-string) "hello, world\n")
+      (set-buffer-modified-p nil))
+    (e2e-check-session-log "Done." "[turn ended: end_turn]")
+    (eglot-shutdown server)))
+
 ;;; Main
 
 (defun e2e-dump (name)
@@ -658,6 +693,7 @@ edit lands in the buffer, and the code action returns at once."
         ("chat" (e2e-flow-chat))
         ("resume" (e2e-flow-resume))
         ("codeaction" (e2e-flow-codeaction))
+        ("nokey" (e2e-flow-nokey))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
