@@ -1291,18 +1291,20 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
     uri))
 
 (defun cline--display-aside (buf)
-  "Display BUF in a window of its own, below the chat when it is shown.
+  "Display BUF in a window of its own, split off the frame's largest window.
 The selected window and the user's other windows keep their buffers
-\(a window is split when none shows BUF, even in a small terminal);
-quitting BUF's window deletes it."
-  (let ((chat (get-buffer-window "*cline*")))
-    (display-buffer buf `((display-buffer-reuse-window display-buffer-in-direction
-                                                       display-buffer-pop-up-window)
-                          (inhibit-same-window . t)
-                          (direction . below)
-                          ,@(and chat (not (eq buf (window-buffer chat)))
-                                 (not (eq chat (selected-window)))
-                                 `((window . ,chat)))))))
+\(a window is split even in a small terminal); quitting BUF's window
+deletes it and gives its lines back."
+  (display-buffer buf `((display-buffer-reuse-window display-buffer-in-direction
+                                                     display-buffer-pop-up-window)
+                        (inhibit-same-window . t)
+                        (direction . below)
+                        (window . ,(get-largest-window nil t))
+                        (window-height . cline--fit-window))))
+
+(defun cline--fit-window (window)
+  "Make WINDOW as tall as its text, up to half its frame."
+  (fit-window-to-buffer window (/ (frame-height (window-frame window)) 2)))
 
 (defun cline--show-diff (path added removed diff)
   "Show DIFF of PATH (ADDED and REMOVED lines) in `*cline-diff*'."
@@ -1435,7 +1437,8 @@ gets its first lines written under the link."
         (goto-char (point-min))
         (end-of-line)
         (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later  [?] help"
-                "  (switch here first: M-x cline-approve)")
+                (substitute-command-keys
+                 "\nKeys typed elsewhere never answer: \\[cline-approve] comes here."))
         (goto-char (point-min)))
       (setq cline--approval-req req)
       (cline-approval-keys-mode 1)

@@ -47,9 +47,9 @@
 
 (defun demo-start ()
   "Open hello.txt beside the chat and wait for the user."
-  (find-file (expand-file-name "hello.txt" (getenv "CLINE_TEST_WORKSPACE")))
-  (cline-start)
-  (demo-watch "ready" (lambda () (bound-and-true-p eglot--managed-mode))
+  (let ((buf (find-file (expand-file-name "hello.txt" (getenv "CLINE_TEST_WORKSPACE")))))
+    (cline-start)
+    (demo-watch "ready" (lambda () (buffer-local-value 'eglot--managed-mode buf))
               (lambda ()
                 (cline-show)
                 (demo-signal "ready")
@@ -61,7 +61,7 @@
                                             (string-search "[turn ended"
                                                            (with-current-buffer "*cline*"
                                                              (buffer-string))))
-                                          nil))))))
+                                          nil)))))))
 
 (run-with-timer 0.2 nil #'demo-start)
 

@@ -15,12 +15,12 @@ printf 'hello\n' > "$tmp/ws/hello.txt"
 wait_for() { # wait_for FILE: until the demo signals that stage
   i=0
   while [ ! -e "$tmp/signal/$1" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "no $1 stage" >&2; exit 1; }
+    i=$((i + 1)); [ $i -lt 600 ] || { echo "no $1 stage; the screen:" >&2; tmux capture-pane -p -t cline-demo >&2; exit 1; }
     sleep 0.1
   done
 }
 
-tmux new-session -d -s cline-demo -x 100 -y 34 \
+tmux new-session -d -s cline-demo -x 100 -y 30 \
   "cd '$tmp/ws' && HOME='$tmp/home' TERM=xterm-256color CLINE_LS='$tmp/cline-ls' \
    CLINE_TEST_WORKSPACE='$tmp/ws' CLINE_TEST_TRANSCRIPT='$here/testdata/approve.json' \
    CLINE_TEST_STATE='$tmp/state' CLINE_DEMO_SIGNAL='$tmp/signal' \
