@@ -53,6 +53,7 @@
 (defvar eglot-confirm-server-edits)
 
 (declare-function diff-mode "diff-mode")
+(declare-function ediff-buffers "ediff")
 (declare-function eglot--languages "eglot")
 
 (cl-defstruct (cline--session (:constructor cline--session-make) (:copier nil))
@@ -212,16 +213,38 @@ initializationOptions; sending them again keeps
 (add-hook 'eglot-connect-hook #'cline--resend-settings t)
 
 (cl-defmethod eglot-handle-request
-  ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest _)
+  ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest params)
   "Apply the agent's edit without a second confirmation.
 The user approved it already through `cline/approvalRequest' (or the
 daemon's rules allowed it).  The change is reported at once rather
-than after Eglot's idle delay, since the daemon waits for it."
+than after Eglot's idle delay, since the daemon waits for it.  The
+text of each buffer before it is kept for `cline-review-edit'."
+  (cline--remember-before (plist-get params :edit))
   (with-suppressed-warnings ((obsolete eglot-confirm-server-initiated-edits))
     (let ((eglot-confirm-server-initiated-edits nil)
           (eglot-confirm-server-edits nil))
       (prog1 (cl-call-next-method)
         (cline--flush-changes server)))))
+
+(defvar cline--before (make-hash-table :test #'equal)
+  "Map from a file name to its buffer's text before the agent's last edit.")
+
+(defun cline--edit-uris (edit)
+  "The document URIs the WorkspaceEdit EDIT changes."
+  (append (mapcar (lambda (dc) (plist-get (plist-get dc :textDocument) :uri))
+                  (append (plist-get edit :documentChanges) nil))
+          (cl-loop for (k _v) on (plist-get edit :changes) by #'cddr
+                   collect (substring (symbol-name k) 1))))
+
+(defun cline--remember-before (edit)
+  "Keep the text of the buffers EDIT is about to change, in `cline--before'."
+  (dolist (uri (cline--edit-uris edit))
+    (let ((file (and (stringp uri) (expand-file-name (cline--path uri)))))
+      (when-let ((b (and file (find-buffer-visiting file))))
+        (puthash file (with-current-buffer b
+                        (save-restriction (widen) (buffer-substring-no-properties
+                                                   (point-min) (point-max))))
+                 cline--before)))))
 
 (defun cline--flush-changes (server)
   "Send the pending didChange of SERVER's buffers now."
@@ -528,6 +551,7 @@ The chat's next prompt goes to it."
     (define-key map "@" #'cline-mention-file)
     (define-key map "." #'cline-mention-region)
     (define-key map "a" #'cline-approve)
+    (define-key map "e" #'cline-review-last-edit)
     map)
   "Keymap of the cline commands, to bind to a prefix key.")
 (fset 'cline-command-map cline-command-map)
@@ -644,6 +668,7 @@ tokens of the turn and the session (`cline-status-string')."
     (define-key map (kbd "C-c C-u") #'cline-undo-turn)
     (define-key map (kbd "C-c C-l") #'cline-checkpoints)
     (define-key map (kbd "C-c C-a") #'cline-approve)
+    (define-key map (kbd "C-c C-e") #'cline-review-last-edit)
     (define-key map (kbd "C-c C-p") #'cline-previous-prompt)
     (define-key map "?" #'cline-help-or-insert)
     map)
@@ -671,6 +696,9 @@ window's use; `cline-mode-line-mode' shows the same in every mode line.
 
 Approvals appear in `*cline-approval*' in another window and never
 take the keyboard: \\[cline-approve] goes there, then a/A/r/R/q.
+\\[cline-review-last-edit] reviews the last edit hunk by hunk in Ediff
+\(the \"review\" button after an edit's link does it for that edit),
+to take back the hunks you do not want.
 
 ? outside the prompt area shows this help.
 
@@ -1314,6 +1342,33 @@ deletes it and gives its lines back."
     (format "cline-ls: edited %s (+%s -%s)" path added removed)
     diff)))
 
+(defvar cline--last-edit nil
+  "(FILE . TEXT-BEFORE) of the agent's last edit of an open buffer.")
+
+(defun cline-review-edit (file before)
+  "Review the agent's edit of FILE hunk by hunk in Ediff.
+BEFORE is the buffer's text before the edit, shown read-only as A;
+B is your buffer, with the edit.  In the Ediff control window, n and
+p go from hunk to hunk, a on one takes it back (copies A's text into
+your buffer), q ends the review; what you keep stays unsaved."
+  (let ((b (or (find-buffer-visiting file)
+               (user-error "%s is no longer open" (abbreviate-file-name file))))
+        (a (get-buffer-create (format "*cline before %s*" (file-name-nondirectory file)))))
+    (with-current-buffer a
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert before))
+      (set-buffer-modified-p nil)
+      (setq buffer-read-only t))
+    (ediff-buffers a b)))
+
+(defun cline-review-last-edit ()
+  "Review the agent's last edit of an open buffer hunk by hunk.
+See `cline-review-edit'."
+  (interactive)
+  (unless cline--last-edit (user-error "The agent has edited no open buffer yet"))
+  (cline-review-edit (car cline--last-edit) (cdr cline--last-edit)))
+
 (defvar cline--previewed (make-hash-table :test #'equal)
   "Tool calls whose diff an approval showed: \"SESSION/TOOLCALL\" to t.")
 
@@ -1346,6 +1401,14 @@ gets its first lines written under the link."
                           'action (lambda (_) (cline--show-diff path added removed diff))
                           'follow-link t
                           'help-echo "Show this diff")
+      (when-let ((file (expand-file-name (cline--path uri)))
+                 (before (gethash file cline--before)))
+        (setq cline--last-edit (cons file before))
+        (insert "  ")
+        (insert-text-button "review"
+                            'action (lambda (_) (cline-review-edit file before))
+                            'follow-link t
+                            'help-echo "Take back hunks of this edit in Ediff"))
       (insert "\n")
       (unless (or previewed cline-display-diffs (null diff))
         (let ((lines (split-string (string-trim-right diff) "\n")))

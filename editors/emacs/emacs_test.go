@@ -117,7 +117,8 @@ func shellQuote(args ...string) string {
 // mentioned, the status line, the last turn undone), resume (a session of
 // an earlier daemon reopened and continued) and codeaction (stock Eglot:
 // a code action on a flymake diagnostic runs a turn) and nokey (the first
-// run with no API key, then the README's offline model).
+// run with no API key, then the README's offline model) and review (an
+// edit's hunk taken back in Ediff).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -136,6 +137,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "resume", disk: "hello\n", minChecks: 12},
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
+		{name: "review", disk: "hello\n", minChecks: 10, terminal: true, transcript: "approve"},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

@@ -6,7 +6,7 @@
 ;;
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
-;;                          | chat | resume | codeaction | nokey
+;;                          | chat | resume | codeaction | nokey | review
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -673,6 +673,39 @@ the same prompt, taken back with C-c C-p."
     (e2e-check-session-log "Done." "[turn ended: end_turn]")
     (eglot-shutdown server)))
 
+;; Runs in a terminal Emacs: Ediff draws its windows there as for a user.
+(defun e2e-flow-review ()
+  "An approved edit reviewed hunk by hunk in Ediff: taking its hunk
+back leaves the buffer as before, unsaved changes being the user's."
+  (setq e2e-script '((y-or-n-p "Quit this Ediff session" t)))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf)))
+    (switch-to-buffer buf)
+    (delete-other-windows)
+    (cline-show)
+    (e2e-send-and-wait "G r e e t SPC t h e SPC w o r l d C-c C-c" "a")
+    (with-current-buffer buf
+      (e2e-check-equal "the edit is in the buffer" (buffer-string) "hello, world\n"))
+    (e2e-check-session-log "diff hello.txt +1 -1  review")
+    (e2e-chat-window)
+    (e2e-type "C-c C-e")
+    (e2e-check "Ediff compares the text before the edit with the buffer"
+               (and (boundp 'ediff-buffer-A) (get-buffer "*Ediff Control Panel*")
+                    (with-current-buffer "*Ediff Control Panel*"
+                      (and (equal (with-current-buffer ediff-buffer-A (buffer-string)) "hello\n")
+                           (eq ediff-buffer-B buf)))))
+    (e2e-check "the text before is read-only"
+               (buffer-local-value 'buffer-read-only (get-buffer "*cline before hello.txt*")))
+    ;; In the control panel: to the first hunk, take it back, quit.
+    (e2e-type "n a q")
+    (with-current-buffer buf
+      (e2e-check-equal "the hunk taken back leaves the buffer as before" (buffer-string) "hello\n"))
+    (e2e-check "the review asked to quit" (e2e-asked 'y-or-n-p "Quit this Ediff session"))
+    (e2e-check "the file is shown again" (get-buffer-window buf))
+    (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
+    (with-current-buffer buf (set-buffer-modified-p nil))
+    (eglot-shutdown server)))
+
 ;;; Main
 
 (defun e2e-dump (name)
@@ -695,6 +728,7 @@ the same prompt, taken back with C-c C-p."
         ("resume" (e2e-flow-resume))
         ("codeaction" (e2e-flow-codeaction))
         ("nokey" (e2e-flow-nokey))
+        ("review" (e2e-flow-review))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
