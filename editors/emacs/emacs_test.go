@@ -133,7 +133,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "cancel", disk: "hello\n", minChecks: 10},
 		{name: "stock", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "typeahead", disk: "hello\n", minChecks: 8},
-		{name: "chat", disk: "hello\n", minChecks: 36, terminal: true},
+		{name: "chat", disk: "hello\n", minChecks: 44, terminal: true},
 		{name: "resume", disk: "hello\n", minChecks: 12},
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},

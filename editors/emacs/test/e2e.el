@@ -500,7 +500,18 @@ indicator and the totals, ? help, then the last turn undone."
       (call-interactively #'cline-mention-region))
     (e2e-check-contains "the selection is mentioned in the prompt area"
                         (cline--input-text) "@hello.txt#L1 ")
-    (e2e-send-and-wait "A d d SPC a n SPC e x c l a m a t i o n , SPC s e e SPC @ n o t e s . t x t C-c C-c" "a")
+    (let ((before (e2e-turns-ended)))
+      (e2e-chat-window)
+      (e2e-type "A d d SPC a n SPC e x c l a m a t i o n , SPC s e e SPC @ n o t e s . t x t C-c C-c")
+      (e2e-wait "the approval view" #'e2e-approval-waiting)
+      ;; Writing the next prompt meanwhile, the approval's keys among it.
+      (e2e-chat-window)
+      (e2e-type "a SPC A SPC r SPC q")
+      (e2e-check "keys typed in the chat do not answer the approval" (e2e-approval-waiting))
+      (e2e-check-equal "they are the next prompt's text" (cline--input-text) "a A r q")
+      (e2e-type "C-a C-k")
+      (e2e-approve "a")
+      (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60))
     (e2e-check-equal "the follow-up ran in the same session" (cline--session-id cline--session) first-id)
     (let ((log (e2e-session-file-text first-id)))
       (e2e-check-contains "the selection reached the model" log "hello.txt#L1\\\">\\nhello, world\\n")
@@ -523,6 +534,25 @@ indicator and the totals, ? help, then the last turn undone."
                      cline-new-session cline-resume cline-undo-turn cline-checkpoints
                      cline-approve cline-previous-prompt))
         (e2e-check-contains (format "the help lists %s with its key" cmd) help (symbol-name cmd))))
+    (quit-window nil (get-buffer-window "*Help*"))
+    ;; The checkpoint list, and what restoring the first would change.
+    (e2e-chat-window)
+    (e2e-type "C-c C-l")
+    (e2e-check-contains "the checkpoints are listed with their files"
+                        (e2e-buffer-text "*cline-checkpoints*") "hello.txt")
+    (e2e-check "the list has the cursor, on the first checkpoint"
+               (and (eq (window-buffer (selected-window)) (get-buffer "*cline-checkpoints*"))
+                    (get-text-property (line-beginning-position) 'cline-checkpoint)))
+    (e2e-type "v")
+    (let ((preview (e2e-buffer-text "*cline-checkpoint-diff*")))
+      (e2e-check-contains "the preview says what a restore would change" preview "would change 1 file")
+      (e2e-check-contains "with the diff" preview "hello, world!"))
+    (with-current-buffer buf
+      (e2e-check-equal "a preview changes nothing" (buffer-string) "hello, world!\n"))
+    (e2e-type "q")
+    (quit-window nil (get-buffer-window "*cline-checkpoint-diff*"))
+    (e2e-check-equal "the list and the preview gone, the windows are as before"
+                     (sort (e2e-windows) #'string<) '("*cline*" "hello.txt"))
     ;; Undo the last turn: its edit leaves the buffer, its exchange the history.
     (e2e-chat-window)
     (e2e-type "C-c C-u")
