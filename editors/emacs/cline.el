@@ -1372,6 +1372,11 @@ See `cline-review-edit'."
 (defvar cline--previewed (make-hash-table :test #'equal)
   "Tool calls whose diff an approval showed: \"SESSION/TOOLCALL\" to t.")
 
+(defun cline--diff-lines (diff)
+  "The changed lines of the compact DIFF, without its title and fence."
+  (cl-remove-if (lambda (l) (or (string-prefix-p "```" l) (string-prefix-p "Edited " l)))
+                (split-string (string-trim-right diff) "\n")))
+
 (defconst cline--inline-diff-lines 12
   "Lines of an edit's diff written into `*cline*'; the link shows it all.")
 
@@ -1411,7 +1416,7 @@ gets its first lines written under the link."
                             'help-echo "Take back hunks of this edit in Ediff"))
       (insert "\n")
       (unless (or previewed cline-display-diffs (null diff))
-        (let ((lines (split-string (string-trim-right diff) "\n")))
+        (let ((lines (cline--diff-lines diff)))
           (dolist (l (seq-take lines cline--inline-diff-lines))
             (insert (propertize (concat "    " l "\n") 'face
                                 (cond ((string-prefix-p "+" l) 'diff-added)

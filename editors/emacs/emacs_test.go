@@ -137,7 +137,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "resume", disk: "hello\n", minChecks: 12},
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
-		{name: "review", disk: "hello\n", minChecks: 10, terminal: true, transcript: "approve"},
+		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

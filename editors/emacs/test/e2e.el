@@ -705,18 +705,25 @@ the same prompt, taken back with C-c C-p."
 
 ;; Runs in a terminal Emacs: Ediff draws its windows there as for a user.
 (defun e2e-flow-review ()
-  "An approved edit reviewed hunk by hunk in Ediff: taking its hunk
-back leaves the buffer as before, unsaved changes being the user's."
+  "An edit the settings allow without asking: its diff is shown once, in
+the chat; reviewed hunk by hunk in Ediff, taking its hunk back leaves
+the buffer as before, unsaved."
   (setq e2e-script '((y-or-n-p "Quit this Ediff session" t)))
   (let* ((buf (e2e-open))
+         (e2e-settings (plist-put (copy-tree e2e-settings) :approvals (list :edit "allow")))
          (server (e2e-start-plugin buf)))
     (switch-to-buffer buf)
     (delete-other-windows)
     (cline-show)
-    (e2e-send-and-wait "G r e e t SPC t h e SPC w o r l d C-c C-c" "a")
+    (e2e-send-and-wait "G r e e t SPC t h e SPC w o r l d C-c C-c")
     (with-current-buffer buf
       (e2e-check-equal "the edit is in the buffer" (buffer-string) "hello, world\n"))
+    (e2e-check "no approval was asked" (not (string-search "approval needed" (e2e-buffer-text "*cline*"))))
     (e2e-check-session-log "diff hello.txt +1 -1  review")
+    (e2e-check "the chat shows the diff's lines under its link"
+               (string-match-p "review\n    -1: hello\n    \\+1: hello, world\n" (e2e-buffer-text "*cline*")))
+    (e2e-check "the diff is shown once: no *cline-diff* window"
+               (not (get-buffer-window "*cline-diff*" t)))
     (e2e-chat-window)
     (e2e-type "C-c C-e")
     (e2e-check "Ediff compares the text before the edit with the buffer"
