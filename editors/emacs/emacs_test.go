@@ -117,8 +117,9 @@ func shellQuote(args ...string) string {
 // mentioned, the status line, the last turn undone), resume (a session of
 // an earlier daemon reopened and continued) and codeaction (stock Eglot:
 // a code action on a flymake diagnostic runs a turn) and nokey (the first
-// run with no API key, then the README's offline model) and review (an
-// edit's hunk taken back in Ediff).
+// run with no API key, then the README's offline model), review (an
+// edit's hunk taken back in Ediff) and model (model and mode switched from
+// the chat).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -138,6 +139,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
 		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
+		{name: "model", disk: "hello\n", minChecks: 6},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

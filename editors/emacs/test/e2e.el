@@ -7,6 +7,7 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
+;;                          | model
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -743,6 +744,33 @@ the buffer as before, unsaved."
     (with-current-buffer buf (set-buffer-modified-p nil))
     (eglot-shutdown server)))
 
+(defun e2e-flow-model ()
+  "The model and the mode switched from the chat: the next new session
+runs on the model chosen (its context window says so), in the mode chosen."
+  (setq e2e-script '((completing-read "Cline model" "claude-sonnet-4-5")
+                     (completing-read "Cline mode" "plan")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         first)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (setq first (cline--session-id cline--session))
+    (e2e-check-contains "the replay model has the hosted default window"
+                        (cline-status-string t) "/128k")
+    (e2e-chat-window)
+    (e2e-type "C-c M-o")
+    (e2e-type "C-c C-o")
+    (e2e-wait "the plan mode" (lambda () (equal (cline--session-mode cline--session) "plan")))
+    (e2e-type "C-c C-n")
+    (e2e-wait "the new session" (lambda () (not (equal (cline--session-id cline--session) first))))
+    (e2e-check-equal "the new session keeps the mode chosen" (cline--session-mode cline--session) "plan")
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (e2e-check-contains "the new session runs on the model chosen (its window)"
+                        (cline-status-string t) "/200k")
+    (e2e-check-contains "in plan mode" (cline-status-string) "Cline[plan idle")
+    (eglot-shutdown server)))
+
 ;;; Main
 
 (defun e2e-dump (name)
@@ -766,6 +794,7 @@ the buffer as before, unsaved."
         ("codeaction" (e2e-flow-codeaction))
         ("nokey" (e2e-flow-nokey))
         ("review" (e2e-flow-review))
+        ("model" (e2e-flow-model))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
