@@ -13,18 +13,26 @@
 ;; the agent sees and edits your open, unsaved buffers, and adds what
 ;; plain Eglot lacks:
 ;;
-;; - `cline-task' and `cline-plan' start a turn in act or plan mode,
-;;   `cline-set-mode' switches modes and `cline-cancel' stops a turn;
-;; - the `*cline*' buffer streams the session: agent text as it
-;;   arrives, tool calls with their status, the plan, mode changes;
-;; - approvals (`cline/approvalRequest') show the proposed diff and ask
-;;   Allow / Always allow / Reject / Always reject;
-;; - every applied edit (`cline/diff') is shown in `*cline-diff*';
+;; - the `*cline*' chat (`cline-show'): the session streams above (agent
+;;   text as it arrives, tool calls with their status, the plan, mode
+;;   changes, each edit's diff once), you write below and send with
+;;   C-c C-c, follow-ups in the same session; @FILE and the region
+;;   (`cline-mention-region') go with the prompt as the text you see;
+;; - `cline-task' and `cline-plan' start a turn from the minibuffer,
+;;   `cline-set-mode' and `cline-set-model' switch, `cline-cancel' stops;
+;; - `cline-resume' reopens an earlier session, `cline-undo-turn' undoes
+;;   the last turn's edits and conversation, `cline-checkpoints' lists
+;;   every checkpoint with a preview of what restoring it changes;
+;; - approvals (`cline/approvalRequest') show the proposed diff in
+;;   another window that never takes the keyboard;
+;; - `cline-mode-line-mode': mode, state (waiting for the model, an
+;;   approval) and the turn's and session's tokens in the mode line;
 ;; - the agent's questions (`cline/askQuestion') are asked with
 ;;   `completing-read'.
 ;;
-;; Start with M-x cline-start in a file of your project.  The wire
-;; protocol is docs/PROTOCOL.md in the cline-ls repository.
+;; Start with M-x cline-start in a file of your project, then M-x
+;; cline-show; ? in `*cline*' lists its keys.  The wire protocol is
+;; docs/PROTOCOL.md in the cline-ls repository.
 
 ;;; Code:
 
@@ -32,6 +40,7 @@
 (require 'subr-x)
 (require 'seq)
 (require 'button)
+(require 'text-property-search)
 (require 'url-util)
 (require 'json)
 (require 'jsonrpc)
@@ -44,12 +53,15 @@
 (defvar eglot-confirm-server-edits)
 
 (declare-function diff-mode "diff-mode")
+(declare-function ediff-buffers "ediff")
 (declare-function eglot--languages "eglot")
 
 (cl-defstruct (cline--session (:constructor cline--session-make) (:copier nil))
   "An agent session: its SERVER, ID, current MODE, the MODES it offers,
-whether a turn is running (BUSY) and the last USAGE report."
-  server id mode modes busy usage)
+whether a turn is running (BUSY), whether that turn waits for the
+model's next words (WAITING) and the last USAGE report (the reply's
+tokens with the turn's and the session's totals and the context)."
+  server id mode modes busy waiting usage)
 
 (defvar cline--session nil
   "The session that `cline-task' and the other commands act on.")
@@ -121,12 +133,19 @@ keyboard when they ask: keys typed ahead can answer them."
   "When non-nil, a rejection asks for feedback to send to the agent."
   :type 'boolean)
 
-(defcustom cline-display-diffs t
-  "When non-nil, show `*cline-diff*' after each edit the agent applies."
+(defcustom cline-display-diffs nil
+  "When non-nil, show `*cline-diff*' after an edit no approval showed.
+Either way each edit's diff is shown once: by its approval, or else
+by its first lines in `*cline*' (nil) or in `*cline-diff*' (t).  The
+link in `*cline*' shows it again."
   :type 'boolean)
 
 (defcustom cline-display-session t
   "When non-nil, `cline-task' and `cline-plan' display `*cline*'."
+  :type 'boolean)
+
+(defcustom cline-mode-line t
+  "When non-nil, `cline-start' turns on `cline-mode-line-mode'."
   :type 'boolean)
 
 (defface cline-user-face '((t :inherit font-lock-keyword-face :weight bold))
@@ -162,11 +181,19 @@ keyboard when they ask: keys typed ahead can answer them."
     (plist-put caps :experimental
                (list :cline (list :approvals t :diffs t :questions t)))))
 
+(defvar cline--model)
+
 (defun cline--settings (server)
-  "The value of `cline-initialization-options' for SERVER."
-  (if (functionp cline-initialization-options)
-      (funcall cline-initialization-options server)
-    cline-initialization-options))
+  "The value of `cline-initialization-options' for SERVER.
+The model chosen with `cline-set-model' replaces the provider's."
+  (let ((opts (if (functionp cline-initialization-options)
+                  (funcall cline-initialization-options server)
+                cline-initialization-options)))
+    (if (not cline--model)
+        opts
+      (let ((opts (copy-sequence opts)))
+        (plist-put opts :provider
+                   (plist-put (copy-sequence (plist-get opts :provider)) :model cline--model))))))
 
 (cl-defmethod eglot-initialization-options ((server cline-eglot-server))
   "`cline-initialization-options', or Eglot's default when it is nil."
@@ -186,16 +213,38 @@ initializationOptions; sending them again keeps
 (add-hook 'eglot-connect-hook #'cline--resend-settings t)
 
 (cl-defmethod eglot-handle-request
-  ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest _)
+  ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest params)
   "Apply the agent's edit without a second confirmation.
 The user approved it already through `cline/approvalRequest' (or the
 daemon's rules allowed it).  The change is reported at once rather
-than after Eglot's idle delay, since the daemon waits for it."
+than after Eglot's idle delay, since the daemon waits for it.  The
+text of each buffer before it is kept for `cline-review-edit'."
+  (cline--remember-before (plist-get params :edit))
   (with-suppressed-warnings ((obsolete eglot-confirm-server-initiated-edits))
     (let ((eglot-confirm-server-initiated-edits nil)
           (eglot-confirm-server-edits nil))
       (prog1 (cl-call-next-method)
         (cline--flush-changes server)))))
+
+(defvar cline--before (make-hash-table :test #'equal)
+  "Map from a file name to its buffer's text before the agent's last edit.")
+
+(defun cline--edit-uris (edit)
+  "The document URIs the WorkspaceEdit EDIT changes."
+  (append (mapcar (lambda (dc) (plist-get (plist-get dc :textDocument) :uri))
+                  (append (plist-get edit :documentChanges) nil))
+          (cl-loop for (k _v) on (plist-get edit :changes) by #'cddr
+                   collect (substring (symbol-name k) 1))))
+
+(defun cline--remember-before (edit)
+  "Keep the text of the buffers EDIT is about to change, in `cline--before'."
+  (dolist (uri (cline--edit-uris edit))
+    (let ((file (and (stringp uri) (expand-file-name (cline--path uri)))))
+      (when-let ((b (and file (find-buffer-visiting file))))
+        (puthash file (with-current-buffer b
+                        (save-restriction (widen) (buffer-substring-no-properties
+                                                   (point-min) (point-max))))
+                 cline--before)))))
 
 (defun cline--flush-changes (server)
   "Send the pending didChange of SERVER's buffers now."
@@ -262,6 +311,7 @@ agent.  Returns the server, or nil when it is still starting."
   (interactive)
   (unless buffer-file-name
     (user-error "cline-start: visit a file of your project first"))
+  (when cline-mode-line (cline-mode-line-mode 1))
   (let* ((project (eglot--current-project))
          (servers (cline--project-servers project))
          (existing (cl-find-if (lambda (s) (cl-typep s 'cline-eglot-server))
@@ -361,42 +411,55 @@ the current one belongs to another server."
    (list :sessionId (cline--session-id s) :modeId mode)
    :success-fn (lambda (_)
                  (setf (cline--session-mode s) mode)
-                 (cline--header-refresh)
+                 (cline--status-changed)
                  (when then (funcall then)))
    :error-fn (lambda (err) (cline--log-error "session/set_mode" err))
    :timeout 30))
 
-(defun cline--prompt (s text)
-  "Send TEXT to session S; the answer streams into `*cline*'.
-The request returns when the turn ends, so it is asynchronous and has
-no time limit."
-  (setf (cline--session-busy s) t)
+(defun cline--prompt (s text &optional blocks)
+  "Send TEXT to session S, followed by the content BLOCKS (mentions).
+The answer streams into `*cline*'.  The request returns when the turn
+ends, so it is asynchronous and has no time limit."
+  (setf (cline--session-busy s) t
+        (cline--session-waiting s) t)
+  (when-let ((u (cline--session-usage s)))
+    ;; The turn's totals start again with its first reply.
+    (setf (cline--session-usage s) (plist-put (copy-sequence u) :turn nil)))
   (cline--log-user text)
-  (cline--header-refresh)
+  (dolist (b blocks)
+    (cline--log-meta (format "  @ %s" (cline--block-label b))))
+  (cline--status-changed)
   (jsonrpc-async-request
    (cline--session-server s) :session/prompt
    (list :sessionId (cline--session-id s)
-         :prompt (vector (list :type "text" :text text)))
+         :prompt (vconcat (list (list :type "text" :text text)) blocks))
    :success-fn (lambda (res)
-                 (setf (cline--session-busy s) nil)
+                 (setf (cline--session-busy s) nil
+                       (cline--session-waiting s) nil)
                  (cline--log-stop (plist-get res :stopReason))
-                 (cline--header-refresh))
+                 (cline--status-changed))
    :error-fn (lambda (err)
-               (setf (cline--session-busy s) nil)
+               (setf (cline--session-busy s) nil
+                     (cline--session-waiting s) nil)
                (cline--log-error "session/prompt" err)
-               (cline--header-refresh))
+               (cline--status-changed))
    :timeout nil))
 
-(defun cline--start-turn (mode text new)
-  "Run TEXT as a turn in MODE; NEW opens a new session."
+(defun cline--start-turn (mode text new &optional blocks)
+  "Run TEXT with the content BLOCKS as a turn in MODE; NEW opens a new session.
+MODE nil keeps the session's mode."
   (when (and (not new) (cline--live-session-p cline--session)
              (cline--session-busy cline--session))
-    (user-error "A cline turn is running: wait for it or M-x cline-cancel"))
+    (user-error "A cline turn is running: wait for it or cancel it (C-c C-k)"))
   (when (string-empty-p (string-trim text))
     (user-error "Nothing to send"))
   (when cline-display-session
-    (display-buffer (cline--log-buffer)))
-  (cline--with-session mode new (lambda (s) (cline--prompt s text))))
+    (cline--display-chat))
+  (let ((fresh (or new (not (cline--live-session-p cline--session)))))
+    (cline--with-session (or mode
+                             (and fresh (or (and cline--session (cline--session-mode cline--session))
+                                            "act")))
+                         new (lambda (s) (cline--prompt s text blocks)))))
 
 ;;;###autoload
 (defun cline-task (text &optional new)
@@ -446,24 +509,136 @@ With a prefix argument NEW, start a new session first."
 
 ;;;###autoload
 (defun cline-show ()
-  "Display the `*cline*' session buffer."
+  "Display the `*cline*' chat and go to its prompt area.
+It gets a window of its own: the current one keeps its buffer."
   (interactive)
-  (pop-to-buffer (cline--log-buffer)))
+  (select-window (cline--display-chat))
+  (goto-char (point-max)))
+
+(defun cline--display-chat ()
+  "Display `*cline*' in a window of its own and return that window.
+The selected window keeps its buffer: a wide frame is split side by
+side, a narrow one (a terminal) top and bottom."
+  (or (get-buffer-window (cline--log-buffer))
+      (display-buffer (cline--log-buffer)
+                      '((display-buffer-reuse-window display-buffer-pop-up-window
+                                                     display-buffer-in-direction)
+                        (direction . below)
+                        (inhibit-same-window . t)))))
+
+;;;###autoload
+(defun cline-new-session (&optional mode)
+  "Open a new session (in MODE, else the current session's mode).
+The chat's next prompt goes to it."
+  (interactive)
+  (let ((mode (or mode (and cline--session (cline--session-mode cline--session)) "act")))
+    (cline--new-session (cline--server t) mode
+                        (lambda (s) (message "cline: new session %s" (cline--session-id s))))))
 
 (defvar cline-command-map
   (let ((map (make-sparse-keymap)))
     (define-key map "t" #'cline-task)
     (define-key map "p" #'cline-plan)
     (define-key map "m" #'cline-set-mode)
+    (define-key map "M" #'cline-set-model)
     (define-key map "c" #'cline-cancel)
     (define-key map "s" #'cline-start)
     (define-key map "b" #'cline-show)
+    (define-key map "n" #'cline-new-session)
+    (define-key map "r" #'cline-resume)
+    (define-key map "u" #'cline-undo-turn)
+    (define-key map "l" #'cline-checkpoints)
+    (define-key map "@" #'cline-mention-file)
+    (define-key map "." #'cline-mention-region)
+    (define-key map "a" #'cline-approve)
+    (define-key map "e" #'cline-review-last-edit)
     map)
   "Keymap of the cline commands, to bind to a prefix key.")
 (fset 'cline-command-map cline-command-map)
 
 
-;;; The *cline* buffer
+;;; Status: the mode line and the chat's header line
+
+(defun cline--tokens (n)
+  "N tokens, short: 950, 1.2k, 35k."
+  (let ((n (or n 0)))
+    (cond ((>= n 10000) (format "%dk" (round n 1000)))
+          ((>= n 1000) (format "%.1fk" (/ n 1000.0)))
+          (t (format "%d" n)))))
+
+(defun cline--usage-sum (totals)
+  "Input plus output tokens of the usage TOTALS plist."
+  (+ (or (plist-get totals :inputTokens) 0) (or (plist-get totals :outputTokens) 0)))
+
+(defun cline--cost (totals)
+  "\" $0.0123\" for the cost of TOTALS, or \"\" when unpriced."
+  (let ((c (plist-get totals :costUsd)))
+    (if (numberp c) (format " $%.4f" c) "")))
+
+(defun cline--approval-waiting-p ()
+  "Non-nil when an approval waits in `*cline-approval*'."
+  (let ((b (get-buffer "*cline-approval*")))
+    (and b (buffer-local-value 'cline--approval-req b) t)))
+
+(defun cline--state (s)
+  "What session S is doing, in a word or two."
+  (cond ((not (cline--session-busy s)) "idle")
+        ((cline--approval-waiting-p) "approval needed")
+        ((cline--session-waiting s) "waiting for the model")
+        (t "working")))
+
+(defun cline-status-string (&optional long)
+  "The state of the current cline session, for a mode line.
+Its mode, what it is doing and the tokens of the turn and of the
+session (with the cost when the model's price is known); with LONG
+also the context window's use.  \"\" with no session."
+  (let ((s cline--session))
+    (if (not s)
+        (if long "no session: write below and C-c C-c, or M-x cline-task" "")
+      (let* ((u (cline--session-usage s))
+             (turn (plist-get u :turn))
+             (sess (plist-get u :session))
+             (ctx (plist-get u :context)))
+        (if (not long)
+            (format "Cline[%s %s%s]" (or (cline--session-mode s) "?") (cline--state s)
+                    (if u (format " %s/%s tok" (cline--tokens (cline--usage-sum turn))
+                                  (cline--tokens (cline--usage-sum sess)))
+                      ""))
+          (concat (format "%s · %s" (or (cline--session-mode s) "?") (cline--state s))
+                  (if u
+                      (concat (format " · turn %s tok%s" (cline--tokens (cline--usage-sum turn))
+                                      (cline--cost turn))
+                              (format " · session %s tok%s" (cline--tokens (cline--usage-sum sess))
+                                      (cline--cost sess))
+                              (let ((used (plist-get ctx :used)) (size (plist-get ctx :size)))
+                                (if (and (numberp used) (numberp size) (> size 0))
+                                    (format " · context %s/%s (%d%%)" (cline--tokens used)
+                                            (cline--tokens size) (round (* 100.0 used) size))
+                                  "")))
+                    "")))))))
+
+(defvar cline--mode-line-entry '(:eval (let ((s (cline-status-string)))
+                                         (if (string-empty-p s) "" (concat " " s))))
+  "The mode line construct of `cline-mode-line-mode'.")
+(put 'cline--mode-line-entry 'risky-local-variable t)
+
+;;;###autoload
+(define-minor-mode cline-mode-line-mode
+  "Show the cline session's state in every mode line.
+Its mode, whether it waits for the model or an approval, and the
+tokens of the turn and the session (`cline-status-string')."
+  :global t
+  (setq global-mode-string (delete 'cline--mode-line-entry (or global-mode-string '(""))))
+  (when cline-mode-line-mode
+    (setq global-mode-string (append global-mode-string '(cline--mode-line-entry))))
+  (force-mode-line-update t))
+
+(defun cline--status-changed ()
+  "Redisplay the mode lines and the chat's header line."
+  (force-mode-line-update t))
+
+
+;;; The *cline* buffer: the chat
 
 (defvar-local cline--last-block nil
   "Kind of the last thing written to `*cline*', to know where text joins.")
@@ -471,12 +646,83 @@ With a prefix argument NEW, start a new session first."
 (defvar-local cline--tool-lines nil
   "Map from \"SESSION/TOOLCALL\" to the markers of that call's line.")
 
-(define-derived-mode cline-session-mode special-mode "Cline"
-  "Major mode of `*cline*', where the agent's session streams."
+(defvar-local cline--out nil
+  "Marker at the end of the transcript in `*cline*', where output goes.")
+
+(defvar-local cline--input nil
+  "Marker at the start of the prompt area of `*cline*'.")
+
+(defvar-local cline--mentions nil
+  "Alist from a mention in the prompt area (\"file#L3-5\") to its content block.")
+
+(defvar cline-session-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'cline-send)
+    (define-key map (kbd "C-c C-k") #'cline-cancel)
+    (define-key map (kbd "C-c @") #'cline-mention-file)
+    (define-key map (kbd "C-c C-f") #'cline-mention-file)
+    (define-key map (kbd "C-c C-o") #'cline-set-mode)
+    (define-key map (kbd "C-c M-o") #'cline-set-model)
+    (define-key map (kbd "C-c C-n") #'cline-new-session)
+    (define-key map (kbd "C-c C-r") #'cline-resume)
+    (define-key map (kbd "C-c C-u") #'cline-undo-turn)
+    (define-key map (kbd "C-c C-l") #'cline-checkpoints)
+    (define-key map (kbd "C-c C-a") #'cline-approve)
+    (define-key map (kbd "C-c C-e") #'cline-review-last-edit)
+    (define-key map (kbd "C-c C-p") #'cline-previous-prompt)
+    (define-key map "?" #'cline-help-or-insert)
+    map)
+  "Keys of `*cline*'.")
+
+(define-derived-mode cline-session-mode nil "Cline"
+  "The `*cline*' chat: the session streams above, you write below.
+
+The prompt area is the end of the buffer, under the line that lists
+its keys; it takes several lines (RET is a newline).  Send it with
+\\[cline-send]: a follow-up in the current session (the first prompt
+opens one, in act mode).  In it, @FILE (a path relative to the
+project) sends that file's text with the prompt, as your buffer holds
+it; \\[cline-mention-file] inserts one, and \\[cline-mention-region]
+in a file buffer inserts its region as @FILE#L3-5 (sent as it was
+selected).
+
+The transcript above is read-only: your prompts, the agent's text as
+it arrives, tool calls with their status, links to the diffs of
+applied edits (RET or a click shows one), the plan, mode changes and
+how each turn ended.  The header line shows the mode, what the
+session is doing (\"waiting for the model\" while it thinks), the
+tokens of the turn and of the session, their cost and the context
+window's use; `cline-mode-line-mode' shows the same in every mode line.
+
+Approvals appear in `*cline-approval*' in another window and never
+take the keyboard: \\[cline-approve] goes there, then a/A/r/R/q.
+\\[cline-review-last-edit] reviews the last edit hunk by hunk in Ediff
+\(the \"review\" button after an edit's link does it for that edit),
+to take back the hunks you do not want.
+
+? outside the prompt area shows this help.
+
+\\{cline-session-mode-map}"
   (setq-local cline--tool-lines (make-hash-table :test #'equal))
   (setq-local truncate-lines nil)
   (setq-local word-wrap t)
-  (setq header-line-format '(:eval (cline--header-line))))
+  (setq header-line-format '(:eval (concat " " (cline-status-string t))))
+  (let ((inhibit-read-only t))
+    (erase-buffer)
+    (insert (propertize (substitute-command-keys
+                         (concat "\n── \\[cline-send] send · \\[cline-mention-file] @file"
+                                 " · \\[cline-cancel] cancel · \\[cline-undo-turn] undo · ? keys ──\n"))
+                        'face 'cline-meta-face 'read-only t 'rear-nonsticky t
+                        'front-sticky t 'cline-separator t))
+    (setq cline--out (copy-marker (point-min) t)
+          cline--input (point-marker))))
+
+(defun cline-help-or-insert ()
+  "Insert ? in the prompt area; elsewhere show the chat's help."
+  (interactive)
+  (if (and cline--input (>= (point) cline--input))
+      (call-interactively #'self-insert-command)
+    (describe-mode)))
 
 (defun cline--log-buffer ()
   "The `*cline*' buffer."
@@ -485,38 +731,366 @@ With a prefix argument NEW, start a new session first."
         (cline-session-mode)
         (current-buffer))))
 
-(defun cline--header-line ()
-  "Header line of `*cline*'."
-  (let ((s cline--session))
-    (if (not s)
-        " cline: no session (M-x cline-task)"
-      (let ((u (cline--session-usage s)))
-        (concat " cline " (cline--session-id s)
-                "  mode: " (or (cline--session-mode s) "?")
-                (if (cline--session-busy s) "  [running]" "")
-                (if u (format "  tokens: %s in / %s out"
-                              (plist-get u :inputTokens) (plist-get u :outputTokens))
-                  ""))))))
-
-(defun cline--header-refresh ()
-  "Redisplay the header line of `*cline*'."
-  (when-let ((b (get-buffer "*cline*")))
-    (with-current-buffer b (force-mode-line-update))))
-
 (defmacro cline--appending (&rest body)
-  "Run BODY at the end of `*cline*', keeping windows that were at the end there."
+  "Run BODY at the end of the transcript of `*cline*', above the prompt area.
+What BODY inserts becomes read-only."
   (declare (indent 0) (debug t))
   `(with-current-buffer (cline--log-buffer)
-     (let* ((inhibit-read-only t)
-            (at-end (= (point) (point-max)))
-            (wins (cl-remove-if-not
-                   (lambda (w) (= (window-point w) (point-max)))
-                   (get-buffer-window-list (current-buffer) nil t))))
+     (let ((inhibit-read-only t)
+           (beg (marker-position cline--out)))
        (save-excursion
-         (goto-char (point-max))
+         (goto-char cline--out)
          ,@body)
-       (when at-end (goto-char (point-max)))
-       (dolist (w wins) (set-window-point w (point-max))))))
+       (when (< beg cline--out)
+         (add-text-properties beg cline--out '(read-only t front-sticky t)))
+       ;; A window whose cursor is in the prompt area follows the output.
+       (dolist (w (get-buffer-window-list (current-buffer) nil t))
+         (when (>= (window-point w) cline--input)
+           (with-selected-window w (ignore-errors (recenter -1))))))))
+
+(defun cline--input-text ()
+  "The text of the prompt area of `*cline*'."
+  (with-current-buffer (cline--log-buffer)
+    (buffer-substring-no-properties cline--input (point-max))))
+
+(defun cline--file-resource (name)
+  "The content block of the file NAME (relative to `default-directory'), or nil.
+Its text is the buffer's when the file is visited, unsaved changes
+included."
+  (let ((file (expand-file-name name)))
+    (when (file-regular-p file)
+      (let ((text (if-let ((b (find-buffer-visiting file)))
+                      (with-current-buffer b
+                        (save-restriction (widen) (buffer-substring-no-properties
+                                                   (point-min) (point-max))))
+                    (with-temp-buffer (insert-file-contents file) (buffer-string)))))
+        (list :type "resource"
+              :resource (list :uri (cline--uri file) :text text :mimeType "text/plain"))))))
+
+(defun cline--uri (file)
+  "The file URI of FILE."
+  (concat "file://" (url-hexify-string (expand-file-name file) url-path-allowed-chars)))
+
+(defun cline--block-label (block)
+  "A short name of the content BLOCK, for the transcript."
+  (let ((uri (plist-get (plist-get block :resource) :uri)))
+    (if uri (cline--display-path nil (cline--path uri)) (or (plist-get block :type) "?"))))
+
+(defun cline--mention-blocks (text)
+  "The content blocks of the @mentions in TEXT, each once, in order.
+A mention made by `cline-mention-region' sends the text selected then;
+@FILE the file's text now."
+  (let ((start 0) seen blocks)
+    (while (string-match "@\\([^ \t\n]+\\)" text start)
+      (setq start (match-end 0))
+      (let ((tok (match-string 1 text)))
+        (unless (member tok seen)
+          (push tok seen)
+          (when-let ((b (or (cdr (assoc tok cline--mentions))
+                            (cline--file-resource tok)
+                            (cline--file-resource
+                             (replace-regexp-in-string "[.,;:!?)]+\\'" "" tok)))))
+            (push b blocks)))))
+    (nreverse blocks)))
+
+(defun cline-send ()
+  "Send the prompt area of `*cline*' to the current session.
+The first prompt opens a session, in act mode; @mentions go with it
+as the files' (or the selections') text."
+  (interactive)
+  (with-current-buffer (cline--log-buffer)
+    (let* ((text (string-trim (cline--input-text)))
+           (blocks (cline--mention-blocks text)))
+      (when (string-empty-p text)
+        (user-error "Nothing to send: write your prompt at the end of *cline*"))
+      (cline--start-turn nil text nil blocks)
+      (with-current-buffer (cline--log-buffer)
+        (let ((inhibit-read-only t))
+          (delete-region cline--input (point-max)))
+        (setq cline--mentions nil)))))
+
+(defun cline-previous-prompt ()
+  "Put the last prompt sent back in the prompt area, to edit and resend."
+  (interactive)
+  (with-current-buffer (cline--log-buffer)
+    (let ((pos (save-excursion
+                 (goto-char cline--out)
+                 (text-property-search-backward 'cline-prompt nil nil t))))
+      (unless pos (user-error "No prompt sent yet"))
+      (let ((inhibit-read-only t))
+        (delete-region cline--input (point-max))
+        (goto-char (point-max))
+        (insert (get-text-property (prop-match-beginning pos) 'cline-prompt))))))
+
+(defun cline--chat-insert-mention (token block)
+  "Add @TOKEN to the prompt area of `*cline*', sending BLOCK with the prompt."
+  (let ((buf (cline--log-buffer)))
+    (with-current-buffer buf
+      (when block (push (cons token block) cline--mentions))
+      (save-excursion
+        (goto-char (point-max))
+        (unless (or (= (point) cline--input) (memq (char-before) '(?\s ?\n)))
+          (insert " "))
+        (insert "@" token " ")))
+    (let ((w (cline--display-chat)))
+      (when (window-live-p w)
+        (set-window-point w (with-current-buffer buf (point-max)))))))
+
+(defun cline--chat-directory ()
+  "The folder mentions are relative to: the project's."
+  (with-current-buffer (cline--log-buffer) default-directory))
+
+;;;###autoload
+(defun cline-mention-file (file)
+  "Mention FILE in the chat's prompt area: its text goes with the prompt.
+Interactively, the file is read, defaulting to the current buffer's."
+  (interactive
+   (list (read-file-name "Mention file: " (cline--chat-directory) nil t
+                         (and buffer-file-name (file-relative-name buffer-file-name
+                                                                   (cline--chat-directory))))))
+  (cline--chat-insert-mention
+   (file-relative-name (expand-file-name file) (cline--chat-directory)) nil))
+
+;;;###autoload
+(defun cline-mention-region (beg end)
+  "Mention the lines BEG to END of this file in the chat's prompt area.
+They are sent, as selected now, with the next prompt."
+  (interactive
+   (if (use-region-p) (list (region-beginning) (region-end))
+     (user-error "Select the text to mention first")))
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (let* ((l1 (line-number-at-pos beg))
+         (l2 (line-number-at-pos (if (and (> end beg)
+                                          (save-excursion (goto-char end) (bolp)))
+                                     (1- end) end)))
+         (lines (if (= l1 l2) (format "L%d" l1) (format "L%d-%d" l1 l2)))
+         (token (concat (file-relative-name buffer-file-name (cline--chat-directory)) "#" lines))
+         (text (buffer-substring-no-properties beg end)))
+    (deactivate-mark)
+    (cline--chat-insert-mention
+     token (list :type "resource"
+                 :resource (list :uri (concat (cline--uri buffer-file-name) "#" lines)
+                                 :text text :mimeType "text/plain")))))
+
+
+;;; Resuming, undoing, models
+
+(defun cline--session-label (x)
+  "The completion candidate of the session/list entry X."
+  (format "%s  %s  [%s]" (or (plist-get x :updatedAt) "")
+          (string-trim (replace-regexp-in-string "\n" " " (or (plist-get x :title) "")))
+          (plist-get x :sessionId)))
+
+;;;###autoload
+(defun cline-resume (&optional session-id)
+  "Resume an earlier session of this project (SESSION-ID, else chosen).
+Its history is shown again in `*cline*' and the chat's prompts go to it."
+  (interactive)
+  (let* ((server (cline--server t))
+         (root (cline--root server))
+         (id (or session-id
+                 (let* ((res (jsonrpc-request server :session/list (list :cwd root) :timeout 30))
+                        (cands (mapcar (lambda (x) (cons (cline--session-label x)
+                                                         (plist-get x :sessionId)))
+                                       (append (plist-get res :sessions) nil))))
+                   (unless cands (user-error "No earlier cline session in %s" root))
+                   (cdr (assoc (completing-read "Resume cline session: " cands nil t) cands))))))
+    (when (and (cline--live-session-p cline--session) (cline--session-busy cline--session))
+      (user-error "A cline turn is running: wait for it or cancel it"))
+    (let ((s (cline--session-make :server server :id id)))
+      (setq cline--session s)
+      ;; The transcript shows this session from its start, as the daemon replays it.
+      (with-current-buffer (cline--log-buffer)
+        (let ((inhibit-read-only t))
+          (delete-region (point-min) cline--out))
+        (clrhash cline--tool-lines)
+        (setq cline--last-block nil))
+      (cline--log-meta (format "[resuming session %s]" id))
+      (when cline-display-session (cline--display-chat))
+      (jsonrpc-async-request
+       server :session/load (list :sessionId id :cwd root :mcpServers [])
+       :success-fn (lambda (res)
+                     (let ((modes (plist-get res :modes)))
+                       (setf (cline--session-mode s) (plist-get modes :currentModeId)
+                             (cline--session-modes s)
+                             (mapcar (lambda (m) (plist-get m :id))
+                                     (plist-get modes :availableModes))))
+                     (cline--log-meta (format "[session %s resumed, mode %s]"
+                                              id (cline--session-mode s)))
+                     (cline--status-changed))
+       :error-fn (lambda (err) (cline--log-error "session/load" err))
+       :timeout 60))))
+
+(defun cline--current-session ()
+  "The current session, or an error saying there is none."
+  (unless (cline--live-session-p cline--session)
+    (user-error "No cline session"))
+  cline--session)
+
+(defun cline--checkpoint-list (s)
+  "The checkpoints of session S, oldest first."
+  (append (plist-get (jsonrpc-request (cline--session-server s) :cline/checkpoints
+                                      (list :sessionId (cline--session-id s)) :timeout 30)
+                     :checkpoints)
+          nil))
+
+(defun cline--checkpoint-name (cp)
+  "How the checkpoint CP is named to the user: its title, or its time."
+  (let ((title (plist-get cp :title)))
+    (format "%S" (if (and title (not (string-empty-p title))) title (or (plist-get cp :time) "?")))))
+
+(defun cline--restore (s cp scope)
+  "Restore session S to checkpoint CP: SCOPE is files, conversation or both."
+  (when (cline--session-busy s)
+    (user-error "A cline turn is running: cancel it first"))
+  (jsonrpc-async-request
+   (cline--session-server s) :cline/restore
+   (list :sessionId (cline--session-id s) :checkpointId (plist-get cp :checkpointId)
+         :scope scope)
+   :success-fn
+   (lambda (res)
+     (let ((restored (append (plist-get res :restored) nil))
+           (conflicts (append (plist-get res :conflicts) nil)))
+       (cline--log-meta
+        (format "[restored to the checkpoint of %s (%s)%s%s]" (cline--checkpoint-name cp) scope
+                (if restored
+                    (concat ": " (mapconcat (lambda (p) (cline--display-path nil p)) restored ", "))
+                  "")
+                (if conflicts
+                    (concat "; kept, changed since: "
+                            (mapconcat (lambda (c) (format "%s (%s)"
+                                                           (cline--display-path nil (plist-get c :path))
+                                                           (plist-get c :reason)))
+                                       conflicts ", "))
+                  "")))
+       (message "cline: restored to the checkpoint of %s" (cline--checkpoint-name cp))))
+   :error-fn (lambda (err) (cline--log-error "cline/restore" err))
+   :timeout 120))
+
+;;;###autoload
+(defun cline-undo-turn ()
+  "Undo the last turn that changed files: its edits and its conversation.
+The files go back to the checkpoint taken before the turn's first
+change (a file you changed since is kept and named), and the turn
+leaves the history the model sees."
+  (interactive)
+  (let* ((s (cline--current-session))
+         (cps (cline--checkpoint-list s)))
+    (unless cps (user-error "No turn of this session changed files yet"))
+    (let* ((turn (apply #'max (mapcar (lambda (c) (plist-get c :turn)) cps)))
+           (cp (cl-find turn cps :key (lambda (c) (plist-get c :turn)))))
+      (when (y-or-n-p (format "Undo the last turn (%s, %s)? " (cline--checkpoint-name cp)
+                              (mapconcat (lambda (p) (cline--display-path nil p))
+                                         (plist-get cp :files) ", ")))
+        (cline--restore s cp "both")))))
+
+(defvar-local cline--checkpoints-session nil
+  "The session `*cline-checkpoints*' lists.")
+
+(defvar cline-checkpoints-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'cline-checkpoint-preview)
+    (define-key map "v" #'cline-checkpoint-preview)
+    (define-key map "f" #'cline-checkpoint-restore-files)
+    (define-key map "c" #'cline-checkpoint-restore-conversation)
+    (define-key map "b" #'cline-checkpoint-restore-both)
+    (define-key map "g" #'cline-checkpoints)
+    (define-key map "?" #'describe-mode)
+    map)
+  "Keys of `*cline-checkpoints*'.")
+
+(define-derived-mode cline-checkpoints-mode special-mode "Cline-Checkpoints"
+  "The checkpoints of a cline session, oldest first.
+On a line: \\[cline-checkpoint-preview] shows what restoring it would
+change, \\[cline-checkpoint-restore-files] restores the files,
+\\[cline-checkpoint-restore-conversation] the conversation,
+\\[cline-checkpoint-restore-both] both.
+
+\\{cline-checkpoints-mode-map}")
+
+;;;###autoload
+(defun cline-checkpoints ()
+  "List the current session's checkpoints, to preview and restore them."
+  (interactive)
+  (let* ((s (cline--current-session))
+         (cps (cline--checkpoint-list s)))
+    (with-current-buffer (get-buffer-create "*cline-checkpoints*")
+      (let ((inhibit-read-only t))
+        (cline-checkpoints-mode)
+        (setq cline--checkpoints-session s)
+        (erase-buffer)
+        (insert (substitute-command-keys
+                 "Checkpoints (\\[cline-checkpoint-preview] preview, \\[cline-checkpoint-restore-files] restore files, \\[cline-checkpoint-restore-conversation] conversation, \\[cline-checkpoint-restore-both] both, ? help)\n"))
+        (if (null cps) (insert "  (none yet: a checkpoint is taken before a turn's first change)\n"))
+        (dolist (cp cps)
+          (insert (propertize (format "  %s  %s  %s\n"
+                                      (or (plist-get cp :time) "")
+                                      (or (plist-get cp :title) "")
+                                      (mapconcat (lambda (p) (cline--display-path nil p))
+                                                 (plist-get cp :files) " "))
+                              'cline-checkpoint cp)))
+        (goto-char (point-min))
+        (forward-line 1))
+      (pop-to-buffer (current-buffer)))))
+
+(defun cline--checkpoint-at-point ()
+  "The checkpoint of the line at point."
+  (or (get-text-property (line-beginning-position) 'cline-checkpoint)
+      (user-error "No checkpoint on this line")))
+
+(defun cline-checkpoint-preview ()
+  "Show what restoring the checkpoint at point would change."
+  (interactive)
+  (let* ((cp (cline--checkpoint-at-point))
+         (s cline--checkpoints-session)
+         (res (jsonrpc-request (cline--session-server s) :cline/checkpointDiff
+                               (list :sessionId (cline--session-id s)
+                                     :checkpointId (plist-get cp :checkpointId))
+                               :timeout 60))
+         (files (append (plist-get res :files) nil)))
+    (cline--display-aside
+     (cline--fill-diff-buffer
+      "*cline-checkpoint-diff*"
+      (format "cline-ls: restoring the checkpoint of %s would change %d file%s"
+              (cline--checkpoint-name cp) (length files) (if (= (length files) 1) "" "s"))
+      (mapconcat (lambda (f) (format "%s (%s)\n%s" (cline--display-path nil (plist-get f :path))
+                                     (plist-get f :status) (or (plist-get f :diff) "")))
+                 files "\n")))))
+
+(defun cline-checkpoint-restore-files ()
+  "Restore the files of the checkpoint at point."
+  (interactive)
+  (cline--restore cline--checkpoints-session (cline--checkpoint-at-point) "files"))
+
+(defun cline-checkpoint-restore-conversation ()
+  "Rewind the conversation to the checkpoint at point; the files stay."
+  (interactive)
+  (cline--restore cline--checkpoints-session (cline--checkpoint-at-point) "conversation"))
+
+(defun cline-checkpoint-restore-both ()
+  "Restore the files and the conversation of the checkpoint at point."
+  (interactive)
+  (cline--restore cline--checkpoints-session (cline--checkpoint-at-point) "both"))
+
+(defvar cline--model nil
+  "The model chosen with `cline-set-model', sent over the settings' own.")
+
+(defcustom cline-models nil
+  "Models `cline-set-model' offers, e.g. (\"claude-sonnet-4-5\" \"gpt-5\")."
+  :type '(repeat string))
+
+;;;###autoload
+(defun cline-set-model (model)
+  "Use MODEL of the configured provider for the sessions opened from now on.
+The current session keeps its model: \\[cline-new-session] opens one
+with MODEL."
+  (interactive (list (completing-read "Cline model (for new sessions): " cline-models)))
+  (setq cline--model (unless (string-empty-p model) model))
+  (dolist (server (cline--all-servers))
+    (jsonrpc-notify server :workspace/didChangeConfiguration
+                    (list :settings (or (cline--settings server)
+                                        (list :provider (list :model model))))))
+  (message "cline: new sessions use %s (C-c C-n in *cline* opens one)" model))
 
 (defun cline--block (kind)
   "Start a block of KIND at point (the end of `*cline*').
@@ -549,10 +1123,10 @@ on a fresh line."
                            (cline--session-mode s))))
 
 (defun cline--log-user (text)
-  "Write the user's prompt TEXT."
+  "Write the user's prompt TEXT (\[cline-previous-prompt] takes it back)."
   (cline--appending
     (cline--block 'user)
-    (insert (propertize (concat "> " text) 'face 'cline-user-face) "\n")
+    (insert (propertize (concat "> " text) 'face 'cline-user-face 'cline-prompt text) "\n")
     (setq cline--last-block 'user-done)))
 
 (defun cline--log-stop (reason)
@@ -674,15 +1248,23 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   (let ((kind (plist-get u :sessionUpdate))
         (s (and cline--session (equal (cline--session-id cline--session) sid)
                 cline--session)))
+    (when (and s (member kind '("agent_message_chunk" "agent_thought_chunk" "tool_call" "plan")))
+      (setf (cline--session-waiting s) nil))
     (pcase kind
       ("agent_message_chunk"
        (cline--log-chunk 'agent (or (plist-get (plist-get u :content) :text) "")))
       ("agent_thought_chunk"
        (cline--log-chunk 'thought (or (plist-get (plist-get u :content) :text) "")))
       ("user_message_chunk"
-       (cline--log-chunk 'user (or (plist-get (plist-get u :content) :text) "")))
+       ;; A loaded session's history.
+       (cline--log-user (or (plist-get (plist-get u :content) :text) "")))
       ("tool_call" (cline--log-tool-call sid u))
-      ("tool_call_update" (cline--log-tool-update sid u))
+      ("tool_call_update"
+       (cline--log-tool-update sid u)
+       ;; A finished call's result goes back to the model: wait for it.
+       (when (and s (cline--session-busy s)
+                  (member (plist-get u :status) '("completed" "failed")))
+         (setf (cline--session-waiting s) t)))
       ("plan" (cline--log-plan (plist-get u :entries)))
       ("current_mode_update"
        (let ((mode (plist-get u :currentModeId)))
@@ -690,7 +1272,7 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
          (cline--log-meta (format "[mode: %s]" mode))))
       ("usage_update" (when s (setf (cline--session-usage s) u)))
       (_ nil))
-    (cline--header-refresh)))
+    (cline--status-changed)))
 
 (cl-defmethod eglot-handle-notification
   ((server cline-eglot-server) (_method (eql 'session/update))
@@ -736,30 +1318,87 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
       (decode-coding-string (url-unhex-string (substring uri (length "file://"))) 'utf-8)
     uri))
 
+(defun cline--display-aside (buf)
+  "Display BUF in a window of its own, split off the frame's largest window.
+The selected window and the user's other windows keep their buffers
+\(a window is split even in a small terminal); quitting BUF's window
+deletes it and gives its lines back."
+  (display-buffer buf `((display-buffer-reuse-window display-buffer-in-direction
+                                                     display-buffer-pop-up-window)
+                        (inhibit-same-window . t)
+                        (direction . below)
+                        (window . ,(get-largest-window nil t))
+                        (window-height . cline--fit-window))))
+
+(defun cline--fit-window (window)
+  "Make WINDOW as tall as its text, up to half its frame."
+  (fit-window-to-buffer window (/ (frame-height (window-frame window)) 2)))
+
 (defun cline--show-diff (path added removed diff)
   "Show DIFF of PATH (ADDED and REMOVED lines) in `*cline-diff*'."
-  (let ((buf (cline--fill-diff-buffer
-              "*cline-diff*"
-              (format "cline-ls: edited %s (+%s -%s)" path added removed)
-              diff)))
-    (when cline-display-diffs
-      (display-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)
-                            (inhibit-same-window . t))))
-    buf))
+  (cline--display-aside
+   (cline--fill-diff-buffer
+    "*cline-diff*"
+    (format "cline-ls: edited %s (+%s -%s)" path added removed)
+    diff)))
+
+(defvar cline--last-edit nil
+  "(FILE . TEXT-BEFORE) of the agent's last edit of an open buffer.")
+
+(defun cline-review-edit (file before)
+  "Review the agent's edit of FILE hunk by hunk in Ediff.
+BEFORE is the buffer's text before the edit, shown read-only as A;
+B is your buffer, with the edit.  In the Ediff control window, n and
+p go from hunk to hunk, a on one takes it back (copies A's text into
+your buffer), q ends the review; what you keep stays unsaved."
+  (let ((b (or (find-buffer-visiting file)
+               (user-error "%s is no longer open" (abbreviate-file-name file))))
+        (a (get-buffer-create (format "*cline before %s*" (file-name-nondirectory file)))))
+    (with-current-buffer a
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert before))
+      (set-buffer-modified-p nil)
+      (setq buffer-read-only t))
+    (ediff-buffers a b)))
+
+(defun cline-review-last-edit ()
+  "Review the agent's last edit of an open buffer hunk by hunk.
+See `cline-review-edit'."
+  (interactive)
+  (unless cline--last-edit (user-error "The agent has edited no open buffer yet"))
+  (cline-review-edit (car cline--last-edit) (cdr cline--last-edit)))
+
+(defvar cline--previewed (make-hash-table :test #'equal)
+  "Tool calls whose diff an approval showed: \"SESSION/TOOLCALL\" to t.")
+
+(defun cline--diff-lines (diff)
+  "The changed lines of the compact DIFF, without its title and fence."
+  (cl-remove-if (lambda (l) (or (string-prefix-p "```" l) (string-prefix-p "Edited " l)))
+                (split-string (string-trim-right diff) "\n")))
+
+(defconst cline--inline-diff-lines 12
+  "Lines of an edit's diff written into `*cline*'; the link shows it all.")
 
 (defun cline--display-path (server file)
-  "FILE relative to SERVER's project root when it is inside it."
-  (let ((root (file-name-as-directory (cline--root server))))
+  "FILE relative to SERVER's project root (else the chat's folder) when inside it."
+  (let ((root (file-name-as-directory (if server (cline--root server) (cline--chat-directory)))))
     (if (and file (string-prefix-p root (expand-file-name file)))
         (file-relative-name file root)
       (abbreviate-file-name (or file "?")))))
 
 (cl-defmethod eglot-handle-notification
   ((server cline-eglot-server) (_method (eql 'cline/diff))
-   &key uri diff added removed &allow-other-keys)
-  "Show an edit the agent applied."
-  (let ((path (cline--display-path server (cline--path uri))))
-    (cline--show-diff path added removed diff)
+   &key sessionId toolCallId uri diff added removed &allow-other-keys)
+  "Note an edit the agent applied in `*cline*', its diff shown once.
+An edit whose approval showed the diff gets a link to it; any other
+gets its first lines written under the link."
+  (let* ((path (cline--display-path server (cline--path uri)))
+         (key (cline--tool-key (or sessionId "") (or toolCallId "")))
+         (previewed (gethash key cline--previewed)))
+    (remhash key cline--previewed)
+    (when (and cline-display-diffs (not previewed))
+      (cline--show-diff path added removed diff))
     (cline--appending
       (cline--block 'diff)
       (insert "  ")
@@ -767,7 +1406,26 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
                           'action (lambda (_) (cline--show-diff path added removed diff))
                           'follow-link t
                           'help-echo "Show this diff")
+      (when-let ((file (expand-file-name (cline--path uri)))
+                 (before (gethash file cline--before)))
+        (setq cline--last-edit (cons file before))
+        (insert "  ")
+        (insert-text-button "review"
+                            'action (lambda (_) (cline-review-edit file before))
+                            'follow-link t
+                            'help-echo "Take back hunks of this edit in Ediff"))
       (insert "\n")
+      (unless (or previewed cline-display-diffs (null diff))
+        (let ((lines (cline--diff-lines diff)))
+          (dolist (l (seq-take lines cline--inline-diff-lines))
+            (insert (propertize (concat "    " l "\n") 'face
+                                (cond ((string-prefix-p "+" l) 'diff-added)
+                                      ((string-prefix-p "-" l) 'diff-removed)
+                                      (t 'cline-meta-face)))))
+          (when (> (length lines) cline--inline-diff-lines)
+            (insert (propertize (format "    … %d more lines: RET on the link\n"
+                                        (- (length lines) cline--inline-diff-lines))
+                                'face 'cline-meta-face)))))
       (setq cline--last-block 'diff))))
 
 
@@ -777,7 +1435,11 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   ((server cline-eglot-server) (_method (eql 'cline/approvalRequest))
    &rest params)
   "Queue an approval request; it is asked from a timer, outside the process filter."
-  (let ((title (plist-get (plist-get params :toolCall) :title)))
+  (let* ((call (plist-get params :toolCall))
+         (title (plist-get call :title)))
+    (when (plist-get params :diff)
+      (puthash (cline--tool-key (plist-get params :sessionId) (plist-get call :toolCallId))
+               t cline--previewed))
     (cline--log-line 'approval (format "  ? approval needed: %s" title) 'cline-pending-face))
   (setq cline--approval-queue
         (append cline--approval-queue
@@ -824,6 +1486,7 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
     (define-key map "r" #'cline-approval-reject)
     (define-key map "R" #'cline-approval-reject-with-feedback)
     (define-key map "q" #'cline-approval-later)
+    (define-key map "?" #'describe-mode)
     map)
   "Keys of `*cline-approval*': the only way a `buffer' approval is answered.")
 
@@ -841,8 +1504,9 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
       (let ((inhibit-read-only t))
         (goto-char (point-min))
         (end-of-line)
-        (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later"
-                "  (switch here first: M-x cline-approve)")
+        (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later  [?] help"
+                (substitute-command-keys
+                 "\nKeys typed elsewhere never answer: \\[cline-approve] comes here."))
         (goto-char (point-min)))
       (setq cline--approval-req req)
       (cline-approval-keys-mode 1)
@@ -855,8 +1519,8 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
     ;; Keys go to the selected window: never select this one for the user.
     (when (eq (window-buffer (selected-window)) buf)
       (select-window (or (get-mru-window nil nil t) (next-window))))
-    (display-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)
-                          (inhibit-same-window . t)))
+    (cline--display-aside buf)
+    (cline--status-changed)
     (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
              (or (plist-get (plist-get req :toolCall) :title) "a tool"))))
 
@@ -917,6 +1581,7 @@ With FEEDBACK-P, ask for feedback for the agent first."
     (dolist (w (get-buffer-window-list buf nil t))
       (ignore-errors (quit-window nil w))))
   (cline--send-approval req answer outcome feedback)
+  (cline--status-changed)
   (setq cline--asking nil)
   (when cline--approval-queue
     (run-at-time 0 nil #'cline--next-approval)))
@@ -948,8 +1613,7 @@ With FEEDBACK-P, ask for feedback for the agent first."
          (title (or (plist-get call :title) "a tool"))
          (options (append (plist-get req :options) nil))
          (buf (cline--approval-buffer req))
-         (win (display-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)
-                                    (inhibit-same-window . t))))
+         (win (cline--display-aside buf))
          outcome feedback answer)
     (unwind-protect
         (condition-case nil

@@ -93,6 +93,9 @@ type flow struct {
 	minChecks int
 	// terminal runs Emacs in a terminal (emacs -nw) instead of batch.
 	terminal bool
+	// transcript names the replay transcript in testdata, when it is not
+	// the flow's own NAME.json.
+	transcript string
 }
 
 // shellQuote joins args into one sh command line.
@@ -108,8 +111,15 @@ func shellQuote(args ...string) string {
 // daemon: approve (flow 1), reject (flow 2), plan (plan mode, a question,
 // a mode switch and a y-or-n-p approval), cancel (cline-cancel while an
 // approval is asked, then a next task), stock (flow 3: Eglot with no
-// plugin, workspace/executeCommand and window/showMessageRequest) and
-// typeahead (keys typed while an approval waits never answer it).
+// plugin, workspace/executeCommand and window/showMessageRequest),
+// typeahead (keys typed while an approval waits never answer it), chat
+// (a prompt typed in *cline*, a follow-up with a file and a selection
+// mentioned, the status line, the last turn undone), resume (a session of
+// an earlier daemon reopened and continued) and codeaction (stock Eglot:
+// a code action on a flymake diagnostic runs a turn) and nokey (the first
+// run with no API key, then the README's offline model), review (an
+// edit's hunk taken back in Ediff) and model (model and mode switched from
+// the chat).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -118,12 +128,18 @@ func TestEmacsFlows(t *testing.T) {
 	}
 	daemon := buildDaemon(t, t.TempDir())
 	flows := []flow{
-		{name: "approve", disk: "hello, world\n", minChecks: 16},
+		{name: "approve", disk: "hello, world\n", minChecks: 24},
 		{name: "reject", disk: "hello\n", minChecks: 10},
 		{name: "plan", disk: "hello\n", minChecks: 13},
 		{name: "cancel", disk: "hello\n", minChecks: 10},
 		{name: "stock", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "typeahead", disk: "hello\n", minChecks: 8},
+		{name: "chat", disk: "hello\n", minChecks: 44, terminal: true},
+		{name: "resume", disk: "hello\n", minChecks: 12},
+		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
+		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
+		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
+		{name: "model", disk: "hello\n", minChecks: 6},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
@@ -146,7 +162,11 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 	if err := os.WriteFile(hello, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	transcript, err := filepath.Abs(filepath.Join(here, "testdata", f.name+".json"))
+	name := f.name
+	if f.transcript != "" {
+		name = f.transcript
+	}
+	transcript, err := filepath.Abs(filepath.Join(here, "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,13 @@
 ;;
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
+;;                          | chat | resume | codeaction | nokey | review
+;;                          | model
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
-;;   CLINE_TEST_TRANSCRIPT  replay transcript for the flow
+;;   CLINE_TEST_TRANSCRIPT  replay transcript for the flow (the resume flow's
+;;                          second daemon reads FLOW-2.json beside it)
 ;;   CLINE_TEST_STATE       the daemon's stateDir
 ;;   CLINE_TEST_RESULT      file that receives one "ok NAME" or
 ;;                          "FAIL NAME: detail" line per check
@@ -112,8 +115,9 @@ y-or-n-p or read-string) whose prompt matches REGEXP gets ANSWER.")
   "Questions asked so far, newest first: (KIND PROMPT ANSWER CONTEXT),
 where CONTEXT is the text of `*cline-approval*' when it was shown.")
 
-(defun e2e-answer (kind prompt)
-  "Answer the question of KIND with PROMPT from `e2e-script'."
+(defun e2e-answer (kind prompt &optional collection)
+  "Answer the question of KIND with PROMPT from `e2e-script'.
+An answer that is a function is called with the COLLECTION offered."
   (let ((rule (cl-find-if (lambda (r) (and (eq (car r) kind)
                                            (string-match-p (nth 1 r) prompt)))
                           e2e-script)))
@@ -121,13 +125,15 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
       (e2e-check (format "unexpected %s" kind) nil prompt)
       (error "Unexpected %s: %s" kind prompt))
     (let ((context (let ((w (get-buffer-window "*cline-approval*" t)))
-                     (and w (e2e-buffer-text "*cline-approval*")))))
-      (push (list kind prompt (nth 2 rule) context) e2e-asked))
-    (message "scripted user: %s %S -> %S" kind prompt (nth 2 rule))
-    (if (functionp (nth 2 rule)) (funcall (nth 2 rule)) (nth 2 rule))))
+                     (and w (e2e-buffer-text "*cline-approval*"))))
+          (answer (if (functionp (nth 2 rule)) (funcall (nth 2 rule) collection) (nth 2 rule))))
+      (push (list kind prompt answer context) e2e-asked)
+      (message "scripted user: %s %S -> %S" kind prompt answer)
+      answer)))
 
 (advice-add 'completing-read :override
-            (lambda (prompt &rest _) (e2e-answer 'completing-read prompt)))
+            (lambda (prompt &optional collection &rest _)
+              (e2e-answer 'completing-read prompt collection)))
 (advice-add 'y-or-n-p :override
             (lambda (prompt &rest _) (e2e-answer 'y-or-n-p prompt)))
 (advice-add 'yes-or-no-p :override
@@ -193,13 +199,20 @@ where CONTEXT is the text of `*cline-approval*' when it was shown.")
     (and buf (buffer-local-value 'cline--approval-req buf)
          (get-buffer-window buf t))))
 
+(defun e2e-windows ()
+  "The names of the buffers the windows show, selected window first."
+  (mapcar (lambda (w) (buffer-name (window-buffer w))) (window-list nil 'no-minibuf)))
+
 (defun e2e-approve (key)
   "Wait for the approval view, then answer it as a user does: switch
-there with `cline-approve' and press KEY.  Return (TEXT ELSEWHERE):
-the view's text, and whether the cursor was in another window."
+there with `cline-approve' and press KEY.  Return (TEXT ELSEWHERE
+WINDOWS STATUS): the view's text, whether the cursor was in another
+window, the windows' buffers and the mode line's status then."
   (e2e-wait "the approval view" #'e2e-approval-waiting)
   (let ((seen (list (e2e-buffer-text "*cline-approval*")
-                    (not (eq (window-buffer (selected-window)) (get-buffer "*cline-approval*"))))))
+                    (not (eq (window-buffer (selected-window)) (get-buffer "*cline-approval*")))
+                    (e2e-windows)
+                    (cline-status-string))))
     (cline-approve)
     (execute-kbd-macro (kbd key))
     seen))
@@ -218,7 +231,15 @@ wait for the turn to end; return what `e2e-approve' saw."
   (setq e2e-script nil) ; no minibuffer question: any would fail the flow
   (let* ((buf (e2e-open))
          (server (e2e-start-plugin buf))
-         (seen (e2e-run-task-approving buf "Greet the world in hello.txt" "a")))
+         (seen (progn (switch-to-buffer buf)
+                      (delete-other-windows)
+                      (e2e-run-task-approving buf "Greet the world in hello.txt" "a"))))
+    (e2e-check-equal "the approval came in a window of its own, the file's kept selected"
+                     (cons (car (nth 2 seen)) (sort (copy-sequence (nth 2 seen)) #'string<))
+                     '("hello.txt" "*cline*" "*cline-approval*" "hello.txt"))
+    (e2e-check-contains "the status says an approval waits" (nth 3 seen) "approval needed")
+    (e2e-check-equal "once answered, the user's windows are as before"
+                     (e2e-windows) '("hello.txt" "*cline*"))
     (with-current-buffer buf
       (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
       (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
@@ -227,10 +248,18 @@ wait for the turn to end; return what `e2e-approve' saw."
     (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always allow  [r] reject")
     (e2e-check "approval view did not take the cursor" (nth 1 seen))
     (e2e-check "approval view closes once answered" (not (e2e-approval-waiting)))
-    (e2e-check-contains "*cline-diff* shows the applied edit"
-                        (e2e-buffer-text "*cline-diff*") "hello, world")
+    (e2e-check "the diff is shown once: no *cline-diff* window"
+               (not (get-buffer-window "*cline-diff*" t)))
+    (e2e-check "*cline* links the approved diff without repeating it"
+               (not (string-match-p "^    [-+][0-9]+: " (e2e-buffer-text "*cline*"))))
     (e2e-check-session-log "> Greet the world in hello.txt" "Editing." "Done."
-                           "[completed]" "-> Allow" "diff " "[turn ended: end_turn]")
+                           "[completed]" "-> Allow" "diff hello.txt +1 -1" "[turn ended: end_turn]")
+    ;; Batch Emacs draws no mode line: the chat flow, in a terminal, checks
+    ;; them drawn.
+    (e2e-check-contains "the status has the mode, the state and the tokens"
+                        (cline-status-string) "Cline[act idle 129/129 tok]")
+    (e2e-check-contains "the long status has the turn and session totals and the context"
+                        (cline-status-string t) "act · idle · turn 129 tok · session 129 tok · context ")
     (with-current-buffer buf (save-buffer))
     (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
     (eglot-shutdown server)))
@@ -384,6 +413,364 @@ approval answered through window/showMessageRequest."
     (eglot-shutdown server)))
 
 
+(defun e2e-type (keys)
+  "Type KEYS (a `kbd' string) into the selected window, as a keyboard does."
+  (execute-kbd-macro (kbd keys)))
+
+(defun e2e-type-text (text)
+  "Type the characters of TEXT into the selected window."
+  (execute-kbd-macro text))
+
+(defun e2e-chat-window ()
+  "Select the window of `*cline*', at the end of its prompt area."
+  (select-window (or (get-buffer-window "*cline*") (display-buffer "*cline*")))
+  (goto-char (point-max)))
+
+(defun e2e-session-file-text (id)
+  "The text of the persisted log of session ID."
+  (mapconcat (lambda (f) (with-temp-buffer (insert-file-contents f) (buffer-string)))
+             (cl-remove-if-not (lambda (f) (string-search id f))
+                               (directory-files-recursively (e2e-env "CLINE_TEST_STATE") "\\.jsonl\\'"))
+             "\n"))
+
+(defun e2e-send-and-wait (keys &optional approve)
+  "Type KEYS in the chat and wait for the turn they start to end.
+With APPROVE, answer the turn's approval with that key first."
+  (let ((before (e2e-turns-ended)))
+    (e2e-chat-window)
+    (e2e-type keys)
+    (when approve (e2e-approve approve))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)))
+
+(defvar e2e-statuses nil
+  "The chat's header line as drawn each time the status changed, newest first.")
+
+(defun e2e-record-status ()
+  "Record the chat's header line as it is drawn now."
+  (when-let ((b (get-buffer "*cline*")))
+    (push (with-current-buffer b
+            (format-mode-line header-line-format nil (get-buffer-window b)))
+          e2e-statuses)))
+
+(defun e2e-flow-chat ()
+  "The chat: a multi-line prompt typed in `*cline*', a follow-up in the
+same session with a file and a selection mentioned, the waiting
+indicator and the totals, ? help, then the last turn undone."
+  (setq e2e-script '((y-or-n-p "Undo the last turn" t)))
+  (with-temp-file (expand-file-name "notes.txt" e2e-workspace)
+    (insert "remember: greet warmly\n"))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         (before (e2e-turns-ended))
+         first-id)
+    (switch-to-buffer buf)
+    (delete-other-windows)
+    (cline-show)
+    (e2e-check "the chat opens at its prompt area"
+               (with-current-buffer "*cline*" (= (point) (point-max) cline--input)))
+    ;; The first prompt, on two lines: RET is a newline, C-c C-c sends.
+    (e2e-type-text "Greet the world in hello.txt")
+    (e2e-type "RET")
+    (e2e-type-text "keep it short")
+    ;; The replay model answers at once: the header is recorded each time
+    ;; the status changes rather than looked at later.
+    (advice-add 'cline--status-changed :after #'e2e-record-status)
+    (e2e-type "C-c C-c")
+    (e2e-check-equal "the prompt area is emptied once sent" (cline--input-text) "")
+    (e2e-approve "a")
+    (advice-remove 'cline--status-changed #'e2e-record-status)
+    (let ((seen (reverse e2e-statuses)))
+      (e2e-check "the header said the model was awaited, then working, then the approval"
+                 (let ((w (cl-position-if (lambda (x) (string-search "waiting for the model" x)) seen)))
+                   (and w
+                        (cl-position-if (lambda (x) (string-search "working" x)) seen :start w)
+                        (cl-position-if (lambda (x) (string-search "approval needed" x)) seen :start w)))
+                 (mapconcat #'identity seen "\n")))
+    (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
+    (setq first-id (cline--session-id cline--session))
+    (with-current-buffer buf
+      (e2e-check-equal "the first turn edited the buffer" (buffer-string) "hello, world\n"))
+    (e2e-check-equal "the file and the chat keep their windows" (sort (e2e-windows) #'string<)
+                     '("*cline*" "hello.txt"))
+    ;; The follow-up: the region of hello.txt and @notes.txt mentioned.
+    (select-window (get-buffer-window buf))
+    (with-current-buffer buf
+      (goto-char (point-min))
+      (set-mark (point-max))
+      (activate-mark)
+      (call-interactively #'cline-mention-region))
+    (e2e-check-contains "the selection is mentioned in the prompt area"
+                        (cline--input-text) "@hello.txt#L1 ")
+    (let ((before (e2e-turns-ended)))
+      (e2e-chat-window)
+      (e2e-type "A d d SPC a n SPC e x c l a m a t i o n , SPC s e e SPC @ n o t e s . t x t C-c C-c")
+      (e2e-wait "the approval view" #'e2e-approval-waiting)
+      ;; Writing the next prompt meanwhile, the approval's keys among it.
+      (e2e-chat-window)
+      (e2e-type "a SPC A SPC r SPC q")
+      (e2e-check "keys typed in the chat do not answer the approval" (e2e-approval-waiting))
+      (e2e-check-equal "they are the next prompt's text" (cline--input-text) "a A r q")
+      (e2e-type "C-a C-k")
+      (e2e-approve "a")
+      (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60))
+    (e2e-check-equal "the follow-up ran in the same session" (cline--session-id cline--session) first-id)
+    (let ((log (e2e-session-file-text first-id)))
+      (e2e-check-contains "the selection reached the model" log "hello.txt#L1\\\">\\nhello, world\\n")
+      (e2e-check-contains "the mentioned file's text reached the model" log "notes.txt\\\">\\nremember: greet warmly")
+      (e2e-check-contains "both prompts are in the one session's log" log "keep it short"))
+    (e2e-check-session-log "> @hello.txt#L1 Add an exclamation, see @notes.txt" "  @ hello.txt#L1" "  @ notes.txt"
+                           "Done again.")
+    (with-current-buffer buf
+      (e2e-check-equal "the follow-up edited the buffer" (buffer-string) "hello, world!\n"))
+    (e2e-check-contains "the mode line has the turn's and the session's totals"
+                        (format-mode-line mode-line-format nil (get-buffer-window buf))
+                        "Cline[act idle 210/339 tok]")
+    ;; ? in the transcript shows the keys; in the prompt area it is a character.
+    (e2e-chat-window)
+    (goto-char (point-min))
+    (e2e-type "?")
+    (let ((help (e2e-buffer-text "*Help*")))
+      (e2e-check-contains "? shows the chat's help" help "chat: the session streams above")
+      (dolist (cmd '(cline-send cline-cancel cline-mention-file cline-set-mode cline-set-model
+                     cline-new-session cline-resume cline-undo-turn cline-checkpoints
+                     cline-approve cline-previous-prompt))
+        (e2e-check-contains (format "the help lists %s with its key" cmd) help (symbol-name cmd))))
+    (quit-window nil (get-buffer-window "*Help*"))
+    ;; The checkpoint list, and what restoring the first would change.
+    (e2e-chat-window)
+    (e2e-type "C-c C-l")
+    (e2e-check-contains "the checkpoints are listed with their files"
+                        (e2e-buffer-text "*cline-checkpoints*") "hello.txt")
+    (e2e-check "the list has the cursor, on the first checkpoint"
+               (and (eq (window-buffer (selected-window)) (get-buffer "*cline-checkpoints*"))
+                    (get-text-property (line-beginning-position) 'cline-checkpoint)))
+    (e2e-type "v")
+    (let ((preview (e2e-buffer-text "*cline-checkpoint-diff*")))
+      (e2e-check-contains "the preview says what a restore would change" preview "would change 1 file")
+      (e2e-check-contains "with the diff" preview "hello, world!"))
+    (with-current-buffer buf
+      (e2e-check-equal "a preview changes nothing" (buffer-string) "hello, world!\n"))
+    (e2e-type "q")
+    (quit-window nil (get-buffer-window "*cline-checkpoint-diff*"))
+    (e2e-check-equal "the list and the preview gone, the windows are as before"
+                     (sort (e2e-windows) #'string<) '("*cline*" "hello.txt"))
+    ;; Undo the last turn: its edit leaves the buffer, its exchange the history.
+    (e2e-chat-window)
+    (e2e-type "C-c C-u")
+    (e2e-wait "the restore" (lambda () (string-search "[restored to the checkpoint"
+                                                      (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check "the undo was asked" (e2e-asked 'y-or-n-p "Undo the last turn"))
+    (with-current-buffer buf
+      (e2e-check-equal "undo took the follow-up's edit back" (buffer-string) "hello, world\n"))
+    (e2e-check-session-log "(both): hello.txt]")
+    ;; The model's next request holds the first turn only (checked by the transcript).
+    (e2e-send-and-wait "W h i c h SPC v e r s i o n ? C-c C-c")
+    (e2e-check-session-log "> Which version?" "The first one.")
+    (e2e-check "no request failed" (not (string-search "failed:" (e2e-buffer-text "*cline*"))))
+    (with-current-buffer buf (set-buffer-modified-p nil))
+    (eglot-shutdown server)))
+
+(defun e2e-flow-resume ()
+  "A session of an earlier daemon is resumed: its history is shown again
+and the next prompt goes on in it."
+  (setq e2e-script
+        `((completing-read "Resume cline session"
+                           ,(lambda (collection)
+                              (or (car (cl-find-if (lambda (c) (string-search "Remember the word" (car c)))
+                                                   collection))
+                                  (error "No candidate for the earlier session in %S" collection))))))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         id)
+    (e2e-run-task buf "Remember the word banana")
+    (setq id (cline--session-id cline--session))
+    (e2e-check-session-log "OK, banana.")
+    (eglot-shutdown server)
+    (e2e-wait "the daemon to stop" (lambda () (not (jsonrpc-running-p server))))
+    ;; A new daemon; its model has the second part of the transcript.
+    (setq cline-initialization-options
+          (plist-put (copy-tree e2e-settings) :provider
+                     (list :name "replay"
+                           :transcript (concat (file-name-sans-extension
+                                                (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                               "-2.json"))))
+    (with-current-buffer buf
+      (cline-start)
+      (e2e-wait "eglot to manage hello.txt again"
+                (lambda () (with-current-buffer buf
+                             (and (bound-and-true-p eglot--managed-mode)
+                                  (jsonrpc-running-p (eglot-current-server))))))
+      (setq server (eglot-current-server))
+      (cline-resume))
+    (e2e-check "the list offered the earlier session"
+               (string-search id (nth 2 (car e2e-asked))))
+    (e2e-wait "the session to load"
+              (lambda () (string-search "resumed, mode" (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check-equal "the resumed session is current" (cline--session-id cline--session) id)
+    (e2e-check-session-log "> Remember the word banana" "OK, banana." "resumed, mode act")
+    (e2e-send-and-wait "W h a t SPC w a s SPC t h e SPC w o r d ? C-c C-c")
+    (e2e-check-equal "the follow-up went to the resumed session" (cline--session-id cline--session) id)
+    (e2e-check-session-log "> What was the word?" "It was banana.")
+    (e2e-check-contains "the session's log holds both prompts" (e2e-session-file-text id) "What was the word?")
+    (eglot-shutdown server)))
+
+;; Runs in a terminal Emacs, as the stock flow does.
+(defun e2e-flow-codeaction ()
+  "No plugin: a code action on a flymake diagnostic runs a turn whose
+edit lands in the buffer, and the code action returns at once."
+  (setq e2e-script '((completing-read "Pick an action" "Fix with agent")
+                     (completing-read "cline-ls wants to run editor" "Allow")
+                     (y-or-n-p "Server wants to edit" t)))
+  (add-to-list 'eglot-server-programs
+               `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
+                                          :initializationOptions ,e2e-settings)))
+  (setq-default eglot-workspace-configuration e2e-settings)
+  (let ((buf (e2e-open))
+        server asked-during)
+    (e2e-check "Emacs runs its command loop (not batch)" (not noninteractive))
+    (switch-to-buffer buf)
+    (call-interactively #'eglot)
+    (e2e-wait "eglot to manage hello.txt" (lambda () (bound-and-true-p eglot--managed-mode)))
+    (setq server (eglot-current-server))
+    (e2e-check "server is plain eglot" (not (featurep 'cline)))
+    ;; cline-ls publishes no diagnostics: this one is a linter's, given
+    ;; to Eglot's own publishDiagnostics handler as a server's would be.
+    (eglot-handle-notification
+     server 'textDocument/publishDiagnostics
+     :uri (eglot--path-to-uri e2e-file)
+     :diagnostics (vector (list :range (list :start (list :line 0 :character 0)
+                                             :end (list :line 0 :character 5))
+                                :severity 2 :source "greeter"
+                                :message "the greeting names nobody")))
+    (e2e-wait "flymake to show the diagnostic"
+              (lambda () (with-current-buffer buf (flymake-diagnostics (point-min) (point-max)))))
+    (goto-char (point-min))
+    ;; Typed, as a user does: from a key, Eglot asks in the minibuffer
+    ;; (called from a timer it would pop up a menu).
+    (global-set-key (kbd "C-c a") #'eglot-code-actions)
+    (execute-kbd-macro (kbd "C-c a"))
+    (setq asked-during (e2e-asked 'completing-read "cline-ls wants to run"))
+    (e2e-check "the code action offered Fix with agent" (e2e-asked 'completing-read "Pick an action"))
+    (e2e-check "the code action returned before the turn asked anything (no freeze)"
+               (not asked-during))
+    (e2e-wait "the turn to end"
+              (lambda () (string-search "turn ended (end_turn)" (or (e2e-buffer-text "*Messages*") ""))))
+    (let ((q (e2e-asked 'completing-read "cline-ls wants to run")))
+      (e2e-check "approval asked through showMessageRequest" q)
+      (e2e-check-contains "the request shows the diff" (nth 1 q) "+hello, world"))
+    (with-current-buffer buf
+      (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
+      (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
+    (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
+    (e2e-check-contains "the diagnostic reached the model with its line"
+                        (e2e-session-file-text "") "line 1: the greeting names nobody (greeter)")
+    (with-current-buffer buf (save-buffer))
+    (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
+    (eglot-shutdown server)))
+
+
+(defun e2e-flow-nokey ()
+  "A first run with no API key: the chat's first prompt says how to set
+a model; the README's offline model (the replay transcript) then runs
+the same prompt, taken back with C-c C-p."
+  (setq e2e-script nil)
+  (let* ((buf (e2e-open))
+         (e2e-settings (list :stateDir (e2e-env "CLINE_TEST_STATE") :approvals (list :edit "allow")))
+         (server (e2e-start-plugin buf)))
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-type-text "Greet the world in hello.txt")
+    (e2e-type "C-c C-c")
+    (e2e-wait "the prompt to fail" (lambda () (> (e2e-turns-ended) 0)))
+    (e2e-check-session-log "no model is configured" "(setq cline-initialization-options"
+                           "ANTHROPIC_API_KEY")
+    ;; The README's first run without a key: the replay model.
+    (setq cline-initialization-options
+          (list :provider (list :name "replay" :transcript (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                :stateDir (e2e-env "CLINE_TEST_STATE")))
+    (with-current-buffer buf (eglot-reconnect server))
+    (e2e-wait "the new daemon" (lambda () (with-current-buffer buf
+                                            (and (eglot-current-server)
+                                                 (not (eq (eglot-current-server) server))
+                                                 (jsonrpc-running-p (eglot-current-server))))))
+    (setq server (with-current-buffer buf (eglot-current-server)))
+    (e2e-chat-window)
+    (e2e-type "C-c C-p")
+    (e2e-check-equal "C-c C-p takes the last prompt back" (cline--input-text) "Greet the world in hello.txt")
+    (e2e-send-and-wait "C-c C-c" "a")
+    (with-current-buffer buf
+      (e2e-check-equal "the offline model's edit is in the buffer" (buffer-string) "hello, world\n")
+      (set-buffer-modified-p nil))
+    (e2e-check-session-log "Done." "[turn ended: end_turn]")
+    (eglot-shutdown server)))
+
+;; Runs in a terminal Emacs: Ediff draws its windows there as for a user.
+(defun e2e-flow-review ()
+  "An edit the settings allow without asking: its diff is shown once, in
+the chat; reviewed hunk by hunk in Ediff, taking its hunk back leaves
+the buffer as before, unsaved."
+  (setq e2e-script '((y-or-n-p "Quit this Ediff session" t)))
+  (let* ((buf (e2e-open))
+         (e2e-settings (plist-put (copy-tree e2e-settings) :approvals (list :edit "allow")))
+         (server (e2e-start-plugin buf)))
+    (switch-to-buffer buf)
+    (delete-other-windows)
+    (cline-show)
+    (e2e-send-and-wait "G r e e t SPC t h e SPC w o r l d C-c C-c")
+    (with-current-buffer buf
+      (e2e-check-equal "the edit is in the buffer" (buffer-string) "hello, world\n"))
+    (e2e-check "no approval was asked" (not (string-search "approval needed" (e2e-buffer-text "*cline*"))))
+    (e2e-check-session-log "diff hello.txt +1 -1  review")
+    (e2e-check "the chat shows the diff's lines under its link"
+               (string-match-p "review\n    -1: hello\n    \\+1: hello, world\n" (e2e-buffer-text "*cline*")))
+    (e2e-check "the diff is shown once: no *cline-diff* window"
+               (not (get-buffer-window "*cline-diff*" t)))
+    (e2e-chat-window)
+    (e2e-type "C-c C-e")
+    (e2e-check "Ediff compares the text before the edit with the buffer"
+               (and (boundp 'ediff-buffer-A) (get-buffer "*Ediff Control Panel*")
+                    (with-current-buffer "*Ediff Control Panel*"
+                      (and (equal (with-current-buffer ediff-buffer-A (buffer-string)) "hello\n")
+                           (eq ediff-buffer-B buf)))))
+    (e2e-check "the text before is read-only"
+               (buffer-local-value 'buffer-read-only (get-buffer "*cline before hello.txt*")))
+    ;; In the control panel: to the first hunk, take it back, quit.
+    (e2e-type "n a q")
+    (with-current-buffer buf
+      (e2e-check-equal "the hunk taken back leaves the buffer as before" (buffer-string) "hello\n"))
+    (e2e-check "the review asked to quit" (e2e-asked 'y-or-n-p "Quit this Ediff session"))
+    (e2e-check "the file is shown again" (get-buffer-window buf))
+    (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
+    (with-current-buffer buf (set-buffer-modified-p nil))
+    (eglot-shutdown server)))
+
+(defun e2e-flow-model ()
+  "The model and the mode switched from the chat: the next new session
+runs on the model chosen (its context window says so), in the mode chosen."
+  (setq e2e-script '((completing-read "Cline model" "claude-sonnet-4-5")
+                     (completing-read "Cline mode" "plan")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         first)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (setq first (cline--session-id cline--session))
+    (e2e-check-contains "the replay model has the hosted default window"
+                        (cline-status-string t) "/128k")
+    (e2e-chat-window)
+    (e2e-type "C-c M-o")
+    (e2e-type "C-c C-o")
+    (e2e-wait "the plan mode" (lambda () (equal (cline--session-mode cline--session) "plan")))
+    (e2e-type "C-c C-n")
+    (e2e-wait "the new session" (lambda () (not (equal (cline--session-id cline--session) first))))
+    (e2e-check-equal "the new session keeps the mode chosen" (cline--session-mode cline--session) "plan")
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (e2e-check-contains "the new session runs on the model chosen (its window)"
+                        (cline-status-string t) "/200k")
+    (e2e-check-contains "in plan mode" (cline-status-string) "Cline[plan idle")
+    (eglot-shutdown server)))
+
 ;;; Main
 
 (defun e2e-dump (name)
@@ -402,6 +789,12 @@ approval answered through window/showMessageRequest."
         ("cancel" (e2e-flow-cancel))
         ("stock" (e2e-flow-stock))
         ("typeahead" (e2e-flow-typeahead))
+        ("chat" (e2e-flow-chat))
+        ("resume" (e2e-flow-resume))
+        ("codeaction" (e2e-flow-codeaction))
+        ("nokey" (e2e-flow-nokey))
+        ("review" (e2e-flow-review))
+        ("model" (e2e-flow-model))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
