@@ -48,6 +48,11 @@ type Config struct {
 	// session's Files (edit and workspace tools); the session adds its
 	// own (plan, questions, submit, subagents) and builds its registry.
 	Impls map[string]tools.BuildFunc
+	// Background is the set run_commands starts background commands in
+	// (the impls were made with tools.BackgroundCommands of it); the
+	// session owns it and kills what runs there when it closes. Nil
+	// means none.
+	Background *tools.Background
 	// Extra returns the dynamic tools (MCP servers' tools, configured
 	// subagents) at each model request, since MCP servers come and go;
 	// nil means none.
@@ -755,9 +760,10 @@ func (s *Session) flush() {
 	}
 }
 
-// Close flushes and closes the session's history; an error is told to
-// the user as well as returned.
+// Close stops the session's background commands and flushes and closes
+// its history; an error is told to the user as well as returned.
 func (s *Session) Close() error {
+	s.cfg.Background.Close()
 	if s.cfg.Log == nil {
 		return nil
 	}
@@ -796,6 +802,7 @@ func (s *Session) toolContext(mode string) tools.Context {
 	if s.cfg.Skills != nil {
 		ctx.Skills = s.cfg.Skills()
 	}
+	ctx.Background = s.cfg.Background.Len() > 0
 	return ctx
 }
 

@@ -63,6 +63,9 @@ type Context struct {
 	// ApplyPatch selects apply_patch instead of editor and replace_in_file,
 	// for models trained on that patch grammar (see TrainedOnApplyPatch).
 	ApplyPatch bool
+	// Background: the session holds background commands, so the tools
+	// that read and stop them are offered (Background.Len).
+	Background bool
 }
 
 // Spec describes a tool to the registry, the converters and the model.

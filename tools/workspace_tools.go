@@ -35,6 +35,7 @@ type workspaceConfig struct {
 	httpClient       *http.Client
 	fetchTimeout     time.Duration
 	fetchMaxBytes    int64
+	background       *Background
 }
 
 // ReadOnlyCommands makes run_commands refuse, before asking or running
@@ -70,6 +71,14 @@ func HideEnv(names ...string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.hiddenEnv = append(c.hiddenEnv, names...) }
 }
 
+// BackgroundCommands lets run_commands start commands in the background
+// (background: true) in set, which read_command_output and stop_command
+// then reach; without it such a call is refused. The session that owns
+// set closes it.
+func BackgroundCommands(set *Background) WorkspaceOption {
+	return func(c *workspaceConfig) { c.background = set }
+}
+
 // FetchClient sets the HTTP client fetch_web_content uses (a client with
 // a proxy, say). Its redirect policy is kept if set; otherwise at most
 // five redirects to http and https URLs are followed.
@@ -102,8 +111,9 @@ func FetchLimits(timeout time.Duration, maxBytes int64) WorkspaceOption {
 //	maps.Copy(impls, tools.EditTools(files))
 //	err := registry.RegisterBuiltins(impls)
 //
-// The tools hold no state between calls, so making a second set for
-// another mode (plan's read-only commands) is cheap.
+// The tools hold no state between calls but the background commands of
+// the set BackgroundCommands gives, so making a second set for another
+// mode is cheap.
 func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 	env := &wsEnv{files: files, cfg: workspaceConfig{
 		commandTimeout: DefaultCommandTimeout,
@@ -120,6 +130,8 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		NameRunCommands:         Typed(env.buildRunCommands),
 		NameListCodeDefinitions: Typed(env.buildListCodeDefinitions),
 		NameFetchWebContent:     Typed(env.buildFetchWebContent),
+		NameReadCommandOutput:   Typed(env.buildReadCommandOutput),
+		NameStopCommand:         Typed(env.buildStopCommand),
 	}
 }
 
