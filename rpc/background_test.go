@@ -152,4 +152,3 @@ func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
 		})
 	}
 }
-
