@@ -131,16 +131,16 @@ type anthropicContent struct {
 	Text string `json:"text,omitempty"`
 	// Thinking is a pointer because a thinking block must carry the
 	// field even when its text is empty.
-	Thinking  *string              `json:"thinking,omitempty"`
-	Signature string               `json:"signature,omitempty"`
-	Data      string               `json:"data,omitempty"`
-	ID        string               `json:"id,omitempty"`
-	Name      string               `json:"name,omitempty"`
-	Input     json.RawMessage      `json:"input,omitempty"`
-	ToolUseID string               `json:"tool_use_id,omitempty"`
+	Thinking  *string                `json:"thinking,omitempty"`
+	Signature string                 `json:"signature,omitempty"`
+	Data      string                 `json:"data,omitempty"`
+	ID        string                 `json:"id,omitempty"`
+	Name      string                 `json:"name,omitempty"`
+	Input     json.RawMessage        `json:"input,omitempty"`
+	ToolUseID string                 `json:"tool_use_id,omitempty"`
 	Content   []anthropicResultBlock `json:"content,omitempty"`
-	IsError   bool                 `json:"is_error,omitempty"`
-	Source    *anthropicSource     `json:"source,omitempty"`
+	IsError   bool                   `json:"is_error,omitempty"`
+	Source    *anthropicSource       `json:"source,omitempty"`
 	// CacheControl marks a prompt caching breakpoint.
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
