@@ -163,6 +163,9 @@ type Result struct {
 	IsError bool
 	// Edits lists the files an edit call changed, for cline/diff.
 	Edits []FileEdit
+	// Images are images for the model to see (read_files on a picture),
+	// in the order Content names them.
+	Images []Image
 	// EndsTurn asks the turn loop to stop once this result is recorded:
 	// submit_and_exit sets it, and plan_mode_respond unless the model said
 	// it needs more exploration. The loop keys on results, not tool names.
