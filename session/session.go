@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -631,13 +632,36 @@ func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.To
 	msg := provider.Message{Role: provider.RoleTool}
 	ends := false
 	for _, r := range results {
-		msg.Parts = append(msg.Parts, provider.ResultPart(provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}))
+		tr := provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}
+		tr.Content, tr.Images = s.resultImages(tr.Content, r.Result.Images)
+		msg.Parts = append(msg.Parts, provider.ResultPart(tr))
 		if r.Result.EndsTurn && r.State == StateSuccess {
 			ends = true
 		}
 	}
 	s.appendHistory(msg)
 	return ends
+}
+
+// resultImages is how the images a call returned enter the history: as
+// they are for a model that takes images, as a note in the result's text
+// for one that does not.
+func (s *Session) resultImages(content string, images []tools.Image) (string, []provider.Image) {
+	if len(images) == 0 {
+		return content, nil
+	}
+	if p := s.cfg.Provider; p != nil && !provider.SeesImages(p.Name(), p.Model()) {
+		what := "image not shown"
+		if len(images) > 1 {
+			what = fmt.Sprintf("%d images not shown", len(images))
+		}
+		return strings.TrimSuffix(content, "\n") + fmt.Sprintf("\n[%s: the model %s does not accept images]\n", what, p.Model()), nil
+	}
+	out := make([]provider.Image, len(images))
+	for i, im := range images {
+		out[i] = provider.Image{MIMEType: im.MIMEType, Data: base64.StdEncoding.EncodeToString(im.Data)}
+	}
+	return content, out
 }
 
 // mayChange reports whether a call of the named tool can change files:
