@@ -899,13 +899,8 @@ func (r readOnlyCommands) Build(raw json.RawMessage) (tools.Invocation, error) {
 		Commands []string `json:"commands"`
 	}
 	if json.Unmarshal(raw, &a) == nil {
-		for i, c := range a.Commands {
-			if why := tools.WhyNotReadOnly(c); why != "" {
-				return nil, &tools.ValidationError{Tool: tools.NameRunCommands, Problems: []tools.Problem{{
-					Path:    fmt.Sprintf("commands[%d]", i),
-					Message: "not allowed in plan mode, which only runs commands that change nothing: " + why,
-				}}}
-			}
+		if err := tools.ReadOnlyRefusal(a.Commands); err != nil {
+			return nil, err
 		}
 	}
 	return r.Tool.Build(raw)

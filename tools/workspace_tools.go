@@ -27,22 +27,14 @@ const (
 type WorkspaceOption func(*workspaceConfig)
 
 type workspaceConfig struct {
-	readOnlyCommands bool
-	shell            string
-	commandTimeout   time.Duration
-	commandEnv       []string
-	hiddenEnv        []string
-	httpClient       *http.Client
-	fetchTimeout     time.Duration
-	fetchMaxBytes    int64
-	background       *Background
-}
-
-// ReadOnlyCommands makes run_commands refuse, before asking or running
-// anything, every command that WhyNotReadOnly does not accept: plan mode
-// (Preset.ReadOnlyCommands) explores without changing files.
-func ReadOnlyCommands(on bool) WorkspaceOption {
-	return func(c *workspaceConfig) { c.readOnlyCommands = on }
+	shell          string
+	commandTimeout time.Duration
+	commandEnv     []string
+	hiddenEnv      []string
+	httpClient     *http.Client
+	fetchTimeout   time.Duration
+	fetchMaxBytes  int64
+	background     *Background
 }
 
 // CommandShell sets the shell run_commands runs commands with (as
@@ -107,7 +99,7 @@ func FetchLimits(timeout time.Duration, maxBytes int64) WorkspaceOption {
 // Files they read come from files.Read, so a file open in the editor is
 // read with its unsaved text. Merge the map with the edit tools':
 //
-//	impls := tools.WorkspaceTools(files, tools.ReadOnlyCommands(preset.ReadOnlyCommands))
+//	impls := tools.WorkspaceTools(files, tools.HideEnv(keyVar))
 //	maps.Copy(impls, tools.EditTools(files))
 //	err := registry.RegisterBuiltins(impls)
 //
