@@ -42,3 +42,14 @@ func TestBackgroundRingHoldsASplitCharacter(t *testing.T) {
 		t.Errorf("final next() = %q, want the lone byte", text)
 	}
 }
+
+// BenchmarkBackgroundRingWrite measures keeping a chatty command's output:
+// 32 KiB reads into the ring, which holds the newest bgKeep bytes.
+func BenchmarkBackgroundRingWrite(b *testing.B) {
+	var r bgRing
+	chunk := []byte(strings.Repeat("GET /index.html 200 1.2ms\n", 32<<10/26))
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		r.write(chunk)
+	}
+}
