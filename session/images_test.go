@@ -26,13 +26,17 @@ type namedModel struct {
 
 func (m namedModel) Model() string { return m.model }
 
+// pictureBytes is the size of each test picture: larger than the store's
+// read buffer, so a saved image is a line longer than one buffer-full.
+const pictureBytes = 100_000
+
 // imageSession is a session whose read_files is the real one over a
 // folder holding n pictures, pic0.png … (each its own bytes).
 func imageSession(t *testing.T, p provider.Provider, window, n int) (*Session, *Store) {
 	t.Helper()
 	root := t.TempDir()
 	for i := range n {
-		os.WriteFile(filepath.Join(root, fmt.Sprintf("pic%d.png", i)), []byte(pngHead+strings.Repeat(fmt.Sprint(i), 40)), 0o644)
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("pic%d.png", i)), []byte(pngHead+strings.Repeat(fmt.Sprint(i), pictureBytes-len(pngHead))), 0o644)
 	}
 	files, err := toolstest.New(root)
 	if err != nil {
@@ -89,11 +93,11 @@ func TestReadImageReachesAVisionModel(t *testing.T) {
 	}
 	reqs := m.requests()
 	rs := resultsOf(reqs[len(reqs)-1].Messages)
-	want := base64.StdEncoding.EncodeToString([]byte(pngHead + strings.Repeat("0", 40)))
+	want := base64.StdEncoding.EncodeToString([]byte(pngHead + strings.Repeat("0", pictureBytes-len(pngHead))))
 	if len(rs) != 1 || len(rs[0].Images) != 1 || rs[0].Images[0].MIMEType != "image/png" || rs[0].Images[0].Data != want {
 		t.Fatalf("the request after the read carries results %+v, want one with the picture", rs)
 	}
-	if !strings.Contains(rs[0].Content, "File: pic0.png — an image (image/png, 69 bytes)") {
+	if !strings.Contains(rs[0].Content, "File: pic0.png — an image (image/png, 97.7 KB)") {
 		t.Errorf("result text = %q", rs[0].Content)
 	}
 	s.flush()
