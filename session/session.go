@@ -927,6 +927,7 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 		} `json:"requests"`
 		Skill  string `json:"skill"`
 		Prompt string `json:"prompt"`
+		ID     string `json:"id"` // a background command's
 	}
 	json.Unmarshal(args, &a)
 	var arg string
@@ -948,6 +949,8 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 		arg = a.Skill
 	case a.Prompt != "":
 		arg = tools.ShortTitle(a.Prompt)
+	case a.ID != "":
+		arg = a.ID
 	}
 	if arg != "" {
 		title += " " + tools.ShortTitle(arg)
