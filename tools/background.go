@@ -125,16 +125,25 @@ func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
 	if b.closed {
 		return nil, fmt.Errorf("the session is closing")
 	}
-	var running []string
+	var running, exited []string
 	for _, c := range b.cmds {
-		if !c.exited() {
+		if c.exited() {
+			exited = append(exited, c.id)
+		} else {
 			running = append(running, c.id)
 		}
 	}
+	// Exited commands wait for their last read, but not without end: past
+	// twice the cap, the oldest of them are forgotten.
+	slices.SortFunc(exited, compareIDs)
+	for len(b.cmds) >= 2*b.max && len(exited) > 0 {
+		delete(b.cmds, exited[0])
+		exited = exited[1:]
+	}
 	if len(running) >= b.max {
 		slices.SortFunc(running, compareIDs)
-		return nil, fmt.Errorf("%d background commands are running already (%s), the most a session may have; stop one with %s first",
-			len(running), strings.Join(running, ", "), NameStopCommand)
+		return nil, fmt.Errorf("%s running already (%s), the most a session may have; stop one with %s first",
+			plural(len(running), "background command"), strings.Join(running, ", "), NameStopCommand)
 	}
 	cmd := exec.Command(env.shellPath(), "-c", command)
 	cmd.Dir = env.files.Root()

@@ -93,7 +93,7 @@ func TestBackgroundCommandsCap(t *testing.T) {
 		t.Errorf("a start past the cap succeeded:\n%s", res.Content)
 	}
 	wsWant(t, res.Content, "bg1 is running", "bg2 is running",
-		fmt.Sprintf("$ echo up; sleep %d\n[not started: 2 background commands are running already (bg1, bg2), the most a session may have; stop one with stop_command first]", m3))
+		fmt.Sprintf("$ echo up; sleep %d\n[not started: 2 background commands running already (bg1, bg2), the most a session may have; stop one with stop_command first]", m3))
 	if !waitMarker(t, m1) || !waitMarker(t, m2) {
 		t.Fatal("the first two never started")
 	}
@@ -125,4 +125,38 @@ func TestBackgroundDescribeSaysBackground(t *testing.T) {
 	if d.Title != "Run in the background: npm run dev" || d.Command != "npm run dev" {
 		t.Errorf("Describe() = %q, %q", d.Title, d.Command)
 	}
+}
+
+// TestBackgroundForgetsOldExitedCommands: commands that exited unread
+// wait for their last read, but at most twice the cap of them are kept.
+func TestBackgroundForgetsOldExitedCommands(t *testing.T) {
+	files := wsTree(t, nil)
+	bg := tools.NewBackground(1)
+	defer bg.Close()
+	opts := []tools.WorkspaceOption{tools.CommandShell("/bin/sh"), tools.BackgroundCommands(bg)}
+	for i := range 5 {
+		// Its first line comes at once and the rest a second later, so
+		// the start returns before it exits; with a cap of 1, the next
+		// start is refused until it has.
+		started := false
+		for range 200 { // a failure guard of 10 s
+			res := wsRun(t, files, tools.NameRunCommands, `{"commands":["echo hi; sleep 1; echo bye"],"background":true}`, opts...)
+			if !res.IsError {
+				started = true
+				break
+			}
+			wsWant(t, res.Content, "1 background command running already")
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !started {
+			t.Fatalf("start %d was refused for good", i+1)
+		}
+	}
+	if n := bg.Len(); n != 2 {
+		t.Errorf("Len() = %d after 4 unread exits and a start with a cap of 1, want 2", n)
+	}
+	r := wsRun(t, files, tools.NameReadCommandOutput, `{"id":"bg4"}`, opts...)
+	wsWant(t, r.Content, "\nbye\n", "bg4 is gone]")
+	r = wsRun(t, files, tools.NameReadCommandOutput, `{"id":"bg1"}`, opts...)
+	wsWant(t, r.Content, `no background command "bg1"; the session has bg5`)
 }
