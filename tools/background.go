@@ -216,8 +216,9 @@ func (c *bgCommand) settle(ctx context.Context) {
 }
 
 // report is what the model is shown of c now: its new output and its
-// state. An exited command read to its end leaves the set.
-func (b *Background) report(c *bgCommand) string {
+// state. An exited command read to its end leaves the set; ended, when
+// set, says how it ended instead of its exit status.
+func (b *Background) report(c *bgCommand, ended string) string {
 	exited := c.exited() // before reading, so that no output comes after
 	text, dropped := c.out.next(exited)
 	var s strings.Builder
@@ -235,7 +236,11 @@ func (b *Background) report(c *bgCommand) string {
 	}
 	if exited {
 		b.forget(c)
-		fmt.Fprintf(&s, "%s; %s is gone]\n", strings.TrimSuffix(c.status, "]"), c.id)
+		status := c.status
+		if ended != "" {
+			status = ended
+		}
+		fmt.Fprintf(&s, "%s; %s is gone]\n", strings.TrimSuffix(status, "]"), c.id)
 		return s.String()
 	}
 	fmt.Fprintf(&s, "[%s is running in the background (for %s); %s shows what it prints next, %s stops it]\n",
@@ -392,13 +397,12 @@ func (c *bgCall) Execute(context.Context, ExecOptions) (Result, error) {
 		return Errorf("%v", err), nil
 	}
 	if c.stop {
-		was := cmd.exited()
-		cmd.stop()
-		out := b.report(cmd)
-		if !was {
-			out = strings.TrimSuffix(out, "\n") + "\n[stopped: the command and the processes it started were killed]\n"
+		ended := ""
+		if !cmd.exited() {
+			ended = "[stopped: the command and the processes it started were killed"
 		}
-		return Result{Content: out}, nil
+		cmd.stop()
+		return Result{Content: b.report(cmd, ended)}, nil
 	}
-	return Result{Content: b.report(cmd)}, nil
+	return Result{Content: b.report(cmd, "")}, nil
 }

@@ -56,7 +56,8 @@ func TestBackgroundCommandStartReadStop(t *testing.T) {
 	wsWant(t, r.Content, "(no new output)", "bg1 is running")
 
 	stop := wsRun(t, files, tools.NameStopCommand, `{"id":"bg1"}`, opts...)
-	wsWant(t, stop.Content, "[stopped: the command and the processes it started were killed]")
+	wsWant(t, stop.Content, "[stopped: the command and the processes it started were killed; bg1 is gone]")
+	wsWantNot(t, stop.Content, "killed by a signal")
 	wantNoMarker(t, marker, "a stopped background command")
 	if bg.Len() != 0 {
 		t.Errorf("Len() = %d after the stop, want 0", bg.Len())

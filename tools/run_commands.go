@@ -136,7 +136,7 @@ func (c *runCommandsCall) startBackground(ctx context.Context) Result {
 			continue
 		}
 		cmd.settle(ctx)
-		out.WriteString(b.report(cmd))
+		out.WriteString(b.report(cmd, ""))
 		if cmd.exited() && !strings.HasPrefix(cmd.status, "[exit code 0") {
 			failed = true
 		}
