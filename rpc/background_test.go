@@ -3,6 +3,8 @@
 package rpc_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -115,6 +117,29 @@ func TestBackgroundCommandEndsWithItsSession(t *testing.T) {
 		if strings.Contains(string(m.Params), key) {
 			t.Errorf("%s carries the key", m.Method)
 		}
+	}
+}
+
+// TestBackgroundCommandApprovalSaysSo: the approval of a background
+// command says that it will run in the background.
+func TestBackgroundCommandApprovalSaysSo(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: os.Getenv})
+	ed.Handle("window/showMessageRequest", func(context.Context, json.RawMessage) (any, error) {
+		return map[string]any{"title": "Reject"}, nil
+	})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}})
+	id := newSessionIn(t, ctx, ed, root)
+	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands", "arguments": map[string]any{
+		"commands": []string{"npm run dev"}, "background": true}})
+	if !res.IsError {
+		t.Errorf("a rejected start succeeded: %+v", res)
+	}
+	asks := ed.Messages("window/showMessageRequest")
+	if len(asks) != 1 || !strings.Contains(string(asks[0].Params), "Run in the background: npm run dev") ||
+		!strings.Contains(string(asks[0].Params), "$ npm run dev") {
+		t.Errorf("approval requests %v, want one saying the command runs in the background", asks)
 	}
 }
 
