@@ -297,7 +297,10 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 		// Asked to compact a short history: still keep only its newest part.
 		keep = keepShare * float64(min(window, before))
 	}
-	if reason != ReasonManual {
+	// Only when the estimate says the window is filling: after a
+	// context-length refusal the estimate was just shown wrong, and the
+	// one retry deserves the whole compaction.
+	if reason == ReasonAuto {
 		if c := s.dropImages(view, reason, overhead, before); c != nil {
 			return s.commitCompaction(c, view, start), nil
 		}
