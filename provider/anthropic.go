@@ -131,23 +131,26 @@ type anthropicContent struct {
 	Text string `json:"text,omitempty"`
 	// Thinking is a pointer because a thinking block must carry the
 	// field even when its text is empty.
-	Thinking  *string              `json:"thinking,omitempty"`
-	Signature string               `json:"signature,omitempty"`
-	Data      string               `json:"data,omitempty"`
-	ID        string               `json:"id,omitempty"`
-	Name      string               `json:"name,omitempty"`
-	Input     json.RawMessage      `json:"input,omitempty"`
-	ToolUseID string               `json:"tool_use_id,omitempty"`
-	Content   []anthropicTextBlock `json:"content,omitempty"`
-	IsError   bool                 `json:"is_error,omitempty"`
-	Source    *anthropicSource     `json:"source,omitempty"`
+	Thinking  *string                `json:"thinking,omitempty"`
+	Signature string                 `json:"signature,omitempty"`
+	Data      string                 `json:"data,omitempty"`
+	ID        string                 `json:"id,omitempty"`
+	Name      string                 `json:"name,omitempty"`
+	Input     json.RawMessage        `json:"input,omitempty"`
+	ToolUseID string                 `json:"tool_use_id,omitempty"`
+	Content   []anthropicResultBlock `json:"content,omitempty"`
+	IsError   bool                   `json:"is_error,omitempty"`
+	Source    *anthropicSource       `json:"source,omitempty"`
 	// CacheControl marks a prompt caching breakpoint.
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
-type anthropicTextBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+// anthropicResultBlock is a block of a tool_result's content: text, or
+// an image with its source.
+type anthropicResultBlock struct {
+	Type   string           `json:"type"`
+	Text   string           `json:"text,omitempty"`
+	Source *anthropicSource `json:"source,omitempty"`
 }
 
 type anthropicSource struct {
@@ -265,7 +268,12 @@ func anthropicMessages(msgs []Message) []anthropicMessage {
 				r := p.Result
 				b := anthropicContent{Type: "tool_result", ToolUseID: r.CallID, IsError: r.IsError}
 				if r.Content != "" {
-					b.Content = []anthropicTextBlock{{Type: "text", Text: r.Content}}
+					b.Content = []anthropicResultBlock{{Type: "text", Text: r.Content}}
+				}
+				// A tool_result's content may hold image blocks beside its text.
+				for _, im := range r.Images {
+					b.Content = append(b.Content, anthropicResultBlock{Type: "image",
+						Source: &anthropicSource{Type: "base64", MediaType: im.MIMEType, Data: im.Data}})
 				}
 				results = append(results, b)
 			case p.Kind == PartText && p.Text != "":

@@ -224,7 +224,7 @@ func geminiContents(msgs []Message) []geminiContent {
 			add("model", parts)
 			continue
 		}
-		var results, rest []geminiPart
+		var results, images, rest []geminiPart
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == PartToolResult && p.Result != nil:
@@ -237,13 +237,18 @@ func geminiContents(msgs []Message) []geminiContent {
 					Name:     p.Result.Name,
 					Response: map[string]string{key: p.Result.Content},
 				}})
+				// The images results returned follow the turn's
+				// functionResponse parts as inlineData parts.
+				for _, im := range p.Result.Images {
+					images = append(images, geminiPart{InlineData: &geminiBlob{MIMEType: im.MIMEType, Data: im.Data}})
+				}
 			case p.Kind == PartText && p.Text != "":
 				rest = append(rest, geminiPart{Text: p.Text})
 			case p.Kind == PartImage && p.Image != nil:
 				rest = append(rest, geminiPart{InlineData: &geminiBlob{MIMEType: p.Image.MIMEType, Data: p.Image.Data}})
 			}
 		}
-		add("user", append(results, rest...))
+		add("user", append(append(results, images...), rest...))
 	}
 	return out
 }

@@ -191,6 +191,12 @@ const (
 	// messageOverhead is the tokens a message's framing costs (role,
 	// separators) beyond its content.
 	messageOverhead = 4
+	// imageTokens is what one image is counted as, whatever its size:
+	// about what Anthropic charges for an image at the size it scales
+	// images down to (some 1.15 megapixels at 750 pixels a token). OpenAI
+	// and Gemini charge less, so the estimate errs on the side of
+	// compacting early.
+	imageTokens = 1600
 )
 
 // EstimateTokens guesses how many input tokens a request holds. It is
@@ -215,7 +221,9 @@ func EstimateTokens(req Request) int {
 				overhead += messageOverhead
 			case p.Result != nil:
 				text += len(p.Result.Content)
-				overhead += messageOverhead
+				overhead += messageOverhead + imageTokens*len(p.Result.Images)
+			case p.Image != nil:
+				overhead += imageTokens
 			default:
 				text += len(p.Text)
 			}

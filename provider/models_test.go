@@ -117,3 +117,19 @@ func TestEstimateTokens(t *testing.T) {
 		t.Errorf("a tool call adds %d tokens, want more than %d", d, len(args)/4)
 	}
 }
+
+// TestEstimateCountsImages: an image counts for what a vendor charges
+// for one, not for nothing (its data is no text part).
+func TestEstimateCountsImages(t *testing.T) {
+	req := toolImageRequest()
+	without := toolImageRequest()
+	without.Messages[2].Parts[0].Result.Images = nil
+	if d := EstimateTokens(req) - EstimateTokens(without); d != imageTokens {
+		t.Errorf("a result's image adds %d tokens to the estimate, want %d", d, imageTokens)
+	}
+	prompt := imageRequest()
+	prompt.Messages[0].Parts = prompt.Messages[0].Parts[:1]
+	if d := EstimateTokens(imageRequest()) - EstimateTokens(prompt); d != imageTokens {
+		t.Errorf("a prompt's image adds %d tokens to the estimate, want %d", d, imageTokens)
+	}
+}

@@ -231,7 +231,7 @@ func openaiMessages(msgs []Message) []openaiMessage {
 			out = append(out, a)
 			continue
 		}
-		var parts []openaiContentPart
+		var parts, resultImages []openaiContentPart
 		images := false
 		for _, p := range m.Parts {
 			switch {
@@ -242,6 +242,17 @@ func openaiMessages(msgs []Message) []openaiMessage {
 					content = "Error: " + content
 				}
 				out = append(out, openaiMessage{Role: "tool", Content: rawJSON(content), ToolCallID: p.Result.CallID})
+				// A tool message's content can only be text in Chat
+				// Completions, so the images a result returned follow the
+				// turn's tool messages in a user message, each named by
+				// the call it came from.
+				if len(p.Result.Images) > 0 {
+					resultImages = append(resultImages, openaiContentPart{Type: "text",
+						Text: fmt.Sprintf("The images %s returned (call %s):", p.Result.Name, p.Result.CallID)})
+					for _, im := range p.Result.Images {
+						resultImages = append(resultImages, openaiImagePart(im))
+					}
+				}
 			case p.Kind == PartText:
 				text.WriteString(p.Text)
 				if p.Text != "" {
@@ -249,10 +260,12 @@ func openaiMessages(msgs []Message) []openaiMessage {
 				}
 			case p.Kind == PartImage && p.Image != nil:
 				images = true
-				parts = append(parts, openaiContentPart{Type: "image_url", ImageURL: &openaiImageURL{
-					URL: "data:" + p.Image.MIMEType + ";base64," + p.Image.Data,
-				}})
+				parts = append(parts, openaiImagePart(*p.Image))
 			}
+		}
+		if len(resultImages) > 0 {
+			parts = append(resultImages, parts...)
+			images = true
 		}
 		switch {
 		case images:
@@ -262,6 +275,11 @@ func openaiMessages(msgs []Message) []openaiMessage {
 		}
 	}
 	return out
+}
+
+// openaiImagePart is an image as a data URL content part.
+func openaiImagePart(im Image) openaiContentPart {
+	return openaiContentPart{Type: "image_url", ImageURL: &openaiImageURL{URL: "data:" + im.MIMEType + ";base64," + im.Data}}
 }
 
 // rawJSON encodes v, which is a string or content parts and always

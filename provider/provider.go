@@ -74,7 +74,7 @@ const (
 	PartToolCall   PartKind = "tool_call"
 	PartToolResult PartKind = "tool_result"
 	// PartImage is an image the user attached; only user messages carry
-	// one.
+	// one. Images a tool returns ride on its ToolResult.
 	PartImage PartKind = "image"
 )
 
@@ -134,6 +134,10 @@ type ToolResult struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Images are images the tool returned (read_files on a picture), in
+	// the order the content names them; each client puts them where its
+	// API lets a result carry images.
+	Images []Image `json:"images,omitempty"`
 }
 
 // TextPart returns a text part.

@@ -45,6 +45,9 @@ func ToolsAsText(msgs []Message) []Message {
 			case PartToolResult:
 				if p.Result != nil {
 					conv.Parts = appendText(conv.Parts, resultText(*p.Result))
+					for _, im := range p.Result.Images {
+						conv.Parts = append(conv.Parts, ImagePart(im.MIMEType, im.Data))
+					}
 				}
 			case PartText:
 				conv.Parts = appendText(conv.Parts, p.Text)

@@ -299,3 +299,72 @@ func TestOpenAIEmptyToolResultKeepsContent(t *testing.T) {
 		t.Errorf("assistant message that only calls tools = %v, want no content", msgs[1])
 	}
 }
+
+// toolImageRequest is a turn whose tool result returned an image.
+func toolImageRequest() Request {
+	return Request{Messages: []Message{
+		UserText("Look at the logo."),
+		{Role: RoleAssistant, Parts: []Part{CallPart(ToolCall{ID: "c1", Name: "read_files", Args: []byte(`{"files":[{"path":"logo.png"}]}`)})}},
+		{Role: RoleTool, Parts: []Part{ResultPart(ToolResult{CallID: "c1", Name: "read_files", Content: "File: logo.png — an image (image/png, 70 bytes)\n",
+			Images: []Image{{MIMEType: "image/png", Data: imageData}}})}},
+	}}
+}
+
+func TestToolResultImagesAreSentInEachShape(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				d.reply(w, []string{"a logo"})
+			})
+			p := d.newProvider(t, srv.URL, fastRetry)
+			s, err := p.Stream(context.Background(), toolImageRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Collect(s); err != nil {
+				t.Fatal(err)
+			}
+			body := srv.body(0)
+			switch d.name {
+			case "anthropic":
+				res := get(body, "messages", 2, "content", 0)
+				img := get(res, "content", 1)
+				if get(res, "type") != "tool_result" || get(res, "tool_use_id") != "c1" ||
+					!strings.HasPrefix(get(res, "content", 0, "text").(string), "File: logo.png") ||
+					get(img, "type") != "image" || get(img, "source", "type") != "base64" ||
+					get(img, "source", "media_type") != "image/png" || get(img, "source", "data") != imageData {
+					t.Errorf("result turn = %v, want a tool_result whose content is the text then an image block", get(body, "messages", 2))
+				}
+			case "openai":
+				tool, user := get(body, "messages", 2), get(body, "messages", 3)
+				if get(tool, "role") != "tool" || get(tool, "tool_call_id") != "c1" || !strings.HasPrefix(get(tool, "content").(string), "File: logo.png") {
+					t.Errorf("tool message = %v, want the result's text", tool)
+				}
+				if get(user, "role") != "user" || get(user, "content", 0, "text") != "The images read_files returned (call c1):" ||
+					get(user, "content", 1, "type") != "image_url" || get(user, "content", 1, "image_url", "url") != "data:image/png;base64,"+imageData {
+					t.Errorf("message after the tool message = %v, want a user message naming the call, then the image", user)
+				}
+			case "gemini":
+				parts := get(body, "contents", 2, "parts")
+				if get(parts, 0, "functionResponse", "name") != "read_files" || get(parts, 1, "inlineData", "mimeType") != "image/png" ||
+					get(parts, 1, "inlineData", "data") != imageData {
+					t.Errorf("result parts = %v, want the functionResponse then inlineData", parts)
+				}
+			default:
+				t.Fatalf("no image shape known for %s", d.name)
+			}
+		})
+	}
+}
+
+// TestToolResultImagesOnTheTextPath: without native tools a result is
+// user text, and its images follow it as image parts.
+func TestToolResultImagesOnTheTextPath(t *testing.T) {
+	msgs := ToolsAsText(toolImageRequest().Messages)
+	last := msgs[len(msgs)-1]
+	if last.Role != RoleUser || len(last.Parts) != 2 || last.Parts[0].Kind != PartText ||
+		!strings.Contains(last.Parts[0].Text, "[read_files] Result:\nFile: logo.png") ||
+		last.Parts[1].Image == nil || last.Parts[1].Image.Data != imageData {
+		t.Errorf("result turn on the text path = %+v, want its text then the image", last)
+	}
+}

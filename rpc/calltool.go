@@ -12,13 +12,18 @@ import (
 )
 
 // builtinImpls wires the implemented built-in tools to files; commands
-// run without the variables hidden names (the model's key among them).
-func builtinImpls(f tools.Files, hidden []string) map[string]tools.BuildFunc {
+// run without the variables hidden names (the model's key among them),
+// background ones in bg (none when nil).
+func builtinImpls(f tools.Files, hidden []string, bg *tools.Background) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
-	for name, b := range tools.WorkspaceTools(f, tools.HideEnv(hidden...)) {
+	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...)}
+	if bg != nil {
+		opts = append(opts, tools.BackgroundCommands(bg))
+	}
+	for name, b := range tools.WorkspaceTools(f, opts...) {
 		impls[name] = b
 	}
 	return impls

@@ -30,13 +30,6 @@ type contentBlock struct {
 	} `json:"resource"`
 }
 
-// maxImageBytes bounds one prompt image (decoded): every provider refuses
-// larger ones, and the image goes into every later request of the turn.
-const maxImageBytes = 5 << 20
-
-// imageTypes are the image formats all the providers with vision take.
-var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
-
 // promptContent turns a prompt's content blocks into the text the model
 // reads and the images it sees.
 func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
@@ -53,15 +46,15 @@ func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
 				fmt.Fprintf(&b, "\n<file uri=%q>\n%s\n</file>\n", c.Resource.URI, c.Resource.Text)
 			}
 		case "image":
-			if !slices.Contains(imageTypes, c.MimeType) {
-				return "", nil, invalidParams("prompt[%d].mimeType: must be one of %s, got %q", i, strings.Join(imageTypes, ", "), c.MimeType)
+			if !slices.Contains(tools.ImageTypes, c.MimeType) {
+				return "", nil, invalidParams("prompt[%d].mimeType: must be one of %s, got %q", i, strings.Join(tools.ImageTypes, ", "), c.MimeType)
 			}
 			n := base64.StdEncoding.DecodedLen(len(c.Data))
 			if _, err := base64.StdEncoding.DecodeString(c.Data); err != nil || c.Data == "" {
 				return "", nil, invalidParams("prompt[%d].data: must be the image in standard base64", i)
 			}
-			if n > maxImageBytes {
-				return "", nil, invalidParams("prompt[%d].data: the image is %d KiB, over the %d MiB a prompt image may be", i, n>>10, maxImageBytes>>20)
+			if n > tools.MaxImageBytes {
+				return "", nil, invalidParams("prompt[%d].data: the image is %d KiB, over the %d MiB a prompt image may be", i, n>>10, tools.MaxImageBytes>>20)
 			}
 			images = append(images, provider.Image{MIMEType: c.MimeType, Data: c.Data})
 		default:

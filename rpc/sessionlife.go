@@ -275,14 +275,20 @@ func (s *Server) sessionList(raw []byte) (any, error) {
 	return map[string]any{"sessions": out}, nil
 }
 
-// cancelAll cancels every running turn and waits for them to end.
+// cancelAll cancels every running turn and waits for them to end, then
+// closes every session, the editor's own ones too (their background
+// commands end with them).
 func (s *Server) cancelAll() {
 	s.sess.mu.Lock()
 	s.sess.closed = true
-	list := make([]*liveSession, 0, len(s.sess.byID))
+	list := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
 	for id, ls := range s.sess.byID {
 		list = append(list, ls)
 		s.approvals.cancelSession(id)
+	}
+	for _, ls := range s.sess.editor {
+		list = append(list, ls)
+		s.approvals.cancelSession(ls.ID())
 	}
 	s.sess.mu.Unlock()
 	for _, ls := range list {

@@ -185,7 +185,13 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
 	extra, mcpImpls := s.mcpFor(ownMCP)
-	impls := builtinImpls(f, s.hiddenEnv())
+	// A session's background commands live as long as it does (closed
+	// or released); a subagent runs none.
+	var bg *tools.Background
+	if !subagent {
+		bg = tools.NewBackground(tools.DefaultMaxBackground)
+	}
+	impls := builtinImpls(f, s.hiddenEnv(), bg)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -199,18 +205,19 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
-		Impls:     impls,
-		Extra:     extra,
-		Skills:    func() []string { return tools.SkillNames(findSkills()) },
-		Subagents: subagents,
-		Files:     f,
-		Policy:    policy,
-		Approver:  s.approvals.approver(id),
-		Updates:   func(u session.Update) { s.sendUpdate(id, u) },
-		Log:       sp.log,
-		MaxTurns:  st.MaxTurns,
-		Family:    tools.FamilyGeneric,
-		Subagent:  subagent,
+		Impls:      impls,
+		Background: bg,
+		Extra:      extra,
+		Skills:     func() []string { return tools.SkillNames(findSkills()) },
+		Subagents:  subagents,
+		Files:      f,
+		Policy:     policy,
+		Approver:   s.approvals.approver(id),
+		Updates:    func(u session.Update) { s.sendUpdate(id, u) },
+		Log:        sp.log,
+		MaxTurns:   st.MaxTurns,
+		Family:     tools.FamilyGeneric,
+		Subagent:   subagent,
 		OpenBuffers: func() []string {
 			var out []string
 			for _, p := range f.OpenBuffers() {

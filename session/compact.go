@@ -69,6 +69,7 @@ const (
 	MethodSummary = "summary" // the model summarised the older part
 	MethodElided  = "elided"  // older tool outputs were elided
 	MethodDropped = "dropped" // older turns were dropped as well
+	MethodImages  = "images"  // only older images were dropped
 )
 
 // Compaction is the payload of a compaction record: how the view changed.
@@ -296,6 +297,14 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 		// Asked to compact a short history: still keep only its newest part.
 		keep = keepShare * float64(min(window, before))
 	}
+	// Only when the estimate says the window is filling: after a
+	// context-length refusal the estimate was just shown wrong, and the
+	// one retry deserves the whole compaction.
+	if reason == ReasonAuto {
+		if c := s.dropImages(view, reason, overhead, before); c != nil {
+			return s.commitCompaction(c, view, start), nil
+		}
+	}
 	split := s.splitKept(view, int(keep))
 	if split == 0 {
 		return nil, errNothingToCompact
@@ -331,6 +340,13 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 			next = c.apply(view)
 		}
 	}
+	return s.commitCompaction(c, view, start), nil
+}
+
+// commitCompaction makes c's view the session's, persists the record and
+// tells the client.
+func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start time.Time) *Compaction {
+	next := c.apply(view)
 	c.After = s.estimateMessages(next)
 	c.Micros = time.Since(start).Microseconds()
 	s.mu.Lock()
@@ -338,8 +354,58 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordCompaction, Compaction: c})
 	s.cfg.Updates(c.Update(s.cfg.ACP))
-	return c, nil
+	return c
 }
+
+// dropImages is the first thing compaction gives up: the images of every
+// turn but the newest, each an image's worth of tokens however small. It
+// returns the compaction when that alone brings the next request under
+// compactAt of the window, else nil (the summary or the elision that
+// follows drops them anyway).
+func (s *Session) dropImages(view []provider.Message, reason string, overhead, before int) *Compaction {
+	last := s.splitKept(view, 0)
+	if last == 0 {
+		return nil
+	}
+	head, n := withoutImages(view[:last])
+	if n == 0 {
+		return nil
+	}
+	c := &Compaction{Reason: reason, Method: MethodImages, Before: before, Head: head, Kept: len(view) - last,
+		Summary: fmt.Sprintf("%d older images dropped.", n)}
+	if overhead+s.estimateMessages(c.apply(view)) > int(s.tokens.compactAt*float64(s.tokens.size())) {
+		return nil
+	}
+	return c
+}
+
+// withoutImages returns msgs with each image replaced by a note of its
+// own, and how many there were.
+func withoutImages(msgs []provider.Message) ([]provider.Message, int) {
+	n := 0
+	out := make([]provider.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = provider.Message{Role: m.Role, Parts: make([]provider.Part, len(m.Parts))}
+		for j, p := range m.Parts {
+			switch {
+			case p.Image != nil:
+				n++
+				p = provider.TextPart(droppedImage)
+			case p.Result != nil && len(p.Result.Images) > 0:
+				n += len(p.Result.Images)
+				r := *p.Result
+				r.Content = strings.TrimSuffix(r.Content, "\n") + "\n" + strings.Repeat(droppedImage+"\n", len(r.Images))
+				r.Images = nil
+				p.Result = &r
+			}
+			out[i].Parts[j] = p
+		}
+	}
+	return out, n
+}
+
+// droppedImage stands where compaction took an image out.
+const droppedImage = "[image dropped to save context; read the file again to see it]"
 
 // splitKept returns where the verbatim tail of view starts: at a turn
 // boundary (a message that is not a tool result), as early as the
@@ -447,6 +513,7 @@ func cut(s string, n int) string {
 func (s *Session) elide(old []provider.Message, budget int) ([]provider.Message, string) {
 	// An earlier compaction's facts are restated by the new one.
 	old = slices.DeleteFunc(slices.Clone(old), isFacts)
+	old, _ = withoutImages(old)
 	out := make([]provider.Message, len(old))
 	for i, m := range old {
 		out[i] = provider.Message{Role: m.Role, Parts: make([]provider.Part, len(m.Parts))}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,11 @@ type Config struct {
 	// session's Files (edit and workspace tools); the session adds its
 	// own (plan, questions, submit, subagents) and builds its registry.
 	Impls map[string]tools.BuildFunc
+	// Background is the set run_commands starts background commands in
+	// (the impls were made with tools.BackgroundCommands of it); the
+	// session owns it and kills what runs there when it closes. Nil
+	// means none.
+	Background *tools.Background
 	// Extra returns the dynamic tools (MCP servers' tools, configured
 	// subagents) at each model request, since MCP servers come and go;
 	// nil means none.
@@ -628,13 +634,36 @@ func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.To
 	msg := provider.Message{Role: provider.RoleTool}
 	ends := false
 	for _, r := range results {
-		msg.Parts = append(msg.Parts, provider.ResultPart(provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}))
+		tr := provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}
+		tr.Content, tr.Images = s.resultImages(tr.Content, r.Result.Images)
+		msg.Parts = append(msg.Parts, provider.ResultPart(tr))
 		if r.Result.EndsTurn && r.State == StateSuccess {
 			ends = true
 		}
 	}
 	s.appendHistory(msg)
 	return ends
+}
+
+// resultImages is how the images a call returned enter the history: as
+// they are for a model that takes images, as a note in the result's text
+// for one that does not.
+func (s *Session) resultImages(content string, images []tools.Image) (string, []provider.Image) {
+	if len(images) == 0 {
+		return content, nil
+	}
+	if p := s.cfg.Provider; p != nil && !provider.SeesImages(p.Name(), p.Model()) {
+		what := "image not shown"
+		if len(images) > 1 {
+			what = fmt.Sprintf("%d images not shown", len(images))
+		}
+		return strings.TrimSuffix(content, "\n") + fmt.Sprintf("\n[%s: the model %s does not accept images]\n", what, p.Model()), nil
+	}
+	out := make([]provider.Image, len(images))
+	for i, im := range images {
+		out[i] = provider.Image{MIMEType: im.MIMEType, Data: base64.StdEncoding.EncodeToString(im.Data)}
+	}
+	return content, out
 }
 
 // mayChange reports whether a call of the named tool can change files:
@@ -757,9 +786,10 @@ func (s *Session) flush() {
 	}
 }
 
-// Close flushes and closes the session's history; an error is told to
-// the user as well as returned.
+// Close stops the session's background commands and flushes and closes
+// its history; an error is told to the user as well as returned.
 func (s *Session) Close() error {
+	s.cfg.Background.Close()
 	if s.cfg.Log == nil {
 		return nil
 	}
@@ -798,6 +828,7 @@ func (s *Session) toolContext(mode string) tools.Context {
 	if s.cfg.Skills != nil {
 		ctx.Skills = s.cfg.Skills()
 	}
+	ctx.Background = s.cfg.Background.Len() > 0
 	return ctx
 }
 
@@ -904,13 +935,8 @@ func (r readOnlyCommands) Build(raw json.RawMessage) (tools.Invocation, error) {
 		Commands []string `json:"commands"`
 	}
 	if json.Unmarshal(raw, &a) == nil {
-		for i, c := range a.Commands {
-			if why := tools.WhyNotReadOnly(c); why != "" {
-				return nil, &tools.ValidationError{Tool: tools.NameRunCommands, Problems: []tools.Problem{{
-					Path:    fmt.Sprintf("commands[%d]", i),
-					Message: "not allowed in plan mode, which only runs commands that change nothing: " + why,
-				}}}
-			}
+		if err := tools.ReadOnlyRefusal(a.Commands); err != nil {
+			return nil, err
 		}
 	}
 	return r.Tool.Build(raw)
@@ -937,6 +963,7 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 		} `json:"requests"`
 		Skill  string `json:"skill"`
 		Prompt string `json:"prompt"`
+		ID     string `json:"id"` // a background command's
 	}
 	json.Unmarshal(args, &a)
 	var arg string
@@ -958,6 +985,8 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 		arg = a.Skill
 	case a.Prompt != "":
 		arg = tools.ShortTitle(a.Prompt)
+	case a.ID != "":
+		arg = a.ID
 	}
 	if arg != "" {
 		title += " " + tools.ShortTitle(arg)

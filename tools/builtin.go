@@ -19,6 +19,8 @@ const (
 	NameSearchCodebase      = "search_codebase"
 	NameListCodeDefinitions = "list_code_definitions"
 	NameRunCommands         = "run_commands"
+	NameReadCommandOutput   = "read_command_output"
+	NameStopCommand         = "stop_command"
 	NameEditor              = "editor"
 	NameReplaceInFile       = "replace_in_file"
 	NameApplyPatch          = "apply_patch"
@@ -62,6 +64,10 @@ func builtinTable() []builtinMeta {
 		{NameSearchCodebase, "Search", KindSearch, true, nil},
 		{NameListCodeDefinitions, "List definitions", KindRead, true, nil},
 		{NameRunCommands, "Run commands", KindExecute, false, nil},
+		// Offered only while the session has background commands, so
+		// that a session that starts none pays nothing for them.
+		{NameReadCommandOutput, "Command output", KindRead, true, hasBackground},
+		{NameStopCommand, "Stop command", KindOther, true, hasBackground},
 		{NameEditor, "Edit", KindEdit, false, notApplyPatch},
 		{NameReplaceInFile, "Replace in file", KindEdit, false, notApplyPatch},
 		{NameApplyPatch, "Apply patch", KindEdit, false, func(c Context) bool { return c.ApplyPatch }},
@@ -78,6 +84,8 @@ func builtinTable() []builtinMeta {
 		{NameAccessMCPResource, "MCP resource", KindRead, false, func(c Context) bool { return c.HasMCP }},
 	}
 }
+
+func hasBackground(c Context) bool { return c.Background }
 
 // BuiltinNames lists the built-in tools' names in BuiltinSpecs' order,
 // without building their specs (which reads and compacts every schema):

@@ -50,7 +50,7 @@ func (g Group) Tools() []string {
 	case GroupSearch:
 		return []string{NameSearchCodebase}
 	case GroupCommands:
-		return []string{NameRunCommands}
+		return []string{NameRunCommands, NameReadCommandOutput, NameStopCommand}
 	case GroupWeb:
 		return []string{NameFetchWebContent}
 	case GroupEditor:

@@ -30,6 +30,11 @@ func TestPresetsPerMode(t *testing.T) {
 			"search_codebase", "run_commands", "fetch_web_content", "apply_patch", "write_to_file", "ask_question",
 			"spawn_agent", "update_plan"}},
 		{ModeSearch, Context{Subagent: true}, []string{"read_files", "list_files", "list_code_definitions", "search_codebase"}},
+		// The tools that reach background commands come with the first one.
+		{ModeMinimal, Context{Background: true}, []string{"run_commands", "read_command_output", "stop_command", "spawn_agent"}},
+		{ModePlan, Context{Background: true}, []string{"read_files", "list_files", "list_code_definitions", "search_codebase",
+			"run_commands", "read_command_output", "stop_command", "fetch_web_content", "ask_question", "spawn_agent",
+			"plan_mode_respond", "update_plan"}},
 	}
 	r := builtinRegistry(t)
 	for _, c := range cases {

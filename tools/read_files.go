@@ -89,6 +89,7 @@ func (c *readFilesCall) Describe(context.Context) Description {
 // its place, and the call is an error only when no file could be read.
 func (c *readFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
 	var b strings.Builder
+	var images []Image
 	failed := 0
 	for i, t := range c.targets {
 		if err := ctx.Err(); err != nil {
@@ -97,24 +98,28 @@ func (c *readFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		section, ok := c.readOne(ctx, t)
+		section, img, ok := c.readOne(ctx, t)
 		if !ok {
 			failed++
 		}
+		if img != nil {
+			images = append(images, *img)
+		}
 		b.WriteString(section)
 	}
-	return Result{Content: b.String(), IsError: failed == len(c.targets)}, nil
+	return Result{Content: b.String(), IsError: failed == len(c.targets), Images: images}, nil
 }
 
-// readOne renders one file, or its error; ok is false for an error.
-func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string, bool) {
+// readOne renders one file, or its error; ok is false for an error. A
+// picture comes back as an image, which the section names.
+func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string, *Image, bool) {
 	files := c.env.files
 	if t.err != nil {
-		return fmt.Sprintf("File: %s — error: %v\n", t.item.Path, t.err), false
+		return fmt.Sprintf("File: %s — error: %v\n", t.item.Path, t.err), nil, false
 	}
 	name := files.Display(t.abs)
-	fail := func(format string, args ...any) (string, bool) {
-		return fmt.Sprintf("File: %s — error: %s\n", name, fmt.Sprintf(format, args...)), false
+	fail := func(format string, args ...any) (string, *Image, bool) {
+		return fmt.Sprintf("File: %s — error: %s\n", name, fmt.Sprintf(format, args...)), nil, false
 	}
 	disk, err := files.Disk()
 	if err != nil {
@@ -124,15 +129,20 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 	// stat of the path: the path may be swapped between the two.
 	if f, fi, err := disk.Open(t.abs); err == nil {
 		defer f.Close()
-		if kind, binary := readFilesSniff(f); binary {
-			return fmt.Sprintf("File: %s — %s, %s: not shown as text\n", name, kind, wsSize(fi.Size())), true
+		head := readFilesHead(f)
+		if mime, ok := SniffImage(head); ok {
+			return readFilesImage(f, name, mime, fi.Size())
+		}
+		if kind, binary := readFilesSniff(head); binary {
+			return fmt.Sprintf("File: %s — %s, %s: not shown as text\n", name, kind, wsSize(fi.Size())), nil, true
 		}
 		if fi.Size() > workspace.DefaultMaxReadBytes {
 			// Too big to hold whole: read the requested lines from disk.
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return fail("%s", readFilesErrText(err))
 			}
-			return c.readLarge(ctx, t, f, name, fi.Size())
+			text, ok := c.readLarge(ctx, t, f, name, fi.Size())
+			return text, nil, ok
 		}
 	} else if nr := (*workspace.NotRegularFileError)(nil); errors.As(err, &nr) {
 		if nr.Mode.IsDir() {
@@ -153,7 +163,7 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 	sample := ft.Text[:min(len(ft.Text), readFilesSniffBytes)]
 	if binary, _ := workspace.SniffBinary([]byte(sample)); binary {
 		return fmt.Sprintf("File: %s — binary content (%s), %s: not shown as text\n",
-			name, http.DetectContentType([]byte(sample)), wsSize(int64(len(ft.Text)))), true
+			name, http.DetectContentType([]byte(sample)), wsSize(int64(len(ft.Text)))), nil, true
 	}
 	lines := readFilesSplit(ft.Text)
 	text, from, to, ok := readFilesRender(func(yield func(int, string) bool) {
@@ -170,7 +180,27 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 		// The model has now seen the whole current text.
 		files.Seen(t.abs, ft.Text)
 	}
-	return readFilesHeader(name, t.item, from, to, len(lines)) + text, true
+	return readFilesHeader(name, t.item, from, to, len(lines)) + text, nil, true
+}
+
+// readFilesImage reads a picture whole from its opened file, up to
+// MaxImageBytes; a larger one is named but not sent.
+func readFilesImage(f io.ReadSeeker, name, mime string, size int64) (string, *Image, bool) {
+	tooBig := fmt.Sprintf("File: %s — an image (%s), %s: over the %d MiB an image may be, not shown\n", name, mime, wsSize(size), MaxImageBytes>>20)
+	if size > MaxImageBytes {
+		return tooBig, nil, true
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Sprintf("File: %s — error: %s\n", name, readFilesErrText(err)), nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	if err != nil {
+		return fmt.Sprintf("File: %s — error: %s\n", name, readFilesErrText(err)), nil, false
+	}
+	if len(data) > MaxImageBytes { // it grew since it was opened
+		return tooBig, nil, true
+	}
+	return fmt.Sprintf("File: %s — an image (%s, %s)\n", name, mime, wsSize(int64(len(data)))), &Image{MIMEType: mime, Data: data}, true
 }
 
 // readLarge shows the requested lines of a file too large to read whole,
@@ -301,12 +331,18 @@ func readFilesSplit(text string) []string {
 	return lines
 }
 
-// readFilesSniff looks at the start of an opened file and reports what
-// it is when it is not text: an image, an archive, other binary data.
-func readFilesSniff(f io.Reader) (kind string, binary bool) {
+// readFilesHead reads the start of an opened file, what decides how it
+// is shown.
+func readFilesHead(f io.Reader) []byte {
 	buf := make([]byte, readFilesSniffBytes)
 	n, _ := io.ReadFull(f, buf)
-	buf = buf[:n]
+	return buf[:n]
+}
+
+// readFilesSniff looks at the start of a file that is not a picture
+// models take and reports what it is when it is not text: another image
+// format, an archive, other binary data.
+func readFilesSniff(buf []byte) (kind string, binary bool) {
 	mime := http.DetectContentType(buf)
 	if strings.HasPrefix(mime, "image/") && !bytes.Contains(buf[:min(len(buf), 512)], []byte("<svg")) {
 		return "an image (" + mime + ")", true

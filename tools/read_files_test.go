@@ -26,12 +26,13 @@ func TestReadFilesSeveralWithErrors(t *testing.T) {
 		"dir/b.txt":   "b",
 		"empty.txt":   "",
 		"img.png":     "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("\x00", 100),
+		"icon.bmp":    "BM" + strings.Repeat("\x00", 100),
 		"blob.bin":    "data\x00\x01\x02more",
 		"nonl.txt":    "no final newline",
 		"unicode.txt": "héllo wörld\n",
 	})
 	args := `{"files":[{"path":"a.go"},{"path":"missing.go"},{"path":"dir"},{"path":"../outside.txt"},
-		{"path":"img.png"},{"path":"blob.bin"},{"path":"crlf.txt"},{"path":"empty.txt"},{"path":"nonl.txt"},
+		{"path":"img.png"},{"path":"icon.bmp"},{"path":"blob.bin"},{"path":"crlf.txt"},{"path":"empty.txt"},{"path":"nonl.txt"},
 		{"path":"unicode.txt"},{"path":"/etc/passwd"}]}`
 	res := wsRun(t, files, tools.NameReadFiles, args)
 	if res.IsError {
@@ -43,7 +44,8 @@ func TestReadFilesSeveralWithErrors(t *testing.T) {
 		"File: dir — error: it is a folder, not a file; use list_files",
 		"File: ../outside.txt — error: ",
 		"out of the workspace",
-		"File: img.png — an image (image/png), 116 bytes: not shown as text",
+		"File: img.png — an image (image/png, 116 bytes)\n",
+		"File: icon.bmp — an image (image/bmp), 102 bytes: not shown as text",
 		"File: blob.bin — a binary file (",
 		"File: crlf.txt (2 lines)\n1 | one\n2 | two\n",
 		"File: empty.txt (empty)\n",
@@ -171,4 +173,67 @@ func TestReadFilesLargeFileFromDisk(t *testing.T) {
 	res := wsRun(t, files, tools.NameReadFiles, `{"files":[{"path":"huge.log","start_line":100000,"end_line":100002}]}`)
 	wsWant(t, res.Content, "huge.log [", "MB, read from disk] — showing lines 100000–100002 of 110000\n",
 		"100000 | 100000 "+row+"\n100001 | 100001 ", "100002 | 100002 ")
+}
+
+// Smallest headers of each format models take, padded past the sniffer's
+// minimum.
+var imageHeads = map[string]string{
+	"image/png":  "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00",
+	"image/jpeg": "\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+	"image/gif":  "GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff",
+	"image/webp": "RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00",
+}
+
+// TestReadFilesReturnsImages: a picture in a format models take comes
+// back as an image of the bytes on disk, typed by its content whatever
+// its name; the text names it.
+func TestReadFilesReturnsImages(t *testing.T) {
+	tree := map[string]string{"logo.png": imageHeads["image/png"], "photo.jpg": imageHeads["image/jpeg"],
+		"anim.gif": imageHeads["image/gif"], "pic.webp": imageHeads["image/webp"],
+		"misnamed.png": imageHeads["image/jpeg"], // a JPEG called .png
+		"fake.png":     "not a picture at all\n",
+		"broken.webp":  "RIFF\x1a\x00\x00\x00WEBPJUNK\x0d\x00\x00\x00",
+	}
+	files := wsTree(t, tree)
+	res := wsRun(t, files, tools.NameReadFiles, `{"files":[{"path":"logo.png"},{"path":"photo.jpg"},{"path":"anim.gif"},
+		{"path":"pic.webp"},{"path":"misnamed.png"},{"path":"fake.png"},{"path":"broken.webp"}]}`)
+	want := []struct{ name, mime string }{{"logo.png", "image/png"}, {"photo.jpg", "image/jpeg"}, {"anim.gif", "image/gif"},
+		{"pic.webp", "image/webp"}, {"misnamed.png", "image/jpeg"}}
+	if len(res.Images) != len(want) {
+		t.Fatalf("%d images, want %d:\n%s", len(res.Images), len(want), res.Content)
+	}
+	for i, w := range want {
+		if res.Images[i].MIMEType != w.mime || string(res.Images[i].Data) != tree[w.name] {
+			t.Errorf("image %d = %s, %d bytes; want %s, the bytes of %s", i, res.Images[i].MIMEType, len(res.Images[i].Data), w.mime, w.name)
+		}
+		wsWant(t, res.Content, fmt.Sprintf("File: %s — an image (%s, %d bytes)\n", w.name, w.mime, len(tree[w.name])))
+	}
+	wsWant(t, res.Content, "File: fake.png (1 line)\n1 | not a picture at all\n", "File: broken.webp — a binary file")
+}
+
+// TestReadFilesImageCap: a picture over MaxImageBytes is named, with the
+// cap, and not sent.
+func TestReadFilesImageCap(t *testing.T) {
+	big := imageHeads["image/png"] + strings.Repeat("\x00", tools.MaxImageBytes)
+	files := wsTree(t, map[string]string{"huge.png": big})
+	res := wsRun(t, files, tools.NameReadFiles, `{"files":[{"path":"huge.png"}]}`)
+	if len(res.Images) != 0 || res.IsError {
+		t.Errorf("an image over the cap was sent (%d images) or failed the call", len(res.Images))
+	}
+	wsWant(t, res.Content, "File: huge.png — an image (image/png), 5.0 MB: over the 5 MiB an image may be, not shown\n")
+}
+
+func TestSniffImageWantsTheHeader(t *testing.T) {
+	for mime, head := range imageHeads {
+		if got, ok := tools.SniffImage([]byte(head)); !ok || got != mime {
+			t.Errorf("SniffImage(%s header) = %q, %v", mime, got, ok)
+		}
+		// Cut before the header's fixed fields end: the magic alone is not enough.
+		if _, ok := tools.SniffImage([]byte(head[:8])); ok && mime != "image/jpeg" {
+			t.Errorf("SniffImage(%s magic only) accepted it", mime)
+		}
+	}
+	if _, ok := tools.SniffImage([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rJUNK\x00\x00")); ok {
+		t.Error("SniffImage accepted a PNG signature without its IHDR chunk")
+	}
 }

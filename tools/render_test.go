@@ -399,6 +399,22 @@ func TestActModeToolSize(t *testing.T) {
 			t.Errorf("%s: act mode tools take %d characters, over the 7,000 budget", f, n)
 		}
 	}
+	// While background commands run, their two tools join the list: a
+	// cost only the sessions that start one pay.
+	p, _ := PresetFor(ModeAct)
+	ctx := renderCtx()
+	ctx.Background = true
+	withBg := builtinRegistry(t).Enabled(p, ctx)
+	if len(withBg) != len(tools)+2 {
+		t.Fatalf("%d tools with background commands, want %d", len(withBg), len(tools)+2)
+	}
+	for _, f := range formats {
+		out, err := Render(f, withBg, ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("act mode with background commands, %d tools, %s: %d characters", len(withBg), f, len([]rune(string(out))))
+	}
 }
 
 func BenchmarkRenderActTools(b *testing.B) {

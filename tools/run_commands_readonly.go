@@ -9,6 +9,27 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// ReadOnlyRefusal is plan mode's refusal of run_commands calls, foreground
+// or background alike: a *ValidationError naming each of commands that
+// WhyNotReadOnly does not accept, and why, or nil when it accepts them
+// all. The session asks it before anything is asked or run.
+func ReadOnlyRefusal(commands []string) error {
+	var probs []Problem
+	for i, cmd := range commands {
+		if why := WhyNotReadOnly(cmd); why != "" {
+			probs = append(probs, Problem{Path: fmt.Sprintf("commands[%d]", i), Message: fmt.Sprintf(
+				"not allowed in plan mode, which runs only commands that change no files, and %q may (%s). "+
+					"Read-only commands include ls, cat, head, grep, rg, find (without -exec or -delete), "+
+					"git status/log/diff/show, go list/vet/doc; no output redirection to files. "+
+					"Changing files needs act mode.", cmd, why)})
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &ValidationError{Tool: NameRunCommands, Problems: probs}
+}
+
 // WhyNotReadOnly returns "" when a shell command line looks like it
 // changes no files, and otherwise the reason it may: a program that is not
 // on the read-only list, an option that makes a listed program write

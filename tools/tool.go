@@ -63,6 +63,9 @@ type Context struct {
 	// ApplyPatch selects apply_patch instead of editor and replace_in_file,
 	// for models trained on that patch grammar (see TrainedOnApplyPatch).
 	ApplyPatch bool
+	// Background: the session holds background commands, so the tools
+	// that read and stop them are offered (Background.Len).
+	Background bool
 }
 
 // Spec describes a tool to the registry, the converters and the model.
@@ -160,6 +163,9 @@ type Result struct {
 	IsError bool
 	// Edits lists the files an edit call changed, for cline/diff.
 	Edits []FileEdit
+	// Images are images for the model to see (read_files on a picture),
+	// in the order Content names them.
+	Images []Image
 	// EndsTurn asks the turn loop to stop once this result is recorded:
 	// submit_and_exit sets it, and plan_mode_respond unless the model said
 	// it needs more exploration. The loop keys on results, not tool names.

@@ -27,21 +27,14 @@ const (
 type WorkspaceOption func(*workspaceConfig)
 
 type workspaceConfig struct {
-	readOnlyCommands bool
-	shell            string
-	commandTimeout   time.Duration
-	commandEnv       []string
-	hiddenEnv        []string
-	httpClient       *http.Client
-	fetchTimeout     time.Duration
-	fetchMaxBytes    int64
-}
-
-// ReadOnlyCommands makes run_commands refuse, before asking or running
-// anything, every command that WhyNotReadOnly does not accept: plan mode
-// (Preset.ReadOnlyCommands) explores without changing files.
-func ReadOnlyCommands(on bool) WorkspaceOption {
-	return func(c *workspaceConfig) { c.readOnlyCommands = on }
+	shell          string
+	commandTimeout time.Duration
+	commandEnv     []string
+	hiddenEnv      []string
+	httpClient     *http.Client
+	fetchTimeout   time.Duration
+	fetchMaxBytes  int64
+	background     *Background
 }
 
 // CommandShell sets the shell run_commands runs commands with (as
@@ -68,6 +61,14 @@ func CommandEnv(env []string) WorkspaceOption {
 // names: the configured provider's apiKeyEnv.
 func HideEnv(names ...string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.hiddenEnv = append(c.hiddenEnv, names...) }
+}
+
+// BackgroundCommands lets run_commands start commands in the background
+// (background: true) in set, which read_command_output and stop_command
+// then reach; without it such a call is refused. The session that owns
+// set closes it.
+func BackgroundCommands(set *Background) WorkspaceOption {
+	return func(c *workspaceConfig) { c.background = set }
 }
 
 // FetchClient sets the HTTP client fetch_web_content uses (a client with
@@ -98,12 +99,13 @@ func FetchLimits(timeout time.Duration, maxBytes int64) WorkspaceOption {
 // Files they read come from files.Read, so a file open in the editor is
 // read with its unsaved text. Merge the map with the edit tools':
 //
-//	impls := tools.WorkspaceTools(files, tools.ReadOnlyCommands(preset.ReadOnlyCommands))
+//	impls := tools.WorkspaceTools(files, tools.HideEnv(keyVar))
 //	maps.Copy(impls, tools.EditTools(files))
 //	err := registry.RegisterBuiltins(impls)
 //
-// The tools hold no state between calls, so making a second set for
-// another mode (plan's read-only commands) is cheap.
+// The tools hold no state between calls but the background commands of
+// the set BackgroundCommands gives, so making a second set for another
+// mode is cheap.
 func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 	env := &wsEnv{files: files, cfg: workspaceConfig{
 		commandTimeout: DefaultCommandTimeout,
@@ -120,6 +122,8 @@ func WorkspaceTools(files Files, opts ...WorkspaceOption) map[string]BuildFunc {
 		NameRunCommands:         Typed(env.buildRunCommands),
 		NameListCodeDefinitions: Typed(env.buildListCodeDefinitions),
 		NameFetchWebContent:     Typed(env.buildFetchWebContent),
+		NameReadCommandOutput:   Typed(env.buildReadCommandOutput),
+		NameStopCommand:         Typed(env.buildStopCommand),
 	}
 }
 

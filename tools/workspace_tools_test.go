@@ -89,7 +89,8 @@ func wsShort(s string) string {
 func TestWorkspaceToolsCoverTheirBuiltins(t *testing.T) {
 	impls := tools.WorkspaceTools(wsTree(t, nil))
 	want := []string{tools.NameReadFiles, tools.NameListFiles, tools.NameSearchCodebase,
-		tools.NameListCodeDefinitions, tools.NameRunCommands, tools.NameFetchWebContent}
+		tools.NameListCodeDefinitions, tools.NameRunCommands, tools.NameFetchWebContent,
+		tools.NameReadCommandOutput, tools.NameStopCommand}
 	for _, name := range want {
 		if impls[name] == nil {
 			t.Errorf("no implementation of %s", name)
