@@ -129,6 +129,9 @@ type Session struct {
 	titled  bool                          // the first prompt has set the title (a loaded session has had its first prompt)
 	running context.CancelFunc            // the turn in flight, if any
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
+	// idle, made by WaitIdle while work runs, is closed when the last of
+	// it ends (running nil, no calls): see workEndedLocked.
+	idle chan struct{}
 	instr   string                        // the instruction text of the turn in flight
 	nextID  int
 	// toldNotSaved is set once the user was told the history fails to save.
@@ -248,14 +251,26 @@ func (s *Session) Cancel() {
 // WaitIdle waits until no turn and no editor call of the session runs
 // (after Cancel, say).
 func (s *Session) WaitIdle() {
-	for {
-		s.mu.Lock()
-		idle := s.running == nil && len(s.calls) == 0
+	s.mu.Lock()
+	if s.running == nil && len(s.calls) == 0 {
 		s.mu.Unlock()
-		if idle {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+		return
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	<-idle
+}
+
+// workEndedLocked wakes WaitIdle's callers once no turn and no editor
+// call runs. Every place that ends a turn or a call calls it, with s.mu
+// held.
+func (s *Session) workEndedLocked() {
+	if s.running == nil && len(s.calls) == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
 	}
 }
 
@@ -314,6 +329,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	defer func() {
 		s.mu.Lock()
 		s.running = nil
+		s.workEndedLocked()
 		s.mu.Unlock()
 	}()
 	s.persist(Record{Type: RecordMessage, Message: &user})
@@ -614,6 +630,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	defer func() {
 		s.mu.Lock()
 		delete(s.calls, id)
+		s.workEndedLocked()
 		s.mu.Unlock()
 	}()
 	return s.schedule(ctx, s.Mode(), []provider.ToolCall{{ID: id, Name: name, Args: args}})[0]
