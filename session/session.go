@@ -131,9 +131,9 @@ type Session struct {
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
 	// idle, made by WaitIdle while work runs, is closed when the last of
 	// it ends (running nil, no calls): see workEndedLocked.
-	idle chan struct{}
-	instr   string                        // the instruction text of the turn in flight
-	nextID  int
+	idle   chan struct{}
+	instr  string // the instruction text of the turn in flight
+	nextID int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
 	// lastPrompt and edited are facts every compaction keeps.
