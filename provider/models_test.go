@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 func TestContextWindow(t *testing.T) {
@@ -115,5 +117,30 @@ func TestEstimateTokens(t *testing.T) {
 	withCall.Messages = append(withCall.Messages, Message{Role: RoleAssistant, Parts: []Part{CallPart(ToolCall{ID: "1", Name: "editor", Args: args})}})
 	if d := EstimateTokens(withCall) - got; d < len(args)/4 {
 		t.Errorf("a tool call adds %d tokens, want more than %d", d, len(args)/4)
+	}
+}
+
+func TestFamily(t *testing.T) {
+	for model, want := range map[string]tools.Family{
+		"claude-sonnet-4-5-20250929": tools.FamilyNextGen,
+		"anthropic/claude-opus-4.5":  tools.FamilyNextGen,
+		"gpt-5":                      tools.FamilyNextGen,
+		"gemini-2.5-pro":             tools.FamilyNextGen,
+		"qwen2.5-coder:7b":           tools.FamilyXS,
+		"llama-3.2-3b-instruct":      tools.FamilyXS,
+		"deepseek-r1:1.5b":           tools.FamilyXS,
+		"mistral-nemo-12B":           tools.FamilyXS,
+		"qwen2.5-coder:32b":          tools.FamilyGeneric, // too big for the shortest prompt
+		"gpt-oss-20b":                tools.FamilyGeneric,
+		"gpt-4o-mini":                tools.FamilyGeneric,
+		"claude-3-5-haiku-20241022":  tools.FamilyGeneric,
+		"gemini-2.5-flash":           tools.FamilyGeneric,
+		"some-local-model":           tools.FamilyGeneric,
+		"gpt-5-mini":                 tools.FamilyGeneric,
+		"":                           tools.FamilyGeneric,
+	} {
+		if got := Family(model); got != want {
+			t.Errorf("Family(%q) = %s, want %s", model, got, want)
+		}
 	}
 }

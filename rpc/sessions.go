@@ -105,6 +105,15 @@ func (s *Server) redact(text string) string {
 	return text
 }
 
+// modelFamily is the prompt and tool family of a session's model
+// (provider.Family); generic while there is no model.
+func modelFamily(p provider.Provider) tools.Family {
+	if p == nil {
+		return tools.FamilyGeneric
+	}
+	return provider.Family(p.Model())
+}
+
 // secrets are the key values redaction scrubs: those of the secret
 // variables (proc.SecretValues), the one the settings name included.
 func (s *Server) secrets() []string {
@@ -202,7 +211,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Updates:   func(u session.Update) { s.sendUpdate(id, u) },
 		Log:       sp.log,
 		MaxTurns:  st.MaxTurns,
-		Family:    tools.FamilyGeneric,
+		Family:    modelFamily(prov),
 		Subagent:  subagent,
 		OpenBuffers: func() []string {
 			var out []string
