@@ -132,6 +132,7 @@ type Session struct {
 	// idle, made by WaitIdle while work runs, is closed when the last of
 	// it ends (running nil, no calls): see workEndedLocked.
 	idle   chan struct{}
+	shell  string // the shell commands run in, looked up once
 	instr  string // the instruction text of the turn in flight
 	nextID int
 	// toldNotSaved is set once the user was told the history fails to save.
@@ -170,7 +171,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.Updates == nil {
 		cfg.Updates = func(Update) {}
 	}
-	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(),
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(), shell: tools.ShellFor(""),
 		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
 		tokens: newTokens(cfg), meter: &meter{}}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
@@ -804,7 +805,7 @@ func (s *Session) notSaved(err error) {
 
 func (s *Session) toolContext(mode string) tools.Context {
 	ctx := tools.Context{
-		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: tools.ShellFor(""),
+		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: s.shell,
 		NativeTools: s.cfg.Provider != nil && s.cfg.Provider.NativeTools(), Subagent: s.cfg.Subagent,
 	}
 	if s.cfg.Provider != nil {

@@ -159,7 +159,7 @@ func New(r io.Reader, w io.WriteCloser, opts Options) *Client {
 		handlers: make(map[string]Handler),
 		arrived:  make(chan struct{}),
 	}
-	go c.read(bufio.NewReader(r))
+	go c.read(bufio.NewReaderSize(r, 64<<10)) // fewer hand-overs on a pipe when the server writes many frames at once
 	return c
 }
 
