@@ -175,15 +175,6 @@ func (c *Client) Handle(method string, h Handler) {
 	c.handlers[method] = h
 }
 
-// envelope is any JSON-RPC message as read.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc2.Error `json:"error"`
-}
-
 func (c *Client) read(r *bufio.Reader) {
 	defer close(c.done)
 	var err error
@@ -193,15 +184,19 @@ func (c *Client) read(r *bufio.Reader) {
 		if err != nil {
 			break
 		}
-		var m envelope
-		if json.Unmarshal(body, &m) != nil {
-			continue // not JSON: nothing to match it to
+		// The body is the frame's own: what the message holds may be kept.
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err != nil {
+			continue // not a JSON-RPC message: nothing to match it to
 		}
-		if m.Method == "" {
-			c.deliver(m)
-			continue
+		switch m := msg.(type) {
+		case *jsonrpc2.Response:
+			c.deliver(idJSON(m.ID()), json.RawMessage(m.Result()), m.Err())
+		case *jsonrpc2.Call:
+			c.received(Message{Method: m.Method(), Params: json.RawMessage(m.Params()), ID: idJSON(m.ID())})
+		case *jsonrpc2.Notification:
+			c.received(Message{Method: m.Method(), Params: json.RawMessage(m.Params())})
 		}
-		c.received(Message{Method: m.Method, Params: m.Params, ID: m.ID})
 	}
 	c.stop()
 	c.mu.Lock()
@@ -216,15 +211,30 @@ func (c *Client) read(r *bufio.Reader) {
 	c.handled.Wait()
 }
 
-// deliver hands a reply to the call waiting for it.
-func (c *Client) deliver(m envelope) {
-	c.mu.Lock()
-	ch := c.pending[string(m.ID)]
-	delete(c.pending, string(m.ID))
-	c.mu.Unlock()
-	if ch != nil {
-		ch <- response{result: m.Result, err: m.Error}
+// idJSON is a request id as it is written in JSON.
+func idJSON(id jsonrpc2.ID) json.RawMessage {
+	if n, ok := id.Number(); ok {
+		return strconv.AppendInt(nil, n, 10)
 	}
+	s, _ := id.StringValue()
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// deliver hands a reply to the call waiting for it.
+func (c *Client) deliver(id json.RawMessage, result json.RawMessage, err error) {
+	c.mu.Lock()
+	ch := c.pending[string(id)]
+	delete(c.pending, string(id))
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	r := response{result: result}
+	if err != nil && !errors.As(err, &r.err) {
+		r.err = &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: err.Error()}
+	}
+	ch <- r
 }
 
 // received keeps, observes and, for a request, answers a server message.
