@@ -34,7 +34,13 @@ type daemon struct {
 
 func startDaemon(t *testing.T, env ...string) *daemon {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
+	return startDaemonCmd(t, exec.Command(os.Args[0]), env...)
+}
+
+// startDaemonCmd is startDaemon with the command that runs the test
+// binary given (a wrapper that sets limits, say).
+func startDaemonCmd(t *testing.T, cmd *exec.Cmd, env ...string) *daemon {
+	t.Helper()
 	cmd.Env = append(os.Environ(), append(env, "CLINE_LS_TEST_DAEMON=1")...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 	"github.com/cline-ls/cline-ls/session"
@@ -137,16 +136,7 @@ func TestHistoryFlushFailureWarns(t *testing.T) {
 	// One 512-byte block: enough for the session file's first line, not
 	// for the turn. SIGXFSZ is ignored so the write fails instead of
 	// killing the daemon.
-	cmd := exec.Command("sh", "-c", `trap "" XFSZ; ulimit -f 1; exec "$0"`, os.Args[0])
-	cmd.Env = append(os.Environ(), "CLINE_LS_TEST_DAEMON=1")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := jsonrpcclient.New(out, in, jsonrpcclient.Options{})
-	t.Cleanup(func() { c.Close(); cmd.Process.Kill(); cmd.Wait() })
+	c := startDaemonCmd(t, exec.Command("sh", "-c", `trap "" XFSZ; ulimit -f 1; exec "$0"`, os.Args[0]))
 	init := map[string]any{"processId": nil, "rootUri": workspace.PathToURI(root), "capabilities": map[string]any{},
 		"initializationOptions": map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}}
 	if err := c.Call(ctx, "initialize", init, nil); err != nil {
