@@ -26,7 +26,10 @@ type Message = jsonrpcclient.Message
 // answers null.
 type RequestHandler = jsonrpcclient.Handler
 
-// Editor is a fake LSP client connected to a real server.
+// Editor is a fake LSP client connected to a real server. The connection
+// is the project's JSON-RPC client: Call, Notify, Handle, Messages, Await
+// and WriteRaw are its; the buffers and the answer to
+// workspace/applyEdit are the editor's.
 type Editor struct {
 	t      testing.TB
 	Server *rpc.Server
