@@ -2,7 +2,10 @@ package provider
 
 import (
 	"errors"
+	"strconv"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 // What the daemon knows about models it has not asked: how many tokens
@@ -46,6 +49,9 @@ type modelInfo struct {
 	window int
 	// Prices in US dollars per million tokens; zero when unknown.
 	input, output, cacheRead, cacheWrite float64
+	// nextGen marks the frontier models that get the terser next-gen
+	// prompt (tools.FamilyNextGen).
+	nextGen bool
 }
 
 // models lists the known families. Lookup takes the longest matching
@@ -55,9 +61,9 @@ type modelInfo struct {
 // not modelled). Figures as published by the vendors in late 2025.
 var models = []modelInfo{
 	// Anthropic: prompt-cache writes cost 1.25× input, reads 0.1×.
-	{prefix: "claude-opus-4-5", window: 200000, input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25},
-	{prefix: "claude-opus-4", window: 200000, input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75},
-	{prefix: "claude-sonnet-4", window: 200000, input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75},
+	{prefix: "claude-opus-4-5", window: 200000, input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, nextGen: true},
+	{prefix: "claude-opus-4", window: 200000, input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, nextGen: true},
+	{prefix: "claude-sonnet-4", window: 200000, input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, nextGen: true},
 	{prefix: "claude-3-7-sonnet", window: 200000, input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75},
 	{prefix: "claude-3-5-sonnet", window: 200000, input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75},
 	{prefix: "claude-haiku-4", window: 200000, input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25},
@@ -70,7 +76,7 @@ var models = []modelInfo{
 	// for writing. GPT-5 accepts 272k input tokens of its 400k.
 	{prefix: "gpt-5-mini", window: 272000, input: 0.25, output: 2, cacheRead: 0.025},
 	{prefix: "gpt-5-nano", window: 272000, input: 0.05, output: 0.4, cacheRead: 0.005},
-	{prefix: "gpt-5", window: 272000, input: 1.25, output: 10, cacheRead: 0.125},
+	{prefix: "gpt-5", window: 272000, input: 1.25, output: 10, cacheRead: 0.125, nextGen: true},
 	{prefix: "gpt-4.1-mini", window: 1047576, input: 0.4, output: 1.6, cacheRead: 0.1},
 	{prefix: "gpt-4.1-nano", window: 1047576, input: 0.1, output: 0.4, cacheRead: 0.025},
 	{prefix: "gpt-4.1", window: 1047576, input: 2, output: 8, cacheRead: 0.5},
@@ -86,12 +92,12 @@ var models = []modelInfo{
 	{prefix: "codex-mini", window: 200000, input: 1.5, output: 6, cacheRead: 0.375},
 
 	// Gemini: cached input at the context-caching rate.
-	{prefix: "gemini-2.5-pro", window: 1048576, input: 1.25, output: 10, cacheRead: 0.125},
+	{prefix: "gemini-2.5-pro", window: 1048576, input: 1.25, output: 10, cacheRead: 0.125, nextGen: true},
 	{prefix: "gemini-2.5-flash-lite", window: 1048576, input: 0.1, output: 0.4, cacheRead: 0.01},
 	{prefix: "gemini-2.5-flash", window: 1048576, input: 0.3, output: 2.5, cacheRead: 0.03},
 	{prefix: "gemini-2.0-flash", window: 1048576, input: 0.1, output: 0.4, cacheRead: 0.025},
 	{prefix: "gemini-1.5-pro", window: 2097152},
-	{prefix: "gemini-3-pro", window: 1048576, input: 2, output: 12, cacheRead: 0.2},
+	{prefix: "gemini-3-pro", window: 1048576, input: 2, output: 12, cacheRead: 0.2, nextGen: true},
 	{prefix: "gemini", window: 1048576},
 }
 
@@ -112,6 +118,45 @@ func lookupModel(model string) (modelInfo, bool) {
 		}
 	}
 	return best, found
+}
+
+// smallModel is the largest parameter count, in billions, that a model id
+// may name for the xs prompt.
+const smallModel = 14
+
+// Family returns the prompt and tool family for a model: next-gen for the
+// frontier models the table marks, xs for small models (an id that names
+// at most 14 billion parameters, "qwen2.5-coder:7b", "llama-3.2-3b",
+// which in practice run locally), generic for the rest. It is the one
+// place that decides it.
+func Family(model string) tools.Family {
+	if n, ok := paramBillions(model); ok && n <= smallModel {
+		return tools.FamilyXS
+	}
+	if m, ok := lookupModel(model); ok && m.nextGen {
+		return tools.FamilyNextGen
+	}
+	return tools.FamilyGeneric
+}
+
+// paramBillions finds a parameter count in a model id: a number followed
+// by "b" standing as its own part of the id ("7b", "1.5b", "8B"), the
+// parts being split at anything but letters, digits and dots.
+func paramBillions(model string) (float64, bool) {
+	id := strings.ToLower(model)
+	parts := strings.FieldsFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.')
+	})
+	for _, p := range parts {
+		num, ok := strings.CutSuffix(p, "b")
+		if !ok || num == "" || strings.Trim(num, "0123456789.") != "" {
+			continue
+		}
+		if n, err := strconv.ParseFloat(num, 64); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // isLocal reports whether a provider name is a locally run server.

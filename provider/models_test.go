@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 func TestContextWindow(t *testing.T) {
@@ -131,5 +133,30 @@ func TestEstimateCountsImages(t *testing.T) {
 	prompt.Messages[0].Parts = prompt.Messages[0].Parts[:1]
 	if d := EstimateTokens(imageRequest()) - EstimateTokens(prompt); d != imageTokens {
 		t.Errorf("a prompt's image adds %d tokens to the estimate, want %d", d, imageTokens)
+	}
+}
+
+func TestFamily(t *testing.T) {
+	for model, want := range map[string]tools.Family{
+		"claude-sonnet-4-5-20250929": tools.FamilyNextGen,
+		"anthropic/claude-opus-4.5":  tools.FamilyNextGen,
+		"gpt-5":                      tools.FamilyNextGen,
+		"gemini-2.5-pro":             tools.FamilyNextGen,
+		"qwen2.5-coder:7b":           tools.FamilyXS,
+		"llama-3.2-3b-instruct":      tools.FamilyXS,
+		"deepseek-r1:1.5b":           tools.FamilyXS,
+		"mistral-nemo-12B":           tools.FamilyXS,
+		"qwen2.5-coder:32b":          tools.FamilyGeneric, // too big for the shortest prompt
+		"gpt-oss-20b":                tools.FamilyGeneric,
+		"gpt-4o-mini":                tools.FamilyGeneric,
+		"claude-3-5-haiku-20241022":  tools.FamilyGeneric,
+		"gemini-2.5-flash":           tools.FamilyGeneric,
+		"some-local-model":           tools.FamilyGeneric,
+		"gpt-5-mini":                 tools.FamilyGeneric,
+		"":                           tools.FamilyGeneric,
+	} {
+		if got := Family(model); got != want {
+			t.Errorf("Family(%q) = %s, want %s", model, got, want)
+		}
 	}
 }

@@ -164,12 +164,12 @@ func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
 			d := startDaemon(t)
 			init := map[string]any{"processId": nil, "rootUri": "file://" + root, "capabilities": map[string]any{},
 				"initializationOptions": map[string]any{"approvals": map[string]any{"execute": "allow"}, "stateDir": t.TempDir()}}
-			if err := d.call(ctx, "initialize", init, nil); err != nil {
+			if err := d.Call(ctx, "initialize", init, nil); err != nil {
 				t.Fatal(err)
 			}
 			marker := bgMarker()
 			var res callResult
-			if err := d.call(ctx, "cline/callTool", map[string]any{"name": "run_commands", "arguments": map[string]any{
+			if err := d.Call(ctx, "cline/callTool", map[string]any{"name": "run_commands", "arguments": map[string]any{
 				"commands": []string{fmt.Sprintf("echo up; sleep %d", marker)}, "background": true}}, &res); err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
 			if end == "SIGKILL" {
 				d.cmd.Process.Signal(syscall.SIGKILL)
 			} else {
-				d.conn.Close() // closes the daemon's stdin
+				d.Close() // closes the daemon's stdin
 			}
 			d.cmd.Wait()
 			if !waitMarked(t, marker, false) {

@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 )
 
 func frame(body string) string {
-	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	return string(jsonrpcclient.Frame(jsonrpcclient.LSP, []byte(body)))
 }
 
 type syncWriter struct {
@@ -59,22 +59,8 @@ func (rs *rawSession) send(t *testing.T, s string) {
 // next reads one LSP frame from the server.
 func (rs *rawSession) next(t *testing.T) map[string]any {
 	t.Helper()
-	length := -1
-	for {
-		line, err := rs.out.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading header: %v", err)
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(rs.out, body); err != nil {
+	body, err := jsonrpcclient.ReadFrame(rs.out, jsonrpcclient.LSP)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -185,12 +171,12 @@ func TestACPDialectDetectedAndFramedByLines(t *testing.T) {
 	out := bufio.NewReader(outR)
 	readLine := func() map[string]any {
 		t.Helper()
-		line, err := out.ReadString('\n')
+		line, err := jsonrpcclient.ReadFrame(out, jsonrpcclient.ACP)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
+		if err := json.Unmarshal(line, &m); err != nil {
 			t.Fatalf("not one JSON message per line: %q", line)
 		}
 		return m

@@ -3,19 +3,15 @@ package rpc_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 )
 
@@ -32,28 +28,19 @@ func TestMain(m *testing.M) {
 
 // daemon is a daemon process and a client connection to it.
 type daemon struct {
-	cmd  *exec.Cmd
-	conn jsonrpc2.Conn
-
-	mu   sync.Mutex
-	msgs []rpcMessage
-	// onCall answers server requests; nil answers method-not-found.
-	onCall func(method string, params json.RawMessage) (any, error)
-}
-
-type rpcMessage struct {
-	Method string
-	Params json.RawMessage
-}
-
-type stdio struct {
-	io.Reader
-	io.WriteCloser
+	cmd *exec.Cmd
+	*jsonrpcclient.Client
 }
 
 func startDaemon(t *testing.T, env ...string) *daemon {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
+	return startDaemonCmd(t, exec.Command(os.Args[0]), env...)
+}
+
+// startDaemonCmd is startDaemon with the command that runs the test
+// binary given (a wrapper that sets limits, say).
+func startDaemonCmd(t *testing.T, cmd *exec.Cmd, env ...string) *daemon {
+	t.Helper()
 	cmd.Env = append(os.Environ(), append(env, "CLINE_LS_TEST_DAEMON=1")...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -61,52 +48,13 @@ func startDaemon(t *testing.T, env ...string) *daemon {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &daemon{cmd: cmd}
-	d.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(stdio{out, in}))
-	d.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-		m := rpcMessage{Method: strings.Clone(req.Method()), Params: json.RawMessage(append([]byte(nil), req.Params()...))}
-		d.mu.Lock()
-		d.msgs = append(d.msgs, m)
-		h := d.onCall
-		d.mu.Unlock()
-		if !req.IsCall() {
-			return nil, nil
-		}
-		jsonrpc2.Async(ctx)
-		if h == nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "test client: %s", m.Method)
-		}
-		return h(m.Method, m.Params)
-	})
+	d := &daemon{cmd: cmd, Client: jsonrpcclient.New(out, in, jsonrpcclient.Options{})}
 	t.Cleanup(func() {
-		d.conn.Close()
+		d.Close()
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
 	return d
-}
-
-func (d *daemon) call(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	if _, err := d.conn.Call(ctx, method, params, &raw); err != nil {
-		return err
-	}
-	if result != nil {
-		return json.Unmarshal(raw, result)
-	}
-	return nil
-}
-
-func (d *daemon) messages(method string) []rpcMessage {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []rpcMessage
-	for _, m := range d.msgs {
-		if m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // TestLoadAfterSIGKILL: a daemon killed mid-turn loses at most the turn in
@@ -126,17 +74,17 @@ func TestLoadAfterSIGKILL(t *testing.T) {
 		"initializationOptions": map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state},
 	}
 	d := startDaemon(t)
-	if err := d.call(ctx, "initialize", init, nil); err != nil {
+	if err := d.Call(ctx, "initialize", init, nil); err != nil {
 		t.Fatal(err)
 	}
 	var created struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := d.call(ctx, "session/new", map[string]any{"cwd": root}, &created); err != nil {
+	if err := d.Call(ctx, "session/new", map[string]any{"cwd": root}, &created); err != nil {
 		t.Fatal(err)
 	}
 	prompt := func(text string) error {
-		return d.call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}, nil)
+		return d.Call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}, nil)
 	}
 	if err := prompt("first question"); err != nil {
 		t.Fatal(err)
@@ -144,7 +92,7 @@ func TestLoadAfterSIGKILL(t *testing.T) {
 	// The second turn stops at the approval of its edit: kill it there.
 	go prompt("second question")
 	deadline := time.Now().Add(20 * time.Second) // failure guard
-	for len(d.messages("cline/approvalRequest")) == 0 {
+	for len(d.Messages("cline/approvalRequest")) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no approval request")
 		}
@@ -155,14 +103,14 @@ func TestLoadAfterSIGKILL(t *testing.T) {
 
 	d2 := startDaemon(t)
 	init["initializationOptions"] = map[string]any{"stateDir": state}
-	if err := d2.call(ctx, "initialize", init, nil); err != nil {
+	if err := d2.Call(ctx, "initialize", init, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := d2.call(ctx, "session/load", map[string]any{"sessionId": created.SessionID, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
+	if err := d2.Call(ctx, "session/load", map[string]any{"sessionId": created.SessionID, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
 		t.Fatalf("session/load after SIGKILL: %v", err)
 	}
 	var replayed strings.Builder
-	for _, m := range d2.messages("session/update") {
+	for _, m := range d2.Messages("session/update") {
 		replayed.Write(m.Params)
 	}
 	if !strings.Contains(replayed.String(), "first question") || !strings.Contains(replayed.String(), "First answer, kept.") {

@@ -35,6 +35,9 @@ type Options struct {
 	// HTTPClient, when set, carries the model providers' requests (tests
 	// point it at fake servers).
 	HTTPClient *http.Client
+	// IdleRelease is how long a session may sit unused before it is
+	// released; zero means 30 minutes.
+	IdleRelease time.Duration
 }
 
 type lifecycle int

@@ -59,9 +59,10 @@ func (s *Server) getSession(id string) (*liveSession, error) {
 }
 
 // idleRelease is how long a session may sit unused before it is released
-// (history closed, MCP servers stopped); it reopens on demand. ACP clients
-// open a session per thread, each with its MCP servers: without this they
-// would pile up for as long as the connection lives.
+// (history closed, MCP servers stopped), unless Options.IdleRelease says
+// otherwise; it reopens on demand. ACP clients open a session per thread,
+// each with its MCP servers: without this they would pile up for as long
+// as the connection lives.
 const idleRelease = 30 * time.Minute
 
 // releaseIdle releases the sessions unused for longer than maxIdle.
@@ -84,14 +85,18 @@ func (s *Server) releaseIdle(maxIdle time.Duration) {
 
 // releaseIdleLoop runs releaseIdle now and then until ctx ends.
 func (s *Server) releaseIdleLoop(ctx context.Context) {
-	t := time.NewTicker(idleRelease / 10)
+	maxIdle := s.opts.IdleRelease
+	if maxIdle <= 0 {
+		maxIdle = idleRelease
+	}
+	t := time.NewTicker(maxIdle / 10)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.releaseIdle(idleRelease)
+			s.releaseIdle(maxIdle)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -104,21 +105,23 @@ func (s *Server) redact(text string) string {
 	return text
 }
 
-// secrets are the key values redaction scrubs: those of the well-known
-// key variables and of the one the settings name.
+// modelFamily is the prompt and tool family of a session's model
+// (provider.Family); generic while there is no model.
+func modelFamily(p provider.Provider) tools.Family {
+	if p == nil {
+		return tools.FamilyGeneric
+	}
+	return provider.Family(p.Model())
+}
+
+// secrets are the key values redaction scrubs: those of the secret
+// variables (proc.SecretValues), the one the settings name included.
 func (s *Server) secrets() []string {
-	st := s.CurrentSettings()
-	names := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"}
-	if st.Provider != nil && st.Provider.APIKeyEnv != "" {
-		names = append(names, st.Provider.APIKeyEnv)
+	var hidden []string
+	if st := s.CurrentSettings(); st.Provider != nil {
+		hidden = []string{st.Provider.APIKeyEnv}
 	}
-	var out []string
-	for _, n := range names {
-		if v := s.opts.Getenv(n); len(v) >= 8 {
-			out = append(out, v)
-		}
-	}
-	return out
+	return proc.SecretValues(s.opts.Getenv, hidden)
 }
 
 // redactFrame scrubs secrets from an outgoing message, whatever its shape
@@ -216,7 +219,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Updates:    func(u session.Update) { s.sendUpdate(id, u) },
 		Log:        sp.log,
 		MaxTurns:   st.MaxTurns,
-		Family:     tools.FamilyGeneric,
+		Family:     modelFamily(prov),
 		Subagent:   subagent,
 		OpenBuffers: func() []string {
 			var out []string

@@ -254,6 +254,7 @@ func (s *Session) Compact(ctx context.Context) (before, after int, err error) {
 	defer func() {
 		s.mu.Lock()
 		s.running = nil
+		s.workEndedLocked()
 		s.mu.Unlock()
 		s.flush()
 	}()

@@ -137,8 +137,12 @@ type Session struct {
 	titled  bool                          // the first prompt has set the title (a loaded session has had its first prompt)
 	running context.CancelFunc            // the turn in flight, if any
 	calls   map[string]context.CancelFunc // the editor's calls in flight, by id
-	instr   string                        // the instruction text of the turn in flight
-	nextID  int
+	// idle, made by WaitIdle while work runs, is closed when the last of
+	// it ends (running nil, no calls): see workEndedLocked.
+	idle   chan struct{}
+	shell  string // the shell commands run in, looked up once
+	instr  string // the instruction text of the turn in flight
+	nextID int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
 	// lastPrompt and edited are facts every compaction keeps.
@@ -175,7 +179,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.Updates == nil {
 		cfg.Updates = func(Update) {}
 	}
-	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(),
+	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(), shell: tools.ShellFor(""),
 		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
 		tokens: newTokens(cfg), meter: &meter{}}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
@@ -256,14 +260,26 @@ func (s *Session) Cancel() {
 // WaitIdle waits until no turn and no editor call of the session runs
 // (after Cancel, say).
 func (s *Session) WaitIdle() {
-	for {
-		s.mu.Lock()
-		idle := s.running == nil && len(s.calls) == 0
+	s.mu.Lock()
+	if s.running == nil && len(s.calls) == 0 {
 		s.mu.Unlock()
-		if idle {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+		return
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	<-idle
+}
+
+// workEndedLocked wakes WaitIdle's callers once no turn and no editor
+// call runs. Every place that ends a turn or a call calls it, with s.mu
+// held.
+func (s *Session) workEndedLocked() {
+	if s.running == nil && len(s.calls) == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
 	}
 }
 
@@ -322,6 +338,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	defer func() {
 		s.mu.Lock()
 		s.running = nil
+		s.workEndedLocked()
 		s.mu.Unlock()
 	}()
 	s.persist(Record{Type: RecordMessage, Message: &user})
@@ -622,6 +639,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	defer func() {
 		s.mu.Lock()
 		delete(s.calls, id)
+		s.workEndedLocked()
 		s.mu.Unlock()
 	}()
 	return s.schedule(ctx, s.Mode(), []provider.ToolCall{{ID: id, Name: name, Args: args}})[0]
@@ -819,7 +837,7 @@ func (s *Session) notSaved(err error) {
 
 func (s *Session) toolContext(mode string) tools.Context {
 	ctx := tools.Context{
-		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: tools.ShellFor(""),
+		Mode: mode, Family: s.cfg.Family, CWD: s.cfg.CWD, OS: runtime.GOOS, Shell: s.shell,
 		NativeTools: s.cfg.Provider != nil && s.cfg.Provider.NativeTools(), Subagent: s.cfg.Subagent,
 	}
 	if s.cfg.Provider != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -132,11 +133,12 @@ func jsonErrorText(err error) string {
 }
 
 // libraryPrefix matches the "validating <where>: " wrappers the schema
-// library puts around its messages.
-var libraryPrefix = regexp.MustCompile(`validating [^:]*: `)
+// library puts around its messages. It is compiled on first use, not at
+// start-up.
+var libraryPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating [^:]*: `) })
 
 func libraryText(err error) string {
-	return libraryPrefix.ReplaceAllString(err.Error(), "")
+	return libraryPrefix().ReplaceAllString(err.Error(), "")
 }
 
 // schemaType returns the single non-null type a schema asks for, and

@@ -107,8 +107,11 @@ func (r *Roots) FileKey(abs string) string {
 	return "path:" + filepath.Clean(abs)
 }
 
-// atomicTempName matches the temporary files of atomicCreateTemp.
-var atomicTempName = regexp.MustCompile(`^\..*\.cline-ls-[0-9a-z]{1,13}\.tmp$`)
+// atomicTempName matches the temporary files of atomicCreateTemp. It is
+// compiled on first use, not at start-up.
+var atomicTempName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\..*\.cline-ls-[0-9a-z]{1,13}\.tmp$`)
+})
 
 // CleanStaleTemps removes the temporary files that an atomic write left
 // behind when the process died between creating and renaming them: files
@@ -132,7 +135,7 @@ func (r *Roots) CleanStaleTemps(before time.Time, skip func(abs string) bool) []
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || !atomicTempName.MatchString(d.Name()) {
+			if !d.Type().IsRegular() || !atomicTempName().MatchString(d.Name()) {
 				return nil
 			}
 			fi, err := d.Info()

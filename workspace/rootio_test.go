@@ -331,7 +331,7 @@ func TestCleanStaleTemps(t *testing.T) {
 		tmpName = filepath.Base(tmp)
 		return errors.New("stop")
 	}})
-	if err == nil || !atomicTempName.MatchString(tmpName) {
+	if err == nil || !atomicTempName().MatchString(tmpName) {
 		t.Errorf("temporary file %q does not match the cleaning pattern", tmpName)
 	}
 }

@@ -46,8 +46,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
@@ -380,7 +379,7 @@ func procStatus(field string) int {
 // client is an editor-like client of the real server, in this process
 // over a pipe, that records the tool calls of every session.
 type client struct {
-	conn   jsonrpc2.Conn
+	conn   *jsonrpcclient.Client
 	served chan serveResult
 
 	peakGoroutines atomic.Int64
@@ -421,8 +420,9 @@ func startClient() *client {
 		srvEnd.Close()
 		c.served <- serveResult{code, err}
 	}()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(cliEnd))
-	c.conn.Go(context.Background(), c.handle)
+	// The client keeps no messages: it only times and counts them as they
+	// come; the server's requests, none expected, are answered -32601.
+	c.conn = jsonrpcclient.New(cliEnd, cliEnd, jsonrpcclient.Options{Observe: c.observe, Discard: true})
 	return c
 }
 
@@ -444,17 +444,9 @@ func (c *client) initialize(ctx context.Context, root string, settings map[strin
 	return c.conn.Notify(ctx, "initialized", map[string]any{})
 }
 
-// call makes a request, decoding the result with encoding/json (the
-// connection's codec is case-sensitive).
+// call makes a request.
 func (c *client) call(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
-		return err
-	}
-	if result != nil && len(raw) > 0 {
-		return json.Unmarshal(raw, result)
-	}
-	return nil
+	return c.conn.Call(ctx, method, params, result)
 }
 
 // close sends shutdown and exit, waits for Serve to return, then closes
@@ -481,14 +473,12 @@ func (c *client) close(ctx context.Context) (int, error) {
 	return r.code, errors.Join(errs...)
 }
 
-// handle serves what the server sends. It runs on the read loop, so it
-// only notes the time and counts; the request is borrowed, so it copies
-// what it keeps.
-func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+// observe sees what the server sends. It runs on the read loop, so it
+// only notes the time and counts.
+func (c *client) observe(m jsonrpcclient.Message) {
 	now := time.Now()
 	c.frames.Add(1)
-	method := req.Method()
-	switch method {
+	switch m.Method {
 	case "session/update":
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -498,8 +488,8 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 				Status string `json:"status"`
 			} `json:"update"`
 		}
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
-			return nil, nil
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return
 		}
 		switch p.Update.Kind {
 		case "tool_call":
@@ -510,7 +500,7 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			c.mu.Unlock()
 		case "tool_call_update":
 			if p.Update.Status != "completed" && p.Update.Status != "failed" {
-				return nil, nil
+				return
 			}
 			k := callKey{p.SessionID, p.Update.ID}
 			c.mu.Lock()
@@ -526,18 +516,14 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			}
 			c.mu.Unlock()
 		}
-		return nil, nil
+		return
 	case "window/logMessage", "window/showMessage", "$/logTrace", "$/progress", "cline/diff":
-		return nil, nil
+		return
 	}
 	c.mu.Lock()
 	c.unexpected++
-	c.unexpectedMethods = append(c.unexpectedMethods, strings.Clone(method))
+	c.unexpectedMethods = append(c.unexpectedMethods, m.Method)
 	c.mu.Unlock()
-	if req.IsCall() {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "bench client: %s not supported", method)
-	}
-	return nil, nil
 }
 
 func (c *client) stats(id string) *sessionStats {

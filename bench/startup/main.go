@@ -7,10 +7,9 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 )
 
 func main() {
@@ -42,14 +43,13 @@ func main() {
 	}
 	root := filepath.Join(dir, "ws")
 	os.Mkdir(root, 0o755)
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://%s","capabilities":{}}}`, root)
-	initFrame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	initParams := map[string]any{"processId": nil, "rootUri": "file://" + root, "capabilities": map[string]any{}}
 
 	times := make([][]time.Duration, len(bins))
 	rss := make([][]memory, len(bins))
 	for i := 0; i < *n; i++ {
 		for b, bin := range bins {
-			d, m, err := once(bin, initFrame)
+			d, m, err := once(bin, initParams)
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -75,41 +75,31 @@ func main() {
 
 // once starts the daemon, sends initialize, waits for the answer, lets it
 // settle, reads its RSS and ends it with shutdown and exit.
-func once(bin, initFrame string) (time.Duration, memory, error) {
+func once(bin string, initParams any) (time.Duration, memory, error) {
 	cmd := exec.Command(bin, "--log-level=error")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure guard
+	defer cancel()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 0, memory{}, err
 	}
-	io.WriteString(stdin, initFrame)
-	r := bufio.NewReader(stdout)
-	length := 0
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return 0, memory{}, fmt.Errorf("reading answer: %w", err)
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	if _, err := io.CopyN(io.Discard, r, int64(length)); err != nil {
-		return 0, memory{}, err
+	c := jsonrpcclient.New(stdout, stdin, jsonrpcclient.Options{Discard: true})
+	if err := c.Call(ctx, "initialize", initParams, nil); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, memory{}, fmt.Errorf("initialize: %w", err)
 	}
 	elapsed := time.Since(start)
 	time.Sleep(100 * time.Millisecond) // idle: let start-up garbage settle
 	mem := readMemory(cmd.Process.Pid)
-	for _, b := range []string{`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`} {
-		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+		return 0, memory{}, fmt.Errorf("shutdown: %w", err)
 	}
-	stdin.Close()
-	io.Copy(io.Discard, r)
+	c.Notify(ctx, "exit", nil)
+	c.Close()
+	<-c.Done()
 	if err := cmd.Wait(); err != nil {
 		return 0, memory{}, fmt.Errorf("daemon exit: %w", err)
 	}

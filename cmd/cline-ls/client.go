@@ -13,9 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -39,9 +38,10 @@ type client struct {
 	approve  approvalPolicy
 	terminal *bufio.Reader // answers for approveAsk
 
-	conn   jsonrpc2.Conn
-	srv    *rpc.Server
-	served chan int
+	conn      *jsonrpcclient.Client
+	srv       *rpc.Server
+	served    chan int
+	approving sync.WaitGroup // approvals being answered
 
 	mu        sync.Mutex
 	buffers   map[string]*buffer // by URI
@@ -66,8 +66,9 @@ func startClient(out io.Writer, logger *slog.Logger, getenv func(string) string)
 		srvEnd.Close()
 		c.served <- code
 	}()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(cliEnd))
-	c.conn.Go(context.Background(), c.handle)
+	// Updates are printed on the read loop, in the order they come.
+	c.conn = jsonrpcclient.New(cliEnd, cliEnd, jsonrpcclient.Options{Observe: c.observe, Discard: true})
+	c.conn.Handle("workspace/applyEdit", c.applyEdit)
 	return c
 }
 
@@ -85,7 +86,7 @@ func (c *client) initialize(ctx context.Context, root string, settings map[strin
 		},
 		"initializationOptions": settings,
 	}
-	if _, err := c.conn.Call(ctx, "initialize", params, nil); err != nil {
+	if err := c.conn.Call(ctx, "initialize", params, nil); err != nil {
 		return err
 	}
 	return c.conn.Notify(ctx, "initialized", map[string]any{})
@@ -118,14 +119,7 @@ func (c *client) bufferText(path string) string {
 
 // call makes a request.
 func (c *client) call(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
-		return err
-	}
-	if result != nil && len(raw) > 0 {
-		return json.Unmarshal(raw, result)
-	}
-	return nil
+	return c.conn.Call(ctx, method, params, result)
 }
 
 // close shuts the server down and returns its exit code.
@@ -134,38 +128,27 @@ func (c *client) close(ctx context.Context) int {
 	c.conn.Notify(ctx, "exit", nil)
 	code := <-c.served
 	c.conn.Close()
+	c.approving.Wait()
 	return code
 }
 
-func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := strings.Clone(req.Method())
-	params := json.RawMessage(append([]byte(nil), req.Params()...))
-	switch method {
-	case "session/update":
-		c.printUpdate(params)
-		return nil, nil
-	case "cline/diff":
-		c.printDiff(params)
-		return nil, nil
-	case "window/logMessage", "window/showMessage":
-		var m struct{ Message string }
-		json.Unmarshal(params, &m)
-		c.println("log", m.Message)
-		return nil, nil
+// observe prints what the server sends as it comes. An approval request
+// (a notification, answered by cline/approvalResponse) is answered off
+// the read loop, which must stay free meanwhile; requests are answered by
+// the handlers installed in startClient.
+func (c *client) observe(m jsonrpcclient.Message) {
+	switch m.Method {
 	case "cline/approvalRequest":
-		jsonrpc2.Async(ctx)
-		c.answerApproval(ctx, params)
-		return nil, nil
-	case "workspace/applyEdit":
-		// Applying sends didChange back; do it off the read loop, which
-		// must stay free to read what the server sends meanwhile.
-		jsonrpc2.Async(ctx)
-		return c.applyEdit(ctx, params)
+		c.approving.Go(func() { c.answerApproval(context.Background(), m.Params) })
+	case "session/update":
+		c.printUpdate(m.Params)
+	case "cline/diff":
+		c.printDiff(m.Params)
+	case "window/logMessage", "window/showMessage":
+		var msg struct{ Message string }
+		json.Unmarshal(m.Params, &msg)
+		c.println("log", msg.Message)
 	}
-	if req.IsCall() {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "headless client: %s not supported", method)
-	}
-	return nil, nil
 }
 
 // printUpdate prints one session/update readably, or as a JSON line.

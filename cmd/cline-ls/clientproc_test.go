@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os/exec"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 )
 
 // TestServeEndsWithClientProcess starts the daemon as vscode-languageclient
@@ -49,7 +50,7 @@ func TestServeEndsWithClientProcess(t *testing.T) {
 		}
 	}()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
-	fmt.Fprintf(stdinW, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	stdinW.Write(jsonrpcclient.Frame(jsonrpcclient.LSP, []byte(body)))
 	select {
 	case <-answered:
 	case code := <-exited:

@@ -53,6 +53,7 @@ func setup() {
 // come from Env; nil means Env(nil, nil, nil).
 func Start(cmd *exec.Cmd, ownGroup bool, start func() error) (*Group, error) {
 	setup()
+	beforeStart()
 	if start == nil {
 		start = cmd.Start
 	}

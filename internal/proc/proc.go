@@ -19,10 +19,12 @@ import (
 // is still found by it.
 const OwnerVar = "CLINE_LS_OWNER"
 
-// IsSecret reports whether a variable must not reach a child: any name
-// that ends in _API_KEY (ANTHROPIC_API_KEY, OPENAI_API_KEY,
-// GEMINI_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY...) or is one of
-// hidden (the configured provider key variable, whatever its name).
+// IsSecret reports whether a variable holds a secret key, which must not
+// reach a child and whose value is scrubbed from what the daemon shows or
+// stores: any name that ends in _API_KEY (ANTHROPIC_API_KEY,
+// OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY...)
+// or is one of hidden (the configured provider key variable, whatever its
+// name). It is the one rule for both uses.
 func IsSecret(name string, hidden []string) bool {
 	if strings.HasSuffix(strings.ToUpper(name), "_API_KEY") {
 		return true
@@ -33,6 +35,32 @@ func IsSecret(name string, hidden []string) bool {
 		}
 	}
 	return false
+}
+
+// knownKeyVars are the key variables of the providers the daemon speaks
+// to: where the environment cannot be listed, SecretValues looks these up.
+var knownKeyVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"}
+
+// minSecretLen is the shortest value SecretValues reports: scrubbing a
+// shorter one would mangle ordinary text.
+const minSecretLen = 8
+
+// SecretValues returns the values, read with getenv, of the secret
+// variables (IsSecret) among the well-known key variables and hidden: what
+// redaction scrubs.
+func SecretValues(getenv func(string) string, hidden []string) []string {
+	var out []string
+	for _, names := range [][]string{knownKeyVars, hidden} {
+		for _, n := range names {
+			if n == "" || !IsSecret(n, hidden) {
+				continue
+			}
+			if v := getenv(n); len(v) >= minSecretLen {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // Env builds a child's environment: base (the daemon's own when nil)

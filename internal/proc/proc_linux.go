@@ -79,8 +79,15 @@ func platformSetup() {
 			f()
 		}
 	}()
-	startWatchdog()
 }
+
+// watchdogOnce starts the watchdog with the first child: until then
+// there is nothing for it to kill, and a daemon that runs no command
+// (most start-ups: initialize is answered before any tool runs) forks no
+// shell.
+var watchdogOnce sync.Once
+
+func beforeStart() { watchdogOnce.Do(startWatchdog) }
 
 // watchdogScript runs beside the daemon, outside its groups. It reads
 // "+pgid" and "-pgid" lines while the daemon lives; at end of input (the

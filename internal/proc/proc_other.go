@@ -11,6 +11,7 @@ import "os/exec"
 func BecomeSubreaper() error { return nil }
 
 func platformSetup()          {}
+func beforeStart()            {}
 func watch(int, bool)         {}
 func onSpawnThread(f func())  { f() }
 func sweep(string) bool       { return false }

@@ -14,6 +14,7 @@ import (
 func BecomeSubreaper() error { return nil }
 
 func platformSetup()         {}
+func beforeStart()           {}
 func watch(int, bool)        {}
 func onSpawnThread(f func()) { f() }
 func sweep(string) bool      { return false }

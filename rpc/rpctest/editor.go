@@ -9,42 +9,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // Message is a notification or request the server sent to the editor.
-type Message struct {
-	Method string
-	Params json.RawMessage
-}
+type Message = jsonrpcclient.Message
 
 // RequestHandler answers a server-to-client request. Returning (nil, nil)
 // answers null.
-type RequestHandler func(ctx context.Context, params json.RawMessage) (any, error)
+type RequestHandler = jsonrpcclient.Handler
 
-// Editor is a fake LSP client connected to a real server.
+// Editor is a fake LSP client connected to a real server. The connection
+// is the project's JSON-RPC client: Call, Notify, Handle, Messages, Await
+// and WriteRaw are its; the buffers and the answer to
+// workspace/applyEdit are the editor's.
 type Editor struct {
 	t      testing.TB
 	Server *rpc.Server
-	conn   jsonrpc2.Conn
-	raw    net.Conn // the editor's end of the pipe, for hand-made frames
+	*jsonrpcclient.Client
 
-	mu       sync.Mutex
-	msgs     []Message
-	arrived  chan struct{} // closed and replaced when a message arrives
-	handlers map[string]RequestHandler
-	docs     map[string]*doc
-	enc      workspace.Encoding
+	mu   sync.Mutex // guards the fields below
+	docs map[string]*doc
+	enc  workspace.Encoding
 
 	served chan struct{}
 	code   int
@@ -84,26 +77,21 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 	t.Helper()
 	srvEnd, edEnd := net.Pipe()
 	e := &Editor{
-		t:        t,
-		Server:   rpc.NewServer(opts),
-		raw:      edEnd,
-		arrived:  make(chan struct{}),
-		handlers: make(map[string]RequestHandler),
-		docs:     make(map[string]*doc),
-		enc:      workspace.UTF16,
-		served:   make(chan struct{}),
+		t:      t,
+		Server: rpc.NewServer(opts),
+		Client: jsonrpcclient.New(edEnd, edEnd, jsonrpcclient.Options{}),
+		docs:   make(map[string]*doc),
+		enc:    workspace.UTF16,
+		served: make(chan struct{}),
 	}
 	go func() {
 		defer close(e.served)
 		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
 		srvEnd.Close()
 	}()
-	e.handlers["workspace/applyEdit"] = e.applyEdit
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(edEnd))
-	e.conn.Go(context.Background(), e.handle)
+	e.Handle("workspace/applyEdit", e.applyEdit)
 	t.Cleanup(func() {
-		e.conn.Close()
-		edEnd.Close()
+		e.Close()
 		select {
 		case <-e.served:
 		case <-time.After(10 * time.Second):
@@ -111,59 +99,6 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 		}
 	})
 	return e
-}
-
-// Handle installs the answer to server requests of one method.
-func (e *Editor) Handle(method string, h RequestHandler) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.handlers[method] = h
-}
-
-func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	params := json.RawMessage(slices.Clone(req.Params()))
-	m := Message{Method: strings.Clone(req.Method()), Params: params} // the request is borrowed from the read buffer
-	e.mu.Lock()
-	e.msgs = append(e.msgs, m)
-	close(e.arrived)
-	e.arrived = make(chan struct{})
-	h := e.handlers[req.Method()]
-	e.mu.Unlock()
-	if !req.IsCall() {
-		return nil, nil
-	}
-	// Messages are recorded inline, in wire order; answering a request
-	// may wait on the server, so it runs off the read loop.
-	jsonrpc2.Async(ctx)
-	if h == nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no handler for %s", req.Method())
-	}
-	return h(ctx, params)
-}
-
-// Call sends a request and decodes its result into result (may be nil).
-func (e *Editor) Call(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	_, err := e.conn.Call(ctx, method, params, &raw)
-	if err != nil {
-		return err
-	}
-	if result != nil && len(raw) > 0 {
-		return json.Unmarshal(raw, result)
-	}
-	return nil
-}
-
-// Notify sends a notification.
-func (e *Editor) Notify(ctx context.Context, method string, params any) error {
-	return e.conn.Notify(ctx, method, params)
-}
-
-// WriteRaw writes bytes to the server as they are, for malformed-frame
-// tests.
-func (e *Editor) WriteRaw(b []byte) error {
-	_, err := e.raw.Write(b)
-	return err
 }
 
 // Initialize sends initialize with the given capabilities and options
@@ -371,43 +306,6 @@ func (e *Editor) CloseDoc(ctx context.Context, uri string) error {
 	return e.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
 }
 
-// Messages returns what the server sent with this method so far ("" for
-// all).
-func (e *Editor) Messages(method string) []Message {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []Message
-	for _, m := range e.msgs {
-		if method == "" || m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// Await waits until the server has sent a message of method for which ok
-// holds (ok nil: any), and returns it.
-func (e *Editor) Await(ctx context.Context, method string, ok func(json.RawMessage) bool) (Message, error) {
-	seen := 0
-	for {
-		e.mu.Lock()
-		msgs := e.msgs[seen:]
-		ch := e.arrived
-		seen = len(e.msgs)
-		e.mu.Unlock()
-		for _, m := range msgs {
-			if m.Method == method && (ok == nil || ok(m.Params)) {
-				return m, nil
-			}
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return Message{}, fmt.Errorf("waiting for %s: %w", method, ctx.Err())
-		}
-	}
-}
-
 // Sync makes a round trip to the server. The server handles messages in
 // order, so once it returns every notification sent before it has been
 // applied.
@@ -415,7 +313,7 @@ func (e *Editor) Sync(ctx context.Context) {
 	e.t.Helper()
 	// An unknown request is answered in order with -32601; the answer
 	// itself is the barrier.
-	e.conn.Call(ctx, "cline-ls/sync", nil, nil)
+	e.Call(ctx, "cline-ls/sync", nil, nil)
 }
 
 // Shutdown sends shutdown then exit and returns the server's exit code.
@@ -440,6 +338,5 @@ func (e *Editor) Wait(ctx context.Context) (int, error) {
 // Disconnect closes the editor's end of the connection, as an editor that
 // goes away does (the daemon sees its input end).
 func (e *Editor) Disconnect() {
-	e.raw.Close() // first: closing the jsonrpc2 connection waits for its calls
-	e.conn.Close()
+	e.Close()
 }

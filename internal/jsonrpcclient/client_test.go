@@ -1,0 +1,128 @@
+package jsonrpcclient_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+)
+
+// peer is a scripted server on the other end of a pipe.
+type peer struct {
+	t       *testing.T
+	framing jsonrpcclient.Framing
+	conn    net.Conn
+	r       *bufio.Reader
+}
+
+func (p *peer) next() map[string]any {
+	p.t.Helper()
+	body, err := jsonrpcclient.ReadFrame(p.r, p.framing)
+	if err != nil {
+		p.t.Fatalf("peer read: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		p.t.Fatalf("peer got %q: %v", body, err)
+	}
+	return m
+}
+
+func (p *peer) send(body string) {
+	go p.conn.Write(jsonrpcclient.Frame(p.framing, []byte(body)))
+}
+
+func start(t *testing.T, f jsonrpcclient.Framing) (*jsonrpcclient.Client, *peer) {
+	a, b := net.Pipe()
+	c := jsonrpcclient.New(a, a, jsonrpcclient.Options{Framing: f})
+	t.Cleanup(func() { c.Close(); b.Close(); <-c.Done() })
+	return c, &peer{t: t, framing: f, conn: b, r: bufio.NewReader(b)}
+}
+
+func TestClientBothFramings(t *testing.T) {
+	for name, f := range map[string]jsonrpcclient.Framing{"lsp": jsonrpcclient.LSP, "acp": jsonrpcclient.ACP} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a failure guard
+			defer cancel()
+			c, p := start(t, f)
+
+			// A call is answered by id, out of order with a notification.
+			type res struct{ N int }
+			got := make(chan error, 1)
+			var r res
+			go func() { got <- c.Call(ctx, "sum", map[string]int{"a": 1}, &r) }()
+			req := p.next()
+			if req["method"] != "sum" || req["jsonrpc"] != "2.0" {
+				t.Fatalf("request: %v", req)
+			}
+			id, _ := json.Marshal(req["id"])
+			p.send(`{"jsonrpc":"2.0","method":"note","params":{"x":1}}`)
+			p.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"N":3}}`)
+			if err := <-got; err != nil || r.N != 3 {
+				t.Fatalf("call: %v %+v", err, r)
+			}
+			if _, err := c.Await(ctx, "note", nil); err != nil {
+				t.Fatal(err)
+			}
+
+			// An error answer keeps its code.
+			go func() { got <- c.Call(ctx, "bad", nil, nil) }()
+			req = p.next()
+			if _, has := req["params"]; has {
+				t.Fatalf("nil params were sent: %v", req)
+			}
+			id, _ = json.Marshal(req["id"])
+			p.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32602,"message":"no"}}`)
+			var je *jsonrpc2.Error
+			if err := <-got; !errors.As(err, &je) || je.Code != jsonrpc2.InvalidParams {
+				t.Fatalf("error answer: %v", err)
+			}
+
+			// Server requests: a handled one, an unhandled one.
+			c.Handle("ask", func(ctx context.Context, params json.RawMessage) (any, error) {
+				return map[string]string{"echo": string(params)}, nil
+			})
+			p.send(`{"jsonrpc":"2.0","id":"a1","method":"ask","params":[1]}`)
+			if m := p.next(); m["id"] != "a1" || m["result"].(map[string]any)["echo"] != "[1]" {
+				t.Fatalf("handled request answered %v", m)
+			}
+			p.send(`{"jsonrpc":"2.0","id":9,"method":"unknown"}`)
+			if m := p.next(); m["id"] != float64(9) || m["error"].(map[string]any)["code"] != float64(-32601) {
+				t.Fatalf("unhandled request answered %v", m)
+			}
+			if n := len(c.Messages("")); n != 3 {
+				t.Fatalf("kept %d messages, want 3", n)
+			}
+
+			// A call waiting when the server goes away fails.
+			go func() { got <- c.Call(ctx, "never", nil, nil) }()
+			p.next()
+			p.conn.Close()
+			if err := <-got; !errors.Is(err, jsonrpcclient.ErrClosed) {
+				t.Fatalf("call across the end: %v", err)
+			}
+		})
+	}
+}
+
+func TestReadFrameRejectsBadHeaders(t *testing.T) {
+	for _, in := range []string{"Content-Length: x\r\n\r\n", "X: 1\r\n\r\n{}", "Content-Length: 5\r\n\r\n{}"} {
+		if _, err := jsonrpcclient.ReadFrame(bufio.NewReader(strings.NewReader(in)), jsonrpcclient.LSP); err == nil {
+			t.Errorf("ReadFrame(%q) accepted it", in)
+		}
+	}
+	r := bufio.NewReader(strings.NewReader("\n{\"a\":1}\r\n"))
+	for _, want := range []string{"", `{"a":1}`} {
+		if b, err := jsonrpcclient.ReadFrame(r, jsonrpcclient.ACP); err != nil || string(b) != want {
+			t.Errorf("ACP frame: %q %v, want %q", b, err, want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+)
+
+// Methods only the test binary serves, whose handlers panic.
+const (
+	methodTestPanic       = "cline-ls/test/panic"
+	methodTestPanicNotify = "cline-ls/test/panicNotify"
+	methodTestPanicAsync  = "cline-ls/test/panicAsync"
+)
+
+func init() {
+	boom := func(*Server, context.Context, *jsonrpc2.Request) (any, error) { panic("boom") }
+	serve(methodTestPanic, inBoth, boom)
+	serve(methodTestPanicNotify, inBoth, boom)
+	serve(methodTestPanicAsync, inBoth, func(_ *Server, ctx context.Context, _ *jsonrpc2.Request) (any, error) {
+		jsonrpc2.Async(ctx) // off the read loop, as waiting handlers are
+		panic("boom after async")
+	})
+}
+
+// TestHandlerPanicAnswersErrorAndKeepsServing: a handler that panics
+// fails its request with an internal error (or, for a notification, is
+// dropped), and the daemon goes on answering requests.
+func TestHandlerPanicAnswersErrorAndKeepsServing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure guard
+	defer cancel()
+	srvEnd, cliEnd := net.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		NewServer(Options{}).Serve(context.Background(), srvEnd, srvEnd)
+		srvEnd.Close()
+	}()
+	c := jsonrpcclient.New(cliEnd, cliEnd, jsonrpcclient.Options{})
+	defer func() { c.Close(); <-served; <-c.Done() }()
+	if err := c.Call(ctx, methodInitialize, map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{methodTestPanic, methodTestPanicAsync} {
+		err := c.Call(ctx, m, nil, nil)
+		var je *jsonrpc2.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc2.InternalError || !strings.Contains(je.Message, "internal error in "+m) {
+			t.Errorf("%s answered %v, want an internal error naming it", m, err)
+		}
+	}
+	if err := c.Notify(ctx, methodTestPanicNotify, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Still serving: shutdown is answered and exit ends the daemon with 0.
+	if err := c.Call(ctx, methodShutdown, nil, nil); err != nil {
+		t.Fatalf("shutdown after the panics: %v", err)
+	}
+	c.Notify(ctx, methodExit, nil)
+	select {
+	case <-served:
+	case <-ctx.Done():
+		t.Fatal("the daemon did not exit")
+	}
+}
