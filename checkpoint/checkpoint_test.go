@@ -347,7 +347,7 @@ func TestStatReuse(t *testing.T) {
 	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	w.checkpoint("s1", 1, nil)
 	w.write("b.txt", "changed\n")
-	base, _ := w.s.latestSnapshot()
+	base, _ := w.s.latestDirs()
 	_, sc, err := w.s.scan(context.Background(), false, base, w.s.records[0].Scan)
 	if err != nil {
 		t.Fatal(err)
@@ -553,7 +553,7 @@ func TestPrime(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.write("b.txt", "changed\n")
-	_, sc, err := w.s.scan(context.Background(), false, w.s.latest, w.s.latestScan)
+	_, sc, err := w.s.scan(context.Background(), false, w.s.trees, w.s.latestScan)
 	if err != nil {
 		t.Fatal(err)
 	}
