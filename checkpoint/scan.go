@@ -108,13 +108,13 @@ func (s *Store) scan(ctx context.Context, save bool, prev map[string]cachedTree,
 	}
 	sc.budget.Store(s.opts.MaxCheckpointBytes)
 	for i, folder := range s.folders {
-		root, err := s.roots[i].OpenRoot(".")
+		h, err := openTop(s.roots[i])
 		if err != nil {
 			sc.fail(fmt.Errorf("checkpoint: %w", err))
 			break
 		}
 		top := s.roots[i]
-		sc.spawn(func() { sc.dir(root, top, folder, ".") })
+		sc.spawn(func() { sc.dir(h, top, folder, ".") })
 	}
 	sc.wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -162,22 +162,28 @@ func (sc *scanner) fail(err error) {
 	sc.mu.Unlock()
 }
 
+// listed is one entry of a folder's listing: a folder, or a regular
+// file with its stat.
+type listed struct {
+	name string
+	dir  bool
+	st   fileState
+}
+
 // dir lists one folder, which dir is opened as and closes; rel is its
-// path below top, the workspace folder. Each folder is an os.Root opened
-// from its parent's, so that every open and stat is one system call on a
-// single name, and none can leave the workspace.
-func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
-	defer dir.Close()
+// path below top, the workspace folder. Each folder is opened from its
+// parent's handle by one name, so that no open or stat can leave the
+// workspace (dirHandle).
+func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
+	defer dir.close()
 	if sc.ctx.Err() != nil {
 		return
 	}
-	f, err := dir.Open(".")
-	if err != nil {
+	entries, err := dir.list()
+	if err != nil && len(entries) == 0 {
 		return // vanished or unreadable: nothing of it can be recorded
 	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	slices.SortFunc(entries, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	sc.store.checkIgnoreFiles(abs, entries)
 	// Asking the matcher costs microseconds a path; its answers for this
 	// folder's entries are kept, sorted like the entries, until an ignore
@@ -185,7 +191,7 @@ func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
 	// each finds the answers without hashing a name.
 	old := sc.store.ignoreAnswers(abs)
 	answers := make([]ignoreAnswer, 0, len(entries))
-	ignored := func(name, cabs string, isDir bool) bool {
+	ignored := func(name string, isDir bool) bool {
 		for len(old) > 0 && old[0].name < name {
 			old = old[1:]
 		}
@@ -193,7 +199,7 @@ func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
 		if len(old) > 0 && old[0].name == name && old[0].dir == isDir {
 			v = old[0].ignored
 		} else {
-			v = sc.store.ign.Ignored(cabs, isDir)
+			v = sc.store.ign.Ignored(abs+string(filepath.Separator)+name, isDir)
 		}
 		answers = append(answers, ignoreAnswer{name: name, dir: isDir, ignored: v})
 		return v
@@ -202,18 +208,15 @@ func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
 	prev := sc.prev[abs].entries
 	out := &folderScan{files: make([]treeEntry, 0, len(entries))}
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == ".git" {
 			continue
 		}
-		cabs := abs + string(filepath.Separator) + name
-		typ := e.Type()
-		switch {
-		case typ.IsDir():
-			if ignored(name, cabs, true) {
+		if e.dir {
+			if ignored(name, true) {
 				continue
 			}
-			sub, err := dir.OpenRoot(name)
+			sub, err := dir.sub(name)
 			if err != nil {
 				continue
 			}
@@ -222,43 +225,38 @@ func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
 				crel = rel + "/" + name
 			}
 			out.subdirs = append(out.subdirs, name)
+			cabs := abs + string(filepath.Separator) + name
 			sc.spawn(func() { sc.dir(sub, top, cabs, crel) })
-		case typ.IsRegular():
-			if ignored(name, cabs, false) {
-				continue
-			}
-			// A listing of a folder opened in a Root holds each entry's
-			// lstat already: Info makes no system call.
-			fi, err := e.Info()
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			st := statOf(fi)
-			// prev is sorted by name like entries: skip what is before.
-			for len(prev) > 0 && prev[0].Name < name {
-				prev = prev[1:]
-			}
-			if len(prev) > 0 {
-				if old := prev[0]; old.Name == name && !old.Dir && old.Hash != "" && old.Size == st.Size &&
-					old.MTime == st.MTime && fs.FileMode(old.Mode) == st.Mode && old.Ino == st.Ino && old.MTime < sc.trustMT {
-					if sc.budget.Add(-st.Size) < 0 {
-						st.Skip = sc.overBudget()
-					} else {
-						st.Hash = old.Hash
-					}
-					out.files = append(out.files, st.entry(name))
-					continue
-				}
-			}
-			// A file read may outlive this listing, which closes dir,
-			// so it goes through the folder's root.
-			crel := name
-			if rel != "." {
-				crel = rel + "/" + name
-			}
-			sc.spawn(func() { sc.file(top, abs, name, crel, st) })
+			continue
 		}
-		// Symbolic links, devices, pipes and sockets are not recorded:
+		if ignored(name, false) {
+			continue
+		}
+		st := e.st
+		// prev is sorted by name like entries: skip what is before.
+		for len(prev) > 0 && prev[0].Name < name {
+			prev = prev[1:]
+		}
+		if len(prev) > 0 {
+			if old := prev[0]; old.Name == name && !old.Dir && old.Hash != "" && old.Size == st.Size &&
+				old.MTime == st.MTime && fs.FileMode(old.Mode) == st.Mode && old.Ino == st.Ino && old.MTime < sc.trustMT {
+				if sc.budget.Add(-st.Size) < 0 {
+					st.Skip = sc.overBudget()
+				} else {
+					st.Hash = old.Hash
+				}
+				out.files = append(out.files, st.entry(name))
+				continue
+			}
+		}
+		// A file read may outlive this listing, which closes dir,
+		// so it goes through the folder's root.
+		crel := name
+		if rel != "." {
+			crel = rel + "/" + name
+		}
+		sc.spawn(func() { sc.file(top, abs, name, crel, st) })
+		// Symbolic links, devices, pipes and sockets are not listed:
 		// restoring one could write outside the workspace or block.
 	}
 	sc.mu.Lock()
@@ -338,23 +336,21 @@ type ignoreStat [2]fileState // .gitignore, .clineignore; zero when absent
 // checkIgnoreFiles drops the cached rules of folder abs when one of its
 // ignore files changed since the last scan. It runs before any path below
 // abs is matched, so the walk never uses stale rules.
-func (s *Store) checkIgnoreFiles(abs string, entries []fs.DirEntry) {
+func (s *Store) checkIgnoreFiles(abs string, entries []listed) {
 	var now ignoreStat
 	for _, e := range entries {
 		i := -1
-		switch e.Name() {
+		switch e.name {
 		case workspace.GitignoreFile:
 			i = 0
 		case workspace.ClineignoreFile:
 			i = 1
 		}
-		if i < 0 {
+		if i < 0 || e.dir {
 			continue
 		}
-		if fi, err := e.Info(); err == nil {
-			now[i] = statOf(fi)
-			now[i].Skip = "present"
-		}
+		now[i] = e.st
+		now[i].Skip = "present"
 	}
 	s.ignMu.Lock()
 	old, seen := s.ignStat[abs]
