@@ -570,3 +570,33 @@ func TestPrime(t *testing.T) {
 	w.want("a.txt", "a\n")
 	w.want("c.txt", "c\n")
 }
+
+// TestSetLimits: limits changed on an open store (the settings changed)
+// prune at its next checkpoint.
+func TestSetLimits(t *testing.T) {
+	w := newWS(t, nil)
+	for i := range 4 {
+		w.write("f.txt", strings.Repeat(string(rune('a'+i)), 1000))
+		w.checkpoint("s1", i, nil)
+	}
+	if _, err := w.s.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.s.List("s1")); n != 4 {
+		t.Fatalf("%d checkpoints under the default limits, want 4", n)
+	}
+	// Nothing changed: the checkpoint writes no blob, and prunes only
+	// because the limits did.
+	w.s.SetLimits(0, 3000)
+	w.checkpoint("s1", 4, nil)
+	if list := w.s.List("s1"); len(list) != 3 || list[0].Turn != 2 {
+		t.Errorf("kept %+v, want the three newest (two contents) under a 3000-byte cap", list)
+	}
+	w.now = w.now.Add(2 * time.Hour)
+	w.s.SetLimits(time.Hour, 0)
+	w.write("f.txt", "y")
+	w.checkpoint("s1", 5, nil)
+	if list := w.s.List("s1"); len(list) != 1 || list[0].Turn != 5 {
+		t.Errorf("kept %+v, want only the checkpoint younger than an hour", list)
+	}
+}

@@ -137,7 +137,8 @@ const indexVersion = 1
 // Store holds the checkpoints of one workspace. Its methods are safe for
 // concurrent use and run one at a time.
 type Store struct {
-	opts    Options
+	opts    Options // guarded by mu where SetLimits changes it (MaxAge, MaxStoreBytes, MaxCheckpointBytes)
+	asked   Options // guarded by mu; as the caller gave them, before defaults
 	dir     string
 	folders []string         // cleaned, outer ones only, in the caller's order
 	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
@@ -165,6 +166,7 @@ type Store struct {
 
 // Open opens (creating if need be) the store for opts.Folders.
 func Open(opts Options) (*Store, error) {
+	asked := opts
 	opts.fill()
 	if opts.StateDir == "" {
 		return nil, errors.New("checkpoint: no state directory")
@@ -182,7 +184,7 @@ func Open(opts Options) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	s := &Store{
-		opts: opts, dir: dir, folders: folders, paths: paths,
+		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths,
 		blobs:   newBlobs(filepath.Join(dir, "blobs")),
 		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
 		ignStat: make(map[string]ignoreStat),
@@ -202,6 +204,18 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// SetLimits changes the pruning limits of an open store (zero takes the
+// default, as in Options); the next checkpoint prunes by them.
+func (s *Store) SetLimits(maxAge time.Duration, maxStoreBytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked.MaxAge, s.asked.MaxStoreBytes = maxAge, maxStoreBytes
+	o := s.asked
+	o.fill()
+	s.opts.MaxAge, s.opts.MaxStoreBytes, s.opts.MaxCheckpointBytes = o.MaxAge, o.MaxStoreBytes, o.MaxCheckpointBytes
+	s.gcDone = false
 }
 
 var errClosed = errors.New("checkpoint: the store is closed")
