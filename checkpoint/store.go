@@ -137,8 +137,10 @@ const indexVersion = 1
 // Store holds the checkpoints of one workspace. Its methods are safe for
 // concurrent use and run one at a time.
 type Store struct {
-	opts    Options // guarded by mu where SetLimits changes it (MaxAge, MaxStoreBytes, MaxCheckpointBytes)
+	opts    Options // guarded by mu where applyLimits changes it (MaxAge, MaxStoreBytes, MaxCheckpointBytes)
 	asked   Options // guarded by mu; as the caller gave them, before defaults
+	limMu   sync.Mutex
+	limits  *[2]int64 // guarded by limMu; max age (ns) and store bytes from SetLimits, until applied
 	dir     string
 	folders []string         // cleaned, outer ones only, in the caller's order
 	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
@@ -207,11 +209,24 @@ func Open(opts Options) (*Store, error) {
 }
 
 // SetLimits changes the pruning limits of an open store (zero takes the
-// default, as in Options); the next checkpoint prunes by them.
+// default, as in Options); the next checkpoint prunes by them. It does
+// not wait for an operation under way (a first checkpoint takes seconds).
 func (s *Store) SetLimits(maxAge time.Duration, maxStoreBytes int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.asked.MaxAge, s.asked.MaxStoreBytes = maxAge, maxStoreBytes
+	s.limMu.Lock()
+	s.limits = &[2]int64{int64(maxAge), maxStoreBytes}
+	s.limMu.Unlock()
+}
+
+// applyLimits takes the limits SetLimits left, if any; s.mu is held.
+func (s *Store) applyLimits() {
+	s.limMu.Lock()
+	l := s.limits
+	s.limits = nil
+	s.limMu.Unlock()
+	if l == nil {
+		return
+	}
+	s.asked.MaxAge, s.asked.MaxStoreBytes = time.Duration(l[0]), l[1]
 	o := s.asked
 	o.fill()
 	s.opts.MaxAge, s.opts.MaxStoreBytes, s.opts.MaxCheckpointBytes = o.MaxAge, o.MaxStoreBytes, o.MaxCheckpointBytes
@@ -326,6 +341,7 @@ func (s *Store) Checkpoint(ctx context.Context, req Request) (Info, error) {
 }
 
 func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
+	s.applyLimits()
 	base, err := s.latestDirs()
 	if err != nil {
 		return Info{}, err
@@ -566,6 +582,7 @@ type PruneStats struct {
 func (s *Store) Prune() (PruneStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.applyLimits()
 	return s.pruneStats()
 }
 
