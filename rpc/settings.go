@@ -80,6 +80,8 @@ type ProviderSettings struct {
 	Transcript string `json:"transcript,omitempty"`
 	// ContextWindow overrides the model's context window, in tokens.
 	ContextWindow int `json:"contextWindow,omitempty"`
+	// Models are offered, besides Model, by the ACP model choice.
+	Models []string `json:"models,omitempty"`
 }
 
 // SubagentSettings configures one subagent tool.
@@ -192,6 +194,9 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 			if p.ContextWindow == 0 {
 				p.ContextWindow = file.Provider.ContextWindow
 			}
+			if p.Models == nil {
+				p.Models = file.Provider.Models
+			}
 		}
 		if st.Context == nil {
 			st.Context = file.Context
@@ -284,6 +289,7 @@ func (st Settings) clone() Settings {
 	out := st
 	if st.Provider != nil {
 		p := *st.Provider
+		p.Models = slices.Clone(p.Models)
 		if p.NativeTools != nil {
 			b := *p.NativeTools
 			p.NativeTools = &b
