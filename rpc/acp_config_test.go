@@ -183,3 +183,81 @@ func TestACPConfigOptions(t *testing.T) {
 	}
 	checkWire(t, schema, wire, wireMu, sent)
 }
+
+// TestACPCommands: the commands run when a prompt is one of them, in the
+// daemon, with no model request: /plan and /act switch the mode (both
+// updates sent), /undo puts back the files of the last turn and drops
+// it from the conversation, /compact compacts.
+func TestACPCommands(t *testing.T) {
+	ctx := testCtx(t)
+	schema := loadACPSchema(t)
+	root, state := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "keep.txt"), []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := transcript(t,
+		reply(call("c1", "run_commands", map[string]any{"commands": []any{"echo made > made.txt && rm keep.txt"}})),
+		reply(text("Made it.")),
+		// After /undo the next request holds no trace of the first turn.
+		map[string]any{"expect": map[string]any{"last_user_contains": "second", "messages": 1}, "events": []any{text("Second.")}},
+	)
+	c := &acpClient{files: map[string]string{}, answer: "allow_once"}
+	conn, wire, wireMu, sent := acpDaemon(t, c, "CLINE_LS_PROVIDER=replay", "XDG_STATE_HOME="+state,
+		"XDG_CONFIG_HOME="+t.TempDir(), "CLINE_LS_TRANSCRIPT="+tr)
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(text string) {
+		t.Helper()
+		res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		if err != nil {
+			t.Fatalf("prompt %q: %v", text, err)
+		}
+		if res.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt %q: stopReason %s", text, res.StopReason)
+		}
+	}
+	prompt("make a file")
+	if _, err := os.Stat(filepath.Join(root, "made.txt")); err != nil {
+		t.Fatalf("the turn did not make the file: %v", err)
+	}
+
+	prompt("/plan")
+	waitUpdate(t, ctx, c, "current_mode_update to plan", func(u acp.SessionUpdate) bool {
+		return u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeId == "plan"
+	})
+	waitUpdate(t, ctx, c, "config_option_update to plan", func(u acp.SessionUpdate) bool {
+		return u.ConfigOptionUpdate != nil && selects(u.ConfigOptionUpdate.ConfigOptions)["mode"] == "plan"
+	})
+	prompt("/act")
+	waitUpdate(t, ctx, c, "current_mode_update to act", func(u acp.SessionUpdate) bool {
+		return u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeId == "act"
+	})
+
+	prompt("/undo")
+	if _, err := os.Stat(filepath.Join(root, "made.txt")); err == nil {
+		t.Error("made.txt is still there after /undo")
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "keep.txt")); err != nil || string(b) != "keep\n" {
+		t.Errorf("keep.txt after /undo: %q %v", b, err)
+	}
+	if got := c.agentText(); !strings.Contains(got, "Undid the last turn") {
+		t.Errorf("agent text after /undo = %q", got)
+	}
+	prompt("/compact")
+	if got := c.agentText(); !strings.Contains(got, "Compacted") {
+		t.Errorf("agent text after /compact = %q", got)
+	}
+	// The commands asked the model nothing, and the next request holds
+	// only its own prompt (the replay's expectation fails the turn
+	// otherwise): the undone turn is gone from the conversation.
+	prompt("second")
+	if got := c.agentText(); !strings.Contains(got, "Second.") {
+		t.Errorf("agent text = %q", got)
+	}
+	checkWire(t, schema, wire, wireMu, sent)
+}
