@@ -506,12 +506,18 @@ func (s *Store) readDirs(refs []rootRef) (map[string]cachedTree, error) {
 	out := make(map[string]cachedTree)
 	var walk func(dir, hash string) error
 	walk = func(dir, hash string) error {
-		t, _, err := s.blobs.getTree(hash)
-		if err != nil {
-			return err
+		// A folder the latest checkpoint holds with this very tree is
+		// in memory already; trees are named by their content.
+		entries := s.trees[dir].entries
+		if s.trees[dir].hash != hash {
+			t, _, err := s.blobs.getTree(hash)
+			if err != nil {
+				return err
+			}
+			entries = t.Entries
 		}
-		out[dir] = cachedTree{entries: t.Entries, hash: hash}
-		for _, e := range t.Entries {
+		out[dir] = cachedTree{entries: entries, hash: hash}
+		for _, e := range entries {
 			if e.Dir {
 				if err := walk(dir+string(filepath.Separator)+e.Name, e.Hash); err != nil {
 					return err
