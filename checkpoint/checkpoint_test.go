@@ -623,3 +623,27 @@ func TestShortBlobReplaced(t *testing.T) {
 	}
 	w.want("a.txt", "the whole content\n")
 }
+
+// TestFilesSinceSessionsPrevious: a checkpoint lists the files changed
+// since its session's previous checkpoint even when another session's
+// checkpoints came between (the trees compared are then not the latest
+// ones), deletions and new folders included.
+func TestFilesSinceSessionsPrevious(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"})
+	w.checkpoint("s1", 1, nil)
+	w.write("a.txt", "a2\n")
+	w.checkpoint("s2", 1, nil)
+	if err := os.RemoveAll(w.abs("d/e")); err != nil {
+		t.Fatal(err)
+	}
+	w.write("n/new.txt", "n\n")
+	w.checkpoint("s2", 2, nil)
+	info := w.checkpoint("s1", 2, nil)
+	var got []string
+	for _, p := range info.Files {
+		got = append(got, strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(w.dir)+"/"))
+	}
+	if want := []string{"a.txt", "d/e/c.txt", "n/new.txt"}; !slices.Equal(got, want) {
+		t.Errorf("Files = %v, want %v", got, want)
+	}
+}
