@@ -347,7 +347,7 @@ func TestStatReuse(t *testing.T) {
 	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	w.checkpoint("s1", 1, nil)
 	w.write("b.txt", "changed\n")
-	base, _ := w.s.latestSnapshot()
+	base, _ := w.s.latestDirs()
 	_, sc, err := w.s.scan(context.Background(), false, base, w.s.records[0].Scan)
 	if err != nil {
 		t.Fatal(err)
@@ -553,7 +553,7 @@ func TestPrime(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.write("b.txt", "changed\n")
-	_, sc, err := w.s.scan(context.Background(), false, w.s.latest, w.s.latestScan)
+	_, sc, err := w.s.scan(context.Background(), false, w.s.trees, w.s.latestScan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,4 +569,81 @@ func TestPrime(t *testing.T) {
 	}
 	w.want("a.txt", "a\n")
 	w.want("c.txt", "c\n")
+}
+
+// TestSetLimits: limits changed on an open store (the settings changed)
+// prune at its next checkpoint.
+func TestSetLimits(t *testing.T) {
+	w := newWS(t, nil)
+	for i := range 4 {
+		w.write("f.txt", strings.Repeat(string(rune('a'+i)), 1000))
+		w.checkpoint("s1", i, nil)
+	}
+	if _, err := w.s.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.s.List("s1")); n != 4 {
+		t.Fatalf("%d checkpoints under the default limits, want 4", n)
+	}
+	// Nothing changed: the checkpoint writes no blob, and prunes only
+	// because the limits did.
+	w.s.SetLimits(0, 3000)
+	w.checkpoint("s1", 4, nil)
+	if list := w.s.List("s1"); len(list) != 3 || list[0].Turn != 2 {
+		t.Errorf("kept %+v, want the three newest (two contents) under a 3000-byte cap", list)
+	}
+	w.now = w.now.Add(2 * time.Hour)
+	w.s.SetLimits(time.Hour, 0)
+	w.write("f.txt", "y")
+	w.checkpoint("s1", 5, nil)
+	if list := w.s.List("s1"); len(list) != 1 || list[0].Turn != 5 {
+		t.Errorf("kept %+v, want only the checkpoint younger than an hour", list)
+	}
+}
+
+// TestShortBlobReplaced: a blob a crash cut short is not trusted as the
+// content it is named for: the next checkpoint holding that content
+// writes it again, and a restore gets the whole file.
+func TestShortBlobReplaced(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "the whole content\n"})
+	h := hashOf([]byte("the whole content\n"))
+	p := w.s.blobs.path(h)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("the wh"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := w.checkpoint("s1", 1, nil)
+	w.write("a.txt", "changed\n")
+	w.checkpoint("s1", 2, nil)
+	plan := w.restore("s1", before.ID, nil, false)
+	if len(plan.Failed) > 0 {
+		t.Fatalf("restore failed: %+v", plan.Failed)
+	}
+	w.want("a.txt", "the whole content\n")
+}
+
+// TestFilesSinceSessionsPrevious: a checkpoint lists the files changed
+// since its session's previous checkpoint even when another session's
+// checkpoints came between (the trees compared are then not the latest
+// ones), deletions and new folders included.
+func TestFilesSinceSessionsPrevious(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"})
+	w.checkpoint("s1", 1, nil)
+	w.write("a.txt", "a2\n")
+	w.checkpoint("s2", 1, nil)
+	if err := os.RemoveAll(w.abs("d/e")); err != nil {
+		t.Fatal(err)
+	}
+	w.write("n/new.txt", "n\n")
+	w.checkpoint("s2", 2, nil)
+	info := w.checkpoint("s1", 2, nil)
+	var got []string
+	for _, p := range info.Files {
+		got = append(got, strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(w.dir)+"/"))
+	}
+	if want := []string{"a.txt", "d/e/c.txt", "n/new.txt"}; !slices.Equal(got, want) {
+		t.Errorf("Files = %v, want %v", got, want)
+	}
 }

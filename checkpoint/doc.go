@@ -9,8 +9,13 @@
 // however many checkpoints hold it, and a checkpoint itself is a small
 // record (folder trees, buffer texts, who made it and when) in an index
 // file replaced atomically. Change detection is by stat (size, mtime,
-// mode, inode) against the latest checkpoint, so a checkpoint of a large
-// tree where little changed reads only what changed.
+// mode, inode) against the latest checkpoint, kept in memory folder by
+// folder, so a checkpoint of a large tree where little changed reads
+// only what changed, writes only the trees of the folders above it, and
+// finds the changed files by comparing trees, skipping every folder whose
+// tree hash is the same. On Linux the walk opens folders and stats files
+// with openat and fstatat on single names itself (walk_linux.go), with
+// the same guarantee as os.Root: no path can lead out of the workspace.
 //
 // Restore computes a plan: disk writes and removals that it carries out,
 // buffer texts that the caller delivers to the editor (the daemon never

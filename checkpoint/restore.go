@@ -138,16 +138,21 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	if err != nil {
 		return nil, err
 	}
-	base, err := s.latestSnapshot()
+	dirs, err := s.latestDirs()
 	if err != nil {
 		return nil, err
 	}
-	cur, _, err := s.scan(ctx, false, base, s.latestScan)
+	sd, _, err := s.scan(ctx, false, dirs, s.latestScan)
 	if err != nil {
 		return nil, err
 	}
+	cur := sd.flat()
+	var base snapshot
 	snapOf := func(r *record) (snapshot, error) {
 		if r == s.records[len(s.records)-1] {
+			if base == nil {
+				base = flatDirs(dirs)
+			}
 			return base, nil
 		}
 		return s.readTrees(r.Roots)

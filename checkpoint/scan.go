@@ -27,45 +27,94 @@ type fileState struct {
 // snapshot is the files of the workspace by absolute path.
 type snapshot map[string]fileState
 
+// folderScan is one folder as a scan saw it: its files sorted by name
+// and the names of the subfolders it walked.
+type folderScan struct {
+	files   []treeEntry // Dir false
+	subdirs []string
+}
+
+// scanned is a scan's result by absolute folder path: a map entry per
+// folder, not per file, so that comparing with the latest checkpoint
+// costs a lookup per folder.
+type scanned map[string]*folderScan
+
+// flat returns the files of a scan by absolute path.
+func (sd scanned) flat() snapshot {
+	n := 0
+	for _, f := range sd {
+		n += len(f.files)
+	}
+	out := make(snapshot, n)
+	for dir, f := range sd {
+		for _, e := range f.files {
+			out[dir+string(filepath.Separator)+e.Name] = e.state()
+		}
+	}
+	return out
+}
+
+// lookup returns the state of the file at abs.
+func (sd scanned) lookup(abs string) (fileState, bool) {
+	f := sd[filepath.Dir(abs)]
+	if f == nil {
+		return fileState{}, false
+	}
+	name := filepath.Base(abs)
+	i, ok := slices.BinarySearchFunc(f.files, name, func(e treeEntry, n string) int { return strings.Compare(e.Name, n) })
+	if !ok {
+		return fileState{}, false
+	}
+	return f.files[i].state(), true
+}
+
 // scanner walks the workspace folders once.
 type scanner struct {
 	ctx     context.Context
 	store   *Store
-	save    bool     // store the contents of changed files as blobs
-	prev    snapshot // the latest checkpoint's files, for stat-based reuse
-	trustMT int64    // an mtime before this (the latest checkpoint's scan start) can be trusted
+	save    bool                  // store the contents of changed files as blobs
+	prev    map[string]cachedTree // the latest checkpoint's folders, for stat-based reuse
+	trustMT int64                 // an mtime before this (the latest checkpoint's scan start) can be trusted
 	sem     chan struct{}
 	wg      sync.WaitGroup
 	budget  atomic.Int64 // content bytes this checkpoint may still hold
 	written atomic.Int64 // blob bytes written
 
-	mu   sync.Mutex
-	out  snapshot // guarded by mu
-	err  error    // guarded by mu; the first fault that must fail the scan
-	read int      // guarded by mu; files whose content was read
+	mu      sync.Mutex
+	out     scanned       // guarded by mu
+	changed []changedFile // guarded by mu; files read, merged into out after the walk
+	err     error         // guarded by mu; the first fault that must fail the scan
+	read    int           // guarded by mu; files whose content was read
+}
+
+// changedFile is a file that was read because its stat changed.
+type changedFile struct {
+	dir string
+	e   treeEntry
 }
 
 // scan reads the state of every file the checkpoint covers. Folders are
 // walked and changed files hashed by up to Workers goroutines.
-func (s *Store) scan(ctx context.Context, save bool, prev snapshot, trustMT int64) (snapshot, *scanner, error) {
+func (s *Store) scan(ctx context.Context, save bool, prev map[string]cachedTree, trustMT int64) (scanned, *scanner, error) {
 	if s.roots == nil {
 		return nil, nil, errClosed
 	}
 	s.checkExcludeFiles()
 	sc := &scanner{
 		ctx: ctx, store: s, save: save, prev: prev, trustMT: trustMT,
-		sem: make(chan struct{}, s.opts.Workers-1),
-		out: make(snapshot, len(prev)),
+		// The calling goroutine only waits, so Workers goroutines walk.
+		sem: make(chan struct{}, s.opts.Workers),
+		out: make(scanned, len(prev)),
 	}
 	sc.budget.Store(s.opts.MaxCheckpointBytes)
 	for i, folder := range s.folders {
-		root, err := s.roots[i].OpenRoot(".")
+		h, err := openTop(s.roots[i])
 		if err != nil {
 			sc.fail(fmt.Errorf("checkpoint: %w", err))
 			break
 		}
 		top := s.roots[i]
-		sc.spawn(func() { sc.dir(root, top, folder, ".") })
+		sc.spawn(func() { sc.dir(h, top, folder, ".") })
 	}
 	sc.wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -74,8 +123,22 @@ func (s *Store) scan(ctx context.Context, save bool, prev snapshot, trustMT int6
 	if sc.err != nil {
 		return nil, nil, sc.err
 	}
+	// The files that were read join their folders' entries, which stay
+	// sorted by name.
+	touched := make(map[*folderScan]bool)
+	for _, c := range sc.changed {
+		if f := sc.out[c.dir]; f != nil {
+			f.files = append(f.files, c.e)
+			touched[f] = true
+		}
+	}
+	for f := range touched {
+		slices.SortFunc(f.files, byName)
+	}
 	return sc.out, sc, nil
 }
+
+func byName(a, b treeEntry) int { return strings.Compare(a.Name, b.Name) }
 
 // spawn runs f on a new goroutine when a worker slot is free, else
 // inline: the walk never has more than Workers goroutines busy.
@@ -99,108 +162,136 @@ func (sc *scanner) fail(err error) {
 	sc.mu.Unlock()
 }
 
+// listed is one entry of a folder's listing: a folder, or a regular
+// file with its stat.
+type listed struct {
+	name string
+	dir  bool
+	st   fileState
+}
+
 // dir lists one folder, which dir is opened as and closes; rel is its
-// path below top, the workspace folder. Each folder is an os.Root opened
-// from its parent's, so that every open and stat is one system call on a
-// single name, and none can leave the workspace.
-func (sc *scanner) dir(dir, top *os.Root, abs, rel string) {
-	defer dir.Close()
+// path below top, the workspace folder. Each folder is opened from its
+// parent's handle by one name, so that no open or stat can leave the
+// workspace (dirHandle).
+func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
+	defer dir.close()
 	if sc.ctx.Err() != nil {
 		return
 	}
-	f, err := dir.Open(".")
-	if err != nil {
+	entries, err := dir.list()
+	if err != nil && len(entries) == 0 {
 		return // vanished or unreadable: nothing of it can be recorded
 	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
+	slices.SortFunc(entries, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	sc.store.checkIgnoreFiles(abs, entries)
 	// Asking the matcher costs microseconds a path; its answers for this
-	// folder's entries are kept until an ignore file above them changes.
+	// folder's entries are kept, sorted like the entries, until an ignore
+	// file above them changes. Both lists are sorted, so one pass over
+	// each finds the answers without hashing a name.
 	old := sc.store.ignoreAnswers(abs)
-	answers := make(map[string]bool, len(entries))
-	ignored := func(name, cabs string, isDir bool) bool {
-		key := name
-		if isDir {
-			key += "/"
+	answers := make([]ignoreAnswer, 0, len(entries))
+	ignored := func(name string, isDir bool) bool {
+		for len(old) > 0 && old[0].name < name {
+			old = old[1:]
 		}
-		v, ok := old[key]
-		if !ok {
-			v = sc.store.ign.Ignored(cabs, isDir)
+		var v bool
+		if len(old) > 0 && old[0].name == name && old[0].dir == isDir {
+			v = old[0].ignored
+		} else {
+			v = sc.store.ign.Ignored(abs+string(filepath.Separator)+name, isDir)
 		}
-		answers[key] = v
+		answers = append(answers, ignoreAnswer{name: name, dir: isDir, ignored: v})
 		return v
 	}
-	defer sc.store.keepIgnoreAnswers(abs, answers)
+	defer func() { sc.store.keepIgnoreAnswers(abs, answers) }()
+	prev := sc.prev[abs].entries
+	out := &folderScan{files: make([]treeEntry, 0, len(entries))}
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == ".git" {
 			continue
 		}
-		cabs := abs + string(filepath.Separator) + name
-		crel := name
-		if rel != "." {
-			crel = rel + "/" + name
-		}
-		typ := e.Type()
-		switch {
-		case typ.IsDir():
-			if ignored(name, cabs, true) {
+		if e.dir {
+			if ignored(name, true) {
 				continue
 			}
-			sub, err := dir.OpenRoot(name)
+			sub, err := dir.sub(name)
 			if err != nil {
 				continue
 			}
+			crel := name
+			if rel != "." {
+				crel = rel + "/" + name
+			}
+			out.subdirs = append(out.subdirs, name)
+			cabs := abs + string(filepath.Separator) + name
 			sc.spawn(func() { sc.dir(sub, top, cabs, crel) })
-		case typ.IsRegular():
-			if ignored(name, cabs, false) {
-				continue
-			}
-			// A listing of a folder opened in a Root holds each entry's
-			// lstat already: Info makes no system call.
-			fi, err := e.Info()
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			st := statOf(fi)
-			if old, ok := sc.prev[cabs]; ok && old.Hash != "" && old.Size == st.Size &&
-				old.MTime == st.MTime && old.Mode == st.Mode && old.Ino == st.Ino && old.MTime < sc.trustMT {
+			continue
+		}
+		if ignored(name, false) {
+			continue
+		}
+		st := e.st
+		// prev is sorted by name like entries: skip what is before.
+		for len(prev) > 0 && prev[0].Name < name {
+			prev = prev[1:]
+		}
+		if len(prev) > 0 {
+			if old := prev[0]; old.Name == name && !old.Dir && old.Hash != "" && old.Size == st.Size &&
+				old.MTime == st.MTime && fs.FileMode(old.Mode) == st.Mode && old.Ino == st.Ino && old.MTime < sc.trustMT {
 				if sc.budget.Add(-st.Size) < 0 {
 					st.Skip = sc.overBudget()
 				} else {
 					st.Hash = old.Hash
 				}
-				sc.record(cabs, st)
+				out.files = append(out.files, st.entry(name))
 				continue
 			}
-			// A file read may outlive this listing, which closes dir,
-			// so it goes through the folder's root.
-			sc.spawn(func() { sc.file(top, cabs, crel, st) })
 		}
-		// Symbolic links, devices, pipes and sockets are not recorded:
+		// A file read may outlive this listing, which closes dir,
+		// so it goes through the folder's root.
+		crel := name
+		if rel != "." {
+			crel = rel + "/" + name
+		}
+		sc.spawn(func() { sc.file(top, abs, name, crel, st) })
+		// Symbolic links, devices, pipes and sockets are not listed:
 		// restoring one could write outside the workspace or block.
 	}
+	sc.mu.Lock()
+	sc.out[abs] = out
+	sc.mu.Unlock()
+}
+
+// ignoreAnswer is the matcher's answer for one entry of a folder.
+type ignoreAnswer struct {
+	name    string
+	dir     bool
+	ignored bool
 }
 
 func (sc *scanner) overBudget() string {
 	return fmt.Sprintf("not stored: the checkpoint reached its cap of %d bytes", sc.store.opts.MaxCheckpointBytes)
 }
 
-func (sc *scanner) record(abs string, st fileState) {
+func (sc *scanner) record(dir, name string, st fileState, read bool) {
 	sc.mu.Lock()
-	sc.out[abs] = st
+	sc.changed = append(sc.changed, changedFile{dir: dir, e: st.entry(name)})
+	if read {
+		sc.read++
+	}
 	sc.mu.Unlock()
 }
 
 // file reads and hashes one file whose stat differs from the latest
 // checkpoint's. st is the stat from the folder listing; the one recorded
 // is taken from the opened handle, which is what was read.
-func (sc *scanner) file(root *os.Root, abs, rel string, st fileState) {
+func (sc *scanner) file(root *os.Root, dir, name, rel string, st fileState) {
 	max := sc.store.opts.MaxFileBytes
 	if st.Size > max {
 		st.Skip = fmt.Sprintf("not stored: larger than %d bytes", max)
-		sc.record(abs, st)
+		sc.record(dir, name, st, false)
 		return
 	}
 	f, err := root.Open(rel)
@@ -215,7 +306,7 @@ func (sc *scanner) file(root *os.Root, abs, rel string, st fileState) {
 	st = statOf(fi)
 	if sc.budget.Add(-st.Size) < 0 {
 		st.Skip = sc.overBudget()
-		sc.record(abs, st)
+		sc.record(dir, name, st, false)
 		return
 	}
 	data, tooBig, err := readCapped(f, max)
@@ -236,10 +327,7 @@ func (sc *scanner) file(root *os.Root, abs, rel string, st fileState) {
 			sc.written.Add(n)
 		}
 	}
-	sc.mu.Lock()
-	sc.out[abs] = st
-	sc.read++
-	sc.mu.Unlock()
+	sc.record(dir, name, st, true)
 }
 
 // ignoreStat is the stat of a folder's ignore files, as last seen.
@@ -248,23 +336,21 @@ type ignoreStat [2]fileState // .gitignore, .clineignore; zero when absent
 // checkIgnoreFiles drops the cached rules of folder abs when one of its
 // ignore files changed since the last scan. It runs before any path below
 // abs is matched, so the walk never uses stale rules.
-func (s *Store) checkIgnoreFiles(abs string, entries []fs.DirEntry) {
+func (s *Store) checkIgnoreFiles(abs string, entries []listed) {
 	var now ignoreStat
 	for _, e := range entries {
 		i := -1
-		switch e.Name() {
+		switch e.name {
 		case workspace.GitignoreFile:
 			i = 0
 		case workspace.ClineignoreFile:
 			i = 1
 		}
-		if i < 0 {
+		if i < 0 || e.dir {
 			continue
 		}
-		if fi, err := e.Info(); err == nil {
-			now[i] = statOf(fi)
-			now[i].Skip = "present"
-		}
+		now[i] = e.st
+		now[i].Skip = "present"
 	}
 	s.ignMu.Lock()
 	old, seen := s.ignStat[abs]
@@ -287,13 +373,13 @@ func (s *Store) checkIgnoreFiles(abs string, entries []fs.DirEntry) {
 
 // ignoreAnswers returns the matcher's answers for the entries of folder
 // abs from the last scan (entry name, "/" ending a folder's).
-func (s *Store) ignoreAnswers(abs string) map[string]bool {
+func (s *Store) ignoreAnswers(abs string) []ignoreAnswer {
 	s.ignMu.Lock()
 	defer s.ignMu.Unlock()
 	return s.ignAnswers[abs]
 }
 
-func (s *Store) keepIgnoreAnswers(abs string, answers map[string]bool) {
+func (s *Store) keepIgnoreAnswers(abs string, answers []ignoreAnswer) {
 	s.ignMu.Lock()
 	s.ignAnswers[abs] = answers
 	s.ignMu.Unlock()
@@ -347,100 +433,96 @@ func (s *Store) folderOf(abs string) string {
 	return ""
 }
 
-// treeNode is a folder while trees are built.
-type treeNode struct {
-	files []treeEntry
-	dirs  map[string]*treeNode
+// entry is st as a tree's entry for a file named name.
+func (st fileState) entry(name string) treeEntry {
+	return treeEntry{Name: name, Hash: st.Hash, Mode: uint32(st.Mode), Size: st.Size, MTime: st.MTime, Ino: st.Ino, Skip: st.Skip}
 }
 
-// writeTrees stores the folder trees of snap, one root tree per workspace
-// folder, and returns their hashes and the bytes written.
-func (s *Store) writeTrees(snap snapshot) ([]rootRef, int64, error) {
-	nodes := make(map[string]*treeNode, len(s.folders))
-	for _, f := range s.folders {
-		nodes[f] = &treeNode{dirs: map[string]*treeNode{}}
-	}
-	for abs, st := range snap {
-		folder := s.folderOf(abs)
-		if folder == "" {
-			continue
-		}
-		n := nodes[folder]
-		names := strings.Split(filepath.ToSlash(abs[len(folder)+1:]), "/")
-		for _, d := range names[:len(names)-1] {
-			c := n.dirs[d]
-			if c == nil {
-				c = &treeNode{dirs: map[string]*treeNode{}}
-				n.dirs[d] = c
-			}
-			n = c
-		}
-		n.files = append(n.files, treeEntry{
-			Name: names[len(names)-1], Hash: st.Hash, Mode: uint32(st.Mode),
-			Size: st.Size, MTime: st.MTime, Ino: st.Ino, Skip: st.Skip,
-		})
-	}
+// state is a file's entry as a fileState.
+func (e treeEntry) state() fileState {
+	return fileState{Hash: e.Hash, Mode: fs.FileMode(e.Mode), Size: e.Size, MTime: e.MTime, Ino: e.Ino, Skip: e.Skip}
+}
+
+// writeTrees stores the folder trees of a scan, one root tree per
+// workspace folder, and returns their hashes, the trees by folder and
+// the bytes written. A folder with no file below it has no tree.
+func (s *Store) writeTrees(sd scanned) ([]rootRef, map[string]cachedTree, int64, error) {
 	var written int64
-	cache := make(map[string]cachedTree, len(s.trees))
-	var put func(dir string, n *treeNode) (string, error)
-	put = func(dir string, n *treeNode) (string, error) {
-		t := &tree{Entries: n.files}
-		for name, c := range n.dirs {
-			h, err := put(dir+string(filepath.Separator)+name, c)
+	cache := make(map[string]cachedTree, len(sd))
+	var put func(dir string, top bool) (string, error)
+	put = func(dir string, top bool) (string, error) {
+		f := sd[dir]
+		if f == nil {
+			f = &folderScan{}
+		}
+		entries := make([]treeEntry, 0, len(f.files)+len(f.subdirs))
+		entries = append(entries, f.files...)
+		for _, name := range f.subdirs {
+			h, err := put(dir+string(filepath.Separator)+name, false)
 			if err != nil {
 				return "", err
 			}
-			t.Entries = append(t.Entries, treeEntry{Name: name, Dir: true, Hash: h})
+			if h != "" {
+				entries = append(entries, treeEntry{Name: name, Dir: true, Hash: h})
+			}
 		}
-		slices.SortFunc(t.Entries, func(a, b treeEntry) int { return strings.Compare(a.Name, b.Name) })
+		if len(entries) == 0 && !top {
+			return "", nil
+		}
+		if len(f.subdirs) > 0 {
+			slices.SortFunc(entries, byName)
+		}
 		// A folder whose entries are those of the last checkpoint has
 		// its tree stored already: no encoding, hashing or stat.
-		if old, ok := s.trees[dir]; ok && slices.Equal(old.entries, t.Entries) && s.blobs.known(old.hash) {
+		if old, ok := s.trees[dir]; ok && slices.Equal(old.entries, entries) && s.blobs.known(old.hash) {
 			cache[dir] = old
 			return old.hash, nil
 		}
-		h, w, err := s.blobs.putTree(t)
+		h, w, err := s.blobs.putTree(&tree{Entries: entries})
 		written += w
-		cache[dir] = cachedTree{entries: t.Entries, hash: h}
+		cache[dir] = cachedTree{entries: entries, hash: h}
 		return h, err
 	}
 	refs := make([]rootRef, 0, len(s.folders))
 	for _, f := range s.folders {
-		h, err := put(f, nodes[f])
+		h, err := put(f, true)
 		if err != nil {
-			s.trees = nil
-			return nil, written, err
+			return nil, nil, written, err
 		}
 		refs = append(refs, rootRef{Folder: f, Tree: h})
 	}
-	s.trees = cache
-	return refs, written, nil
+	return refs, cache, written, nil
 }
 
-// cachedTree is a folder's tree as the last checkpoint wrote it.
+// cachedTree is a folder's tree: its entries sorted by name, and the
+// hash of its blob.
 type cachedTree struct {
 	entries []treeEntry
 	hash    string
 }
 
-// readTrees loads the files a checkpoint recorded on disk.
-func (s *Store) readTrees(refs []rootRef) (snapshot, error) {
-	snap := make(snapshot)
+// readDirs loads the folders a checkpoint recorded, by absolute path.
+func (s *Store) readDirs(refs []rootRef) (map[string]cachedTree, error) {
+	out := make(map[string]cachedTree)
 	var walk func(dir, hash string) error
 	walk = func(dir, hash string) error {
-		t, _, err := s.blobs.getTree(hash)
-		if err != nil {
-			return err
+		// A folder the latest checkpoint holds with this very tree is
+		// in memory already; trees are named by their content.
+		entries := s.trees[dir].entries
+		if s.trees[dir].hash != hash {
+			t, _, err := s.blobs.getTree(hash)
+			if err != nil {
+				return err
+			}
+			entries = t.Entries
 		}
-		for _, e := range t.Entries {
-			p := dir + string(filepath.Separator) + e.Name
+		out[dir] = cachedTree{entries: entries, hash: hash}
+		for _, e := range entries {
 			if e.Dir {
-				if err := walk(p, e.Hash); err != nil {
+				if err := walk(dir+string(filepath.Separator)+e.Name, e.Hash); err != nil {
 					return err
 				}
-				continue
 			}
-			snap[p] = fileState{Hash: e.Hash, Mode: fs.FileMode(e.Mode), Size: e.Size, MTime: e.MTime, Ino: e.Ino, Skip: e.Skip}
 		}
 		return nil
 	}
@@ -449,7 +531,128 @@ func (s *Store) readTrees(refs []rootRef) (snapshot, error) {
 			return nil, err
 		}
 	}
-	return snap, nil
+	return out, nil
+}
+
+// flatDirs returns the files of folders loaded by readDirs or written by
+// writeTrees, by absolute path.
+func flatDirs(dirs map[string]cachedTree) snapshot {
+	snap := make(snapshot)
+	for dir, t := range dirs {
+		for _, e := range t.entries {
+			if !e.Dir {
+				snap[dir+string(filepath.Separator)+e.Name] = e.state()
+			}
+		}
+	}
+	return snap
+}
+
+// readTrees loads the files a checkpoint recorded on disk.
+func (s *Store) readTrees(refs []rootRef) (snapshot, error) {
+	dirs, err := s.readDirs(refs)
+	if err != nil {
+		return nil, err
+	}
+	return flatDirs(dirs), nil
+}
+
+// changedOnDisk lists the files whose content, mode or note differ
+// between two checkpoints' trees. Trees are named by their content, so a
+// folder whose tree hash is the same on both sides is skipped unread;
+// trees are taken from known (a folder's tree by path, if it has that
+// hash) or else read from the store.
+func (s *Store) changedOnDisk(a, b []rootRef, known func(dir, hash string) (cachedTree, bool)) ([]string, error) {
+	get := func(dir, hash string) ([]treeEntry, error) {
+		if hash == "" {
+			return nil, nil
+		}
+		if t, ok := known(dir, hash); ok {
+			return t.entries, nil
+		}
+		t, _, err := s.blobs.getTree(hash)
+		if err != nil {
+			return nil, err
+		}
+		return t.Entries, nil
+	}
+	var out []string
+	var walk func(dir, ha, hb string) error
+	walk = func(dir, ha, hb string) error {
+		if ha == hb {
+			return nil
+		}
+		ea, err := get(dir, ha)
+		if err != nil {
+			return err
+		}
+		eb, err := get(dir, hb)
+		if err != nil {
+			return err
+		}
+		// one handles an entry on one side (x) against its namesake on
+		// the other (y, nil when absent).
+		one := func(x, y *treeEntry) error {
+			p := dir + string(filepath.Separator) + x.Name
+			switch {
+			case y == nil:
+				if x.Dir {
+					return walk(p, x.Hash, "")
+				}
+				out = append(out, p)
+			case x.Dir && y.Dir:
+				return walk(p, x.Hash, y.Hash)
+			case x.Dir != y.Dir:
+				if x.Dir {
+					x, y = y, x
+				}
+				out = append(out, p)
+				return walk(p, "", y.Hash)
+			case x.Hash != y.Hash || x.Mode != y.Mode || x.Skip != y.Skip:
+				out = append(out, p)
+			}
+			return nil
+		}
+		i, j := 0, 0
+		for i < len(ea) || j < len(eb) {
+			var err error
+			switch {
+			case j == len(eb) || i < len(ea) && ea[i].Name < eb[j].Name:
+				err = one(&ea[i], nil)
+				i++
+			case i == len(ea) || eb[j].Name < ea[i].Name:
+				err = one(&eb[j], nil)
+				j++
+			default:
+				err = one(&ea[i], &eb[j])
+				i++
+				j++
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, rb := range b {
+		ha := ""
+		for _, ra := range a {
+			if ra.Folder == rb.Folder {
+				ha = ra.Tree
+			}
+		}
+		if err := walk(rb.Folder, ha, rb.Tree); err != nil {
+			return nil, err
+		}
+	}
+	for _, ra := range a {
+		if !slices.ContainsFunc(b, func(r rootRef) bool { return r.Folder == ra.Folder }) {
+			if err := walk(ra.Folder, ra.Tree, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // markTrees puts into fresh every blob the trees reach that keep does

@@ -137,7 +137,10 @@ const indexVersion = 1
 // Store holds the checkpoints of one workspace. Its methods are safe for
 // concurrent use and run one at a time.
 type Store struct {
-	opts    Options
+	opts    Options // guarded by mu where applyLimits changes it (MaxAge, MaxStoreBytes, MaxCheckpointBytes)
+	asked   Options // guarded by mu; as the caller gave them, before defaults
+	limMu   sync.Mutex
+	limits  *[2]int64 // guarded by limMu; max age (ns) and store bytes from SetLimits, until applied
 	dir     string
 	folders []string         // cleaned, outer ones only, in the caller's order
 	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
@@ -148,23 +151,24 @@ type Store struct {
 	ign     *workspace.IgnoreMatcher
 	ignMu   sync.Mutex
 	ignStat map[string]ignoreStat // guarded by ignMu; by folder, and by .git/info/exclude path
-	// ignAnswers caches the matcher's answers by folder, then entry name.
-	ignAnswers map[string]map[string]bool // guarded by ignMu
+	// ignAnswers caches the matcher's answers by folder, sorted by entry name.
+	ignAnswers map[string][]ignoreAnswer // guarded by ignMu
 
 	mu      sync.Mutex
 	records []*record // guarded by mu; oldest first
-	// latest is the files of records[len-1] (or of Prime's scan), the
-	// base for stat-based change detection; nil until first needed after
-	// Open. latestScan is when the scan behind it started.
-	latest     snapshot              // guarded by mu
+	// trees is the folders of records[len-1] (or of Prime's scan) by
+	// path, the base for stat-based change detection and the trees a new
+	// checkpoint reuses; nil until first needed after Open. latestScan is
+	// when the scan behind it started.
+	trees      map[string]cachedTree // guarded by mu
 	latestScan int64                 // guarded by mu
-	trees      map[string]cachedTree // guarded by mu; by folder, from the last writeTrees
 	sinceGC    int64                 // guarded by mu; blob bytes written since the last Prune
 	gcDone     bool                  // guarded by mu; Prune ran in this process
 }
 
 // Open opens (creating if need be) the store for opts.Folders.
 func Open(opts Options) (*Store, error) {
+	asked := opts
 	opts.fill()
 	if opts.StateDir == "" {
 		return nil, errors.New("checkpoint: no state directory")
@@ -182,12 +186,12 @@ func Open(opts Options) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	s := &Store{
-		opts: opts, dir: dir, folders: folders, paths: paths,
+		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths,
 		blobs:   newBlobs(filepath.Join(dir, "blobs")),
 		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
 		ignStat: make(map[string]ignoreStat),
 
-		ignAnswers: make(map[string]map[string]bool),
+		ignAnswers: make(map[string][]ignoreAnswer),
 	}
 	for _, f := range folders {
 		r, err := os.OpenRoot(f)
@@ -202,6 +206,31 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// SetLimits changes the pruning limits of an open store (zero takes the
+// default, as in Options); the next checkpoint prunes by them. It does
+// not wait for an operation under way (a first checkpoint takes seconds).
+func (s *Store) SetLimits(maxAge time.Duration, maxStoreBytes int64) {
+	s.limMu.Lock()
+	s.limits = &[2]int64{int64(maxAge), maxStoreBytes}
+	s.limMu.Unlock()
+}
+
+// applyLimits takes the limits SetLimits left, if any; s.mu is held.
+func (s *Store) applyLimits() {
+	s.limMu.Lock()
+	l := s.limits
+	s.limits = nil
+	s.limMu.Unlock()
+	if l == nil {
+		return
+	}
+	s.asked.MaxAge, s.asked.MaxStoreBytes = time.Duration(l[0]), l[1]
+	o := s.asked
+	o.fill()
+	s.opts.MaxAge, s.opts.MaxStoreBytes, s.opts.MaxCheckpointBytes = o.MaxAge, o.MaxStoreBytes, o.MaxCheckpointBytes
+	s.gcDone = false
 }
 
 var errClosed = errors.New("checkpoint: the store is closed")
@@ -312,7 +341,8 @@ func (s *Store) Checkpoint(ctx context.Context, req Request) (Info, error) {
 }
 
 func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
-	base, err := s.latestSnapshot()
+	s.applyLimits()
+	base, err := s.latestDirs()
 	if err != nil {
 		return Info{}, err
 	}
@@ -321,17 +351,17 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	// clock's; opts.Now dates the checkpoint.
 	scanStart := time.Now()
 	start := s.opts.Now()
-	snap, sc, err := s.scan(ctx, true, base, trust)
+	sd, sc, err := s.scan(ctx, true, base, trust)
 	if err != nil {
 		return Info{}, err
 	}
 	written := sc.written.Load()
-	roots, n, err := s.writeTrees(snap)
+	roots, dirs, n, err := s.writeTrees(sd)
 	written += n
 	if err != nil {
 		return Info{}, err
 	}
-	overlays, n, err := s.storeOverlays(snap, req.Overlay)
+	overlays, n, err := s.storeOverlays(sd, req.Overlay)
 	written += n
 	if err != nil {
 		return Info{}, err
@@ -344,13 +374,11 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		Scan: scanStart.UnixNano(), Roots: roots, Overlays: overlays,
 	}
 	if prev := s.previous(req.SessionID); prev != nil {
-		prevSnap := base
-		if prev != s.records[len(s.records)-1] {
-			if prevSnap, err = s.readTrees(prev.Roots); err != nil {
-				return Info{}, err
-			}
+		disk, err := s.changedOnDisk(prev.Roots, roots, mergedTrees(base, dirs))
+		if err != nil {
+			return Info{}, err
 		}
-		files := changedPaths(prevSnap, prev.Overlays, snap, overlays)
+		files := changedPaths(disk, prev.Overlays, overlays)
 		if len(files) > maxListedFiles {
 			rec.FilesMore = len(files) - maxListedFiles
 			files = files[:maxListedFiles]
@@ -365,7 +393,7 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		s.records = s.records[:len(s.records)-1]
 		return Info{}, err
 	}
-	s.latest, s.latestScan = snap, rec.Scan
+	s.trees, s.latestScan = dirs, rec.Scan
 	s.sinceGC += written
 	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
 		if err := s.prune(); err != nil {
@@ -375,6 +403,19 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	return rec.Info, nil
 }
 
+// mergedTrees returns a lookup of folders by path that holds both a's
+// and b's (b's where both have one): a tree is taken from it only when
+// its hash is the one asked for.
+func mergedTrees(a, b map[string]cachedTree) func(dir, hash string) (cachedTree, bool) {
+	return func(dir, hash string) (cachedTree, bool) {
+		if t, ok := b[dir]; ok && t.hash == hash {
+			return t, true
+		}
+		t, ok := a[dir]
+		return t, ok && t.hash == hash
+	}
+}
+
 // newID returns a checkpoint id that sorts by time.
 func newID(t time.Time) string {
 	var b [4]byte
@@ -382,40 +423,53 @@ func newID(t time.Time) string {
 	return "ck-" + strconv.FormatInt(t.UnixNano(), 36) + "-" + hex.EncodeToString(b[:])
 }
 
-// latestSnapshot returns the files of the newest checkpoint, reading its
+// latestDirs returns the folders of the newest checkpoint, reading its
 // trees after a restart.
-func (s *Store) latestSnapshot() (snapshot, error) {
-	if s.latest != nil || len(s.records) == 0 {
-		return s.latest, nil
+func (s *Store) latestDirs() (map[string]cachedTree, error) {
+	if s.trees != nil || len(s.records) == 0 {
+		return s.trees, nil
 	}
 	last := s.records[len(s.records)-1]
-	snap, err := s.readTrees(last.Roots)
+	dirs, err := s.readDirs(last.Roots)
 	if err != nil {
 		return nil, err
 	}
-	s.latest, s.latestScan = snap, last.Scan
-	return snap, nil
+	s.trees, s.latestScan = dirs, last.Scan
+	return dirs, nil
+}
+
+// latestSnapshot returns the files of the newest checkpoint by path.
+func (s *Store) latestSnapshot() (snapshot, error) {
+	dirs, err := s.latestDirs()
+	if err != nil {
+		return nil, err
+	}
+	return flatDirs(dirs), nil
 }
 
 // Prime prepares the first checkpoint of a workspace that has none: it
-// reads and stores every file now, so that the checkpoint a turn takes
-// before its first change only reads what changed since. The blobs it
-// stores are referenced by that checkpoint; Prune, which runs only after
-// a checkpoint, keeps them. With checkpoints on disk it only loads the
-// newest one's file list.
+// reads and stores every file and folder tree now, so that the
+// checkpoint a turn takes before its first change only reads what
+// changed since. The blobs it stores are referenced by that checkpoint;
+// Prune, which runs only after a checkpoint, keeps them. With
+// checkpoints on disk it only loads the newest one's folders.
 func (s *Store) Prime(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.records) > 0 || s.latest != nil {
-		_, err := s.latestSnapshot()
+	if len(s.records) > 0 || s.trees != nil {
+		_, err := s.latestDirs()
 		return err
 	}
 	start := time.Now()
-	snap, _, err := s.scan(ctx, true, nil, 0)
+	sd, _, err := s.scan(ctx, true, nil, 0)
 	if err != nil {
 		return err
 	}
-	s.latest, s.latestScan = snap, start.UnixNano()
+	_, dirs, _, err := s.writeTrees(sd)
+	if err != nil {
+		return err
+	}
+	s.trees, s.latestScan = dirs, start.UnixNano()
 	return nil
 }
 
@@ -434,7 +488,7 @@ func (s *Store) previous(session string) *record {
 }
 
 // storeOverlays stores the open buffers whose text differs from disk.
-func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overlayRef, int64, error) {
+func (s *Store) storeOverlays(sd scanned, overlay map[string]string) ([]overlayRef, int64, error) {
 	var refs []overlayRef
 	var written int64
 	for p, text := range overlay {
@@ -443,7 +497,7 @@ func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overl
 			continue
 		}
 		h := hashOf([]byte(text))
-		if st, ok := snap[p]; ok && st.Hash == h {
+		if st, ok := sd.lookup(p); ok && st.Hash == h {
 			continue
 		}
 		n, err := s.blobs.put(h, []byte(text))
@@ -458,43 +512,24 @@ func (s *Store) storeOverlays(snap snapshot, overlay map[string]string) ([]overl
 }
 
 // changedPaths lists the paths whose content or mode differ between two
-// checkpoints' views: the buffer's text where one was open and differed
-// from disk, else the file on disk.
-func changedPaths(a snapshot, ao []overlayRef, b snapshot, bo []overlayRef) []string {
+// checkpoints' views, given the files that differ on disk: the buffer's
+// text where one was open and differed from disk, else the file on disk.
+func changedPaths(disk []string, ao, bo []overlayRef) []string {
 	aov, bov := overlayMap(ao), overlayMap(bo)
-	var out []string
-	differ := func(p string) bool {
-		ha, oka := aov[p]
-		hb, okb := bov[p]
-		if oka || okb {
-			return oka != okb || ha != hb
-		}
-		sa, oka := a[p]
-		sb, okb := b[p]
-		return oka != okb || sa.Hash != sb.Hash || sa.Mode != sb.Mode || sa.Skip != sb.Skip
-	}
-	for p := range b {
-		if differ(p) {
-			out = append(out, p)
-		}
-	}
-	// Paths b lacks on disk: gone, or open only in a buffer.
-	gone := func(p string) {
-		if _, ok := b[p]; !ok && differ(p) {
-			out = append(out, p)
-		}
-	}
-	for p := range a {
-		gone(p)
-	}
+	out := slices.Clone(disk)
 	for p := range aov {
-		gone(p)
+		out = append(out, p)
 	}
 	for p := range bov {
-		gone(p)
+		out = append(out, p)
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(p string) bool {
+		ha, oka := aov[p]
+		hb, okb := bov[p]
+		return (oka || okb) && oka == okb && ha == hb
+	})
 }
 
 // List returns a session's checkpoints, oldest first.
@@ -547,6 +582,7 @@ type PruneStats struct {
 func (s *Store) Prune() (PruneStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.applyLimits()
 	return s.pruneStats()
 }
 

@@ -318,6 +318,9 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 		Exit1, Exit2        int
 		ClosedError         string
 		Buffer              string
+		ConfigOptions       []string
+		Commands            []string
+		ModeOption          string
 	}
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatalf("summary %q: %v", out, err)
@@ -338,6 +341,9 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 		if len(p.Locations) != 1 || p.Locations[0].Path != notes {
 			t.Errorf("permission locations %+v, want %s", p.Locations, notes)
 		}
+	}
+	if strings.Join(sum.ConfigOptions, ",") != "mode,model,approvals" || strings.Join(sum.Commands, ",") != "compact,undo,plan,act" || sum.ModeOption != "act" {
+		t.Errorf("config options %v, commands %v, mode option after set_config_option %q", sum.ConfigOptions, sum.Commands, sum.ModeOption)
 	}
 	if sum.SessionCapabilities["close"] == nil || sum.SessionCapabilities["list"] == nil {
 		t.Errorf("sessionCapabilities %v, want list and close", sum.SessionCapabilities)

@@ -44,12 +44,30 @@ func (s *Server) checkpointStore() (*checkpoint.Store, error) {
 		s.ckpt.store.Close()
 		s.ckpt.store = nil
 	}
-	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders})
+	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
+	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes})
 	if err != nil {
 		return nil, err
 	}
 	s.ckpt.store, s.ckpt.key = st, key
 	return st, nil
+}
+
+// checkpointSettingsChanged brings the pruning limits in force to the
+// open store; the next checkpoint of any session prunes by them.
+func (s *Server) checkpointSettingsChanged() {
+	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
+	s.ckpt.mu.Lock()
+	defer s.ckpt.mu.Unlock()
+	if s.ckpt.store != nil {
+		s.ckpt.store.SetLimits(maxAge, maxBytes)
+	}
+}
+
+// checkpointsEnabled reports whether the settings in force take checkpoints.
+func (s *Server) checkpointsEnabled() bool {
+	on, _, _ := s.CurrentSettings().checkpointLimits()
+	return on
 }
 
 // closeCheckpoints releases the store when the connection ends.
@@ -85,6 +103,9 @@ func bufferTexts(open map[string]workspace.Snapshot) map[string]string {
 // background, so that the first change of the first turn does not wait
 // for a walk of every file.
 func (s *Server) primeCheckpoints() {
+	if !s.checkpointsEnabled() {
+		return
+	}
 	st, err := s.checkpointStore()
 	if err != nil {
 		return
@@ -104,9 +125,13 @@ func (s *Server) primeCheckpoints() {
 	}()
 }
 
-// takeCheckpoint is the session's checkpoint hook. A failure only costs
-// the undo point, so it is logged and the turn goes on.
+// takeCheckpoint is the session's checkpoint hook; settings can turn it
+// off. A failure only costs the undo point, so it is logged and the turn
+// goes on.
 func (s *Server) takeCheckpoint(sessionID string, turn int, callID, title string) {
+	if !s.checkpointsEnabled() {
+		return
+	}
 	st, err := s.checkpointStore()
 	if err != nil {
 		s.log.Debug("no checkpoint", "session", sessionID, "err", err)

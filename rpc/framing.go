@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -183,17 +184,28 @@ func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
 	}
 }
 
-// onReply runs fn once the reply to the request whose id encodes as id
-// is queued: whatever is written after that follows the reply on the
-// wire. A client that blocks on a request (eglot's executeCommand) then
-// reads its answer before any request the work it started sends.
-func (s *stream) onReply(id string, fn func()) {
+// onReply runs fn once the reply to the request id is queued: whatever
+// is written after that follows the reply on the wire. A client that
+// blocks on a request (eglot's executeCommand) then reads its answer
+// before any request the work it started sends.
+func (s *stream) onReply(id jsonrpc2.ID, fn func()) {
 	s.replyMu.Lock()
 	defer s.replyMu.Unlock()
 	if s.afterReply == nil {
 		s.afterReply = make(map[string]func())
 	}
-	s.afterReply[id] = fn
+	s.afterReply[idKey(id)] = fn
+}
+
+// idKey is an id as a response's "id" member spells it. (jsonrpc2.ID has
+// no JSON marshaller of its own: json.Marshal gives "{}" for every id.)
+func idKey(id jsonrpc2.ID) string {
+	if n, ok := id.Number(); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	str, _ := id.StringValue()
+	b, _ := json.Marshal(str)
+	return string(b)
 }
 
 // replied runs the onReply function of the response in data, if any.

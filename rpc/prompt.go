@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -97,6 +96,9 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 	jsonrpc2.Async(ctx)
 	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
 	defer release()
+	if res, ok, err := s.acpCommand(work, ls, text); ok {
+		return res, err
+	}
 	return s.runPrompt(work, ls, text, images)
 }
 
@@ -185,8 +187,8 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 	// eglot, blocked in its executeCommand, may not serve a request that
 	// arrives first.
 	replied := make(chan struct{})
-	if key, err := json.Marshal(reqID); err == nil && s.stream != nil {
-		s.stream.onReply(string(key), func() { close(replied) })
+	if s.stream != nil {
+		s.stream.onReply(reqID, func() { close(replied) })
 	} else {
 		close(replied)
 	}

@@ -83,6 +83,7 @@ type Server struct {
 	approvals approvals
 	mcp       mcpServers
 	ckpt      checkpointState
+	acpcfg    acpConfigState
 	closing   bool           // guarded by ws.mu
 	bg        sync.WaitGroup // background work the server owns
 	bgCtx     context.Context

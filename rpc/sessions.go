@@ -148,7 +148,11 @@ func (s *Server) redactFrame(data []byte) []byte {
 }
 
 // newProvider builds the model client from the settings.
-func (s *Server) newProvider() (provider.Provider, error) {
+func (s *Server) newProvider() (provider.Provider, error) { return s.newProviderWith("") }
+
+// newProviderWith builds the model client from the settings, with model
+// in place of theirs unless empty.
+func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 	st := s.CurrentSettings()
 	p := st.Provider
 	if p == nil || p.Name == "" {
@@ -159,6 +163,9 @@ func (s *Server) newProvider() (provider.Provider, error) {
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
 		Transcript: p.Transcript, Logger: s.log}
+	if model != "" {
+		cfg.Model = model
+	}
 	if p.APIKeyEnv != "" {
 		cfg.APIKey = s.opts.Getenv(p.APIKeyEnv)
 	}
@@ -177,9 +184,10 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
+		prov = s.switchableModel(id, prov)
 	}
 	st := s.CurrentSettings()
-	policy, err := session.NewPolicy(policyConfig(st))
+	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
 	}

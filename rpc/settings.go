@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -26,9 +27,10 @@ type Settings struct {
 	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
 	StateDir   string            `json:"stateDir,omitempty"`
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
-	Subagents   []SubagentSettings `json:"subagents,omitempty"`
-	Experiments map[string]any     `json:"experiments,omitempty"`
-	Context     *ContextSettings   `json:"context,omitempty"`
+	Subagents   []SubagentSettings  `json:"subagents,omitempty"`
+	Experiments map[string]any      `json:"experiments,omitempty"`
+	Context     *ContextSettings    `json:"context,omitempty"`
+	Checkpoints *CheckpointSettings `json:"checkpoints,omitempty"`
 	// AllowBroadWorkspace lets "/" or the home folder itself be a
 	// workspace folder; without it such a folder is refused.
 	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
@@ -39,6 +41,31 @@ type ContextSettings struct {
 	// CompactAt is the share of the context window past which the history
 	// is compacted before a request; 0 takes the default.
 	CompactAt float64 `json:"compactAt,omitempty"`
+}
+
+// CheckpointSettings tune the workspace's undo points (PROTOCOL.md §8).
+type CheckpointSettings struct {
+	// Enabled false stops new checkpoints; those stored stay listed and
+	// restorable. Unset means on.
+	Enabled *bool `json:"enabled,omitempty"`
+	// MaxAgeDays: older checkpoints are pruned (the newest stays); 0
+	// takes the default of 7.
+	MaxAgeDays float64 `json:"maxAgeDays,omitempty"`
+	// MaxSizeMB caps the bytes the workspace's checkpoints keep, the
+	// oldest going first (the newest stays); 0 takes the default of 500.
+	MaxSizeMB float64 `json:"maxSizeMB,omitempty"`
+}
+
+// checkpointLimits returns what the settings say of checkpoints: whether
+// they are taken, and the pruning limits (zero for the store's defaults).
+func (st Settings) checkpointLimits() (enabled bool, maxAge time.Duration, maxBytes int64) {
+	c := st.Checkpoints
+	if c == nil {
+		return true, 0, 0
+	}
+	return c.Enabled == nil || *c.Enabled,
+		time.Duration(c.MaxAgeDays * float64(24*time.Hour)),
+		int64(c.MaxSizeMB * (1 << 20))
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -53,6 +80,8 @@ type ProviderSettings struct {
 	Transcript string `json:"transcript,omitempty"`
 	// ContextWindow overrides the model's context window, in tokens.
 	ContextWindow int `json:"contextWindow,omitempty"`
+	// Models are offered, besides Model, by the ACP model choice.
+	Models []string `json:"models,omitempty"`
 }
 
 // SubagentSettings configures one subagent tool.
@@ -104,6 +133,12 @@ func (st *Settings) validate(prefix string) error {
 	}
 	if c := st.Context; c != nil && (c.CompactAt < 0 || c.CompactAt > 1) {
 		return invalidParams("%scontext.compactAt: must be between 0 and 1, got %v", prefix, c.CompactAt)
+	}
+	if c := st.Checkpoints; c != nil && c.MaxAgeDays < 0 {
+		return invalidParams("%scheckpoints.maxAgeDays: must be 0 (the default) or more, got %v", prefix, c.MaxAgeDays)
+	}
+	if c := st.Checkpoints; c != nil && c.MaxSizeMB < 0 {
+		return invalidParams("%scheckpoints.maxSizeMB: must be 0 (the default) or more, got %v", prefix, c.MaxSizeMB)
 	}
 	if st.MaxTurns < 0 {
 		return invalidParams("%smaxTurns: must be 0 (the default) or more, got %d", prefix, st.MaxTurns)
@@ -159,9 +194,15 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 			if p.ContextWindow == 0 {
 				p.ContextWindow = file.Provider.ContextWindow
 			}
+			if p.Models == nil {
+				p.Models = file.Provider.Models
+			}
 		}
 		if st.Context == nil {
 			st.Context = file.Context
+		}
+		if st.Checkpoints == nil {
+			st.Checkpoints = file.Checkpoints
 		}
 		st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
 		fill(&st.Mode, file.Mode)
@@ -248,6 +289,7 @@ func (st Settings) clone() Settings {
 	out := st
 	if st.Provider != nil {
 		p := *st.Provider
+		p.Models = slices.Clone(p.Models)
 		if p.NativeTools != nil {
 			b := *p.NativeTools
 			p.NativeTools = &b
@@ -257,6 +299,14 @@ func (st Settings) clone() Settings {
 	if st.Context != nil {
 		c := *st.Context
 		out.Context = &c
+	}
+	if st.Checkpoints != nil {
+		c := *st.Checkpoints
+		if c.Enabled != nil {
+			b := *c.Enabled
+			c.Enabled = &b
+		}
+		out.Checkpoints = &c
 	}
 	out.Approvals = maps.Clone(st.Approvals)
 	out.Experiments = maps.Clone(st.Experiments)

@@ -155,9 +155,11 @@ func (s *Server) reportSettingsFile() {
 
 // settingsChanged brings the settings in force to every live session: the
 // approvals and rules reach their policies at once (each keeps the rules
-// its user added with "always").
+// its user added with "always"), the checkpoint settings the workspace's
+// store, which every session's checkpoints go through.
 func (s *Server) settingsChanged() {
 	s.reportSettingsFile()
+	s.checkpointSettingsChanged()
 	cfg := policyConfig(s.CurrentSettings())
 	s.sess.mu.Lock()
 	live := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
@@ -169,7 +171,7 @@ func (s *Server) settingsChanged() {
 	}
 	s.sess.mu.Unlock()
 	for _, ls := range live {
-		if err := ls.policy.SetConfig(cfg); err != nil {
+		if err := ls.policy.SetConfig(s.sessionPolicy(ls.ID(), cfg)); err != nil {
 			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)
 		}
 	}

@@ -5,8 +5,8 @@
 //
 //   node sdk-client.mjs <daemon> <cwd> <record.jsonl> <transcript-new> <transcript-prompts>
 //
-// Flow: session/new in a first daemon; in a second one session/load, then
-// three prompts: read and edit (allowed), an edit denied, an edit
+// Flow: session/new in a first daemon; in a second one session/load, the
+// mode set through session/set_config_option, then three prompts: read and edit (allowed), an edit denied, an edit
 // cancelled while its permission is pending; then session/close. It prints
 // a JSON summary on stdout; the Go test checks it and the record.
 import { spawn } from "node:child_process";
@@ -32,6 +32,9 @@ class Client {
   }
   async sessionUpdate(n) {
     summary.updates++;
+    if (n.update.sessionUpdate === "available_commands_update") {
+      summary.commands = n.update.availableCommands.map((c) => c.name);
+    }
   }
   async readTextFile(p) {
     summary.reads++;
@@ -87,13 +90,18 @@ const init = {
 const first = start(1, transcriptNew);
 const initRes = await first.conn.initialize(init);
 summary.sessionCapabilities = initRes.agentCapabilities?.sessionCapabilities ?? null;
-const { sessionId } = await first.conn.newSession({ cwd, mcpServers: [] });
+const created = await first.conn.newSession({ cwd, mcpServers: [] });
+const { sessionId } = created;
+summary.configOptions = (created.configOptions ?? []).map((o) => o.id);
 first.stop();
 summary.exit1 = await first.exited;
 
 const second = start(2, transcriptPrompts);
 await second.conn.initialize(init);
 await second.conn.loadSession({ sessionId, cwd, mcpServers: [] });
+// The mode through ACP's config options, as a client that shows them sets it.
+const set = await second.conn.setSessionConfigOption({ sessionId, configId: "mode", value: "act" });
+summary.modeOption = set.configOptions.find((o) => o.id === "mode")?.currentValue ?? null;
 const prompt = async (text) => {
   const r = await second.conn.prompt({ sessionId, prompt: [{ type: "text", text }] });
   summary.stopReasons.push(r.stopReason);

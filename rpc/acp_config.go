@@ -1,0 +1,475 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// ACP's session configuration: the options a client can show as
+// selectors (mode, model, approval level) in session/new and session/load
+// answers, set with session/set_config_option, and the commands the
+// daemon runs itself when a prompt is one of them (/compact, /undo,
+// /plan, /act), advertised with available_commands_update.
+const (
+	methodSetConfigOption = "session/set_config_option"
+
+	configMode      = "mode"
+	configModel     = "model"
+	configApprovals = "approvals"
+)
+
+// Wire shapes of ACP's SessionConfigOption (the select kind),
+// AvailableCommand and the updates that carry them.
+type (
+	configValue struct {
+		Value       string `json:"value"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+	}
+	configOption struct {
+		ID           string        `json:"id"`
+		Name         string        `json:"name"`
+		Description  string        `json:"description,omitempty"`
+		Category     string        `json:"category,omitempty"`
+		Type         string        `json:"type"`
+		CurrentValue string        `json:"currentValue"`
+		Options      []configValue `json:"options"`
+	}
+	setConfigParams struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Type      string          `json:"type"`
+		Value     json.RawMessage `json:"value"`
+	}
+	setConfigResult struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	configOptionUpdate struct {
+		SessionUpdate string         `json:"sessionUpdate"`
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	availableCommand struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	availableCommandsUpdate struct {
+		SessionUpdate     string             `json:"sessionUpdate"`
+		AvailableCommands []availableCommand `json:"availableCommands"`
+	}
+)
+
+// approvalLevel is a session's choice over the settings' approvals: the
+// rules (deny above all) and the questions for writes under .git/ stay.
+type approvalLevel struct {
+	id, name, description string
+	apply                 func(*session.Approvals)
+}
+
+var approvalLevels = []approvalLevel{
+	{"configured", "As configured", "Ask as the settings' approvals say", func(*session.Approvals) {}},
+	{"edits", "Edit without asking", "Reads and edits run at once; commands, fetches and MCP tools ask", func(a *session.Approvals) {
+		a.Read, a.Edit = session.Allow, session.Allow
+	}},
+	{"all", "Run everything", "Every call runs without asking, except what a rule denies or asks", func(a *session.Approvals) {
+		a.Read, a.Edit, a.Execute, a.Fetch, a.MCP = session.Allow, session.Allow, session.Allow, session.Allow, session.Allow
+	}},
+}
+
+// acpCommands are the commands a prompt can be; run by acpCommand.
+var acpCommands = []availableCommand{
+	{"compact", "Summarise the older part of the conversation to free the context window"},
+	{"undo", "Put the files and the conversation back to before the last turn"},
+	{"plan", "Switch to plan mode: the agent reads and plans, and does not edit"},
+	{"act", "Switch to act mode: the agent edits and runs commands"},
+}
+
+// acpConfigState is the sessions' choices made through config options.
+type acpConfigState struct {
+	mu       sync.Mutex
+	approval map[string]string       // guarded by mu; session id → approval level, when not "configured"
+	models   map[string]*modelSwitch // guarded by mu; session id → its model
+}
+
+// modelSwitch is a session's model, which session/set_config_option can
+// replace between two requests.
+type modelSwitch struct {
+	mu sync.Mutex
+	p  provider.Provider // guarded by mu
+}
+
+func (m *modelSwitch) cur() provider.Provider {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.p
+}
+
+func (m *modelSwitch) set(p provider.Provider) {
+	m.mu.Lock()
+	m.p = p
+	m.mu.Unlock()
+}
+
+func (m *modelSwitch) Name() string      { return m.cur().Name() }
+func (m *modelSwitch) Model() string     { return m.cur().Model() }
+func (m *modelSwitch) NativeTools() bool { return m.cur().NativeTools() }
+func (m *modelSwitch) Stream(ctx context.Context, req provider.Request) (provider.Stream, error) {
+	return m.cur().Stream(ctx, req)
+}
+
+// switchableModel makes an ACP session's model one its config option can
+// change.
+func (s *Server) switchableModel(id string, p provider.Provider) provider.Provider {
+	if p == nil || s.dialect != DialectACP {
+		return p
+	}
+	m := &modelSwitch{p: p}
+	s.acpcfg.mu.Lock()
+	defer s.acpcfg.mu.Unlock()
+	if s.acpcfg.models == nil {
+		s.acpcfg.models = make(map[string]*modelSwitch)
+	}
+	s.acpcfg.models[id] = m
+	return m
+}
+
+// acpCloseConfig serves ACP's session/close and forgets the session's
+// choices.
+func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	decodeParams(req.Params(), &p)
+	res, err := s.closeSession(ctx, req)
+	if err == nil {
+		s.forgetConfig(p.SessionID)
+	}
+	return res, err
+}
+
+// forgetConfig drops a closed session's choices.
+func (s *Server) forgetConfig(id string) {
+	s.acpcfg.mu.Lock()
+	defer s.acpcfg.mu.Unlock()
+	delete(s.acpcfg.models, id)
+	delete(s.acpcfg.approval, id)
+}
+
+func (s *Server) approvalLevelOf(id string) string {
+	s.acpcfg.mu.Lock()
+	defer s.acpcfg.mu.Unlock()
+	if l := s.acpcfg.approval[id]; l != "" {
+		return l
+	}
+	return approvalLevels[0].id
+}
+
+// sessionPolicy is the policy configuration of session id: the settings'
+// with the session's approval level over them.
+func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.PolicyConfig {
+	level := s.approvalLevelOf(id)
+	for _, l := range approvalLevels {
+		if l.id == level {
+			l.apply(&cfg.Approvals)
+		}
+	}
+	return cfg
+}
+
+// modelChoices are the models a session can switch to: its own, the
+// settings' model and provider.models, and the provider's default.
+func (s *Server) modelChoices(current string) []string {
+	out := []string{current}
+	if p := s.CurrentSettings().Provider; p != nil {
+		out = append(out, p.Model)
+		out = append(out, p.Models...)
+		for _, d := range defaultModels {
+			if d.provider == p.Name {
+				out = append(out, d.model)
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(m string) bool { return m == "" })
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(m string) bool {
+		dup := seen[m]
+		seen[m] = true
+		return dup
+	})
+}
+
+// configOptions lists a session's options with their current values.
+func (s *Server) configOptions(ls *liveSession) []configOption {
+	mode := configOption{ID: configMode, Name: "Mode", Category: "mode", Type: "select", CurrentValue: ls.Mode()}
+	for _, m := range tools.AllModes() {
+		mode.Options = append(mode.Options, configValue{Value: m.ID, Name: m.Name, Description: m.Description})
+	}
+	out := []configOption{mode}
+	s.acpcfg.mu.Lock()
+	m := s.acpcfg.models[ls.ID()]
+	s.acpcfg.mu.Unlock()
+	if m != nil {
+		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.Model()}
+		for _, id := range s.modelChoices(m.Model()) {
+			model.Options = append(model.Options, configValue{Value: id, Name: id})
+		}
+		out = append(out, model)
+	}
+	approvals := configOption{ID: configApprovals, Name: "Approvals", Description: "What runs without asking",
+		Category: "_approvals", Type: "select", CurrentValue: s.approvalLevelOf(ls.ID())}
+	for _, l := range approvalLevels {
+		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: l.description})
+	}
+	return append(out, approvals)
+}
+
+// withConfig adds configOptions to a session/new or session/load answer
+// for session id, and sends the session's commands once the answer is
+// on the wire (a client does not know the session before).
+func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) {
+	ls, err := s.getSession(id)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		return res, nil
+	}
+	opts, _ := json.Marshal(s.configOptions(ls))
+	fields["configOptions"] = opts
+	s.afterReply(reqID, func() {
+		s.sendUpdate(id, session.Update{"sessionUpdate": "available_commands_update", "availableCommands": acpCommands})
+	})
+	return fields, nil
+}
+
+// afterReply runs fn in the background once the answer to reqID is
+// queued, so that what fn sends follows it.
+func (s *Server) afterReply(reqID jsonrpc2.ID, fn func()) {
+	replied := make(chan struct{})
+	if s.stream != nil {
+		s.stream.onReply(reqID, func() { close(replied) })
+	} else {
+		close(replied)
+	}
+	s.ws.mu.Lock()
+	if s.closing {
+		s.ws.mu.Unlock()
+		return
+	}
+	s.bg.Add(1)
+	s.ws.mu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		select {
+		case <-replied:
+			fn()
+		case <-time.After(2 * time.Second): // the answer could not be written
+		case <-s.bgCtx.Done():
+		}
+	}()
+}
+
+// acpSessionNewConfig serves ACP's session/new with the config options.
+func (s *Server) acpSessionNewConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	res, err := s.acpSessionNew(req.Params())
+	if err != nil {
+		return nil, err
+	}
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	body, _ := json.Marshal(res)
+	json.Unmarshal(body, &created)
+	return s.withConfig(req.ID(), res, created.SessionID)
+}
+
+// acpSessionLoadConfig serves ACP's session/load with the config options.
+func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	res, err := s.acpSessionLoad(req.Params())
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	decodeParams(req.Params(), &p)
+	return s.withConfig(req.ID(), res, p.SessionID)
+}
+
+// acpSetMode serves ACP's session/set_mode; clients that show the mode
+// as a config option hear of the change too.
+func (s *Server) acpSetMode(raw []byte) (any, error) {
+	res, err := s.sessionSetMode(raw)
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	decodeParams(raw, &p)
+	if ls, err := s.getSession(p.SessionID); err == nil {
+		s.sendConfigUpdate(ls)
+	}
+	return res, nil
+}
+
+func (s *Server) sendConfigUpdate(ls *liveSession) {
+	s.sendUpdate(ls.ID(), session.Update{"sessionUpdate": "config_option_update", "configOptions": s.configOptions(ls)})
+}
+
+// setConfigOption serves session/set_config_option.
+func (s *Server) setConfigOption(raw []byte) (any, error) {
+	var p setConfigParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := required("sessionId", p.SessionID, "configId", p.ConfigID); err != nil {
+		return nil, err
+	}
+	ls, err := s.getSession(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var value string
+	if p.Type == "boolean" || json.Unmarshal(p.Value, &value) != nil {
+		return nil, invalidParams("value: %s takes one of its options' values, a string", p.ConfigID)
+	}
+	switch p.ConfigID {
+	case configMode:
+		if err := ls.SetMode(value); err != nil {
+			return nil, invalidParams("value: %v", err)
+		}
+	case configModel:
+		if err := s.setModel(ls, value); err != nil {
+			return nil, err
+		}
+	case configApprovals:
+		if !slices.ContainsFunc(approvalLevels, func(l approvalLevel) bool { return l.id == value }) {
+			return nil, invalidParams("value: approvals must be one of configured, edits, all; got %q", value)
+		}
+		s.acpcfg.mu.Lock()
+		if s.acpcfg.approval == nil {
+			s.acpcfg.approval = make(map[string]string)
+		}
+		s.acpcfg.approval[ls.ID()] = value
+		s.acpcfg.mu.Unlock()
+		if err := ls.policy.SetConfig(s.sessionPolicy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "approvals: %v", err)
+		}
+	default:
+		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
+	}
+	return setConfigResult{ConfigOptions: s.configOptions(ls)}, nil
+}
+
+// setModel replaces the session's model with another of its choices,
+// built from the same provider settings.
+func (s *Server) setModel(ls *liveSession, model string) error {
+	s.acpcfg.mu.Lock()
+	m := s.acpcfg.models[ls.ID()]
+	s.acpcfg.mu.Unlock()
+	if m == nil {
+		return invalidParams("configId: the session has no model to change")
+	}
+	if !slices.Contains(s.modelChoices(m.Model()), model) {
+		return invalidParams("value: model must be one of %s; got %q", strings.Join(s.modelChoices(m.Model()), ", "), model)
+	}
+	p, err := s.newProviderWith(model)
+	if err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InternalError, "model: %v", err)
+	}
+	m.set(p)
+	return nil
+}
+
+// acpCommand runs a prompt that is one of acpCommands ("/undo") and
+// reports ok; any other prompt is the model's.
+func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {
+	name, ok := strings.CutPrefix(strings.TrimSpace(text), "/")
+	if !ok || s.dialect != DialectACP || !slices.ContainsFunc(acpCommands, func(c availableCommand) bool { return c.Name == name }) {
+		return nil, false, nil
+	}
+	if ls.Running() {
+		return nil, true, invalidParams("sessionId: %v", session.ErrBusy)
+	}
+	var msg string
+	switch name {
+	case "compact":
+		before, after, err := ls.Compact(ctx)
+		if err != nil {
+			return nil, true, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", s.redact(err.Error()))
+		}
+		msg = fmt.Sprintf("Compacted the conversation from about %d to %d tokens.", before, after)
+	case "undo":
+		msg, err = s.undoLastTurn(ctx, ls)
+		if err != nil {
+			return nil, true, err
+		}
+	case "plan", "act":
+		if err := ls.SetMode(name); err != nil {
+			return nil, true, invalidParams("prompt: %v", err)
+		}
+		s.sendConfigUpdate(ls)
+		msg = "Now in " + name + " mode."
+	}
+	s.sendUpdate(ls.ID(), session.Update{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": msg}})
+	return map[string]any{"stopReason": string(session.StopEndTurn)}, true, nil
+}
+
+// undoLastTurn puts the files and the conversation back to before the
+// session's last turn (its checkpoint before the first change; a turn
+// that changed no file has none, and only its conversation goes), and
+// says what it did.
+func (s *Server) undoLastTurn(ctx context.Context, ls *liveSession) (string, error) {
+	// Turns are counted as checkpoints count them: by the user messages
+	// before their prompt.
+	last := -1
+	for _, m := range ls.History() {
+		if m.Role == provider.RoleUser {
+			last++
+		}
+	}
+	if last < 0 {
+		return "There is no turn to undo.", nil
+	}
+	var before string
+	if st, err := s.checkpointStore(); err == nil {
+		for _, c := range st.List(ls.ID()) {
+			if c.ToolCallID == "" && c.Turn == last {
+				before = c.ID
+			}
+		}
+	}
+	if before == "" {
+		if err := ls.Rewind(last); err != nil {
+			return "", invalidParams("prompt: the last turn cannot be undone: %v", err)
+		}
+		return "Undid the last turn; it changed no file.", nil
+	}
+	out, err := s.restoreFiles(ctx, restoreParams{SessionID: ls.ID(), CheckpointID: before, Scope: "both"})
+	if err != nil {
+		return "", err
+	}
+	res := out.(restoreResult)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Undid the last turn: %d file(s) restored.", len(res.Restored))
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(&b, "\nKept %s: %s.", c.Path, c.Reason)
+	}
+	return b.String(), nil
+}
