@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -186,5 +187,41 @@ func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
 				t.Errorf("after %s the background command still runs", end)
 			}
 		})
+	}
+}
+
+// TestIdleReleaseSparesRunningBackgroundCommands: a session left alone
+// while its dev server runs is in use; a session with nothing running,
+// used later than it, is released in the same pass or before.
+func TestIdleReleaseSparesRunningBackgroundCommands(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	logs := newLogWatch()
+	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 20 * time.Millisecond})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"approvals": map[string]any{"execute": "allow"}, "stateDir": t.TempDir(),
+	}})
+	server := newSessionIn(t, ctx, ed, root)
+	marker := bgMarker()
+	res := callIn(t, ctx, ed, map[string]any{"sessionId": server, "name": "run_commands", "arguments": map[string]any{
+		"commands": []string{fmt.Sprintf("echo serving; sleep %d", marker)}, "background": true}})
+	if res.IsError || !waitMarked(t, marker, true) {
+		t.Fatalf("the background command never ran: %+v", res)
+	}
+	idle := newSessionIn(t, ctx, ed, root) // used after the server's session
+	if err := logs.await(ctx, "releasing idle session", "session", idle); err != nil {
+		t.Fatal(err)
+	}
+	if logs.has("releasing idle session", "session", server) {
+		t.Error("the session whose background command runs was released as idle")
+	}
+	if len(proctest.MarkerPIDs(marker)) == 0 {
+		t.Error("the background command was killed by the idle release")
+	}
+	if err := ed.Call(ctx, "cline/closeSession", map[string]any{"sessionId": server}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !waitMarked(t, marker, false) {
+		t.Error("the background command outlived its closed session")
 	}
 }

@@ -71,7 +71,7 @@ func (s *Server) releaseIdle(maxIdle time.Duration) {
 	var idle []*liveSession
 	s.sess.mu.Lock()
 	for id, ls := range s.sess.byID {
-		if now.Sub(ls.used) > maxIdle && !ls.Running() {
+		if now.Sub(ls.used) > maxIdle && !ls.inUse() {
 			idle = append(idle, ls)
 			delete(s.sess.byID, id)
 		}
@@ -81,6 +81,13 @@ func (s *Server) releaseIdle(maxIdle time.Duration) {
 		s.log.Info("releasing idle session", "session", ls.ID())
 		s.release(ls)
 	}
+}
+
+// inUse reports whether the session works now, whenever it was last looked
+// up: a turn or an editor call runs, or a background command it started
+// (a dev server the user relies on) still does.
+func (ls *liveSession) inUse() bool {
+	return ls.Busy() || ls.bg.Running() > 0
 }
 
 // releaseIdleLoop runs releaseIdle now and then until ctx ends.

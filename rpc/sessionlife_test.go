@@ -40,6 +40,29 @@ func (w *logWatch) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
+// matches reports whether r has message msg and attribute key = value.
+func matches(r slog.Record, msg, key, value string) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = found || (a.Key == key && a.Value.String() == value)
+		return !found
+	})
+	return r.Message == msg && found
+}
+
+// has reports whether a record with message msg and attribute key = value
+// has arrived.
+func (w *logWatch) has(msg, key, value string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.records {
+		if matches(r, msg, key, value) {
+			return true
+		}
+	}
+	return false
+}
+
 // await waits for a record with message msg and attribute key = value.
 func (w *logWatch) await(ctx context.Context, msg, key, value string) error {
 	seen := 0
@@ -49,12 +72,7 @@ func (w *logWatch) await(ctx context.Context, msg, key, value string) error {
 		seen = len(w.records)
 		w.mu.Unlock()
 		for _, r := range recs {
-			found := false
-			r.Attrs(func(a slog.Attr) bool {
-				found = found || (a.Key == key && a.Value.String() == value)
-				return !found
-			})
-			if r.Message == msg && found {
+			if matches(r, msg, key, value) {
 				return nil
 			}
 		}

@@ -40,7 +40,8 @@ type liveSession struct {
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
 	used   time.Time          // last looked up; guarded by sessions.mu
 	instr  *instructions.Loader
-	turns  sync.WaitGroup // its running prompts, for session/close to wait on
+	bg     *tools.Background // its background commands (nil for a subagent)
+	turns  sync.WaitGroup    // its running prompts, for session/close to wait on
 }
 
 // sessionSpec says what session openSession makes.
@@ -202,6 +203,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if !subagent {
 		bg = tools.NewBackground(tools.DefaultMaxBackground)
 	}
+	ls.bg = bg
 	impls := builtinImpls(f, s.hiddenEnv(), bg)
 	for name, b := range mcpImpls {
 		impls[name] = b

@@ -290,6 +290,13 @@ func (s *Session) Running() bool {
 	return s.running != nil
 }
 
+// Busy reports whether a turn or an editor call of the session runs.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running != nil || len(s.calls) > 0
+}
+
 // ErrBusy is returned by Prompt while another turn of the session runs.
 var ErrBusy = errors.New("a prompt is already running in this session; cancel it or wait for it to end")
 

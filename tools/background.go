@@ -68,6 +68,22 @@ func (b *Background) Len() int {
 	return len(b.cmds)
 }
 
+// Running is how many of the set's commands have not exited.
+func (b *Background) Running() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, c := range b.cmds {
+		if !c.exited() {
+			n++
+		}
+	}
+	return n
+}
+
 // Close kills every command of the set, waits for each to be gone and
 // refuses later starts. It is safe to call more than once.
 func (b *Background) Close() {
