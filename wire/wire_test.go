@@ -1,0 +1,230 @@
+package wire_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
+	"github.com/cline-ls/cline-ls/wire"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// updates are one example of every session update, with the bytes the
+// map builders the types replaced wrote for the same value (members
+// sorted, HTML characters unescaped). acp marks the ACP schema's
+// variants; the others are the LSP dialect's own.
+var updates = []struct {
+	name string
+	u    wire.SessionUpdate
+	want string
+	acp  bool
+}{
+	{"agent message", wire.AgentMessageChunk{Content: wire.TextBlock{Text: "a <b> & c"}},
+		`{"content":{"text":"a <b> & c","type":"text"},"sessionUpdate":"agent_message_chunk"}`, true},
+	{"agent thought", wire.AgentThoughtChunk{Content: wire.TextBlock{Text: "hm"}},
+		`{"content":{"text":"hm","type":"text"},"sessionUpdate":"agent_thought_chunk"}`, true},
+	{"user message", wire.UserMessageChunk{Content: wire.TextBlock{Text: "fix it"}},
+		`{"content":{"text":"fix it","type":"text"},"sessionUpdate":"user_message_chunk"}`, true},
+	{"tool call", wire.ToolCall{ToolCallID: "c1", Title: "Read a.txt", Kind: wire.KindRead, Status: wire.StatusPending,
+		Locations: []wire.Location{{Path: "/w/a.txt", Line: 3}}, RawInput: map[string]any{"files": []any{map[string]any{"path": "a.txt"}}}},
+		`{"kind":"read","locations":[{"path":"/w/a.txt","line":3}],"rawInput":{"files":[{"path":"a.txt"}]},"sessionUpdate":"tool_call","status":"pending","title":"Read a.txt","toolCallId":"c1"}`, true},
+	{"tool call running", wire.ToolCallUpdate{ToolCallID: "c2", Status: wire.StatusInProgress, Title: "Edit a.txt", Kind: wire.KindEdit,
+		Locations: []wire.Location{}},
+		`{"kind":"edit","locations":[],"sessionUpdate":"tool_call_update","status":"in_progress","title":"Edit a.txt","toolCallId":"c2"}`, true},
+	{"tool call output", wire.ToolCallUpdate{ToolCallID: "c3", Status: wire.StatusInProgress, Content: []wire.ToolCallContent{wire.Text("line 1\n")}},
+		`{"content":[{"content":{"text":"line 1\n","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"in_progress","toolCallId":"c3"}`, true},
+	{"tool call end", wire.ToolCallUpdate{ToolCallID: "c2", Status: wire.StatusCompleted, RawOutput: &wire.ToolOutput{},
+		Content: []wire.ToolCallContent{wire.Text("Edited"), wire.Diff("/w/a.txt", "a\n", "b\n", true), wire.Diff("/w/n.txt", "", "new\n", false)}},
+		`{"content":[{"content":{"text":"Edited","type":"text"},"type":"content"},{"newText":"b\n","oldText":"a\n","path":"/w/a.txt","type":"diff"},{"newText":"new\n","oldText":null,"path":"/w/n.txt","type":"diff"}],"rawOutput":{"isError":false},"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c2"}`, true},
+	{"tool call failed", wire.ToolCallUpdate{ToolCallID: "c4", Status: wire.StatusFailed, RawOutput: &wire.ToolOutput{IsError: true},
+		Content: []wire.ToolCallContent{wire.Text("no match")}},
+		`{"content":[{"content":{"text":"no match","type":"text"},"type":"content"}],"rawOutput":{"isError":true},"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c4"}`, true},
+	{"plan", wire.Plan{Entries: []wire.PlanEntry{{Content: "read", Priority: wire.PriorityHigh, Status: wire.PlanCompleted}, {Content: "edit", Priority: wire.PriorityLow, Status: wire.PlanPending}}},
+		`{"entries":[{"content":"read","priority":"high","status":"completed"},{"content":"edit","priority":"low","status":"pending"}],"sessionUpdate":"plan"}`, true},
+	{"mode", wire.CurrentModeUpdate{CurrentModeID: "plan"},
+		`{"currentModeId":"plan","sessionUpdate":"current_mode_update"}`, true},
+	{"commands", wire.AvailableCommandsUpdate{AvailableCommands: []wire.AvailableCommand{{Name: "compact", Description: "Compact the history", Input: &wire.CommandInput{Hint: "why"}}}},
+		`{"availableCommands":[{"description":"Compact the history","input":{"hint":"why"},"name":"compact"}],"sessionUpdate":"available_commands_update"}`, true},
+	{"usage (ACP)", wire.UsageUpdate{Used: 10, Size: 200000, Cost: &wire.Cost{Amount: 0.25, Currency: "USD"}},
+		`{"cost":{"amount":0.25,"currency":"USD"},"sessionUpdate":"usage_update","size":200000,"used":10}`, true},
+	{"usage (ACP, unpriced)", wire.UsageUpdate{Used: 10, Size: 200000},
+		`{"sessionUpdate":"usage_update","size":200000,"used":10}`, true},
+	{"usage (LSP)", wire.ClineUsageUpdate{Tokens: wire.Tokens{InputTokens: 5, OutputTokens: 3, CacheReadTokens: 2, CostUSD: ptr(0.0)},
+		Turn: wire.Tokens{InputTokens: 5, OutputTokens: 3}, Session: wire.Tokens{InputTokens: 50, OutputTokens: 30, CostUSD: ptr(0.5)},
+		Context: wire.ContextUse{Used: 10, Size: 200}},
+		`{"cacheReadTokens":2,"context":{"size":200,"used":10},"costUsd":0,"inputTokens":5,"outputTokens":3,"session":{"costUsd":0.5,"inputTokens":50,"outputTokens":30},"sessionUpdate":"usage_update","turn":{"inputTokens":5,"outputTokens":3}}`, false},
+	{"compaction", wire.Compaction{Before: 100, After: 10, Summary: "so far"},
+		`{"after":10,"before":100,"sessionUpdate":"compaction","summary":"so far"}`, false},
+}
+
+// TestUpdatesEncodeAsBefore: every variant writes the bytes its map
+// builder wrote, with its discriminator.
+func TestUpdatesEncodeAsBefore(t *testing.T) {
+	for _, c := range updates {
+		b, err := wire.Marshal(c.u)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if string(b) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, b, c.want)
+		}
+	}
+}
+
+// TestUpdatesMatchTheSchema: every ACP variant is a valid SessionUpdate,
+// alone and inside session/update's params; the LSP dialect's own are not
+// (they are never sent to an ACP client).
+func TestUpdatesMatchTheSchema(t *testing.T) {
+	schema := shared.LoadACPSchema(t)
+	for _, c := range updates {
+		b, _ := wire.Marshal(c.u)
+		err := schema.Validate("SessionUpdate", b)
+		switch {
+		case c.acp && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case !c.acp && err == nil:
+			t.Errorf("%s: the LSP dialect's update is valid ACP; mark it so", c.name)
+		}
+		if !c.acp {
+			continue
+		}
+		n, _ := wire.Marshal(wire.SessionNotification{SessionID: "s1", Update: c.u})
+		if err := schema.Validate("SessionNotification", n); err != nil {
+			t.Errorf("%s in session/update: %v", c.name, err)
+		}
+	}
+}
+
+// TestUpdatesDecodeBack: each example decodes to the value it was made
+// from, through the notification as a client reads it.
+func TestUpdatesDecodeBack(t *testing.T) {
+	for _, c := range updates {
+		b, _ := wire.Marshal(wire.SessionNotification{SessionID: "s1", Update: c.u})
+		var n wire.SessionNotification
+		if err := n.UnmarshalJSON(b); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if n.SessionID != "s1" || !reflect.DeepEqual(n.Update, c.u) {
+			t.Errorf("%s: decoded %#v\nfrom %s", c.name, n.Update, b)
+		}
+	}
+	if _, err := wire.DecodeSessionUpdate([]byte(`{"sessionUpdate":"nonsense"}`)); err == nil {
+		t.Error("an unknown sessionUpdate decoded")
+	}
+	if _, err := wire.DecodeSessionUpdate([]byte(`{"content":{"type":"text","text":"x"}}`)); err == nil {
+		t.Error("an update without sessionUpdate decoded")
+	}
+}
+
+// TestEmptyListsAreSent: a tool call without locations and an empty plan
+// send [] (the schema's arrays), not null.
+func TestEmptyListsAreSent(t *testing.T) {
+	schema := shared.LoadACPSchema(t)
+	for _, c := range []struct {
+		u    wire.SessionUpdate
+		want string
+	}{
+		{wire.ToolCall{ToolCallID: "c", Title: "t", Kind: wire.KindOther, Status: wire.StatusPending, RawInput: map[string]any{}},
+			`{"kind":"other","locations":[],"rawInput":{},"sessionUpdate":"tool_call","status":"pending","title":"t","toolCallId":"c"}`},
+		{wire.Plan{}, `{"entries":[],"sessionUpdate":"plan"}`},
+	} {
+		b, _ := wire.Marshal(c.u)
+		if string(b) != c.want {
+			t.Errorf("got %s, want %s", b, c.want)
+		}
+		if err := schema.Validate("SessionUpdate", b); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestContentBlocksMatchTheSchema: every content block the daemon may
+// send or take is valid and decodes back.
+func TestContentBlocksMatchTheSchema(t *testing.T) {
+	schema := shared.LoadACPSchema(t)
+	for _, b := range []wire.ContentBlock{
+		wire.TextBlock{Text: "x"},
+		wire.ImageBlock{Data: "iVBORw0KGgo=", MimeType: "image/png"},
+		wire.ResourceLinkBlock{Name: "a.txt", URI: "file:///w/a.txt", Size: ptr(int64(4))},
+		wire.ResourceBlock{Resource: wire.EmbeddedResource{URI: "file:///w/a.txt", Text: "one\n", MimeType: "text/plain"}},
+		wire.ResourceBlock{Resource: wire.EmbeddedResource{URI: "file:///w/a.bin", Blob: "AAE="}},
+	} {
+		data, err := wire.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate("ContentBlock", data); err != nil {
+			t.Errorf("%s: %v", data, err)
+		}
+		back, err := wire.DecodeContentBlock(data)
+		if err != nil || !reflect.DeepEqual(back, b) {
+			t.Errorf("%s decoded as %#v (%v)", data, back, err)
+		}
+	}
+}
+
+// TestRequestsMatchTheSchema: the ACP requests the daemon sends.
+func TestRequestsMatchTheSchema(t *testing.T) {
+	schema := shared.LoadACPSchema(t)
+	opts := []wire.PermissionOption{{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce}, {OptionID: "reject_once", Name: "Reject", Kind: wire.RejectOnce}}
+	perm := wire.RequestPermissionParams{SessionID: "s1", Options: opts, ToolCall: wire.PermissionToolCall{
+		ToolCallID: "c1", Title: "Edit a.txt", Kind: wire.KindEdit, Status: wire.StatusPending,
+		Locations: []wire.Location{{Path: "/w/a.txt"}}, RawInput: map[string]any{"path": "a.txt"},
+		Content: []wire.ToolCallContent{wire.Diff("/w/a.txt", "a\n", "b\n", true), wire.Text("$ make")},
+	}}
+	for _, c := range []struct {
+		def string
+		v   any
+	}{
+		{"RequestPermissionRequest", perm},
+		{"ReadTextFileRequest", wire.ReadTextFileParams{SessionID: "s1", Path: "/w/a.txt"}},
+		{"WriteTextFileRequest", wire.WriteTextFileParams{SessionID: "s1", Path: "/w/a.txt", Content: "b\n"}},
+		{"NewSessionResponse", wire.NewSessionResult{SessionID: "s1", Modes: wire.SessionModes{CurrentModeID: "act", AvailableModes: []wire.Mode{{ID: "act", Name: "Act", Description: "does"}}}}},
+		{"ListSessionsResponse", wire.ListSessionsResult{Sessions: []wire.SessionInfo{{SessionID: "s1", Cwd: "/w", Title: "t", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}},
+		{"PromptResponse", wire.PromptResult{StopReason: "end_turn"}},
+	} {
+		b, err := wire.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(c.def, b); err != nil {
+			t.Errorf("%s: %v\n%s", c.def, err, b)
+		}
+	}
+	b, _ := wire.Marshal(perm)
+	var back wire.RequestPermissionParams
+	if err := back.ToolCall.UnmarshalJSON(mustMember(t, b, "toolCall")); err != nil || !reflect.DeepEqual(back.ToolCall, perm.ToolCall) {
+		t.Errorf("the permission's tool call decoded as %#v (%v)", back.ToolCall, err)
+	}
+}
+
+// TestEnumsAreTheSchemas: the typed constants are exactly the values the
+// schema allows.
+func TestEnumsAreTheSchemas(t *testing.T) {
+	schema := shared.LoadACPSchema(t)
+	check := func(def string, got []string) {
+		want := schema.Enum(def)
+		slices.Sort(want)
+		slices.Sort(got)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: ours %v, the schema's %v", def, got, want)
+		}
+	}
+	check("ToolKind", strs(wire.ToolKinds))
+	check("ToolCallStatus", strs(wire.ToolCallStatuses))
+	check("PlanEntryPriority", strs(wire.PlanPriorities))
+	check("PlanEntryStatus", strs(wire.PlanStatuses))
+	check("PermissionOptionKind", strs(wire.PermissionKinds))
+}
+
+func strs[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
