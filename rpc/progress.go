@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 const (
@@ -86,7 +86,7 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 // reportProgress shows a session's update in its turn's progress, for
 // clients with no plugin: the agent's text line by line, and each tool
 // call's title. Updates of sessions with no reported turn are ignored.
-func (s *Server) reportProgress(sessionID string, u session.Update) {
+func (s *Server) reportProgress(sessionID string, u wire.SessionUpdate) {
 	var msg string
 	s.progress.mu.Lock()
 	tr := s.progress.bySession[sessionID]
@@ -94,10 +94,10 @@ func (s *Server) reportProgress(sessionID string, u session.Update) {
 		s.progress.mu.Unlock()
 		return
 	}
-	switch u["sessionUpdate"] {
-	case "agent_message_chunk":
-		c, _ := u["content"].(map[string]any)
-		t, _ := c["text"].(string)
+	switch u := u.(type) {
+	case wire.AgentMessageChunk:
+		c, _ := u.Content.(wire.TextBlock)
+		t := c.Text
 		if i := strings.LastIndexByte(t, '\n'); i >= 0 {
 			tr.line.Reset()
 			t = t[i+1:]
@@ -106,8 +106,8 @@ func (s *Server) reportProgress(sessionID string, u session.Update) {
 		if time.Since(tr.last) >= reportEvery {
 			msg = strings.TrimSpace(tr.line.String())
 		}
-	case "tool_call":
-		msg, _ = u["title"].(string)
+	case wire.ToolCall:
+		msg = u.Title
 	}
 	if msg == "" {
 		s.progress.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // sessions holds the connection's agent sessions.
@@ -205,7 +206,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Files:     f,
 		Policy:    policy,
 		Approver:  s.approvals.approver(id),
-		Updates:   func(u session.Update) { s.sendUpdate(id, u) },
+		Updates:   func(u wire.SessionUpdate) { s.sendUpdate(id, u) },
 		Log:       sp.log,
 		MaxTurns:  st.MaxTurns,
 		Family:    tools.FamilyGeneric,
@@ -277,12 +278,12 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 }
 
 // sendUpdate sends session/update.
-func (s *Server) sendUpdate(id string, u session.Update) {
+func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	s.reportProgress(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
 	}
-	if err := s.conn.Notify(context.Background(), methodSessionUpdate, map[string]any{"sessionId": id, "update": u}); err != nil {
+	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
 }
