@@ -63,18 +63,18 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	if version == "" {
 		version = "dev"
 	}
-	return map[string]any{
-		"protocolVersion": 1, // the only version this daemon speaks
-		"agentCapabilities": map[string]any{
-			"loadSession":        true,
-			"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
+	return wire.ACPInitializeResult{
+		ProtocolVersion: 1, // the only version this daemon speaks
+		AgentCapabilities: wire.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: wire.PromptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
 			// Only what this daemon serves: session/list and session/close,
 			// and MCP servers over both HTTP transports as well as stdio.
-			"sessionCapabilities": map[string]any{"list": map[string]any{}, "close": map[string]any{}},
-			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
+			SessionCapabilities: wire.SessionCapabilities{List: &wire.Empty{}, Close: &wire.Empty{}},
+			MCPCapabilities:     wire.MCPCapabilities{HTTP: true, SSE: true},
 		},
-		"authMethods": []any{},
-		"agentInfo":   map[string]any{"name": "cline-ls", "version": version},
+		AuthMethods: []wire.AuthMethod{},
+		AgentInfo:   wire.Implementation{Name: "cline-ls", Version: version},
 	}, nil
 }
 

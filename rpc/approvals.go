@@ -156,7 +156,7 @@ func (a *approvals) respond(raw []byte) (any, error) {
 		return nil, invalidParams("approvalId: %q is unknown or already answered", p.ApprovalID)
 	}
 	pa.answer <- out
-	return map[string]any{}, nil
+	return wire.Empty{}, nil
 }
 
 // cancelSession resolves every pending approval of a session as cancelled.

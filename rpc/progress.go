@@ -60,12 +60,12 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 	s.progress.mu.Unlock()
 	cctx, stop := context.WithTimeout(ctx, 5*time.Second) // a client that never answers must not hold the turn
 	defer stop()
-	if _, err := s.conn.Call(cctx, methodProgressCreate, map[string]any{"token": token}, nil); err != nil {
+	if _, err := s.conn.Call(cctx, methodProgressCreate, wire.ProgressCreateParams{Token: token}, nil); err != nil {
 		s.dropProgress(token)
 		return func(string, error) {}
 	}
-	s.conn.Notify(ctx, methodProgress, map[string]any{"token": token, "value": map[string]any{
-		"kind": "begin", "title": "cline: " + title, "cancellable": true}})
+	s.conn.Notify(ctx, methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
+		Kind: "begin", Title: "cline: " + title, Cancellable: true}})
 	s.progress.mu.Lock()
 	s.progress.bySession[sessionID] = &turnReport{token: token}
 	s.progress.mu.Unlock()
@@ -78,8 +78,8 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 		if err != nil {
 			msg = "failed: " + s.redact(err.Error())
 		}
-		s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
-			"kind": "end", "message": msg}})
+		s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
+			Kind: "end", Message: msg}})
 	}
 }
 
@@ -119,8 +119,8 @@ func (s *Server) reportProgress(sessionID string, u wire.SessionUpdate) {
 	tr.last = time.Now()
 	token := tr.token
 	s.progress.mu.Unlock()
-	s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
-		"kind": "report", "message": msg}})
+	s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
+		Kind: "report", Message: msg}})
 }
 
 func (s *Server) dropProgress(token string) {

@@ -59,13 +59,19 @@ type sessionSpec struct {
 }
 
 // availableModes is the modes as session/new and session/load list them.
-func availableModes() []map[string]any {
+func availableModes() []wire.Mode {
 	all := tools.AllModes()
-	out := make([]map[string]any, len(all))
+	out := make([]wire.Mode, len(all))
 	for i, m := range all {
-		out[i] = map[string]any{"id": m.ID, "name": m.Name, "description": m.Description}
+		out[i] = wire.Mode{ID: m.ID, Name: m.Name, Description: m.Description}
 	}
 	return out
+}
+
+// sessionModes is a session's modes as session/new and session/load
+// answer them.
+func sessionModes(current string) wire.SessionModes {
+	return wire.SessionModes{CurrentModeID: current, AvailableModes: availableModes()}
 }
 
 func newSessionID() string {

@@ -207,3 +207,13 @@ type ToolsResult struct {
 	Format string `json:"format"`
 	Tools  any    `json:"tools"`
 }
+
+// CommandArgs is the argument of the cline.* commands of
+// workspace/executeCommand (each command reads the fields it needs), as
+// the daemon reads it and as its code actions send it.
+type CommandArgs struct {
+	Mode      string `json:"mode,omitzero"`
+	ModeID    string `json:"modeId,omitzero"`
+	SessionID string `json:"sessionId,omitzero"`
+	Text      string `json:"text,omitzero"`
+}

@@ -186,6 +186,11 @@ func TestRequestsMatchTheSchema(t *testing.T) {
 		{"NewSessionResponse", wire.NewSessionResult{SessionID: "s1", Modes: wire.SessionModes{CurrentModeID: "act", AvailableModes: []wire.Mode{{ID: "act", Name: "Act", Description: "does"}}}}},
 		{"ListSessionsResponse", wire.ListSessionsResult{Sessions: []wire.SessionInfo{{SessionID: "s1", Cwd: "/w", Title: "t", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}},
 		{"PromptResponse", wire.PromptResult{StopReason: "end_turn"}},
+		{"InitializeResponse", wire.ACPInitializeResult{ProtocolVersion: 1, AuthMethods: []wire.AuthMethod{}, AgentInfo: wire.Implementation{Name: "cline-ls", Version: "v"},
+			AgentCapabilities: wire.AgentCapabilities{LoadSession: true, PromptCapabilities: wire.PromptCapabilities{Image: true, EmbeddedContext: true},
+				SessionCapabilities: wire.SessionCapabilities{List: &wire.Empty{}, Close: &wire.Empty{}}, MCPCapabilities: wire.MCPCapabilities{HTTP: true, SSE: true}}}},
+		{"SetSessionModeResponse", wire.Empty{}},
+		{"LoadSessionResponse", wire.ModesResult{Modes: wire.SessionModes{CurrentModeID: "act", AvailableModes: []wire.Mode{{ID: "act", Name: "Act", Description: "does"}}}}},
 	} {
 		b, err := wire.Marshal(c.v)
 		if err != nil {
