@@ -101,6 +101,5 @@ func (s *Session) reportUsage(raw int, u provider.Usage) {
 		return
 	}
 	reply := usageTotal{Usage: u, CostUSD: cost, priced: priced}
-	s.cfg.Updates(wire.ClineUsageUpdate{Tokens: reply.shape(), Turn: turn.shape(), Session: session.shape(),
-		Context: wire.ContextUse{Used: used, Size: size}})
+	s.cfg.Updates(wire.ReplyUsage(reply.shape(), turn.shape(), session.shape(), wire.ContextUse{Used: used, Size: size}))
 }

@@ -142,10 +142,20 @@ type Cost struct {
 // ClineUsageUpdate is the LSP dialect's usage_update: a reply's token
 // counts, the turn's and the session's totals, and the context window.
 type ClineUsageUpdate struct {
-	Tokens
-	Context ContextUse `json:"context"`
-	Session Tokens     `json:"session"`
-	Turn    Tokens     `json:"turn"`
+	CacheReadTokens int        `json:"cacheReadTokens,omitzero"`
+	Context         ContextUse `json:"context"`
+	CostUSD         *float64   `json:"costUsd,omitzero"`
+	InputTokens     int        `json:"inputTokens"`
+	OutputTokens    int        `json:"outputTokens"`
+	Session         Tokens     `json:"session"`
+	Turn            Tokens     `json:"turn"`
+}
+
+// ReplyUsage is the update for a reply's counts r, with the turn's and
+// the session's totals and the context.
+func ReplyUsage(r, turn, session Tokens, context ContextUse) ClineUsageUpdate {
+	return ClineUsageUpdate{CacheReadTokens: r.CacheReadTokens, CostUSD: r.CostUSD, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		Turn: turn, Session: session, Context: context}
 }
 
 // Tokens are token counts, with their cost in US dollars when the model is

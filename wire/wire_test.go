@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -52,9 +53,9 @@ var updates = []struct {
 		`{"cost":{"amount":0.25,"currency":"USD"},"sessionUpdate":"usage_update","size":200000,"used":10}`, true},
 	{"usage (ACP, unpriced)", wire.UsageUpdate{Used: 10, Size: 200000},
 		`{"sessionUpdate":"usage_update","size":200000,"used":10}`, true},
-	{"usage (LSP)", wire.ClineUsageUpdate{Tokens: wire.Tokens{InputTokens: 5, OutputTokens: 3, CacheReadTokens: 2, CostUSD: ptr(0.0)},
-		Turn: wire.Tokens{InputTokens: 5, OutputTokens: 3}, Session: wire.Tokens{InputTokens: 50, OutputTokens: 30, CostUSD: ptr(0.5)},
-		Context: wire.ContextUse{Used: 10, Size: 200}},
+	{"usage (LSP)", wire.ReplyUsage(wire.Tokens{InputTokens: 5, OutputTokens: 3, CacheReadTokens: 2, CostUSD: ptr(0.0)},
+		wire.Tokens{InputTokens: 5, OutputTokens: 3}, wire.Tokens{InputTokens: 50, OutputTokens: 30, CostUSD: ptr(0.5)},
+		wire.ContextUse{Used: 10, Size: 200}),
 		`{"cacheReadTokens":2,"context":{"size":200,"used":10},"costUsd":0,"inputTokens":5,"outputTokens":3,"session":{"costUsd":0.5,"inputTokens":50,"outputTokens":30},"sessionUpdate":"usage_update","turn":{"inputTokens":5,"outputTokens":3}}`, false},
 	{"compaction", wire.Compaction{Before: 100, After: 10, Summary: "so far"},
 		`{"after":10,"before":100,"sessionUpdate":"compaction","summary":"so far"}`, false},
@@ -232,4 +233,41 @@ func strs[T ~string](xs []T) []string {
 		out[i] = string(x)
 	}
 	return out
+}
+
+// TestMembersSortedAsAMap: whatever the text holds (quotes, braces,
+// commas, backslashes), an update encodes as the same value held in maps
+// does, discriminators included, so the discriminator's place is found by
+// reading the members, not the text.
+func TestMembersSortedAsAMap(t *testing.T) {
+	tricky := []string{``, `}`, `"},"z":{`, `\`, `\"}`, `a,b]`, "<&>\u2028", `{"sessionUpdate":"x"}`}
+	var cases []wire.SessionUpdate
+	for _, s := range tricky {
+		cases = append(cases,
+			wire.AgentMessageChunk{Content: wire.TextBlock{Text: s}},
+			wire.ToolCall{ToolCallID: s, Title: s, Kind: wire.KindEdit, Status: wire.StatusPending, RawInput: map[string]any{"z": s, "a": []any{s}}},
+			wire.ToolCallUpdate{ToolCallID: s, Content: []wire.ToolCallContent{wire.Text(s), wire.Diff(s, s, s, true)}},
+			wire.Compaction{Summary: s},
+		)
+	}
+	for _, c := range updates {
+		if tc, ok := c.u.(wire.ToolCall); ok && len(tc.Locations) > 0 {
+			continue // a location was a struct before too: path, then line
+		}
+		cases = append(cases, c.u)
+	}
+	for _, u := range cases {
+		b, err := wire.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		want, _ := wire.Marshal(v)
+		if string(b) != string(want) {
+			t.Errorf("\n got %s\nwant %s", b, want)
+		}
+	}
 }
