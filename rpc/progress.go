@@ -64,8 +64,8 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 		s.dropProgress(token)
 		return func(string, error) {}
 	}
-	s.conn.Notify(ctx, methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
-		Kind: "begin", Title: "cline: " + title, Cancellable: true}})
+	s.conn.Notify(ctx, methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressBegin{
+		Title: "cline: " + title, Cancellable: true}})
 	s.progress.mu.Lock()
 	s.progress.bySession[sessionID] = &turnReport{token: token}
 	s.progress.mu.Unlock()
@@ -78,8 +78,7 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 		if err != nil {
 			msg = "failed: " + s.redact(err.Error())
 		}
-		s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
-			Kind: "end", Message: msg}})
+		s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressEnd{Message: msg}})
 	}
 }
 
@@ -119,8 +118,7 @@ func (s *Server) reportProgress(sessionID string, u wire.SessionUpdate) {
 	tr.last = time.Now()
 	token := tr.token
 	s.progress.mu.Unlock()
-	s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressValue{
-		Kind: "report", Message: msg}})
+	s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressReport{Message: msg}})
 }
 
 func (s *Server) dropProgress(token string) {

@@ -134,14 +134,49 @@ type ProgressParams struct {
 	Value ProgressValue `json:"value"`
 }
 
-// ProgressValue is a work-done progress report: its begin, a report, or
-// its end. Kind is "begin", "report" or "end"; Title and Cancellable go
-// with begin only.
-type ProgressValue struct {
-	Cancellable bool   `json:"cancellable,omitzero"`
-	Kind        string `json:"kind"`
-	Message     string `json:"message,omitzero"`
-	Title       string `json:"title,omitzero"`
+// ProgressValue is a work-done progress value: ProgressBegin,
+// ProgressReport or ProgressEnd, each encoded with its "kind".
+type ProgressValue interface {
+	json.Marshaler
+	progressKind() string
+}
+
+// ProgressBegin starts a work-done progress.
+type ProgressBegin struct {
+	Cancellable bool   `json:"cancellable"`
+	Title       string `json:"title"`
+}
+
+// ProgressReport reports on a work-done progress.
+type ProgressReport struct {
+	Message string `json:"message"`
+}
+
+// ProgressEnd ends a work-done progress.
+type ProgressEnd struct {
+	Message string `json:"message"`
+}
+
+func (ProgressBegin) progressKind() string  { return "begin" }
+func (ProgressReport) progressKind() string { return "report" }
+func (ProgressEnd) progressKind() string    { return "end" }
+
+// MarshalJSON encodes p with "kind": "begin".
+func (p ProgressBegin) MarshalJSON() ([]byte, error) {
+	type plain ProgressBegin
+	return tagged("kind", p.progressKind(), plain(p))
+}
+
+// MarshalJSON encodes p with "kind": "report".
+func (p ProgressReport) MarshalJSON() ([]byte, error) {
+	type plain ProgressReport
+	return tagged("kind", p.progressKind(), plain(p))
+}
+
+// MarshalJSON encodes p with "kind": "end".
+func (p ProgressEnd) MarshalJSON() ([]byte, error) {
+	type plain ProgressEnd
+	return tagged("kind", p.progressKind(), plain(p))
 }
 
 // Empty is the result {}.

@@ -271,3 +271,46 @@ func TestMembersSortedAsAMap(t *testing.T) {
 		}
 	}
 }
+
+// TestClineParamsEncodeAsBefore: the LSP dialect's notifications, requests
+// and results write the bytes their maps wrote.
+func TestClineParamsEncodeAsBefore(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{wire.DiffParams{SessionID: "s1", ToolCallID: "c1", URI: "file:///w/a.txt", Version: ptr(int32(4)), Diff: "-a\n+b\n", Added: 1, Removed: 1},
+			`{"added":1,"diff":"-a\n+b\n","removed":1,"sessionId":"s1","toolCallId":"c1","uri":"file:///w/a.txt","version":4}`},
+		{wire.DiffParams{SessionID: "s1", ToolCallID: "c1", URI: "file:///w/b.txt", Diff: "+b\n", Added: 1},
+			`{"added":1,"diff":"+b\n","removed":0,"sessionId":"s1","toolCallId":"c1","uri":"file:///w/b.txt","version":null}`},
+		{wire.ApprovalRequestParams{SessionID: "s1", ApprovalID: "a1", Command: "make", Options: []wire.PermissionOption{{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce}},
+			ToolCall: wire.ApprovalToolCall{ToolCallID: "c1", Title: "Run make", Kind: wire.KindExecute, Locations: []wire.Location{}, RawInput: []byte(`{"commands":["make"]}`)}},
+			`{"approvalId":"a1","command":"make","options":[{"optionId":"allow_once","name":"Allow","kind":"allow_once"}],"sessionId":"s1","toolCall":{"kind":"execute","locations":[],"rawInput":{"commands":["make"]},"title":"Run make","toolCallId":"c1"}}`},
+		{wire.ProgressParams{Token: "t1", Value: wire.ProgressBegin{Title: "cline: go", Cancellable: true}},
+			`{"token":"t1","value":{"cancellable":true,"kind":"begin","title":"cline: go"}}`},
+		{wire.ProgressParams{Token: "t1", Value: wire.ProgressReport{Message: "reading"}}, `{"token":"t1","value":{"kind":"report","message":"reading"}}`},
+		{wire.ProgressParams{Token: "t1", Value: wire.ProgressEnd{Message: ""}}, `{"token":"t1","value":{"kind":"end","message":""}}`},
+		{wire.MessageParams{Type: wire.MessageInfo, Message: "done"}, `{"message":"done","type":3}`},
+		{wire.ShowMessageRequestParams{Type: wire.MessageInfo, Message: "ok?", Actions: []wire.MessageAction{{Title: "Allow"}}},
+			`{"actions":[{"title":"Allow"}],"message":"ok?","type":3}`},
+		{wire.AskQuestionParams{SessionID: "s1", Question: "which?", Options: []string{"a", "b"}}, `{"options":["a","b"],"question":"which?","sessionId":"s1"}`},
+		{wire.CancelParams{ID: 7}, `{"id":7}`},
+		{wire.CallToolResult{Content: "x", IsError: true}, `{"content":"x","isError":true}`},
+		{wire.CommandArgs{Text: "fix <this>"}, `{"text":"fix <this>"}`},
+		{wire.Empty{}, `{}`},
+		{wire.InitializeResult{ServerInfo: wire.Implementation{Name: "cline-ls", Version: "v"}, Capabilities: wire.ServerCapabilities{
+			PositionEncoding: "utf-16", TextDocumentSync: wire.TextDocumentSyncOptions{OpenClose: true, Change: 2},
+			ExecuteCommandProvider: wire.ExecuteCommandOptions{Commands: []string{"cline.prompt"}}, CodeActionProvider: wire.CodeActionOptions{CodeActionKinds: []string{"quickfix"}},
+			Workspace:    wire.WorkspaceCapabilities{WorkspaceFolders: wire.WorkspaceFoldersCapabilities{Supported: true, ChangeNotifications: true}},
+			Experimental: wire.Experimental{Cline: wire.ClineCapabilities{ProtocolVersion: 2, Modes: []string{"act"}, Tools: []string{}}}}},
+			`{"capabilities":{"codeActionProvider":{"codeActionKinds":["quickfix"]},"executeCommandProvider":{"commands":["cline.prompt"]},"experimental":{"cline":{"modes":["act"],"protocolVersion":2,"tools":[]}},"positionEncoding":"utf-16","textDocumentSync":{"change":2,"openClose":true,"save":{"includeText":false}},"workspace":{"workspaceFolders":{"changeNotifications":true,"supported":true}}},"serverInfo":{"name":"cline-ls","version":"v"}}`},
+	} {
+		b, err := wire.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != c.want {
+			t.Errorf("%T:\n got %s\nwant %s", c.v, b, c.want)
+		}
+	}
+}
