@@ -10,7 +10,10 @@
 // wire imports nothing of the project.
 //
 // Values encode as the maps they replaced did: an object's members in the
-// order encoding/json writes a map's (sorted), nested structs whose order
-// was already fixed keep it, and HTML characters are not escaped. A
-// client that compared bytes before sees the same bytes.
+// order encoding/json writes a map's (sorted: the structs declare their
+// fields so), nested structs whose order was already fixed keep it
+// (a location's path, then line), and HTML characters are not escaped. A
+// client that compared bytes sees the same bytes, but for one case: a
+// tool-call update or permission request leaves out an empty title or
+// kind, which the maps sent as "".
 package wire
