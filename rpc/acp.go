@@ -10,9 +10,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // The ACP dialect (PROTOCOL.md §1–5): newline-delimited JSON, ACP v1
@@ -63,18 +63,18 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	if version == "" {
 		version = "dev"
 	}
-	return map[string]any{
-		"protocolVersion": 1, // the only version this daemon speaks
-		"agentCapabilities": map[string]any{
-			"loadSession":        true,
-			"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
+	return wire.ACPInitializeResult{
+		ProtocolVersion: 1, // the only version this daemon speaks
+		AgentCapabilities: wire.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: wire.PromptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
 			// Only what this daemon serves: session/list and session/close,
 			// and MCP servers over both HTTP transports as well as stdio.
-			"sessionCapabilities": map[string]any{"list": map[string]any{}, "close": map[string]any{}},
-			"mcpCapabilities":     map[string]any{"http": true, "sse": true},
+			SessionCapabilities: wire.SessionCapabilities{List: &wire.Empty{}, Close: &wire.Empty{}},
+			MCPCapabilities:     wire.MCPCapabilities{HTTP: true, SSE: true},
 		},
-		"authMethods": []any{},
-		"agentInfo":   map[string]any{"name": "cline-ls", "version": version},
+		AuthMethods: []wire.AuthMethod{},
+		AgentInfo:   wire.Implementation{Name: "cline-ls", Version: version},
 	}, nil
 }
 
@@ -151,28 +151,24 @@ func (s *Server) cancelRequest(raw []byte) error {
 // askACP asks through session/request_permission.
 func (a *approvals) askACP(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
 	d := req.Description
-	toolCall := map[string]any{
-		"toolCallId": req.CallID,
-		"title":      d.Title,
-		"kind":       string(d.Kind),
-		"status":     "pending",
-		"locations":  nonNil(a.s.absLocations(d.Locations)),
-		"rawInput":   session.ClientInput(req.Args),
+	toolCall := wire.PermissionToolCall{
+		ToolCallID: req.CallID,
+		Title:      d.Title,
+		Kind:       wire.ToolKind(d.Kind),
+		Status:     wire.StatusPending,
+		Locations:  a.s.absLocations(session.Locations(d.Locations)),
+		RawInput:   session.ClientInput(req.Args),
 	}
-	var content []any
 	for _, c := range d.Changes {
 		if c.NewText != nil && c.MoveTo == "" {
-			content = append(content, diffContent(c.Path, c.OldText, *c.NewText, c.Existed))
+			toolCall.Content = append(toolCall.Content, session.DiffContent(c.Path, c.OldText, *c.NewText, c.Existed))
 		}
 	}
-	if len(content) == 0 && d.Preview != "" {
-		content = append(content, textItem(d.Preview))
+	if len(toolCall.Content) == 0 && d.Preview != "" {
+		toolCall.Content = append(toolCall.Content, wire.Text(d.Preview))
 	}
 	if d.Command != "" {
-		content = append(content, textItem("$ "+d.Command))
-	}
-	if len(content) > 0 {
-		toolCall["content"] = content
+		toolCall.Content = append(toolCall.Content, wire.Text("$ "+d.Command))
 	}
 	var res struct {
 		Outcome struct {
@@ -180,8 +176,8 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 	}
-	_, err := a.s.conn.Call(ctx, methodRequestPermission, map[string]any{
-		"sessionId": sessionID, "toolCall": toolCall, "options": approvalOptions,
+	_, err := a.s.conn.Call(ctx, methodRequestPermission, wire.RequestPermissionParams{
+		SessionID: sessionID, ToolCall: toolCall, Options: approvalOptions,
 	}, &res)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -197,21 +193,6 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		return session.ApprovalOutcome{Choice: c}, nil
 	}
 	return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "unknown option " + res.Outcome.OptionID}, nil
-}
-
-func textItem(t string) map[string]any {
-	return map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": t}}
-}
-
-// diffContent is ACP's diff content for a change about to be made: the
-// changed lines with context (diff.Region), or the whole text of a file
-// the change creates.
-func diffContent(path, oldText, newText string, existed bool) map[string]any {
-	if !existed {
-		return map[string]any{"type": "diff", "path": path, "oldText": nil, "newText": newText}
-	}
-	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
-	return map[string]any{"type": "diff", "path": path, "oldText": o, "newText": n}
 }
 
 // acpRead reads a file through the client, which answers with its buffer
@@ -237,7 +218,7 @@ func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, 
 	var res struct {
 		Content string `json:"content"`
 	}
-	if _, err := f.s.conn.Call(ctx, methodReadTextFile, map[string]any{"sessionId": f.sessionID, "path": abs}, &res); err != nil {
+	if _, err := f.s.conn.Call(ctx, methodReadTextFile, wire.ReadTextFileParams{SessionID: f.sessionID, Path: abs}, &res); err != nil {
 		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %s", f.Display(abs), clientError(err))
 	}
 	ft := tools.FileText{Text: res.Content, Exists: true, Open: f.acpWrites()}
@@ -315,11 +296,11 @@ func clientError(err error) string {
 func (f *files) acpWrite(ctx context.Context, writes []tools.Change) error {
 	var done []tools.Change
 	for _, c := range writes {
-		_, err := f.s.conn.Call(ctx, methodWriteTextFile, map[string]any{"sessionId": f.sessionID, "path": c.Path, "content": *c.NewText}, nil)
+		_, err := f.s.conn.Call(ctx, methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: c.Path, Content: *c.NewText}, nil)
 		if err != nil {
 			for i := len(done) - 1; i >= 0; i-- {
 				if done[i].Existed {
-					f.s.conn.Call(context.WithoutCancel(ctx), methodWriteTextFile, map[string]any{"sessionId": f.sessionID, "path": done[i].Path, "content": done[i].OldText}, nil)
+					f.s.conn.Call(context.WithoutCancel(ctx), methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: done[i].Path, Content: done[i].OldText}, nil)
 				} else {
 					os.Remove(done[i].Path)
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // The tests in this file drive the real daemon binary with third-party ACP
@@ -277,7 +279,7 @@ func TestACPWithAcpx(t *testing.T) {
 // daemons wrote validates against the ACP schema.
 func TestACPWithTypeScriptSDK(t *testing.T) {
 	node := acpClientsNode(t)
-	schema := loadACPSchema(t)
+	schema := shared.LoadACPSchema(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
 	defer cancel()
 	dir := t.TempDir()
@@ -388,7 +390,7 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 			continue
 		}
 		checked++
-		if err := schema.check(e.Line, requests[e.Daemon]); err != nil {
+		if err := schema.Check(e.Line, requests[e.Daemon]); err != nil {
 			t.Errorf("daemon %d message does not validate against the ACP schema: %v\n%s", e.Daemon, err, e.Line)
 		}
 	}

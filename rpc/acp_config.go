@@ -14,6 +14,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // ACP's session configuration: the options a client can show as
@@ -29,44 +30,11 @@ const (
 	configApprovals = "approvals"
 )
 
-// Wire shapes of ACP's SessionConfigOption (the select kind),
-// AvailableCommand and the updates that carry them.
+// ACP's SessionConfigOption shapes, from the one wire package.
 type (
-	configValue struct {
-		Value       string `json:"value"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-	}
-	configOption struct {
-		ID           string        `json:"id"`
-		Name         string        `json:"name"`
-		Description  string        `json:"description,omitempty"`
-		Category     string        `json:"category,omitempty"`
-		Type         string        `json:"type"`
-		CurrentValue string        `json:"currentValue"`
-		Options      []configValue `json:"options"`
-	}
-	setConfigParams struct {
-		SessionID string          `json:"sessionId"`
-		ConfigID  string          `json:"configId"`
-		Type      string          `json:"type"`
-		Value     json.RawMessage `json:"value"`
-	}
-	setConfigResult struct {
-		ConfigOptions []configOption `json:"configOptions"`
-	}
-	configOptionUpdate struct {
-		SessionUpdate string         `json:"sessionUpdate"`
-		ConfigOptions []configOption `json:"configOptions"`
-	}
-	availableCommand struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}
-	availableCommandsUpdate struct {
-		SessionUpdate     string             `json:"sessionUpdate"`
-		AvailableCommands []availableCommand `json:"availableCommands"`
-	}
+	configOption    = wire.ConfigOption
+	configValue     = wire.ConfigValue
+	setConfigParams = wire.SetConfigOptionParams
 )
 
 // approvalLevel is a session's choice over the settings' approvals: the
@@ -87,11 +55,11 @@ var approvalLevels = []approvalLevel{
 }
 
 // acpCommands are the commands a prompt can be; run by acpCommand.
-var acpCommands = []availableCommand{
-	{"compact", "Summarise the older part of the conversation to free the context window"},
-	{"undo", "Put the files and the conversation back to before the last turn"},
-	{"plan", "Switch to plan mode: the agent reads and plans, and does not edit"},
-	{"act", "Switch to act mode: the agent edits and runs commands"},
+var acpCommands = []wire.AvailableCommand{
+	{Name: "compact", Description: "Summarise the older part of the conversation to free the context window"},
+	{Name: "undo", Description: "Put the files and the conversation back to before the last turn"},
+	{Name: "plan", Description: "Switch to plan mode: the agent reads and plans, and does not edit"},
+	{Name: "act", Description: "Switch to act mode: the agent edits and runs commands"},
 }
 
 // acpConfigState is the sessions' choices made through config options.
@@ -252,7 +220,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	opts, _ := json.Marshal(s.configOptions(ls))
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func() {
-		s.sendUpdate(id, session.Update{"sessionUpdate": "available_commands_update", "availableCommands": acpCommands})
+		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: acpCommands})
 	})
 	return fields, nil
 }
@@ -329,7 +297,7 @@ func (s *Server) acpSetMode(raw []byte) (any, error) {
 }
 
 func (s *Server) sendConfigUpdate(ls *liveSession) {
-	s.sendUpdate(ls.ID(), session.Update{"sessionUpdate": "config_option_update", "configOptions": s.configOptions(ls)})
+	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.configOptions(ls)})
 }
 
 // setConfigOption serves session/set_config_option.
@@ -374,7 +342,7 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 	default:
 		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
 	}
-	return setConfigResult{ConfigOptions: s.configOptions(ls)}, nil
+	return wire.SetConfigOptionResult{ConfigOptions: s.configOptions(ls)}, nil
 }
 
 // setModel replaces the session's model with another of its choices,
@@ -401,7 +369,7 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 // reports ok; any other prompt is the model's.
 func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {
 	name, ok := strings.CutPrefix(strings.TrimSpace(text), "/")
-	if !ok || s.dialect != DialectACP || !slices.ContainsFunc(acpCommands, func(c availableCommand) bool { return c.Name == name }) {
+	if !ok || s.dialect != DialectACP || !slices.ContainsFunc(acpCommands, func(c wire.AvailableCommand) bool { return c.Name == name }) {
 		return nil, false, nil
 	}
 	if ls.Running() {
@@ -427,8 +395,8 @@ func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (
 		s.sendConfigUpdate(ls)
 		msg = "Now in " + name + " mode."
 	}
-	s.sendUpdate(ls.ID(), session.Update{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": msg}})
-	return map[string]any{"stopReason": string(session.StopEndTurn)}, true, nil
+	s.sendUpdate(ls.ID(), wire.AgentMessageChunk{Content: wire.TextBlock{Text: msg}})
+	return wire.PromptResult{StopReason: string(session.StopEndTurn)}, true, nil
 }
 
 // undoLastTurn puts the files and the conversation back to before the

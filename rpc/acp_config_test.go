@@ -15,6 +15,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // selects returns the current value of each select option by id.
@@ -54,14 +56,14 @@ func waitUpdate(t *testing.T, ctx context.Context, c *acpClient, what string, f 
 }
 
 // checkWire validates every message the daemon sent against the schema.
-func checkWire(t *testing.T, schema *acpSchema, wire interface{ String() string }, wireMu *sync.Mutex, sent *teeWriter) {
+func checkWire(t *testing.T, schema *shared.ACPSchema, wire interface{ String() string }, wireMu *sync.Mutex, sent *teeWriter) {
 	t.Helper()
 	wireMu.Lock()
 	lines := strings.Split(strings.TrimSpace(wire.String()), "\n")
 	wireMu.Unlock()
 	requests := sent.requestMethods()
 	for _, line := range lines {
-		if err := schema.check(line, requests); err != nil {
+		if err := schema.Check(line, requests); err != nil {
 			t.Errorf("message does not validate against the ACP schema: %v\n%s", err, line)
 		}
 	}
@@ -74,7 +76,7 @@ func checkWire(t *testing.T, schema *acpSchema, wire interface{ String() string 
 // message validates against the ACP schema.
 func TestACPConfigOptions(t *testing.T) {
 	ctx := testCtx(t)
-	schema := loadACPSchema(t)
+	schema := shared.LoadACPSchema(t)
 	var mu sync.Mutex
 	var models []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +192,7 @@ func TestACPConfigOptions(t *testing.T) {
 // it from the conversation, /compact compacts.
 func TestACPCommands(t *testing.T) {
 	ctx := testCtx(t)
-	schema := loadACPSchema(t)
+	schema := shared.LoadACPSchema(t)
 	root, state := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "keep.txt"), []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -5,8 +5,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/session"
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // acpSessionLoad serves ACP's session/load. Its cwd becomes a workspace
@@ -40,27 +39,29 @@ func (s *Server) acpSessionClose(ctx context.Context, req *jsonrpc2.Request) (an
 
 // acpUpdate makes a session/update fit ACP, whose tool-call locations are
 // absolute paths while the tools describe them as the user reads them.
-func (s *Server) acpUpdate(u session.Update) session.Update {
-	locs, ok := u["locations"].([]tools.Location)
-	if !ok || len(locs) == 0 {
-		return u
+func (s *Server) acpUpdate(u wire.SessionUpdate) wire.SessionUpdate {
+	switch x := u.(type) {
+	case wire.ToolCall:
+		x.Locations = s.absLocations(x.Locations)
+		return x
+	case wire.ToolCallUpdate:
+		x.Locations = s.absLocations(x.Locations)
+		return x
 	}
-	out := make(session.Update, len(u))
-	for k, v := range u {
-		out[k] = v
-	}
-	out["locations"] = s.absLocations(locs)
-	return out
+	return u
 }
 
 // absLocations resolves tool-call locations against the workspace
 // folders; a path that does not resolve is left as it is.
-func (s *Server) absLocations(locs []tools.Location) []tools.Location {
+func (s *Server) absLocations(locs []wire.Location) []wire.Location {
+	if len(locs) == 0 {
+		return locs
+	}
 	r, err := s.newFiles().roots()
 	if err != nil || r == nil {
 		return locs
 	}
-	out := make([]tools.Location, len(locs))
+	out := make([]wire.Location, len(locs))
 	for i, l := range locs {
 		out[i] = l
 		if abs, err := r.Resolve(l.Path); err == nil {

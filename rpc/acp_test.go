@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cline-ls/cline-ls/internal/shared"
 )
@@ -183,109 +181,12 @@ func (t *teeWriter) requestMethods() map[string]string {
 	return out
 }
 
-// acpSchema validates what the daemon sends against the ACP schema: the
-// JSON-RPC envelope against the schema's "Agent" branch, and each payload
-// against the definition for its method (found through the definitions'
-// x-side / x-method tags), since the envelope alone admits any
-// "extension" payload. Everything is resolved once, as one schema over
-// {"message": <the message>, "key": "<side> <kind> <method>", "payload": ...}.
-type acpSchema struct {
-	rs   *jsonschema.Resolved
-	keys map[string]bool
-}
-
-func loadACPSchema(t *testing.T) *acpSchema {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedPath(t), "conformance", "acp", "schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root map[string]any
-	if err := json.Unmarshal(b, &root); err != nil {
-		t.Fatal(err)
-	}
-	as := &acpSchema{keys: map[string]bool{}}
-	var branches []any
-	for name, def := range root["$defs"].(map[string]any) {
-		d, _ := def.(map[string]any)
-		side, _ := d["x-side"].(string)
-		method, _ := d["x-method"].(string)
-		var kind string
-		switch {
-		case side == "" || method == "":
-			continue
-		case strings.HasSuffix(name, "Request"):
-			kind = "request"
-		case strings.HasSuffix(name, "Response"):
-			kind = "response"
-		case strings.HasSuffix(name, "Notification"):
-			kind = "notification"
-		default:
-			continue
-		}
-		key := side + " " + kind + " " + method
-		as.keys[key] = true
-		branches = append(branches, map[string]any{
-			"properties": map[string]any{"key": map[string]any{"const": key}, "payload": map[string]any{"$ref": "#/$defs/" + name}},
-			"required":   []any{"key"},
-		})
-	}
-	branches = append(branches, map[string]any{"properties": map[string]any{"key": map[string]any{"const": "error"}}, "required": []any{"key"}})
-	doc := map[string]any{
-		"$schema": root["$schema"],
-		"$defs":   root["$defs"],
-		"type":    "object",
-		"properties": map[string]any{
-			"message": map[string]any{"anyOf": root["anyOf"].([]any)[:1]}, // the "Agent" branch
-		},
-		"anyOf": branches,
-	}
-	b, _ = json.Marshal(doc)
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	if as.rs, err = s.Resolve(nil); err != nil {
-		t.Fatal(err)
-	}
-	return as
-}
-
-// check validates one message the daemon sent; requests maps the ids of
-// the client's requests to their methods, to type the responses.
-func (as *acpSchema) check(line string, requests map[string]string) error {
-	var v map[string]any
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
-	var key string
-	var payload any
-	switch {
-	case v["method"] != nil && v["id"] != nil:
-		key, payload = fmt.Sprintf("client request %v", v["method"]), v["params"]
-	case v["method"] != nil:
-		key, payload = fmt.Sprintf("client notification %v", v["method"]), v["params"]
-	case v["result"] != nil:
-		id, _ := json.Marshal(v["id"])
-		key, payload = "agent response "+requests[string(id)], v["result"]
-	default:
-		key = "error" // an error response: the envelope covers it
-	}
-	if key != "error" && !as.keys[key] {
-		return fmt.Errorf("no ACP definition for %q", key)
-	}
-	if err := as.rs.Validate(map[string]any{"message": v, "key": key, "payload": payload}); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
-}
-
 // sharedPath returns ../shared, or skips.
 func sharedPath(t *testing.T) string { return filepath.Dir(shared.Conformance(t)) }
 
 func TestACPSessionWithSDKClient(t *testing.T) {
 	ctx := testCtx(t)
-	schema := loadACPSchema(t)
+	schema := shared.LoadACPSchema(t)
 	root, state := t.TempDir(), t.TempDir()
 	path := filepath.Join(root, "notes.txt")
 	os.WriteFile(path, []byte("alpha\nbeta\n"), 0o644)
@@ -409,13 +310,13 @@ func TestACPSessionWithSDKClient(t *testing.T) {
 	}
 	requests := sent.requestMethods()
 	for _, line := range lines {
-		if err := schema.check(line, requests); err != nil {
+		if err := schema.Check(line, requests); err != nil {
 			t.Errorf("message does not validate against the ACP schema: %v\n%s", err, line)
 		}
 	}
 	// The checker itself must reject what ACP does not allow.
 	bad := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"usage_update","inputTokens":3}}}`
-	if schema.check(bad, requests) == nil {
+	if schema.Check(bad, requests) == nil {
 		t.Error("the schema check accepts a usage_update without used/size")
 	}
 }

@@ -11,20 +11,15 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
-// approvalOption is one answer offered with an approval request.
-type approvalOption struct {
-	OptionID string `json:"optionId"`
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
-}
-
-var approvalOptions = []approvalOption{
-	{"allow_once", "Allow", "allow_once"},
-	{"allow_always", "Always allow", "allow_always"},
-	{"reject_once", "Reject", "reject_once"},
-	{"reject_always", "Always reject", "reject_always"},
+// approvalOptions are the answers offered with an approval request.
+var approvalOptions = []wire.PermissionOption{
+	{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce},
+	{OptionID: "allow_always", Name: "Always allow", Kind: wire.AllowAlways},
+	{OptionID: "reject_once", Name: "Reject", Kind: wire.RejectOnce},
+	{OptionID: "reject_always", Name: "Always reject", Kind: wire.RejectAlways},
 }
 
 // approvals is the connection's approval broker. It asks through
@@ -93,23 +88,19 @@ func (a *approvals) askCline(ctx context.Context, sessionID string, req session.
 	}()
 
 	d := req.Description
-	params := map[string]any{
-		"sessionId":  sessionID,
-		"approvalId": id,
-		"toolCall": map[string]any{
-			"toolCallId": req.CallID,
-			"title":      d.Title,
-			"kind":       string(d.Kind),
-			"locations":  nonNil(d.Locations),
-			"rawInput":   session.ClientInput(req.Args),
+	params := wire.ApprovalRequestParams{
+		SessionID:  sessionID,
+		ApprovalID: id,
+		ToolCall: wire.ApprovalToolCall{
+			ToolCallID: req.CallID,
+			Title:      d.Title,
+			Kind:       wire.ToolKind(d.Kind),
+			Locations:  session.Locations(d.Locations),
+			RawInput:   session.ClientInput(req.Args),
 		},
-		"options": approvalOptions,
-	}
-	if d.Preview != "" {
-		params["diff"] = d.Preview
-	}
-	if d.Command != "" {
-		params["command"] = d.Command
+		Options: approvalOptions,
+		Diff:    d.Preview,
+		Command: d.Command,
 	}
 	if err := a.s.conn.Notify(ctx, methodApprovalRequest, params); err != nil {
 		return session.ApprovalOutcome{}, fmt.Errorf("sending approval request: %w", err)
@@ -164,7 +155,7 @@ func (a *approvals) respond(raw []byte) (any, error) {
 		return nil, invalidParams("approvalId: %q is unknown or already answered", p.ApprovalID)
 	}
 	pa.answer <- out
-	return map[string]any{}, nil
+	return wire.Empty{}, nil
 }
 
 // cancelSession resolves every pending approval of a session as cancelled.
@@ -197,10 +188,10 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	if d.Preview != "" {
 		fmt.Fprintf(&msg, "\n\n%s", d.Preview)
 	}
-	params := map[string]any{
-		"type":    3, // Info
-		"message": msg.String(),
-		"actions": []map[string]string{{"title": "Allow"}, {"title": "Always allow"}, {"title": "Reject"}},
+	params := wire.ShowMessageRequestParams{
+		Type:    wire.MessageInfo,
+		Message: msg.String(),
+		Actions: []wire.MessageAction{{Title: "Allow"}, {Title: "Always allow"}, {Title: "Reject"}},
 	}
 	var res *struct {
 		Title string `json:"title"`
@@ -225,11 +216,4 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 		return session.ApprovalOutcome{Choice: session.AllowAlways}, nil
 	}
 	return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

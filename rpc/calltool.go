@@ -8,6 +8,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -81,7 +82,7 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	if r.Err != nil {
 		s.log.Error("tool fault", "tool", p.Name, "err", r.Err)
 	}
-	return map[string]any{"content": r.Result.Content, "isError": r.Result.IsError || r.State != session.StateSuccess}, nil
+	return wire.CallToolResult{Content: r.Result.Content, IsError: r.Result.IsError || r.State != session.StateSuccess}, nil
 }
 
 // toolSession finds the session an editor-driven call runs in: the one
@@ -146,17 +147,17 @@ func (s *Server) reportEdits(ctx context.Context, sessionID string, f *files, ca
 			abs = p
 		}
 		uri := workspace.PathToURI(abs)
-		var version any
+		var version *int32
 		if snap, ok := s.buffers.GetPath(abs); ok {
-			uri, version = snap.URI, snap.Version
+			uri, version = snap.URI, &snap.Version
 		}
 		if !viaCline {
 			s.logToClient(ctx, 3, e.Diff)
 			continue
 		}
-		s.conn.Notify(ctx, methodClineDiff, map[string]any{
-			"sessionId": sessionID, "toolCallId": callID, "uri": uri, "version": version,
-			"diff": e.Diff, "added": e.Added, "removed": e.Removed,
+		s.conn.Notify(ctx, methodClineDiff, wire.DiffParams{
+			SessionID: sessionID, ToolCallID: callID, URI: uri, Version: version,
+			Diff: e.Diff, Added: e.Added, Removed: e.Removed,
 		})
 	}
 }
@@ -200,9 +201,9 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "rendering tools: %v", err)
 	}
 	if p.Format == tools.FormatXML {
-		return map[string]any{"format": p.Format, "tools": string(out)}, nil
+		return wire.ToolsResult{Format: p.Format, Tools: string(out)}, nil
 	}
-	return map[string]any{"format": p.Format, "tools": json.RawMessage(out)}, nil
+	return wire.ToolsResult{Format: p.Format, Tools: json.RawMessage(out)}, nil
 }
 
 // hiddenEnv names the variables no child process gets besides those

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -87,7 +88,7 @@ func (s *Server) codeActions(raw []byte) (any, error) {
 	}
 	action := func(title, task string) codeActionWire {
 		return codeActionWire{Title: title, Kind: "quickfix", Command: commandWire{
-			Title: title, Command: commandPrompt, Arguments: []any{map[string]any{"text": task}},
+			Title: title, Command: commandPrompt, Arguments: []any{wire.CommandArgs{Text: task}},
 		}}
 	}
 	var out []codeActionWire

@@ -1,21 +1,19 @@
 package rpc
 
 import (
-	"bytes"
 	"encoding/json"
-	"reflect"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
+
+	"github.com/cline-ls/cline-ls/wire"
 )
 
-// codec encodes results and outgoing params: go.lsp.dev/protocol's types
-// with its union-aware encoder (so they marshal as the spec says), and
-// everything else with encoding/json, whose output is deterministic (map
-// keys sorted) and which leaves HTML characters unescaped here, as
-// jsonrpc2 asks. Answers to our own calls decode with protocol's decoder.
-// Incoming params are not decoded here: handlers decode them with
-// decodeParams, whose errors name the offending field.
+// codec encodes results and outgoing params, all of them wire types or
+// plain Go values, with wire.Marshal (encoding/json, deterministic, HTML
+// characters unescaped as jsonrpc2 asks), and decodes the answers to our
+// own calls with encoding/json. Incoming params are not decoded here:
+// handlers decode them with decodeParams, whose errors name the offending
+// field.
 type codec struct{}
 
 var _ jsonrpc2.Codec = codec{}
@@ -33,21 +31,7 @@ func (codec) Marshal(v any) ([]byte, error) {
 		}
 		return v, nil
 	}
-	if t := reflect.TypeOf(v); t != nil {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-			t = t.Elem()
-		}
-		if t.PkgPath() == "go.lsp.dev/protocol" {
-			return protocol.Marshal(v)
-		}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return wire.Marshal(v)
 }
 
-func (codec) Unmarshal(data []byte, v any) error { return protocol.Unmarshal(data, v) }
+func (codec) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // executeCommand serves workspace/executeCommand: the cline.* commands let
@@ -20,12 +22,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	if err := required("command", p.Command); err != nil {
 		return nil, err
 	}
-	var arg struct {
-		SessionID string `json:"sessionId"`
-		Mode      string `json:"mode"`
-		ModeID    string `json:"modeId"`
-		Text      string `json:"text"`
-	}
+	var arg wire.CommandArgs
 	if len(p.Arguments) > 0 {
 		if err := decodeParams(p.Arguments[0], &arg); err != nil {
 			var je *jsonrpc2.Error
@@ -41,7 +38,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"sessionId": res["sessionId"]}, nil
+		return wire.SessionIDResult{SessionID: res.SessionID}, nil
 	case commandPrompt:
 		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
@@ -52,7 +49,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		if err := s.sessionCancel(b); err != nil {
 			return nil, err
 		}
-		return map[string]any{}, nil
+		return wire.Empty{}, nil
 	case commandCompact:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
 		return s.compactSession(ctx, req, b)

@@ -17,6 +17,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/cline-ls/cline-ls/internal/shared"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
@@ -392,7 +393,7 @@ func TestCompactMethodsAndUsageShapes(t *testing.T) {
 // UsageUpdate, with the window set in the config file.
 func TestACPUsageUpdate(t *testing.T) {
 	ctx := testCtx(t)
-	schema := loadACPSchema(t)
+	schema := shared.LoadACPSchema(t)
 	root, config := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(config, "cline-ls"), 0o755)
 	os.WriteFile(filepath.Join(config, "cline-ls", "config.json"), []byte(`{"provider":{"contextWindow":20000},"context":{"compactAt":0.7}}`), 0o644)
@@ -427,7 +428,7 @@ func TestACPUsageUpdate(t *testing.T) {
 	wireMu.Unlock()
 	requests := sent.requestMethods()
 	for _, line := range lines {
-		if err := schema.check(line, requests); err != nil {
+		if err := schema.Check(line, requests); err != nil {
 			t.Errorf("message does not validate against the ACP schema: %v\n%s", err, line)
 		}
 	}

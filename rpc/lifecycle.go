@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -125,28 +126,20 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if version == "" {
 		version = "dev"
 	}
-	return map[string]any{
-		"capabilities": map[string]any{
-			"positionEncoding": string(enc),
-			"textDocumentSync": map[string]any{
-				"openClose": true,
-				"change":    2, // incremental
-				"save":      map[string]any{"includeText": false},
+	return wire.InitializeResult{
+		Capabilities: wire.ServerCapabilities{
+			PositionEncoding:       string(enc),
+			TextDocumentSync:       wire.TextDocumentSyncOptions{OpenClose: true, Change: 2 /* incremental */},
+			ExecuteCommandProvider: wire.ExecuteCommandOptions{Commands: commands()},
+			CodeActionProvider:     wire.CodeActionOptions{CodeActionKinds: []string{"quickfix", "refactor"}},
+			Workspace: wire.WorkspaceCapabilities{
+				WorkspaceFolders: wire.WorkspaceFoldersCapabilities{Supported: true, ChangeNotifications: true},
 			},
-			"executeCommandProvider": map[string]any{"commands": commands()},
-			"codeActionProvider":     map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
-			"workspace": map[string]any{
-				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
-			},
-			"experimental": map[string]any{
-				"cline": map[string]any{
-					"protocolVersion": ProtocolVersion,
-					"modes":           tools.Modes(),
-					"tools":           toolNames,
-				},
-			},
+			Experimental: wire.Experimental{Cline: wire.ClineCapabilities{
+				ProtocolVersion: ProtocolVersion, Modes: tools.Modes(), Tools: toolNames,
+			}},
 		},
-		"serverInfo": map[string]any{"name": "cline-ls", "version": version},
+		ServerInfo: wire.Implementation{Name: "cline-ls", Version: version},
 	}, nil
 }
 

@@ -2,9 +2,9 @@ package rpc_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // replayEditor is an editor on a daemon whose model replays tr, saving
@@ -117,8 +118,9 @@ func TestRefusedNewSessionLeavesNothing(t *testing.T) {
 }
 
 // TestReplaySendsWhatTheLiveSessionSent: a loaded session's tool calls
-// come back with the titles, kinds and results the live session showed
-// (before, replayed titles were raw tool names and every kind "other").
+// come back as the live session sent them, title, kind, arguments and
+// results alike (before, replayed titles were raw tool names and every
+// kind "other"): the typed values are equal.
 func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 	ctx := testCtx(t)
 	root, state := t.TempDir(), t.TempDir()
@@ -132,33 +134,33 @@ func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 	if _, err := promptText(ctx, ed, id, "read it"); err != nil {
 		t.Fatal(err)
 	}
-	pick := func(ups []map[string]any) (starts, ends []map[string]any) {
+	pick := func(ups []wire.SessionUpdate) (starts []wire.ToolCall, ends []wire.ToolCallUpdate) {
 		for _, u := range ups {
-			switch u["sessionUpdate"] {
-			case "tool_call":
-				starts = append(starts, map[string]any{"id": u["toolCallId"], "title": u["title"], "kind": u["kind"]})
-			case "tool_call_update":
-				if s := u["status"]; s == "completed" || s == "failed" {
-					ends = append(ends, map[string]any{"id": u["toolCallId"], "status": s, "content": u["content"]})
+			switch u := u.(type) {
+			case wire.ToolCall:
+				starts = append(starts, u)
+			case wire.ToolCallUpdate:
+				if u.Status == wire.StatusCompleted || u.Status == wire.StatusFailed {
+					ends = append(ends, u)
 				}
 			}
 		}
 		return
 	}
-	liveStarts, liveEnds := pick(updates(ed, id))
+	liveStarts, liveEnds := pick(typedUpdates(t, ed, id))
 	ed2 := replayEditor(t, root, state, transcript(t))
 	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	gotStarts, gotEnds := pick(updates(ed2, id))
-	if fmt.Sprint(gotStarts) != fmt.Sprint(liveStarts) {
-		t.Errorf("replayed tool calls differ:\n got %v\nlive %v", gotStarts, liveStarts)
+	gotStarts, gotEnds := pick(typedUpdates(t, ed2, id))
+	if !reflect.DeepEqual(gotStarts, liveStarts) {
+		t.Errorf("replayed tool calls differ:\n got %+v\nlive %+v", gotStarts, liveStarts)
 	}
-	if fmt.Sprint(gotEnds) != fmt.Sprint(liveEnds) {
-		t.Errorf("replayed results differ:\n got %v\nlive %v", gotEnds, liveEnds)
+	if !reflect.DeepEqual(gotEnds, liveEnds) {
+		t.Errorf("replayed results differ:\n got %+v\nlive %+v", gotEnds, liveEnds)
 	}
-	if len(liveStarts) != 1 || liveStarts[0]["kind"] != "read" {
-		t.Errorf("live tool calls: %v", liveStarts)
+	if len(liveStarts) != 1 || liveStarts[0].Kind != wire.KindRead || len(liveEnds) != 1 || liveEnds[0].Status != wire.StatusCompleted {
+		t.Errorf("live tool calls: %+v, results %+v", liveStarts, liveEnds)
 	}
 }
 

@@ -12,8 +12,7 @@ import (
 
 // decodeParams decodes a request's params into v. The error is a -32602
 // whose message names the field at fault ("textDocument.version: expected
-// an integer, got string"), which go.lsp.dev/protocol's decoder does not do
-// (it reports byte offsets).
+// an integer, got string"), not only a byte offset.
 func decodeParams(raw []byte, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return invalidParams("params: required, got none")
@@ -70,9 +69,8 @@ func required(pairs ...string) error {
 	return nil
 }
 
-// The param shapes the daemon reads. They mirror go.lsp.dev/protocol's
-// types but decode with encoding/json so errors can name fields, and keep
-// only what is used.
+// The LSP param shapes the daemon reads: the specification's types with
+// only what is used, decoded with encoding/json so errors can name fields.
 
 type position struct {
 	Line      *int64 `json:"line"`

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 const (
@@ -60,12 +60,12 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 	s.progress.mu.Unlock()
 	cctx, stop := context.WithTimeout(ctx, 5*time.Second) // a client that never answers must not hold the turn
 	defer stop()
-	if _, err := s.conn.Call(cctx, methodProgressCreate, map[string]any{"token": token}, nil); err != nil {
+	if _, err := s.conn.Call(cctx, methodProgressCreate, wire.ProgressCreateParams{Token: token}, nil); err != nil {
 		s.dropProgress(token)
 		return func(string, error) {}
 	}
-	s.conn.Notify(ctx, methodProgress, map[string]any{"token": token, "value": map[string]any{
-		"kind": "begin", "title": "cline: " + title, "cancellable": true}})
+	s.conn.Notify(ctx, methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressBegin{
+		Title: "cline: " + title, Cancellable: true}})
 	s.progress.mu.Lock()
 	s.progress.bySession[sessionID] = &turnReport{token: token}
 	s.progress.mu.Unlock()
@@ -78,15 +78,14 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 		if err != nil {
 			msg = "failed: " + s.redact(err.Error())
 		}
-		s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
-			"kind": "end", "message": msg}})
+		s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressEnd{Message: msg}})
 	}
 }
 
 // reportProgress shows a session's update in its turn's progress, for
 // clients with no plugin: the agent's text line by line, and each tool
 // call's title. Updates of sessions with no reported turn are ignored.
-func (s *Server) reportProgress(sessionID string, u session.Update) {
+func (s *Server) reportProgress(sessionID string, u wire.SessionUpdate) {
 	var msg string
 	s.progress.mu.Lock()
 	tr := s.progress.bySession[sessionID]
@@ -94,10 +93,10 @@ func (s *Server) reportProgress(sessionID string, u session.Update) {
 		s.progress.mu.Unlock()
 		return
 	}
-	switch u["sessionUpdate"] {
-	case "agent_message_chunk":
-		c, _ := u["content"].(map[string]any)
-		t, _ := c["text"].(string)
+	switch u := u.(type) {
+	case wire.AgentMessageChunk:
+		c, _ := u.Content.(wire.TextBlock)
+		t := c.Text
 		if i := strings.LastIndexByte(t, '\n'); i >= 0 {
 			tr.line.Reset()
 			t = t[i+1:]
@@ -106,8 +105,8 @@ func (s *Server) reportProgress(sessionID string, u session.Update) {
 		if time.Since(tr.last) >= reportEvery {
 			msg = strings.TrimSpace(tr.line.String())
 		}
-	case "tool_call":
-		msg, _ = u["title"].(string)
+	case wire.ToolCall:
+		msg = u.Title
 	}
 	if msg == "" {
 		s.progress.mu.Unlock()
@@ -119,8 +118,7 @@ func (s *Server) reportProgress(sessionID string, u session.Update) {
 	tr.last = time.Now()
 	token := tr.token
 	s.progress.mu.Unlock()
-	s.conn.Notify(context.Background(), methodProgress, map[string]any{"token": token, "value": map[string]any{
-		"kind": "report", "message": msg}})
+	s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressReport{Message: msg}})
 }
 
 func (s *Server) dropProgress(token string) {

@@ -14,6 +14,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // contentBlock is an ACP content block of a prompt.
@@ -104,9 +105,9 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 
 // runPrompt runs one turn of ls. The connection ending (stdin closed,
 // exit) cancels it at once, before anything else is torn down.
-func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (any, error) {
+func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (wire.PromptResult, error) {
 	if !s.startTurn() {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
+		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}
 	defer s.sess.wg.Done()
 	ls.turns.Add(1)
@@ -128,12 +129,12 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {
-		return nil, invalidParams("sessionId: %v", err)
+		return wire.PromptResult{}, invalidParams("sessionId: %v", err)
 	}
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
+		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
 	}
-	return map[string]any{"stopReason": string(stop)}, nil
+	return wire.PromptResult{StopReason: string(stop)}, nil
 }
 
 // startTurn counts a turn in; it refuses once the connection is closing,
@@ -172,7 +173,7 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 		if err != nil {
 			return nil, err
 		}
-		id = res["sessionId"].(string)
+		id = res.SessionID
 	}
 	ls, err := s.getSession(id)
 	if err != nil {
@@ -205,11 +206,10 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 		res, err := s.runPrompt(ctx, ls, text, nil)
 		switch {
 		case err != nil:
-			s.showMessage(1, "cline-ls: the turn failed: "+err.Error())
+			s.showMessage(wire.MessageError, "cline-ls: the turn failed: "+err.Error())
 		default:
-			stop, _ := res.(map[string]any)["stopReason"].(string)
-			s.showMessage(3, fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", stop, id))
+			s.showMessage(wire.MessageInfo, fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", res.StopReason, id))
 		}
 	}()
-	return map[string]any{"sessionId": id}, nil
+	return wire.SessionIDResult{SessionID: id}, nil
 }

@@ -1,6 +1,10 @@
 package rpc
 
-import "context"
+import (
+	"context"
+
+	"github.com/cline-ls/cline-ls/wire"
+)
 
 // askQuestion serves ask_question: cline/askQuestion for clients that
 // declared it, else window/showMessageRequest with the options as actions.
@@ -12,7 +16,7 @@ func (s *Server) askQuestion(ctx context.Context, id, question string, options [
 		var res struct {
 			Answer *string `json:"answer"`
 		}
-		if err := s.call(ctx, methodAskQuestion, map[string]any{"sessionId": id, "question": question, "options": options}, &res); err != nil {
+		if err := s.call(ctx, methodAskQuestion, wire.AskQuestionParams{SessionID: id, Question: question, Options: options}, &res); err != nil {
 			return "", false, err
 		}
 		if res.Answer == nil {
@@ -20,14 +24,14 @@ func (s *Server) askQuestion(ctx context.Context, id, question string, options [
 		}
 		return *res.Answer, true, nil
 	}
-	actions := make([]map[string]string, len(options))
+	actions := make([]wire.MessageAction, len(options))
 	for i, o := range options {
-		actions[i] = map[string]string{"title": o}
+		actions[i] = wire.MessageAction{Title: o}
 	}
 	var res *struct {
 		Title string `json:"title"`
 	}
-	if err := s.call(ctx, methodShowMessageRequest, map[string]any{"type": 3, "message": question, "actions": actions}, &res); err != nil {
+	if err := s.call(ctx, methodShowMessageRequest, wire.ShowMessageRequestParams{Type: wire.MessageInfo, Message: question, Actions: actions}, &res); err != nil {
 		return "", false, err
 	}
 	if res == nil {

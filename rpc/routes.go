@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // A route is how one method is served: in which dialects, whether it
@@ -83,7 +85,7 @@ func init() {
 	serve(methodShutdown, inLSP, func(s *Server, ctx context.Context, _ *jsonrpc2.Request) (any, error) { return s.shutdown(ctx) })
 	serve(methodInitialized, inLSP, nothing)
 	serve(methodSetTrace, inLSP, nothing)
-	serve(methodAuthenticate, inACP, func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return map[string]any{}, nil })
+	serve(methodAuthenticate, inACP, func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return wire.Empty{}, nil })
 	serve(methodCancel, inBoth, notice((*Server).cancelRequest))
 	serve(methodACPCancelRequest, inACP, notice((*Server).cancelRequest))
 	serve(methodProgressCancel, inLSP, notice((*Server).progressCancel))

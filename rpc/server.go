@@ -19,6 +19,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -357,7 +358,7 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 		if s.dialect == DialectACP {
 			cancel = methodACPCancelRequest
 		}
-		if nerr := s.conn.Notify(context.Background(), cancel, map[string]any{"id": id}); nerr != nil {
+		if nerr := s.conn.Notify(context.Background(), cancel, wire.CancelParams{ID: id}); nerr != nil {
 			s.log.Debug("cancel not sent", "method", method, "err", nerr)
 		}
 	}
@@ -366,21 +367,16 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 
 // showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),
 // which an editor shows the user rather than logs.
-func (s *Server) showMessage(typ int, msg string) {
-	if s.conn == nil || s.dialect == DialectACP {
-		return
-	}
-	if err := s.conn.Notify(context.Background(), methodShowMessage, map[string]any{"type": typ, "message": msg}); err != nil {
-		s.log.Debug("showMessage not sent", "err", err)
-	}
+func (s *Server) showMessage(typ wire.MessageType, msg string) {
+	s.showToClient(context.Background(), typ, msg)
 }
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
-func (s *Server) logToClient(ctx context.Context, typ int, msg string) {
+func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg string) {
 	if s.conn == nil || s.dialect == DialectACP {
 		return
 	}
-	if err := s.conn.Notify(ctx, methodLogMessage, map[string]any{"type": typ, "message": msg}); err != nil {
+	if err := s.conn.Notify(ctx, methodLogMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("logMessage not sent", "err", err)
 	}
 }

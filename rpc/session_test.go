@@ -10,6 +10,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -44,6 +45,23 @@ func updates(ed *rpctest.Editor, id string) []map[string]any {
 		json.Unmarshal(m.Params, &p)
 		if p.SessionID == id {
 			out = append(out, p.Update)
+		}
+	}
+	return out
+}
+
+// typedUpdates is updates decoded into the wire's types; an update
+// outside the closed set fails t.
+func typedUpdates(t *testing.T, ed *rpctest.Editor, id string) []wire.SessionUpdate {
+	t.Helper()
+	var out []wire.SessionUpdate
+	for _, m := range ed.Messages("session/update") {
+		var n wire.SessionNotification
+		if err := n.UnmarshalJSON(m.Params); err != nil {
+			t.Fatalf("session/update %s: %v", m.Params, err)
+		}
+		if n.SessionID == id {
+			out = append(out, n.Update)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // lookup returns a session live on the connection, or nil.
@@ -135,27 +136,27 @@ func (s *Server) sessionNew(raw []byte) (any, error) {
 	return s.newSession(p.CWD, p.Mode, p.MCPServers)
 }
 
-func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map[string]any, error) {
+func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (wire.NewSessionResult, error) {
 	if cwd == "" {
 		if p := s.folders.Paths(); len(p) > 0 {
 			cwd = p[0]
 		}
 	}
 	if cwd != "" && !filepath.IsAbs(cwd) {
-		return nil, invalidParams("cwd: must be an absolute path, got %q", cwd)
+		return wire.NewSessionResult{}, invalidParams("cwd: must be an absolute path, got %q", cwd)
 	}
 	if mode == "" {
 		mode = s.CurrentSettings().Mode
 	}
 	if _, ok := tools.PresetFor(mode); !ok {
-		return nil, invalidParams("mode: must be one of %s, got %q", strings.Join(tools.Modes(), ", "), mode)
+		return wire.NewSessionResult{}, invalidParams("mode: must be one of %s, got %q", strings.Join(tools.Modes(), ", "), mode)
 	}
 	id := newSessionID()
 	// The session's MCP servers first: a refused session/new must leave
 	// nothing behind (no file in session/list, no process).
 	own, err := s.sessionMCP(mcpServers, cwd)
 	if err != nil {
-		return nil, err
+		return wire.NewSessionResult{}, err
 	}
 	var log *session.Log
 	if st, err := s.sessionStore(); err != nil {
@@ -175,13 +176,10 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (map
 				st.Remove(id)
 			}
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
+		return wire.NewSessionResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/new: %v", err)
 	}
 	s.addSession(id, ls)
-	return map[string]any{
-		"sessionId": id,
-		"modes":     map[string]any{"currentModeId": mode, "availableModes": availableModes()},
-	}, nil
+	return wire.NewSessionResult{SessionID: id, Modes: sessionModes(mode)}, nil
 }
 
 // sessionCancel serves the session/cancel notification.
@@ -217,7 +215,7 @@ func (s *Server) sessionSetMode(raw []byte) (any, error) {
 	if err := ls.SetMode(p.ModeID); err != nil {
 		return nil, invalidParams("modeId: %v", err)
 	}
-	return map[string]any{}, nil
+	return wire.Empty{}, nil
 }
 
 // sessionLoad serves session/load: it reopens a saved session and replays
@@ -247,7 +245,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 		// thread): show it again; opening a second copy would leave two
 		// writers of one history.
 		live.Replay(recs)
-		return map[string]any{"modes": map[string]any{"currentModeId": live.Mode(), "availableModes": availableModes()}}, nil
+		return wire.ModesResult{Modes: sessionModes(live.Mode())}, nil
 	}
 	cwd := p.CWD
 	if cwd == "" {
@@ -259,7 +257,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	}
 	s.addSession(p.SessionID, ls)
 	ls.Replay(recs)
-	return map[string]any{"modes": map[string]any{"currentModeId": mode, "availableModes": availableModes()}}, nil
+	return wire.ModesResult{Modes: sessionModes(mode)}, nil
 }
 
 // sessionList serves session/list.
@@ -280,11 +278,11 @@ func (s *Server) sessionList(raw []byte) (any, error) {
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/list: %v", err)
 	}
-	out := make([]map[string]any, len(list))
+	out := make([]wire.SessionInfo, len(list))
 	for i, x := range list {
-		out[i] = map[string]any{"sessionId": x.SessionID, "cwd": x.Cwd, "title": x.Title, "updatedAt": x.UpdatedAt}
+		out[i] = wire.SessionInfo{SessionID: x.SessionID, Cwd: x.Cwd, Title: x.Title, UpdatedAt: x.UpdatedAt}
 	}
-	return map[string]any{"sessions": out}, nil
+	return wire.ListSessionsResult{Sessions: out}, nil
 }
 
 // cancelAll cancels every running turn and waits for them to end, then
@@ -372,7 +370,7 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	}
 	jsonrpc2.Async(ctx) // the turn may wait on the client while it ends
 	s.release(ls)
-	return map[string]any{}, nil
+	return wire.Empty{}, nil
 }
 
 // release ends a live session that is no longer in byID: its turn and

@@ -18,6 +18,7 @@ import (
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // sessions holds the connection's agent sessions.
@@ -60,13 +61,19 @@ type sessionSpec struct {
 }
 
 // availableModes is the modes as session/new and session/load list them.
-func availableModes() []map[string]any {
+func availableModes() []wire.Mode {
 	all := tools.AllModes()
-	out := make([]map[string]any, len(all))
+	out := make([]wire.Mode, len(all))
 	for i, m := range all {
-		out[i] = map[string]any{"id": m.ID, "name": m.Name, "description": m.Description}
+		out[i] = wire.Mode{ID: m.ID, Name: m.Name, Description: m.Description}
 	}
 	return out
+}
+
+// sessionModes is a session's modes as session/new and session/load
+// answer them.
+func sessionModes(current string) wire.SessionModes {
+	return wire.SessionModes{CurrentModeID: current, AvailableModes: availableModes()}
 }
 
 func newSessionID() string {
@@ -226,7 +233,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Files:      f,
 		Policy:     policy,
 		Approver:   s.approvals.approver(id),
-		Updates:    func(u session.Update) { s.sendUpdate(id, u) },
+		Updates:    func(u wire.SessionUpdate) { s.sendUpdate(id, u) },
 		Log:        sp.log,
 		MaxTurns:   st.MaxTurns,
 		Family:     modelFamily(prov),
@@ -298,12 +305,12 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 }
 
 // sendUpdate sends session/update.
-func (s *Server) sendUpdate(id string, u session.Update) {
+func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	s.reportProgress(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
 	}
-	if err := s.conn.Notify(context.Background(), methodSessionUpdate, map[string]any{"sessionId": id, "update": u}); err != nil {
+	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
 }

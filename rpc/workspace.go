@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -199,11 +200,11 @@ func (s *Server) checkFolder(path string) error {
 }
 
 // showToClient sends window/showMessage (type 1 error, 2 warning, 3 info).
-func (s *Server) showToClient(ctx context.Context, typ int, msg string) {
+func (s *Server) showToClient(ctx context.Context, typ wire.MessageType, msg string) {
 	if s.conn == nil || s.dialect == DialectACP {
 		return
 	}
-	if err := s.conn.Notify(ctx, methodShowMessage, map[string]any{"type": typ, "message": msg}); err != nil {
+	if err := s.conn.Notify(ctx, methodShowMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage not sent", "err", err)
 	}
 }

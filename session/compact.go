@@ -12,6 +12,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // Compaction keeps a long session inside its model's context window. The
@@ -97,12 +98,12 @@ func (c *Compaction) apply(view []provider.Message) []provider.Message {
 // Update is the session/update that reports the compaction: "compaction"
 // in the LSP dialect, an agent_message_chunk note in ACP's, which has no
 // such update. A live session and a replayed one both build it here.
-func (c *Compaction) Update(acp bool) Update {
+func (c *Compaction) Update(acp bool) wire.SessionUpdate {
 	if acp {
-		return Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(fmt.Sprintf(
-			"\n[context compacted (%s): about %d → %d tokens]\n", c.Method, c.Before, c.After))}
+		return wire.AgentMessageChunk{Content: wire.TextBlock{Text: fmt.Sprintf(
+			"\n[context compacted (%s): about %d → %d tokens]\n", c.Method, c.Before, c.After)}}
 	}
-	return Update{"sessionUpdate": "compaction", "before": c.Before, "after": c.After, "summary": c.Summary}
+	return wire.Compaction{Before: c.Before, After: c.After, Summary: c.Summary}
 }
 
 // continueReminder is the user message yolo mode adds when a reply ends

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // scriptModel is a provider whose replies a function writes from the
@@ -83,7 +84,7 @@ var errTooLong = &provider.Error{Provider: "openai", Status: 400, Attempts: 1, C
 
 // testSession makes a session over m whose read_files returns size
 // bytes per call and whose editor "changes" the path it is given.
-func testSession(t testing.TB, m *scriptModel, window, size int) (*Session, *Log, *Store, *[]Update) {
+func testSession(t testing.TB, m *scriptModel, window, size int) (*Session, *Log, *Store, *[]wire.SessionUpdate) {
 	t.Helper()
 	st, err := NewStore(t.TempDir())
 	if err != nil {
@@ -95,7 +96,7 @@ func testSession(t testing.TB, m *scriptModel, window, size int) (*Session, *Log
 	}
 	t.Cleanup(func() { log.Close() })
 	var mu sync.Mutex
-	var updates []Update
+	var updates []wire.SessionUpdate
 	policy, err := NewPolicy(PolicyConfig{Approvals: Approvals{Edit: Allow, Read: Allow}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func testSession(t testing.TB, m *scriptModel, window, size int) (*Session, *Log
 		}),
 	}
 	s, err := New(Config{ID: "s1", Mode: "act", Provider: m, Impls: impls, Policy: policy, Log: log, MaxTurns: 200, ContextWindow: window,
-		Updates: func(u Update) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}, nil)
+		Updates: func(u wire.SessionUpdate) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,10 +208,10 @@ func TestAutoCompactionKeepsFactsAndResumes(t *testing.T) {
 	}
 	var compactions int
 	for _, u := range *updates {
-		if u["sessionUpdate"] == "compaction" {
+		if c, ok := u.(wire.Compaction); ok {
 			compactions++
-			if u["before"].(int) <= u["after"].(int) {
-				t.Errorf("compaction from %v to %v tokens", u["before"], u["after"])
+			if c.Before <= c.After {
+				t.Errorf("compaction from %v to %v tokens", c.Before, c.After)
 			}
 		}
 	}
@@ -258,7 +259,7 @@ func TestCompactionWithoutSummaryElides(t *testing.T) {
 	}
 	found := false
 	for _, u := range *updates {
-		if u["sessionUpdate"] == "compaction" && strings.Contains(u["summary"].(string), "summaries are broken") {
+		if c, ok := u.(wire.Compaction); ok && strings.Contains(c.Summary, "summaries are broken") {
 			found = true
 		}
 	}
@@ -336,21 +337,20 @@ func TestManualCompactAndUsage(t *testing.T) {
 	if err != nil || after >= before {
 		t.Fatalf("Compact = %d, %d, %v", before, after, err)
 	}
-	var last Update
+	var last *wire.ClineUsageUpdate
 	for _, u := range *updates {
-		if u["sessionUpdate"] == "usage_update" {
-			last = u
+		if u, ok := u.(wire.ClineUsageUpdate); ok {
+			last = &u
 		}
 	}
 	if last == nil {
 		t.Fatal("no usage_update")
 	}
-	sess := last["session"].(map[string]any)
-	ctxInfo := last["context"].(map[string]any)
+	sess, ctxInfo := last.Session, last.Context
 	// gpt-4o: 2.50 in, 10 out, 1.25 cached per million.
 	wantCost := 5 * (1000*2.5 + 10*10 + 500*1.25) / 1e6
-	if sess["inputTokens"] != 5000 || math.Abs(sess["costUsd"].(float64)-wantCost) > 1e-9 || ctxInfo["size"] != 100000 || ctxInfo["used"] != 1510 {
-		t.Errorf("usage_update = %v", last)
+	if sess.InputTokens != 5000 || sess.CostUSD == nil || math.Abs(*sess.CostUSD-wantCost) > 1e-9 || ctxInfo.Size != 100000 || ctxInfo.Used != 1510 {
+		t.Errorf("usage_update = %+v", *last)
 	}
 }
 

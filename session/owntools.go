@@ -6,14 +6,12 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
-// PlanEntry is one item of the session's todo list (an ACP plan entry).
-type PlanEntry struct {
-	Content  string `json:"content"`
-	Priority string `json:"priority"`
-	Status   string `json:"status"`
-}
+// PlanEntry is one item of the session's todo list, as it is sent and
+// stored.
+type PlanEntry = wire.PlanEntry
 
 // funcInvocation is an invocation made of a description and a function.
 type funcInvocation struct {
@@ -38,7 +36,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			return funcInvocation{
 				desc: tools.Description{Title: "Submit", Kind: tools.KindOther},
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
-					s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(a.Summary))})
+					s.cfg.Updates(s.agentText(a.Summary))
 					return tools.Result{Content: "Submitted.", EndsTurn: true}, nil
 				},
 			}, nil
@@ -50,7 +48,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			return funcInvocation{
 				desc: tools.Description{Title: "Respond", Kind: tools.KindOther},
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
-					s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(a.Response))})
+					s.cfg.Updates(s.agentText(a.Response))
 					if a.More {
 						return tools.Result{Content: "Shown to the user. Continue exploring."}, nil
 					}
@@ -66,7 +64,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
 					for i := range a.Entries {
 						if a.Entries[i].Priority == "" {
-							a.Entries[i].Priority = "medium"
+							a.Entries[i].Priority = wire.PriorityMedium
 						}
 					}
 					s.mu.Lock()
@@ -119,7 +117,7 @@ func (s *Session) ask(ctx context.Context, question string, options []string) (t
 		for i, o := range options {
 			fmt.Fprintf(&b, "\n%d. %s", i+1, o)
 		}
-		s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(b.String())})
+		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: b.String()}})
 		return tools.Result{Content: "The question was shown to the user; their next message is the answer.", EndsTurn: true}, nil
 	}
 	answer, ok, err := s.cfg.Ask(ctx, question, options)

@@ -13,6 +13,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // recordingApprover rejects every call and counts the questions.
@@ -54,7 +55,7 @@ var timing = regexp.MustCompile(`, [0-9.]+(ns|µs|ms|s)\]`)
 
 // paritySession is a session on a fresh copy of the test workspace whose
 // model, when prompted, makes one call and then ends the turn.
-func paritySession(t *testing.T, mode string, call *provider.ToolCall) (*Session, *recordingApprover, *[]Update) {
+func paritySession(t *testing.T, mode string, call *provider.ToolCall) (*Session, *recordingApprover, *[]wire.SessionUpdate) {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
@@ -80,11 +81,11 @@ func paritySession(t *testing.T, mode string, call *provider.ToolCall) (*Session
 		impls[name] = b
 	}
 	var mu sync.Mutex
-	var ups []Update
+	var ups []wire.SessionUpdate
 	ap := &recordingApprover{}
 	s, err := New(Config{ID: "s-parity", CWD: dir, Mode: mode, Provider: prov, Impls: impls, Files: files,
 		Policy: policy, Approver: ap, MaxTurns: 3,
-		Updates: func(u Update) { mu.Lock(); ups = append(ups, u); mu.Unlock() }}, nil)
+		Updates: func(u wire.SessionUpdate) { mu.Lock(); ups = append(ups, u); mu.Unlock() }}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,33 +6,56 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
+
+// The builders below make the updates of a live session and of a
+// replayed one alike: both go through them.
 
 // toolCallStart is the tool_call update that announces a call, live or
 // replayed: its first title, kind and arguments (redacted).
-func (s *Session) toolCallStart(c provider.ToolCall) Update {
-	return Update{
-		"sessionUpdate": "tool_call", "toolCallId": c.ID, "title": s.callTitle(c.Name, c.Args), "kind": string(kindOf(s.registry, c.Name)),
-		"status": "pending", "locations": []tools.Location{}, "rawInput": s.redactValue(ClientInput(c.Args)),
+func (s *Session) toolCallStart(c provider.ToolCall) wire.ToolCall {
+	return wire.ToolCall{
+		ToolCallID: c.ID, Title: s.callTitle(c.Name, c.Args), Kind: wire.ToolKind(kindOf(s.registry, c.Name)),
+		Status: wire.StatusPending, Locations: []wire.Location{}, RawInput: s.redactValue(ClientInput(c.Args)),
 	}
 }
 
 // toolCallEnd is the tool_call_update that closes a call, live or
 // replayed: its status, result text (redacted) and, in the ACP dialect,
 // the diff of each file it changed.
-func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.FileEdit) Update {
-	status := "completed"
+func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.FileEdit) wire.ToolCallUpdate {
+	status := wire.StatusCompleted
 	if isError {
-		status = "failed"
+		status = wire.StatusFailed
 	}
-	items := []any{textContent(s.cfg.Redact(content))}
+	items := []wire.ToolCallContent{wire.Text(s.cfg.Redact(content))}
 	if s.cfg.ACP {
 		for _, e := range edits {
 			items = append(items, s.diffItem(e))
 		}
 	}
-	return Update{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status,
-		"content": items, "rawOutput": map[string]any{"isError": isError}}
+	return wire.ToolCallUpdate{ToolCallID: id, Status: status, Content: items, RawOutput: &wire.ToolOutput{IsError: isError}}
+}
+
+// agentText is a part of the agent's reply (redacted).
+func (s *Session) agentText(t string) wire.AgentMessageChunk {
+	return wire.AgentMessageChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+}
+
+// userText is a part of the user's prompt (redacted).
+func (s *Session) userText(t string) wire.UserMessageChunk {
+	return wire.UserMessageChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+}
+
+// thought is a part of the model's reasoning (redacted).
+func (s *Session) thought(t string) wire.AgentThoughtChunk {
+	return wire.AgentThoughtChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+}
+
+// modeUpdate says the session is in mode now.
+func modeUpdate(mode string) wire.CurrentModeUpdate {
+	return wire.CurrentModeUpdate{CurrentModeID: mode}
 }
 
 // Replay sends a loaded session's records to the client as the updates
@@ -42,7 +65,7 @@ func (s *Session) Replay(recs []Record) {
 	for _, r := range recs {
 		switch r.Type {
 		case RecordMode:
-			s.cfg.Updates(Update{"sessionUpdate": "current_mode_update", "currentModeId": r.Mode})
+			s.cfg.Updates(modeUpdate(r.Mode))
 		case RecordPlan:
 			s.cfg.Updates(planUpdate(r.Plan))
 		case RecordCompaction:
@@ -63,11 +86,11 @@ func (s *Session) replayMessage(m provider.Message) {
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
 			// The turn's context block is for the model, not the user.
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser:
-			s.cfg.Updates(Update{"sessionUpdate": "user_message_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+			s.cfg.Updates(s.userText(p.Text))
 		case p.Kind == provider.PartText:
-			s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+			s.cfg.Updates(s.agentText(p.Text))
 		case p.Kind == provider.PartThinking && p.Text != "":
-			s.cfg.Updates(Update{"sessionUpdate": "agent_thought_chunk", "content": textBlock(s.cfg.Redact(p.Text))})
+			s.cfg.Updates(s.thought(p.Text))
 		case p.Kind == provider.PartToolCall && p.Call != nil:
 			s.cfg.Updates(s.toolCallStart(*p.Call))
 		case p.Kind == provider.PartToolResult && p.Result != nil:
@@ -77,11 +100,8 @@ func (s *Session) replayMessage(m provider.Message) {
 }
 
 // planUpdate is the plan update: the whole list each time.
-func planUpdate(entries []PlanEntry) Update {
-	if entries == nil {
-		entries = []PlanEntry{}
-	}
-	return Update{"sessionUpdate": "plan", "entries": entries}
+func planUpdate(entries []PlanEntry) wire.Plan {
+	return wire.Plan{Entries: entries}
 }
 
 // Rewind drops the conversation from a turn on: turn is the number of user

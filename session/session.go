@@ -17,6 +17,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // StopReason is why a prompt turn ended (PROTOCOL.md §3).
@@ -33,10 +34,6 @@ const (
 
 // DefaultMaxTurns bounds the model requests of one prompt turn.
 const DefaultMaxTurns = 50
-
-// Update is one session/update payload ("update" in PROTOCOL.md §3): an
-// object whose "sessionUpdate" names its kind.
-type Update map[string]any
 
 // Config is what a session is made from.
 type Config struct {
@@ -64,7 +61,7 @@ type Config struct {
 	Policy   *Policy
 	Approver Approver
 	// Updates receives every session/update; it must not block long.
-	Updates func(Update)
+	Updates func(wire.SessionUpdate)
 	// Log, when set, persists the history: records are buffered as the
 	// turn goes and written with one fsync when it ends, so a crash loses
 	// at most the turn in flight.
@@ -177,7 +174,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 		cfg.Redact = func(s string) string { return s }
 	}
 	if cfg.Updates == nil {
-		cfg.Updates = func(Update) {}
+		cfg.Updates = func(wire.SessionUpdate) {}
 	}
 	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(), shell: tools.ShellFor(""),
 		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
@@ -235,7 +232,7 @@ func (s *Session) SetMode(mode string) error {
 	s.mode = mode
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordMode, Mode: mode})
-	s.cfg.Updates(Update{"sessionUpdate": "current_mode_update", "currentModeId": mode})
+	s.cfg.Updates(modeUpdate(mode))
 	return nil
 }
 
@@ -461,7 +458,7 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 	var prose strings.Builder // the XML path's text outside calls
 	emitText := func(t string) {
 		if t != "" {
-			s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock(s.cfg.Redact(t))})
+			s.cfg.Updates(s.agentText(t))
 		}
 	}
 	handleParsed := func(evs []prompt.Event) {
@@ -495,7 +492,7 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 			}
 		case provider.EventThinking:
 			if ev.Text != "" {
-				s.cfg.Updates(Update{"sessionUpdate": "agent_thought_chunk", "content": textBlock(s.cfg.Redact(ev.Text))})
+				s.cfg.Updates(s.thought(ev.Text))
 			}
 		}
 	}
@@ -742,23 +739,24 @@ func (s *Session) checkpoint(u CallUpdate) {
 // observe turns scheduler state changes into tool_call_update messages.
 func (s *Session) observe(u CallUpdate) {
 	s.checkpoint(u)
-	up := Update{"sessionUpdate": "tool_call_update", "toolCallId": u.Call.ID}
+	up := wire.ToolCallUpdate{ToolCallID: u.Call.ID}
+	describe := func() {
+		if d := u.Description; d != nil {
+			up.Title, up.Kind, up.Locations = d.Title, wire.ToolKind(d.Kind), Locations(d.Locations)
+		}
+	}
 	switch u.State {
 	case StateExecuting:
-		up["status"] = "in_progress"
-		if d := u.Description; d != nil {
-			up["title"] = d.Title
-			up["kind"] = string(d.Kind)
-			up["locations"] = nonNilLocations(d.Locations)
-		}
+		up.Status = wire.StatusInProgress
+		describe()
 		if u.Output != "" {
-			up["content"] = []any{textContent(s.cfg.Redact(u.Output))}
+			up.Content = []wire.ToolCallContent{wire.Text(s.cfg.Redact(u.Output))}
 		}
 	case StateSuccess, StateError, StateCancelled:
 		if u.State == StateSuccess && (u.Result == nil || !u.Result.IsError) {
-			up["status"] = "completed"
+			up.Status = wire.StatusCompleted
 		} else {
-			up["status"] = "failed"
+			up.Status = wire.StatusFailed
 		}
 		if u.Result != nil && len(u.Result.Edits) > 0 {
 			s.noteEdits(u.Result.Edits)
@@ -768,14 +766,10 @@ func (s *Session) observe(u CallUpdate) {
 		}
 		if u.Result != nil {
 			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)
-			up["content"], up["rawOutput"] = end["content"], end["rawOutput"]
+			up.Content, up.RawOutput = end.Content, end.RawOutput
 		}
 	case StateAwaitingApproval:
-		if d := u.Description; d != nil {
-			up["title"] = d.Title
-			up["kind"] = string(d.Kind)
-			up["locations"] = nonNilLocations(d.Locations)
-		}
+		describe()
 	default:
 		return
 	}
@@ -836,7 +830,7 @@ func (s *Session) notSaved(err error) {
 		return
 	}
 	msg := "this session is not being saved: " + err.Error()
-	s.cfg.Updates(Update{"sessionUpdate": "agent_message_chunk", "content": textBlock("\n[" + msg + "]\n")})
+	s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
 	if s.cfg.Warn != nil {
 		s.cfg.Warn(msg)
 	}
@@ -862,12 +856,6 @@ func kindOf(r *tools.Registry, name string) tools.Kind {
 		return t.Spec().Kind
 	}
 	return tools.KindOther
-}
-
-func textBlock(t string) map[string]any { return map[string]any{"type": "text", "text": t} }
-
-func textContent(t string) map[string]any {
-	return map[string]any{"type": "content", "content": textBlock(t)}
 }
 
 // redactValue scrubs secrets from every string inside a decoded JSON
@@ -928,25 +916,38 @@ func clipStrings(v any) any {
 	return v
 }
 
-func nonNilLocations(l []tools.Location) []tools.Location {
-	if l == nil {
-		return []tools.Location{}
+// Locations is a tool's locations as a tool call shows them (never nil:
+// a tool call's locations are a list).
+func Locations(l []tools.Location) []wire.Location {
+	out := make([]wire.Location, len(l))
+	for i, x := range l {
+		out[i] = wire.Location{Path: x.Path, Line: x.Line}
 	}
-	return l
+	return out
 }
 
 // diffItem is ACP's diff content for an applied edit, with an absolute
-// path as ACP asks: the changed lines with context (diff.Region), the
-// whole text of a file the edit created.
-func (s *Session) diffItem(e tools.FileEdit) map[string]any {
+// path as ACP asks (DiffContent).
+func (s *Session) diffItem(e tools.FileEdit) wire.DiffItem {
 	path := e.Path
 	if s.cfg.Files != nil {
 		if abs, err := s.cfg.Files.Resolve(e.Path); err == nil {
 			path = abs
 		}
 	}
-	o, n, _ := diff.Region(e.OldText, e.NewText, diff.RegionContext)
-	return map[string]any{"type": "diff", "path": path, "oldText": o, "newText": n}
+	return DiffContent(path, e.OldText, e.NewText, true)
+}
+
+// DiffContent is ACP's diff content of a change to path: the changed
+// lines with context (diff.Region), or the whole text of a file the change
+// creates (its oldText null). The approval's preview and the applied
+// edit's update both use it.
+func DiffContent(path, oldText, newText string, existed bool) wire.DiffItem {
+	if !existed {
+		return wire.Diff(path, "", newText, false)
+	}
+	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
+	return wire.Diff(path, o, n, true)
 }
 
 // readOnlyCommands is run_commands in a mode that allows only commands

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // usageTotal is a sum of token counts and what they cost.
@@ -64,14 +65,11 @@ func (m *meter) totals() (turn, session usageTotal) {
 	return m.turn, m.session
 }
 
-// usageShape is the LSP dialect's token counts (PROTOCOL.md §3).
-func (t usageTotal) shape() map[string]any {
-	out := map[string]any{"inputTokens": t.InputTokens, "outputTokens": t.OutputTokens}
-	if t.CacheReadTokens > 0 {
-		out["cacheReadTokens"] = t.CacheReadTokens
-	}
+// shape is the LSP dialect's token counts: the cost only when priced.
+func (t usageTotal) shape() wire.Tokens {
+	out := wire.Tokens{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CacheReadTokens: t.CacheReadTokens}
 	if t.priced {
-		out["costUsd"] = t.CostUSD
+		out.CostUSD = &t.CostUSD
 	}
 	return out
 }
@@ -95,20 +93,13 @@ func (s *Session) reportUsage(raw int, u provider.Usage) {
 	turn, session := s.meter.totals()
 	used, size := s.tokens.inContext(0), s.tokens.size()
 	if s.cfg.ACP {
-		up := Update{"sessionUpdate": "usage_update", "used": used, "size": size}
+		up := wire.UsageUpdate{Used: used, Size: size}
 		if session.priced {
-			up["cost"] = map[string]any{"amount": session.CostUSD, "currency": "USD"}
+			up.Cost = &wire.Cost{Amount: session.CostUSD, Currency: "USD"}
 		}
 		s.cfg.Updates(up)
 		return
 	}
-	up := Update{"sessionUpdate": "usage_update"}
 	reply := usageTotal{Usage: u, CostUSD: cost, priced: priced}
-	for k, v := range reply.shape() {
-		up[k] = v
-	}
-	up["turn"] = turn.shape()
-	up["session"] = session.shape()
-	up["context"] = map[string]any{"used": used, "size": size}
-	s.cfg.Updates(up)
+	s.cfg.Updates(wire.ReplyUsage(reply.shape(), turn.shape(), session.shape(), wire.ContextUse{Used: used, Size: size}))
 }
