@@ -88,7 +88,7 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 	}
 
 	var res applyEditResult
-	_, err := s.conn.Call(ctx, methodApplyEdit, p, &res)
+	err := s.call(ctx, methodApplyEdit, p, &res)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

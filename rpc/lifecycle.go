@@ -101,6 +101,10 @@ func (s *Server) initialize(raw []byte) (any, error) {
 		caps.checksVersions = checksVersions(p.ClientInfo.Name)
 		caps.name = p.ClientInfo.Name
 	}
+	// Eglot names itself from version 1.10 on; 1.9 (Debian's) sends no
+	// clientInfo, and neither do other small clients, for which a log
+	// message while the daemon waits is harmless.
+	caps.strandsMessages = p.ClientInfo == nil || p.ClientInfo.Name == "Eglot"
 
 	s.mu.Lock()
 	s.state = stateInitialized

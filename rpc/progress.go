@@ -60,7 +60,7 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 	s.progress.mu.Unlock()
 	cctx, stop := context.WithTimeout(ctx, 5*time.Second) // a client that never answers must not hold the turn
 	defer stop()
-	if _, err := s.conn.Call(cctx, methodProgressCreate, wire.ProgressCreateParams{Token: token}, nil); err != nil {
+	if err := s.call(cctx, methodProgressCreate, wire.ProgressCreateParams{Token: token}, nil); err != nil {
 		s.dropProgress(token)
 		return func(string, error) {}
 	}

@@ -97,6 +97,7 @@ const (
 	MessageError   MessageType = 1
 	MessageWarning MessageType = 2
 	MessageInfo    MessageType = 3
+	MessageLog     MessageType = 4
 )
 
 // MessageParams is the params of window/showMessage and window/logMessage.
