@@ -16,6 +16,11 @@ export interface ApprovalUI {
   askFeedback(prompt: string): PromiseLike<string | undefined>;
   /** showDiff shows the request's proposed change. */
   showDiff(req: ApprovalRequestParams): PromiseLike<void>;
+  /**
+   * decide, when the editor has it, answers a request its own way (the
+   * chat view's card) instead of the choose / askFeedback dialogue.
+   */
+  decide?(req: ApprovalRequestParams): PromiseLike<ApprovalResponseParams>;
 }
 
 export const ShowDiff = 'Show Diff';
@@ -120,7 +125,7 @@ export class Approvals {
     this.pending.set(req.approvalId, req);
     let res: ApprovalResponseParams;
     try {
-      res = await decideApproval(req, this.ui);
+      res = this.ui.decide ? await this.ui.decide(req) : await decideApproval(req, this.ui);
     } catch (err) {
       this.pending.delete(req.approvalId);
       throw err;
