@@ -33,7 +33,10 @@
     return e;
   }
   function icon(name) {
-    return el('i', `codicon codicon-${name}`);
+    const i = el('i', `codicon codicon-${name}`);
+    // The glyph is decoration: it is not part of a button's name.
+    i.setAttribute('aria-hidden', 'true');
+    return i;
   }
   function button(label, cls, iconName, onClick) {
     const b = el('button', cls);

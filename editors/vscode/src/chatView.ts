@@ -85,11 +85,11 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 <body>
 <header id="bar">
   <select id="mode" title="Mode of the task (of the next task when none runs)" aria-label="Mode"></select>
-  <button id="model" class="chip" title="Model (cline.model): click to change"><i class="codicon codicon-sparkle"></i><span id="model-name"></span></button>
+  <button id="model" class="chip" title="Model (cline.model): click to change"><i aria-hidden="true" class="codicon codicon-sparkle"></i><span id="model-name"></span></button>
   <span class="spacer"></span>
-  <button id="history" class="icon" title="Resume a task" aria-label="Resume a task"><i class="codicon codicon-history"></i></button>
-  <button id="undo" class="icon" title="Undo the last turn (its file changes and its messages)" aria-label="Undo the last turn"><i class="codicon codicon-discard"></i></button>
-  <button id="new" class="icon" title="New task" aria-label="New task"><i class="codicon codicon-add"></i></button>
+  <button id="history" class="icon" title="Resume a task" aria-label="Resume a task"><i aria-hidden="true" class="codicon codicon-history"></i></button>
+  <button id="undo" class="icon" title="Undo the last turn (its file changes and its messages)" aria-label="Undo the last turn"><i aria-hidden="true" class="codicon codicon-discard"></i></button>
+  <button id="new" class="icon" title="New task" aria-label="New task"><i aria-hidden="true" class="codicon codicon-add"></i></button>
 </header>
 <div id="sessions" hidden></div>
 <main id="log" aria-live="polite"><div id="empty" class="empty">Ask Cline to do something in this workspace. Mention files with @.</div></main>
@@ -98,12 +98,12 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   <div id="chips"></div>
   <textarea id="input" rows="3" placeholder="Ask Cline… (Enter to send, Shift+Enter for a new line, @ for a file)" aria-label="Message to Cline"></textarea>
   <div class="row">
-    <button id="mention-file" class="icon" title="Mention a file" aria-label="Mention a file"><i class="codicon codicon-mention"></i></button>
-    <button id="mention-selection" class="icon" title="Mention the editor's selection" aria-label="Mention the selection"><i class="codicon codicon-selection"></i></button>
+    <button id="mention-file" class="icon" title="Mention a file" aria-label="Mention a file"><i aria-hidden="true" class="codicon codicon-mention"></i></button>
+    <button id="mention-selection" class="icon" title="Mention the editor's selection" aria-label="Mention the selection"><i aria-hidden="true" class="codicon codicon-selection"></i></button>
     <span class="spacer"></span>
     <span id="status"></span>
-    <button id="cancel" class="secondary" hidden><i class="codicon codicon-debug-stop"></i> Cancel</button>
-    <button id="send"><i class="codicon codicon-send"></i> Send</button>
+    <button id="cancel" class="secondary" hidden><i aria-hidden="true" class="codicon codicon-debug-stop"></i> Cancel</button>
+    <button id="send"><i aria-hidden="true" class="codicon codicon-send"></i> Send</button>
   </div>
 </footer>
 <script nonce="${nonce}" src="${uri('media', 'chat.js')}"></script>
