@@ -33,6 +33,7 @@ const verbose = !!process.env.CLINE_TEST_VERBOSE;
 
 if (!daemon) throw new Error('CLINE_LS_BIN must name the cline-ls binary under test');
 fs.mkdirSync(artifacts, { recursive: true });
+fs.rmSync(path.join(artifacts, 'failure.png'), { force: true });
 
 const original = 'hello\n';
 const typed = 'Typed by hand.';
@@ -41,7 +42,7 @@ const transcript = {
   model: 'replay-vscode-e2e',
   chunk_size: 4,
   replies: [
-    { events: [{ text: 'Hi! Editing hello.txt.' }, { tool_call: { id: 'c1', name: 'editor', args: { path: 'hello.txt', old_text: 'hello', new_text: 'hello, world' } } }] },
+    { events: [{ text: 'Hi! Editing hello.txt.' }, { usage: { input_tokens: 1830, output_tokens: 42 } }, { tool_call: { id: 'c1', name: 'editor', args: { path: 'hello.txt', old_text: 'hello', new_text: 'hello, world' } } }] },
     {
       expect: { last_tool_result_contains: 'Edited hello.txt' },
       events: [{ text: 'Now a second change.' }, { tool_call: { id: 'c2', name: 'editor', args: { path: 'hello.txt', old_text: 'world', new_text: 'everyone' } } }],

@@ -64,9 +64,10 @@
   function renderTool(item) {
     const waiting = item.approval && !item.approval.answered;
     const card = el('details', `card status-${item.status}${waiting ? ' waiting' : ''}`);
-    card.open = open.has(item.id) ? open.get(item.id) : !!waiting;
-    card.addEventListener('toggle', () => open.set(item.id, card.open));
+    // A waiting card is open; others keep what the user made of them.
+    card.open = waiting || (open.get(item.id) ?? false);
     const sum = el('summary');
+    sum.addEventListener('click', () => open.set(item.id, !card.open));
     sum.append(icon(kindIcon[item.toolKind] || 'tools'), el('span', 'title', item.title));
     if (item.applied) sum.append(el('span', 'counts', `+${item.applied.added} −${item.applied.removed}`));
     const st = el('span', 'badge', waiting ? 'waiting for you' : item.status.replace('_', ' '));

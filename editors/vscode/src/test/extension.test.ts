@@ -151,6 +151,21 @@ test('chat view: mode switch, a follow-up with a file mention, undo of the turn,
   assert.deepEqual(scripted.errors, []);
 });
 
+test('chat view: the history lists the saved task, and resuming it replays it into the chat', { timeout: 60_000 }, async () => {
+  const sessionId = lastState().sessionId;
+  page().send({ type: 'history' });
+  await until(() => page().posted.some((m) => m.type === 'sessions'), 'the session list');
+  const list = page().posted.filter((m) => m.type === 'sessions').pop().sessions;
+  assert.ok(list.some((x: any) => x.sessionId === sessionId && x.current && x.title), JSON.stringify(list));
+  const before = page().posted.length;
+  page().send({ type: 'resume', sessionId });
+  await until(() => FakeLanguageClient.last!.sent.some((m) => m.method === 'session/load'), 'session/load');
+  await until(() => page().posted.slice(before).some((m) => m.type === 'item' && m.item.kind === 'agent' && /Understood/.test(m.item.text)), 'the replayed history');
+  const replayed = page().posted.slice(before).filter((m) => m.type === 'item').map((m) => m.item);
+  assert.ok(replayed.some((i) => i.kind === 'user' && /Greet the world/.test(i.text)), JSON.stringify(replayed.map((i) => [i.kind, i.text ?? i.title])));
+  assert.deepEqual(scripted.errors, []);
+});
+
 test('changing a setting sends workspace/didChangeConfiguration with the whole settings object', async () => {
   changeSettings({ 'cline.mode': 'plan', 'cline.model': 'some-model' });
   await until(() => FakeLanguageClient.last!.sent.some((m) => m.method === 'workspace/didChangeConfiguration'), 'didChangeConfiguration');
