@@ -166,7 +166,8 @@ try {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = await chrome.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(60_000);
+  // Generous: on a loaded machine the workbench alone can take a minute.
+  page.setDefaultTimeout(120_000);
   const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`) });
 
   await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
@@ -225,6 +226,8 @@ try {
   if ((await chat.locator('.msg.user').count()) !== 1) throw new Error('a key in the prompt box sent a message while the turn ran');
   await card1.getByRole('button', { name: 'Allow', exact: true }).waitFor();
   assertDisk('while the first approval waits');
+  // The chat is on screen, so no notification points to it.
+  if ((await page.locator('.notification-toast', { hasText: 'Cline asks to' }).count()) !== 0) throw new Error('a notification about the approval while the chat view shows it');
   await shot('chat-approval');
 
   // VS Code's own diff editor, one click away.

@@ -14,6 +14,8 @@ export const chatViewId = 'cline.chat';
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private ready = false;
+  /** opening is settled when the page of a view being revealed says it is ready. */
+  private opening: { done: Promise<void>; resolve: () => void } | undefined;
   model: ChatModel | undefined;
 
   constructor(
@@ -31,10 +33,38 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     if (this.view && this.ready) void this.view.webview.postMessage(m);
   }
 
+  /**
+   * shownSoon says whether the chat view is on screen, or will be once a
+   * reveal under way has loaded its page.
+   */
+  async shownSoon(): Promise<boolean> {
+    if (this.opening) await this.opening.done;
+    return this.visible;
+  }
+
   /** reveal shows the chat view, creating it if needed. */
   async reveal(): Promise<void> {
-    if (this.view) this.view.show(true);
-    else await vscode.commands.executeCommand(`${chatViewId}.focus`);
+    if (this.view) {
+      this.view.show(true);
+      return;
+    }
+    if (!this.opening) {
+      let resolve!: () => void;
+      const done = new Promise<void>((r) => (resolve = r));
+      this.opening = { done, resolve };
+    }
+    try {
+      await vscode.commands.executeCommand(`${chatViewId}.focus`);
+      if (!this.view) this.settle();
+    } catch (err) {
+      this.settle();
+      throw err;
+    }
+  }
+
+  private settle(): void {
+    this.opening?.resolve();
+    this.opening = undefined;
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -48,6 +78,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       if (m.type === 'ready') {
         this.ready = true;
         this.model?.reset();
+        this.settle();
         return;
       }
       this.onMessage(m);
@@ -56,6 +87,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       if (this.view === view) {
         this.view = undefined;
         this.ready = false;
+        this.settle();
       }
     });
   }

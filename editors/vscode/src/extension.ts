@@ -376,7 +376,7 @@ class ClineExtension {
    */
   private async approvalShown(req: ApprovalRequestParams): Promise<void> {
     this.refreshStatus();
-    if (this.chatView.visible) return;
+    if (await this.chatView.shownSoon()) return;
     const open = await vscode.window.showInformationMessage(`Cline asks to ${req.toolCall.title.charAt(0).toLowerCase()}${req.toolCall.title.slice(1)}: answer in the Cline chat.`, 'Open Chat');
     if (open) await this.chatView.reveal();
   }
