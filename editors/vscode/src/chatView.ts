@@ -54,8 +54,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       this.opening = { done, resolve };
     }
     try {
+      // The view is resolved, and its page loaded, after the command
+      // returns: the page's ready settles the reveal.
       await vscode.commands.executeCommand(`${chatViewId}.focus`);
-      if (!this.view) this.settle();
     } catch (err) {
       this.settle();
       throw err;

@@ -408,9 +408,6 @@ class ClineExtension {
         void this.approvalShown(req);
         return answer.finally(() => this.refreshStatus());
       },
-      choose: async (message, detail, buttons) => vscode.window.showInformationMessage(message, { modal: true, detail }, ...buttons),
-      askFeedback: (prompt) => vscode.window.showInputBox({ prompt, placeHolder: 'Leave empty to reject without a reason', ignoreFocusOut: true }),
-      showDiff: (req: ApprovalRequestParams) => showProposedChange(req.diff ?? '', req.toolCall.title, workspaceRoot(), readCurrentText, this.diffUI()),
       pick: (title, items) => vscode.window.showQuickPick(items, { title: `Cline asks: ${title}`, placeHolder: title, ignoreFocusOut: true }),
       input: (prompt) => vscode.window.showInputBox({ prompt: `Cline asks: ${prompt}`, ignoreFocusOut: true }),
     };

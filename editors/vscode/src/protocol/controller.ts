@@ -20,7 +20,8 @@ import type {
   SessionUpdateParams,
 } from './types';
 
-export interface ClineUI extends ApprovalUI, QuestionUI {}
+/** ClineUI is the editor's side of the controller: how it asks for approvals, and questions. */
+export type ClineUI = ApprovalUI & QuestionUI;
 
 export interface ControllerOptions {
   rpc: Rpc;
