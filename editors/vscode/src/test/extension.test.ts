@@ -22,6 +22,9 @@ const ws = new Workspace({ 'hello.txt': 'hello\n' }, [
   // Rejected with feedback.
   { events: [call('c3', 'editor', { path: 'hello.txt', old_text: 'hello', new_text: 'bye' })] },
   { expect: { last_tool_result_contains: 'not like that' }, events: [text('Understood.')] },
+  // Asked while the chat view is hidden.
+  { events: [call('c4', 'editor', { path: 'hello.txt', old_text: 'hello', new_text: 'hey' })] },
+  { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [text('Fine.')] },
 ]);
 
 before(async () => {
@@ -163,6 +166,22 @@ test('chat view: the history lists the saved task, and resuming it replays it in
   await until(() => page().posted.slice(before).some((m) => m.type === 'item' && m.item.kind === 'agent' && /Understood/.test(m.item.text)), 'the replayed history');
   const replayed = page().posted.slice(before).filter((m) => m.type === 'item').map((m) => m.item);
   assert.ok(replayed.some((i) => i.kind === 'user' && /Greet the world/.test(i.text)), JSON.stringify(replayed.map((i) => [i.kind, i.text ?? i.title])));
+  assert.deepEqual(scripted.errors, []);
+});
+
+test('chat view: an approval asked while the view is hidden is pointed to by a notification, and answered in the view', { timeout: 60_000 }, async () => {
+  page().visible = false;
+  const shown = scripted.shown.length;
+  scripted.notifications.push(undefined); // the notification is dismissed: it answers nothing
+  page().send({ type: 'send', text: 'Say hey', mentions: [] });
+  const a4 = await waitingApproval('c4');
+  await until(() => scripted.shown.length > shown, 'the notification');
+  assert.deepEqual(scripted.shown.slice(shown), ['Cline asks to edit hello.txt: answer in the Cline chat. [Open Chat]']);
+  assert.equal(ws.disk('hello.txt'), 'hello, world\n', 'dismissing the notification answered nothing');
+  page().visible = true;
+  page().send({ type: 'answer', approvalId: a4.approvalId, optionId: a4.buttons.find((b) => b.kind === 'allow_once')!.optionId });
+  await until(() => postedItems().some((i) => i.kind === 'agent' && i.text === 'Fine.'), 'the end of the turn');
+  assert.equal(ws.disk('hello.txt'), 'hey, world\n');
   assert.deepEqual(scripted.errors, []);
 });
 
