@@ -4,9 +4,12 @@
 // playwright-core. The daemon is $CLINE_LS_BIN with the replay model.
 //
 // Flow: open hello.txt, type an unsaved line, run "Cline: New Task (Act)",
-// watch the streamed text in the Cline output channel, open the diff and
-// allow the first edit (it lands in the buffer, the typed line kept, the
-// disk untouched), then reject the second edit (nothing changes).
+// watch the streamed text in the chat view, check that keys typed while the
+// approval waits do not answer it, open VS Code's diff from the card and
+// allow the first edit there (it lands in the buffer, the typed line kept,
+// the disk untouched), reject the second with feedback, send a follow-up
+// from the chat's prompt box, allow its edit, undo that turn (the buffer
+// goes back), and save (only now the disk changes).
 //
 // Screenshots go to $CLINE_TEST_ARTIFACTS (default: ./out).
 
@@ -30,6 +33,7 @@ const verbose = !!process.env.CLINE_TEST_VERBOSE;
 
 if (!daemon) throw new Error('CLINE_LS_BIN must name the cline-ls binary under test');
 fs.mkdirSync(artifacts, { recursive: true });
+fs.rmSync(path.join(artifacts, 'failure.png'), { force: true });
 
 const original = 'hello\n';
 const typed = 'Typed by hand.';
@@ -38,12 +42,17 @@ const transcript = {
   model: 'replay-vscode-e2e',
   chunk_size: 4,
   replies: [
-    { events: [{ text: 'Hi! Editing hello.txt.' }, { tool_call: { id: 'c1', name: 'editor', args: { path: 'hello.txt', old_text: 'hello', new_text: 'hello, world' } } }] },
+    { events: [{ text: 'Hi! Editing hello.txt.' }, { usage: { input_tokens: 1830, output_tokens: 42 } }, { tool_call: { id: 'c1', name: 'editor', args: { path: 'hello.txt', old_text: 'hello', new_text: 'hello, world' } } }] },
     {
       expect: { last_tool_result_contains: 'Edited hello.txt' },
       events: [{ text: 'Now a second change.' }, { tool_call: { id: 'c2', name: 'editor', args: { path: 'hello.txt', old_text: 'world', new_text: 'everyone' } } }],
     },
-    { expect: { last_tool_result_contains: 'denied by the user' }, events: [{ text: 'Leaving it as it is.' }] },
+    { expect: { last_tool_result_contains: 'not like that' }, events: [{ text: 'Leaving it as it is.' }] },
+    {
+      expect: { last_user_contains: 'One more, please' },
+      events: [{ text: 'A **last** edit.' }, { tool_call: { id: 'c3', name: 'editor', args: { path: 'hello.txt', old_text: 'hello, world', new_text: 'hi, world' } } }],
+    },
+    { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [{ text: 'Done.' }] },
   ],
 };
 
@@ -157,7 +166,8 @@ try {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const page = await chrome.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(60_000);
+  // Generous: on a loaded machine the workbench alone can take a minute.
+  page.setDefaultTimeout(120_000);
   const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`) });
 
   await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
@@ -192,37 +202,90 @@ try {
   await page.keyboard.press('Enter');
   step('task started');
 
-  // The streamed text in the Cline output channel.
-  await page.locator('.part.panel .view-lines', { hasText: 'Hi! Editing hello.txt.' }).waitFor();
+  // The chat view: a webview, so its page is two frames down.
+  const chat = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  await chat.locator('.msg.user', { hasText: 'Make hello.txt greet the world' }).waitFor();
+  await chat.locator('.msg.agent', { hasText: 'Hi! Editing hello.txt.' }).waitFor();
+  step('stream shown in the chat view');
 
-  // The approval: look at the diff, then allow.
-  const approval = await approvalDialog(page, 'edit hello.txt');
-  await shot('approval');
-  await approval.getByRole('button', { name: 'Show Diff' }).click();
+  // The first approval: a card with the diff inline and its buttons.
+  const card1 = chat.locator('details.card.waiting', { hasText: 'Edit hello.txt' });
+  await card1.locator('pre.diff', { hasText: 'hello, world' }).waitFor();
+  await card1.getByRole('button', { name: 'Allow', exact: true }).waitFor();
+
+  // Keys typed while it waits answer nothing: in the chat's prompt box
+  // (Enter does not send while the turn runs) and in the editor.
+  const box = chat.locator('#input');
+  await box.click();
+  await page.keyboard.type('y');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Tab');
+  await box.fill('');
+  await chat.locator('#status', { hasText: '1 approval waiting' }).waitFor();
+  if ((await chat.locator('.msg.user').count()) !== 1) throw new Error('a key in the prompt box sent a message while the turn ran');
+  await card1.getByRole('button', { name: 'Allow', exact: true }).waitFor();
+  assertDisk('while the first approval waits');
+  // The chat is on screen, so no notification points to it.
+  if ((await page.locator('.notification-toast', { hasText: 'Cline asks to' }).count()) !== 0) throw new Error('a notification about the approval while the chat view shows it');
+  await shot('chat-approval');
+
+  // VS Code's own diff editor, one click away.
+  await card1.getByRole('button', { name: 'Open diff' }).click();
   const diff = page.locator('.monaco-diff-editor');
   await diff.locator('.view-lines', { hasText: 'hello, world' }).first().waitFor();
-  const again = await approvalDialog(page, 'edit hello.txt');
-  await again.getByRole('button', { name: 'Allow', exact: true }).waitFor();
+  await card1.getByRole('button', { name: 'Allow', exact: true }).waitFor();
   await shot('diff');
   step('diff shown');
-  await again.getByRole('button', { name: 'Allow', exact: true }).click();
+  await card1.getByRole('button', { name: 'Allow', exact: true }).click();
 
   // The buffer has the edit and the typed line; the disk has neither.
-  await page.locator('.part.panel .view-lines', { hasText: 'Now a second change.' }).waitFor();
-  const text = await bufferText(page, 'hello.txt');
-  if (text !== `hello, world\n${typed}`) throw new Error(`buffer after Allow: ${JSON.stringify(text)}`);
+  await chat.locator('.msg.agent', { hasText: 'Now a second change.' }).waitFor();
+  await chat.locator('details.card.status-completed', { hasText: 'Edit hello.txt' }).first().waitFor();
+  await waitBuffer(page, 'hello.txt', `hello, world\n${typed}`, 'after Allow');
   assertDisk('after Allow');
   step('first edit allowed: buffer edited, disk untouched');
 
-  // The second edit's approval is shown; answering it through the modal
-  // dialog from Playwright does not work yet (the click never lands), so
-  // the flow stops here, with nothing of it applied.
-  await approvalDialog(page, 'edit hello.txt');
-  const after = await bufferText(page, 'hello.txt');
-  if (after !== `hello, world\n${typed}`) throw new Error(`buffer while the second edit waits: ${JSON.stringify(after)}`);
-  assertDisk('while the second edit waits');
-  await shot('done');
-  step('second edit waits for its approval: nothing of it applied');
+  // The second: rejected with feedback for the model.
+  const card2 = chat.locator('details.card.waiting', { hasText: 'Edit hello.txt' });
+  await card2.getByRole('button', { name: 'Reject' }).waitFor();
+  await card2.locator('input.feedback').fill('not like that');
+  await card2.getByRole('button', { name: 'Reject' }).click();
+  await chat.locator('.msg.agent', { hasText: 'Leaving it as it is.' }).waitFor();
+  await chat.locator('details.card.status-rejected').waitFor();
+  await waitBuffer(page, 'hello.txt', `hello, world\n${typed}`, 'after Reject');
+  assertDisk('after Reject');
+  step('second edit rejected with feedback');
+
+  // A follow-up from the chat's prompt box, once the turn is over.
+  await chat.locator('#send:not([disabled])').waitFor();
+  await box.fill('One more, please');
+  await box.press('Enter');
+  await chat.locator('.msg.agent strong', { hasText: 'last' }).waitFor();
+  const card3 = chat.locator('details.card.waiting', { hasText: 'Edit hello.txt' });
+  await card3.getByRole('button', { name: 'Allow', exact: true }).click();
+  await chat.locator('.msg.agent', { hasText: 'Done.' }).waitFor();
+  await waitBuffer(page, 'hello.txt', `hi, world\n${typed}`, 'after the follow-up');
+  assertDisk('after the follow-up');
+  step('follow-up edit allowed');
+
+  // Undo of that turn: the buffer goes back, the turn is greyed.
+  await chat.locator('#undo:not([disabled])').waitFor();
+  await chat.locator('#undo').click();
+  await chat.locator('.note', { hasText: 'Undid the turn' }).waitFor();
+  await chat.locator('.msg.user.undone', { hasText: 'One more, please' }).waitFor();
+  await waitBuffer(page, 'hello.txt', `hello, world\n${typed}`, 'after the undo');
+  assertDisk('after the undo');
+  await shot('chat-done');
+  step('turn undone');
+
+  // Only a save writes the disk.
+  await page.locator('.tab', { hasText: 'hello.txt' }).first().click();
+  await page.keyboard.press('Control+S');
+  await page.locator('.tab.dirty', { hasText: 'hello.txt' }).waitFor({ state: 'detached' });
+  const saved = fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8');
+  if (saved !== `hello, world\n${typed}`) throw new Error(`hello.txt on disk after save: ${JSON.stringify(saved)}`);
+  step('saved');
   log('PASS');
 } catch (err) {
   failed = true;
@@ -249,28 +312,18 @@ function assertDisk(when) {
 }
 
 /**
- * approvalDialog returns the extension's approval: a modal dialog, which
- * stays until answered (a notification hides itself after a while).
+ * waitBuffer waits until the open editor of name shows want: edits reach
+ * the editor's model a moment after the chat shows them.
  */
-async function approvalDialog(page, text) {
-  const box = page.locator('.monaco-dialog-box:visible', { hasText: text }).last();
-  await box.waitFor();
-  return box;
-}
-
-/**
- * notification returns the notification that shows text: its toast, or,
- * when VS Code keeps it in the notification centre only, there.
- */
-async function notification(page, text) {
-  const item = page.locator('.notification-list-item', { hasText: text }).first();
-  try {
-    await item.waitFor({ timeout: 15_000 });
-  } catch {
-    await runCommand(page, 'Notifications: Show Notifications');
-    await item.waitFor();
+async function waitBuffer(page, name, want, when) {
+  const end = Date.now() + 30_000;
+  let text;
+  for (;;) {
+    text = await bufferText(page, name);
+    if (text === want) return;
+    if (Date.now() > end) throw new Error(`buffer ${when}: ${JSON.stringify(text)}, want ${JSON.stringify(want)}`);
+    await page.waitForTimeout(100);
   }
-  return item;
 }
 
 async function runCommand(page, title) {

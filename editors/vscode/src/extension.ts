@@ -7,7 +7,9 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, StaticFeature, TransportKind } from 'vscode-languageclient/node';
 
+import { ChatViewProvider, chatViewId } from './chatView';
 import { fillClineCapabilities } from './protocol/capabilities';
+import { ChatModel, FromWebview, mentionLabel, Mention } from './protocol/chat';
 import { ClineController, ClineUI, errorText } from './protocol/controller';
 import { DiffUI, ProposedFile, showProposedChange } from './protocol/diffs';
 import { Method, Modes } from './protocol/methods';
@@ -110,6 +112,8 @@ class ClineExtension {
   private readonly daemonLog = new DaemonLog();
   private readonly view = new SessionView(this.output);
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  private readonly chatView: ChatViewProvider;
+  private readonly chat: ChatModel;
   private readonly proposed = new Map<string, string>();
   private proposedCount = 0;
   private settings = currentSettings();
@@ -119,7 +123,11 @@ class ClineExtension {
   constructor(context: vscode.ExtensionContext) {
     const cmd = (id: string, run: () => Promise<unknown>) =>
       vscode.commands.registerCommand(id, () => run().catch((err) => this.fail(err)));
+    this.chatView = new ChatViewProvider(context.extensionUri, (m) => this.fromChat(m).catch((err) => this.fail(err)));
+    this.chat = new ChatModel((m) => this.chatView.post(m), { mode: this.settings.mode || 'act', model: this.settings.model });
+    this.chatView.model = this.chat;
     context.subscriptions.push(
+      vscode.window.registerWebviewViewProvider(chatViewId, this.chatView, { webviewOptions: { retainContextWhenHidden: true } }),
       this.output,
       this.daemonLog,
       this.status,
@@ -132,6 +140,8 @@ class ClineExtension {
       cmd('cline.switchMode', () => this.switchMode()),
       cmd('cline.cancelTask', async () => this.controller?.cancel()),
       cmd('cline.showOutput', async () => this.output.show(true)),
+      cmd('cline.openChat', () => this.chatView.reveal()),
+      cmd('cline.undoTurn', () => this.undoTurn()),
       cmd('cline.restart', () => this.restart()),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === proposedScheme) this.proposed.delete(doc.uri.toString());
@@ -170,6 +180,7 @@ class ClineExtension {
       rpc,
       ui: this.ui(),
       view: this.view,
+      chat: this.chat,
       cwd: workspaceRoot,
       onChange: (st) => this.showStatus(st),
     });
@@ -220,7 +231,7 @@ class ClineExtension {
     const controller = await this.ready();
     const text = await vscode.window.showInputBox({ prompt: `New Cline task (${mode} mode)`, placeHolder: 'What should Cline do?', ignoreFocusOut: true });
     if (!text?.trim()) return;
-    this.output.show(true);
+    await this.chatView.reveal();
     this.runTurn(controller.newTask(mode, text));
   }
 
@@ -234,7 +245,7 @@ class ClineExtension {
     }
     const text = await vscode.window.showInputBox({ prompt: `Message to the current Cline task (${current.mode} mode)`, ignoreFocusOut: true });
     if (!text?.trim()) return;
-    this.output.show(true);
+    await this.chatView.reveal();
     this.runTurn(controller.prompt(text, current.sessionId));
   }
 
@@ -261,9 +272,113 @@ class ClineExtension {
 
   private showStatus(st: SessionState): void {
     if (st.sessionId !== this.controller?.tracker.current) return;
-    this.status.text = `${st.running ? '$(loading~spin)' : '$(hubot)'} Cline: ${st.mode ?? ''}`;
-    this.status.tooltip = st.running ? 'Cline is working: click to cancel' : 'Cline: switch mode';
-    this.status.command = st.running ? 'cline.cancelTask' : 'cline.switchMode';
+    const pending = this.chat.state.pending;
+    const tokens = st.usage.inputTokens + st.usage.outputTokens;
+    const state = pending ? `$(question) ${pending} waiting` : st.running ? '$(loading~spin) working' : '$(hubot) idle';
+    this.status.text = `${state} · ${st.mode ?? ''}${tokens ? ` · ${compactCount(tokens)} tokens` : ''}`;
+    this.status.tooltip = `Cline (${st.mode ?? ''} mode): ${this.chat.state.meter || 'no usage yet'}. Click to open the chat.`;
+    this.status.command = 'cline.openChat';
+  }
+
+  /** fromChat runs what the user did in the chat view. */
+  private async fromChat(m: FromWebview): Promise<void> {
+    switch (m.type) {
+      case 'send': {
+        const controller = await this.ready();
+        const sessionId = this.chat.state.sessionId;
+        const current = controller.tracker.get(sessionId);
+        if (current?.running) {
+          this.chat.note('Cline is still working on this task: wait for it or cancel it first.');
+          return;
+        }
+        this.runTurn(sessionId ? controller.prompt(m.text, sessionId, m.mentions) : controller.newTask(this.chat.state.mode, m.text, m.mentions));
+        return;
+      }
+      case 'answer':
+        if (!this.chat.answer(m.approvalId, m.optionId, m.feedback)) this.chat.note('That approval was already answered or cancelled.');
+        this.refreshStatus();
+        return;
+      case 'openDiff': {
+        const item = this.chat.toolItem(m.toolCallId);
+        const diff = item?.approval?.diff ?? item?.applied?.diff;
+        if (!item || !diff) return;
+        if (item.approval?.diff && !item.approval.answered) {
+          await showProposedChange(item.approval.diff, item.title, workspaceRoot(), readCurrentText, this.diffUI());
+        } else {
+          const doc = await vscode.workspace.openTextDocument({ content: diff, language: 'diff' });
+          await vscode.window.showTextDocument(doc, { preview: true });
+        }
+        return;
+      }
+      case 'cancel':
+        await this.controller?.cancel(this.chat.state.sessionId);
+        return;
+      case 'undo':
+        await this.undoTurn();
+        return;
+      case 'newTask':
+        this.chat.clear();
+        return;
+      case 'setMode': {
+        const sessionId = this.chat.state.sessionId;
+        if (sessionId && this.controller) await this.controller.setMode(m.mode, sessionId);
+        else this.chat.setState({ mode: m.mode });
+        return;
+      }
+      case 'pickModel': {
+        const model = await vscode.window.showInputBox({
+          title: 'Cline: model',
+          prompt: 'Model name for new requests (cline.model); empty for the provider\'s default',
+          value: this.settings.model,
+          ignoreFocusOut: true,
+        });
+        if (model === undefined) return;
+        await vscode.workspace.getConfiguration('cline').update('model', model.trim(), vscode.ConfigurationTarget.Global);
+        this.chat.setState({ model: model.trim() });
+        return;
+      }
+      case 'history': {
+        const controller = await this.ready();
+        const sessions = await controller.listSessions();
+        this.chatView.post({
+          type: 'sessions',
+          sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, current: s.sessionId === this.chat.state.sessionId })),
+        });
+        return;
+      }
+      case 'resume': {
+        const controller = await this.ready();
+        await controller.loadSession(m.sessionId);
+        return;
+      }
+      case 'mention': {
+        const mention = m.kind === 'file' ? await pickFile() : selectionMention();
+        if (mention) this.chatView.post({ type: 'mention', mention, label: mentionLabel(mention, workspaceRoot()) });
+        else if (m.kind === 'selection') vscode.window.showInformationMessage('Cline: select some text in an editor first.');
+        return;
+      }
+    }
+  }
+
+  private async undoTurn(): Promise<void> {
+    const controller = await this.ready();
+    await controller.undoLastTurn(this.chat.state.sessionId ?? controller.tracker.current);
+  }
+
+  private refreshStatus(): void {
+    const st = this.controller?.tracker.get(this.controller.tracker.current);
+    if (st) this.showStatus(st);
+  }
+
+  /**
+   * approvalShown tells of an approval when the chat view is hidden: a
+   * notification that only points to the view (it answers nothing).
+   */
+  private async approvalShown(req: ApprovalRequestParams): Promise<void> {
+    this.refreshStatus();
+    if (await this.chatView.shownSoon()) return;
+    const open = await vscode.window.showInformationMessage(`Cline asks to ${req.toolCall.title.charAt(0).toLowerCase()}${req.toolCall.title.slice(1)}: answer in the Cline chat.`, 'Open Chat');
+    if (open) await this.chatView.reveal();
   }
 
   fail(err: unknown): void {
@@ -272,25 +387,27 @@ class ClineExtension {
     vscode.window.showErrorMessage(`Cline: ${withHint(msg)}`);
   }
 
-  /** ui is the glue's view of VS Code's prompts and diff editor. */
-  private ui(): ClineUI {
-    const diffUI: DiffUI = {
+  private diffUI(): DiffUI {
+    return {
       openDiff: (file, title) => this.openDiff(file, title),
       openUnifiedDiff: async (text) => {
         const doc = await vscode.workspace.openTextDocument({ content: text, language: 'diff' });
         await vscode.window.showTextDocument(doc, { preview: true });
       },
     };
+  }
+
+  /** ui is the glue's view of VS Code's prompts and diff editor. */
+  private ui(): ClineUI {
     return {
-      choose: async (message, detail, buttons) => {
-        // A modal dialog: a notification hides itself after a while and
-        // leaves dead buttons, and no key typed into the editor answers
-        // it. The detail shows the command, or the diff (Show Diff opens
-        // it side by side).
-        return vscode.window.showInformationMessage(message, { modal: true, detail: detail ? truncateDetail(detail) : undefined }, ...buttons);
+      // Approvals are answered in the chat view's card, which stays until
+      // a click answers it: no key typed in the editor reaches it, and it
+      // has no default button.
+      decide: (req) => {
+        const answer = this.chat.ask(req);
+        void this.approvalShown(req);
+        return answer.finally(() => this.refreshStatus());
       },
-      askFeedback: (prompt) => vscode.window.showInputBox({ prompt, placeHolder: 'Leave empty to reject without a reason', ignoreFocusOut: true }),
-      showDiff: (req: ApprovalRequestParams) => showProposedChange(req.diff ?? '', req.toolCall.title, workspaceRoot(), readCurrentText, diffUI),
       pick: (title, items) => vscode.window.showQuickPick(items, { title: `Cline asks: ${title}`, placeHolder: title, ignoreFocusOut: true }),
       input: (prompt) => vscode.window.showInputBox({ prompt: `Cline asks: ${prompt}`, ignoreFocusOut: true }),
     };
@@ -320,10 +437,26 @@ export function withHint(msg: string): string {
   return msg;
 }
 
-/** truncateDetail keeps a dialog's detail to a screenful. */
-function truncateDetail(text: string, max = 40): string {
-  const lines = text.split('\n');
-  return lines.length > max ? [...lines.slice(0, max), `… ${lines.length - max} more lines (Show Diff)`].join('\n') : text;
+function compactCount(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n);
+}
+
+/** pickFile asks for a workspace file to mention. */
+async function pickFile(): Promise<Mention | undefined> {
+  const files = await vscode.workspace.findFiles('**/*', '**/{node_modules,.git}/**', 5000);
+  const root = workspaceRoot();
+  const items = files.map((f) => ({ label: root && f.fsPath.startsWith(root + '/') ? f.fsPath.slice(root.length + 1) : f.fsPath, path: f.fsPath }));
+  items.sort((a, b) => a.label.localeCompare(b.label));
+  const picked = await vscode.window.showQuickPick(items, { title: 'Cline: mention a file', placeHolder: 'File to mention' });
+  return picked ? { kind: 'file', path: picked.path } : undefined;
+}
+
+/** selectionMention is the active editor's selection, as lines 1-based. */
+function selectionMention(): Mention | undefined {
+  const ed = vscode.window.activeTextEditor;
+  if (!ed || ed.selection.isEmpty || ed.document.uri.scheme !== 'file') return undefined;
+  const sel = ed.selection;
+  return { kind: 'selection', path: ed.document.uri.fsPath, startLine: sel.start.line + 1, endLine: sel.end.line + 1, text: ed.document.getText(sel) };
 }
 
 /** readCurrentText is a file's text as the daemon sees it: the open buffer's, else the disk's. */

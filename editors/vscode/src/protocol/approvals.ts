@@ -5,8 +5,11 @@
 import { Method } from './methods';
 import type { ApprovalOption, ApprovalRequestParams, ApprovalResponseParams, Rpc } from './types';
 
-/** ApprovalUI is what approvals need from the editor. */
-export interface ApprovalUI {
+/**
+ * DialogueUI asks in the editor's own prompts: a message with buttons,
+ * then feedback for a rejection, with the diff shown on demand.
+ */
+export interface DialogueUI {
   /**
    * choose shows message with one button per label and resolves with the
    * label picked, or undefined when the prompt is dismissed.
@@ -17,6 +20,14 @@ export interface ApprovalUI {
   /** showDiff shows the request's proposed change. */
   showDiff(req: ApprovalRequestParams): PromiseLike<void>;
 }
+
+/** CardUI answers a request in a view of its own (the chat view's card). */
+export interface CardUI {
+  decide(req: ApprovalRequestParams): PromiseLike<ApprovalResponseParams>;
+}
+
+/** ApprovalUI is what approvals need from the editor: one of the two ways to ask. */
+export type ApprovalUI = DialogueUI | CardUI;
 
 export const ShowDiff = 'Show Diff';
 
@@ -62,7 +73,7 @@ export function approvalMessage(req: ApprovalRequestParams): { message: string; 
  * the diff and asks again, Reject asks for optional feedback for the model.
  * A dismissed prompt rejects, as a dismissed window/showMessageRequest does.
  */
-export async function decideApproval(req: ApprovalRequestParams, ui: ApprovalUI): Promise<ApprovalResponseParams> {
+export async function decideApproval(req: ApprovalRequestParams, ui: DialogueUI): Promise<ApprovalResponseParams> {
   const buttons = approvalButtons(req);
   const { message, detail } = approvalMessage(req);
   const reject = req.options.find((o) => o.kind === 'reject_once');
@@ -120,7 +131,7 @@ export class Approvals {
     this.pending.set(req.approvalId, req);
     let res: ApprovalResponseParams;
     try {
-      res = await decideApproval(req, this.ui);
+      res = 'decide' in this.ui ? await this.ui.decide(req) : await decideApproval(req, this.ui);
     } catch (err) {
       this.pending.delete(req.approvalId);
       throw err;

@@ -4,6 +4,7 @@
 // and keeps the session state the commands act on. The extension gives it
 // VS Code's UI; tests give it a scripted one.
 
+import { ChatModel, Mention, mentionLabel, promptBlocks } from './chat';
 import { approvalMessage, Approvals, ApprovalUI, decisionOf, describeDecision } from './approvals';
 import { Method } from './methods';
 import { answerQuestion, QuestionUI } from './questions';
@@ -19,7 +20,8 @@ import type {
   SessionUpdateParams,
 } from './types';
 
-export interface ClineUI extends ApprovalUI, QuestionUI {}
+/** ClineUI is the editor's side of the controller: how it asks for approvals, and questions. */
+export type ClineUI = ApprovalUI & QuestionUI;
 
 export interface ControllerOptions {
   rpc: Rpc;
@@ -29,6 +31,40 @@ export interface ControllerOptions {
   cwd: () => string | undefined;
   /** onChange is called whenever a session's state changes (for a status bar). */
   onChange?: (st: SessionState) => void;
+  /** chat is the chat view's model, fed the same events as the view. */
+  chat?: ChatModel;
+}
+
+/** SessionInfo is one entry of session/list. */
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  title: string;
+  updatedAt: string;
+}
+
+/** Checkpoint is one entry of cline/checkpoints. */
+export interface Checkpoint {
+  checkpointId: string;
+  turn: number;
+  toolCallId?: string;
+  time: string;
+  title: string;
+  files: string[];
+}
+
+/**
+ * undoPoint picks the checkpoint that takes back the newest turn that
+ * changed files: the one taken before that turn's first change (the
+ * list is oldest first; the after-call ones carry a toolCallId).
+ */
+export function undoPoint(checkpoints: Checkpoint[]): Checkpoint | undefined {
+  let best: Checkpoint | undefined;
+  for (const c of checkpoints) {
+    if (c.toolCallId) continue;
+    if (!best || c.turn >= best.turn) best = c;
+  }
+  return best;
 }
 
 export class ClineController {
@@ -37,11 +73,13 @@ export class ClineController {
   private readonly rpc: Rpc;
   private readonly ui: ClineUI;
   private readonly view: SessionView;
+  private readonly chat: ChatModel | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
     this.rpc = opts.rpc;
     this.ui = opts.ui;
     this.view = opts.view;
+    this.chat = opts.chat;
     this.approvals = new Approvals(opts.rpc, opts.ui, (req, res) => {
       const tc = this.tracker.get(req.sessionId)?.toolCalls.get(req.toolCall.toolCallId);
       if (tc) tc.decision = decisionOf(req, res);
@@ -67,6 +105,7 @@ export class ClineController {
     if (!p || !p.update) return;
     const st = this.tracker.apply(p);
     this.view.update(p, st);
+    this.chat?.update(p);
     this.opts.onChange?.(st);
   }
 
@@ -82,6 +121,7 @@ export class ClineController {
 
   onDiff(p: ClineDiffParams): void {
     this.view.diff(p);
+    this.chat?.diff(p);
   }
 
   async onAskQuestion(p: AskQuestionParams): Promise<AskQuestionResult> {
@@ -99,38 +139,99 @@ export class ClineController {
     const res = await this.rpc.request<NewSessionResult>(Method.sessionNew, params);
     const st = this.tracker.started(res, mode);
     this.view.line(res.sessionId, `Session started in ${st.mode ?? 'default'} mode`);
+    this.chat?.startSession(res.sessionId, st.mode, st.availableModes);
     this.opts.onChange?.(st);
     return res.sessionId;
   }
 
   /** prompt sends text to a session (the current one by default) and resolves when the turn ends. */
-  async prompt(text: string, sessionId = this.tracker.current): Promise<PromptResult> {
+  async prompt(text: string, sessionId = this.tracker.current, mentions: Mention[] = []): Promise<PromptResult> {
     if (!sessionId) throw new Error('no Cline task is running: start one with "Cline: New Task"');
     const st = this.tracker.ensure(sessionId);
-    this.view.prompt(sessionId, text, st.mode);
+    const labels = mentions.map((m) => mentionLabel(m, this.opts.cwd()));
+    this.view.prompt(sessionId, labels.length ? `${text}\n${labels.join(' ')}` : text, st.mode);
+    const shown = this.chat?.state.sessionId === sessionId;
+    if (shown) this.chat!.prompt(text, labels);
     st.running = true;
-    this.opts.onChange?.(st);
+    this.changed(st);
     try {
-      const res = await this.rpc.request<PromptResult>(Method.sessionPrompt, {
-        sessionId,
-        prompt: [{ type: 'text', text }],
-      });
+      const res = await this.rpc.request<PromptResult>(Method.sessionPrompt, { sessionId, prompt: promptBlocks(text, mentions) });
       this.view.stopped(sessionId, res.stopReason);
+      if (shown) this.chat!.stopped(res.stopReason);
       return res;
     } catch (err) {
       this.view.error(sessionId, errorText(err));
+      if (shown) this.chat!.note(errorText(err), 'error');
       throw err;
     } finally {
       st.running = false;
-      this.opts.onChange?.(st);
+      this.changed(st);
     }
   }
 
   /** newTask starts a session in mode and runs its first turn. */
-  async newTask(mode: string, text: string): Promise<{ sessionId: string } & PromptResult> {
+  async newTask(mode: string, text: string, mentions: Mention[] = []): Promise<{ sessionId: string } & PromptResult> {
     const sessionId = await this.newSession(mode);
-    const res = await this.prompt(text, sessionId);
+    const res = await this.prompt(text, sessionId, mentions);
     return { sessionId, ...res };
+  }
+
+  /** listSessions lists the saved sessions of the workspace, newest first. */
+  async listSessions(): Promise<SessionInfo[]> {
+    const cwd = this.opts.cwd();
+    const res = await this.rpc.request<{ sessions: SessionInfo[] }>(Method.sessionList, cwd ? { cwd } : {});
+    return [...(res.sessions ?? [])].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  /**
+   * loadSession resumes a saved session: the chat is cleared and the
+   * daemon replays its history as session/update before it answers.
+   */
+  async loadSession(sessionId: string): Promise<void> {
+    const cwd = this.opts.cwd();
+    const st = this.tracker.started({ sessionId }, undefined);
+    this.chat?.startSession(sessionId, st.mode, st.availableModes);
+    await this.rpc.request(Method.sessionLoad, { sessionId, cwd: cwd ?? '', mcpServers: [] });
+    this.view.line(sessionId, 'Session resumed');
+    this.changed(st);
+  }
+
+  /**
+   * undoLastTurn takes back the last turn: its file changes (open buffers
+   * through the editor, others on disk) and its part of the conversation,
+   * through the checkpoint taken before its first change. A turn that
+   * changed no files has no checkpoint, and nothing is undone.
+   */
+  async undoLastTurn(sessionId = this.tracker.current): Promise<{ restored: string[]; conflicts: Array<{ path: string; reason: string }> } | undefined> {
+    if (!sessionId) throw new Error('no Cline task to undo');
+    const st = this.tracker.ensure(sessionId);
+    if (st.running) throw new Error('the turn is still running: cancel it first');
+    const { checkpoints } = await this.rpc.request<{ checkpoints: Checkpoint[] }>(Method.checkpoints, { sessionId });
+    const point = undoPoint(checkpoints ?? []);
+    const shown = this.chat?.state.sessionId === sessionId;
+    if (!point) {
+      if (shown) this.chat!.note('No turn of this task changed files: there is nothing to undo.');
+      return undefined;
+    }
+    const res = await this.rpc.request<{ restored: string[]; conflicts: Array<{ path: string; reason: string }> }>(Method.restore, {
+      sessionId,
+      checkpointId: point.checkpointId,
+      scope: 'both',
+    });
+    const what = res.restored.length ? `restored ${res.restored.map((p) => p.split('/').pop()).join(', ')}` : 'no file needed restoring';
+    this.view.line(sessionId, `Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}`);
+    if (shown) {
+      const turn = this.chat!.lastTurnWithChanges();
+      if (turn >= 0) this.chat!.undone(turn);
+      this.chat!.note(`Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}.`);
+      for (const c of res.conflicts) this.chat!.note(`Not restored: ${c.path}: ${c.reason}`, 'error');
+    }
+    return res;
+  }
+
+  private changed(st: SessionState): void {
+    this.opts.onChange?.(st);
+    if (this.chat?.state.sessionId === st.sessionId) this.chat.setState({ running: st.running, mode: st.mode ?? this.chat.state.mode });
   }
 
   async setMode(modeId: string, sessionId = this.tracker.current): Promise<void> {
@@ -138,13 +239,14 @@ export class ClineController {
     await this.rpc.request(Method.sessionSetMode, { sessionId, modeId });
     const st = this.tracker.ensure(sessionId);
     st.mode = modeId;
-    this.opts.onChange?.(st);
+    this.changed(st);
   }
 
   /** cancel stops the session's running turn; its pending approvals are dropped. */
   async cancel(sessionId = this.tracker.current): Promise<void> {
     if (!sessionId) return;
     this.approvals.cancelSession(sessionId);
+    this.chat?.cancelSession(sessionId);
     await this.rpc.notify(Method.sessionCancel, { sessionId });
     this.view.line(sessionId, 'Cancelling…');
   }

@@ -8,12 +8,15 @@ export const Method = {
   sessionCancel: 'session/cancel',
   sessionSetMode: 'session/set_mode',
   sessionList: 'session/list',
+  sessionLoad: 'session/load',
   sessionUpdate: 'session/update',
 
   approvalRequest: 'cline/approvalRequest',
   approvalResponse: 'cline/approvalResponse',
   clineDiff: 'cline/diff',
   askQuestion: 'cline/askQuestion',
+  checkpoints: 'cline/checkpoints',
+  restore: 'cline/restore',
 
   didChangeConfiguration: 'workspace/didChangeConfiguration',
   executeCommand: 'workspace/executeCommand',

@@ -39,10 +39,55 @@ class Uri {
   with(change: { scheme?: string; query?: string }): Uri {
     return new Uri(change.scheme ?? this.scheme, this.fsPath, change.query ?? this.query);
   }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.join(base.fsPath, ...parts));
+  }
   toString(): string {
     return `${this.scheme}://${this.fsPath}${this.query ? '?' + this.query : ''}`;
   }
 }
+
+/**
+ * FakeWebviewView is the chat view as the extension sees it: what it posts
+ * is kept in posted, and a test plays the page with send().
+ */
+export class FakeWebviewView {
+  readonly posted: any[] = [];
+  visible = true;
+  html = '';
+  private listener: ((m: unknown) => void) | undefined;
+  readonly webview = {
+    options: {} as unknown,
+    cspSource: 'vscode-resource:',
+    asWebviewUri: (u: Uri) => u,
+    postMessage: async (m: unknown) => {
+      this.posted.push(JSON.parse(JSON.stringify(m)));
+      return true;
+    },
+    onDidReceiveMessage: (l: (m: unknown) => void) => {
+      this.listener = l;
+      return disposable();
+    },
+  } as Record<string, unknown>;
+  constructor() {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const view = this;
+    Object.defineProperty(this.webview, 'html', { set: (v: string) => (view.html = v), get: () => view.html });
+  }
+  /** send posts a message as the page would. */
+  send(m: unknown): void {
+    this.listener?.(m);
+  }
+  show(): void {
+    this.visible = true;
+  }
+  onDidDispose(): Disposable {
+    return disposable();
+  }
+}
+
+/** chatView is the view registered by the extension, once resolved. */
+export const webviews: { provider?: { resolveWebviewView(v: FakeWebviewView): void }; view?: FakeWebviewView } = {};
 
 export class FakeOutputChannel {
   text = '';
@@ -65,6 +110,7 @@ export const statusBar = { text: '', tooltip: '' as string | undefined, command:
 export const vscode = {
   Uri,
   StatusBarAlignment: { Left: 1, Right: 2 },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   window: {
     createOutputChannel(name: string) {
       const c = new FakeOutputChannel(name);
@@ -72,6 +118,11 @@ export const vscode = {
       return c;
     },
     createStatusBarItem: () => statusBar,
+    registerWebviewViewProvider(id: string, provider: { resolveWebviewView(v: FakeWebviewView): void }) {
+      if (id !== 'cline.chat') throw new Error(`unexpected view ${id}`);
+      webviews.provider = provider;
+      return disposable();
+    },
     async showInformationMessage(message: string, ...rest: Array<string | { modal?: boolean; detail?: string }>) {
       const opts = typeof rest[0] === 'object' ? (rest.shift() as { modal?: boolean; detail?: string }) : {};
       const buttons = rest as string[];
@@ -107,6 +158,14 @@ export const vscode = {
       return { dispose: () => commands.delete(id) };
     },
     async executeCommand(id: string, ...args: unknown[]) {
+      if (id === 'cline.chat.focus') {
+        // As VS Code does: the first reveal creates the view.
+        if (!webviews.view && webviews.provider) {
+          webviews.view = new FakeWebviewView();
+          webviews.provider.resolveWebviewView(webviews.view);
+        }
+        return undefined;
+      }
       const fn = commands.get(id);
       if (!fn) throw new Error(`command '${id}' not found`);
       return fn(...args);

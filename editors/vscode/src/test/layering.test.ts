@@ -78,11 +78,17 @@ test('npm run bundle makes one file that loads with only vscode outside it', () 
   assert.ok(pkg.capabilities.untrustedWorkspaces.description);
 });
 
-test('the VSIX holds the bundle, the manifest, README, LICENSE and the icon only', () => {
+test('the VSIX holds the bundle, the chat page, the manifest, README, LICENSE and the icons only', () => {
   const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8');
   const kept = ignore.split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1)).sort();
-  assert.deepEqual(kept, ['LICENSE', 'README.md', 'dist/extension.js', 'icon.png', 'package.json']);
-  for (const f of ['LICENSE', 'README.md', 'icon.png']) assert.ok(fs.existsSync(path.join(root, f)), f);
+  assert.deepEqual(kept, ['LICENSE', 'README.md', 'dist/codicon.css', 'dist/codicon.ttf', 'dist/extension.js', 'icon.png', 'media/chat.css', 'media/chat.js', 'media/cline.svg', 'package.json']);
+  // The chat page loads what the bundle step copies and the files kept.
+  const page = fs.readFileSync(src('chatView.ts'), 'utf8');
+  for (const f of ["'dist', 'codicon.css'", "'media', 'chat.css'", "'media', 'chat.js'"]) assert.ok(page.includes(f), f);
+  const pkgJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  assert.match(pkgJson.scripts.bundle, /codicon\.css .*codicon\.ttf dist\//);
+  assert.equal(pkgJson.contributes.viewsContainers.activitybar[0].icon, 'media/cline.svg');
+  for (const f of ['LICENSE', 'README.md', 'icon.png', 'media/chat.js', 'media/chat.css', 'media/cline.svg']) assert.ok(fs.existsSync(path.join(root, f)), f);
   const png = fs.readFileSync(path.join(root, 'icon.png'));
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
   assert.ok(png.readUInt32BE(16) >= 128 && png.readUInt32BE(20) >= 128, 'the marketplace wants an icon of 128×128 or more');

@@ -3,7 +3,8 @@
 
 import * as fs from 'node:fs';
 
-import type { ClineUI } from '../protocol/controller';
+import type { DialogueUI } from '../protocol/approvals';
+import type { QuestionUI } from '../protocol/questions';
 import { DiffUI, ProposedFile, showProposedChange } from '../protocol/diffs';
 import type { OutputSink } from '../protocol/session';
 import type { ApprovalRequestParams } from '../protocol/types';
@@ -17,7 +18,7 @@ export interface Script {
   input?: (prompt: string) => string | undefined;
 }
 
-export class ScriptedUser implements ClineUI, DiffUI {
+export class ScriptedUser implements DialogueUI, QuestionUI, DiffUI {
   readonly prompts: Array<{ message: string; detail?: string; buttons: string[] }> = [];
   readonly diffs: Array<{ file: ProposedFile; title: string }> = [];
   readonly unifiedDiffs: string[] = [];
