@@ -197,7 +197,7 @@ func TestIdleReleaseSparesRunningBackgroundCommands(t *testing.T) {
 	ctx := testCtx(t)
 	root := t.TempDir()
 	logs := newLogWatch()
-	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 20 * time.Millisecond})
+	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 300 * time.Millisecond}) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
 	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
 		"approvals": map[string]any{"execute": "allow"}, "stateDir": t.TempDir(),
 	}})

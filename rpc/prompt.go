@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -182,27 +181,11 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 	if ls.Running() {
 		return nil, invalidParams("arguments[0].sessionId: %v", session.ErrBusy)
 	}
-	ctx, cancel := context.WithCancel(s.bgCtx)
 	// The turn starts once this answer is on its way, so the client reads
 	// it before the turn's first request (a progress token, an approval):
 	// eglot, blocked in its executeCommand, may not serve a request that
 	// arrives first.
-	replied := make(chan struct{})
-	if s.stream != nil {
-		s.stream.onReply(reqID, func() { close(replied) })
-	} else {
-		close(replied)
-	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		defer cancel()
-		select {
-		case <-replied:
-		case <-time.After(2 * time.Second): // the answer could not be written
-		case <-ctx.Done():
-			return
-		}
+	s.afterReply(reqID, func(ctx context.Context) {
 		res, err := s.runPrompt(ctx, ls, text, nil)
 		switch {
 		case err != nil:
@@ -210,6 +193,6 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 		default:
 			s.showMessage(wire.MessageInfo, fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", res.StopReason, id))
 		}
-	}()
+	})
 	return wire.SessionIDResult{SessionID: id}, nil
 }

@@ -37,6 +37,7 @@ func (s *Server) getSession(id string) (*liveSession, error) {
 	if session.CheckSessionID(id) != nil {
 		return nil, missing
 	}
+	s.awaitRelease(id)
 	st, err := s.sessionStore()
 	if err != nil {
 		return nil, missing
@@ -74,7 +75,7 @@ func (s *Server) releaseIdle(maxIdle time.Duration) {
 	for id, ls := range s.sess.byID {
 		if now.Sub(ls.used) > maxIdle && !ls.inUse() {
 			idle = append(idle, ls)
-			delete(s.sess.byID, id)
+			s.detachLocked(id)
 		}
 	}
 	s.sess.mu.Unlock()
@@ -232,6 +233,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
+	s.awaitRelease(p.SessionID)
 	st, err := s.sessionStore()
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
@@ -362,8 +364,7 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 		return nil, err
 	}
 	s.sess.mu.Lock()
-	ls := s.sess.byID[p.SessionID]
-	delete(s.sess.byID, p.SessionID)
+	ls := s.detachLocked(p.SessionID)
 	s.sess.mu.Unlock()
 	if ls == nil {
 		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
@@ -384,5 +385,41 @@ func (s *Server) release(ls *liveSession) {
 	ls.Close()
 	if ls.mcp != nil {
 		s.dropMCP(ls.mcp)
+	}
+	s.sess.mu.Lock()
+	if ch := s.sess.releasing[ls.ID()]; ch != nil && ls.detached {
+		close(ch)
+		delete(s.sess.releasing, ls.ID())
+	}
+	s.sess.mu.Unlock()
+}
+
+// detachLocked takes session id out of byID for release, which must
+// follow, and marks it as being released until then (awaitRelease).
+// s.sess.mu is held.
+func (s *Server) detachLocked(id string) *liveSession {
+	ls := s.sess.byID[id]
+	if ls == nil {
+		return nil
+	}
+	delete(s.sess.byID, id)
+	if s.sess.releasing == nil {
+		s.sess.releasing = make(map[string]chan struct{})
+	}
+	if s.sess.releasing[id] == nil {
+		s.sess.releasing[id] = make(chan struct{})
+	}
+	ls.detached = true
+	return ls
+}
+
+// awaitRelease waits until a release of session id under way has closed
+// its history, so that reopening it reads every record.
+func (s *Server) awaitRelease(id string) {
+	s.sess.mu.Lock()
+	ch := s.sess.releasing[id]
+	s.sess.mu.Unlock()
+	if ch != nil {
+		<-ch
 	}
 }

@@ -94,7 +94,7 @@ func TestIdleSessionReleasedAndReopened(t *testing.T) {
 	tr := transcript(t, reply(text("An answer.")))
 	state, root := t.TempDir(), t.TempDir()
 	logs := newLogWatch()
-	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 20 * time.Millisecond})
+	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 300 * time.Millisecond}) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
 	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
 	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
 		t.Fatal(err)

@@ -23,12 +23,16 @@ import (
 
 // sessions holds the connection's agent sessions.
 type sessions struct {
-	mu     sync.Mutex              // guards byID, editor, store and closed
+	mu     sync.Mutex              // guards byID, editor, store, releasing and closed
 	byID   map[string]*liveSession // the sessions the client made or loaded
 	editor map[string]*liveSession // by mode: the editor's own, for cline/callTool without a session
 	store  *session.Store
-	closed bool           // the connection is ending: no new turns
-	wg     sync.WaitGroup // running prompts
+	// releasing has a channel per session being released, closed once its
+	// history is closed: reading its file before that could miss (or
+	// race) the last records. Guarded by mu.
+	releasing map[string]chan struct{}
+	closed    bool           // the connection is ending: no new turns
+	wg        sync.WaitGroup // running prompts
 }
 
 // liveSession is a session and what the connection keeps for it.
@@ -42,7 +46,9 @@ type liveSession struct {
 	used   time.Time          // last looked up; guarded by sessions.mu
 	instr  *instructions.Loader
 	bg     *tools.Background // its background commands (nil for a subagent)
-	turns  sync.WaitGroup    // its running prompts, for session/close to wait on
+	// detached: taken out of byID by detachLocked; guarded by sessions.mu
+	detached bool
+	turns    sync.WaitGroup // its running prompts, for session/close to wait on
 }
 
 // sessionSpec says what session openSession makes.

@@ -1,0 +1,118 @@
+package rpc
+
+import (
+	"context"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/cline-ls/cline-ls/wire"
+)
+
+// What the daemon sends the client on its own: requests it waits on,
+// messages, and work that must follow an answer on the wire.
+
+// call sends a request to the client and waits for its answer. When ctx
+// ends first (the turn was cancelled), the client is told with
+// $/cancelRequest ($/cancel_request in ACP), so that a dialog it still
+// shows for a question nobody waits for closes.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	defer s.wakeWhileWaiting(method)()
+	id, err := s.conn.Call(ctx, method, params, result)
+	if err != nil && ctx.Err() != nil {
+		cancel := methodCancel
+		if s.dialect == DialectACP {
+			cancel = methodACPCancelRequest
+		}
+		if nerr := s.conn.Notify(context.Background(), cancel, wire.CancelParams{ID: id}); nerr != nil {
+			s.log.Debug("cancel not sent", "method", method, "err", nerr)
+		}
+	}
+	return err
+}
+
+// wakeInterval is how often wakeWhileWaiting writes while a request waits.
+const wakeInterval = 500 * time.Millisecond
+
+// wakeWhileWaiting keeps output flowing to a client that strands
+// messages (clientCaps.strandsMessages) while the daemon waits for its
+// answer to method, and returns the function that stops it. Emacs's
+// JSON-RPC library ends a blocking request (eglot's executeCommand) by a
+// throw out of its process filter, and whatever arrived in the same read
+// behind the answer stays unread until more output comes; a request the
+// daemon sent just after that answer (the turn's approval) would wait
+// for ever. A log message, which eglot only records, is that output.
+func (s *Server) wakeWhileWaiting(method string) func() {
+	s.mu.Lock()
+	strands := s.caps.strandsMessages && s.dialect == DialectLSP
+	s.mu.Unlock()
+	if !strands {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(wakeInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.logToClient(context.Background(), wire.MessageLog, "cline-ls: waiting for the editor's answer to "+method)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),
+// which an editor shows the user rather than logs.
+func (s *Server) showMessage(typ wire.MessageType, msg string) {
+	s.showToClient(context.Background(), typ, msg)
+}
+
+// logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
+func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg string) {
+	if s.conn == nil || s.dialect == DialectACP {
+		return
+	}
+	if err := s.conn.Notify(ctx, methodLogMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Debug("logMessage not sent", "err", err)
+	}
+}
+
+// replyWait is how long afterReply waits for an answer to be queued
+// before it runs its work anyway (the answer could not be written).
+const replyWait = 2 * time.Second
+
+// afterReply runs fn in the background once the answer to reqID is
+// queued, so that what fn sends follows that answer on the wire, or after
+// replyWait. fn's context ends with the connection; nothing runs once the
+// connection is closing.
+func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
+	replied := make(chan struct{})
+	if s.stream != nil {
+		s.stream.onReply(reqID, func() { close(replied) })
+	} else {
+		close(replied)
+	}
+	s.ws.mu.Lock()
+	if s.closing {
+		s.ws.mu.Unlock()
+		return
+	}
+	s.bg.Add(1)
+	s.ws.mu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		select {
+		case <-replied:
+		case <-time.After(replyWait):
+		case <-s.bgCtx.Done():
+			return
+		}
+		ctx, cancel := context.WithCancel(s.bgCtx)
+		defer cancel()
+		fn(ctx)
+	}()
+}
