@@ -84,6 +84,7 @@ export type FromWebview =
   | { type: 'openDiff'; toolCallId: string }
   | { type: 'cancel' }
   | { type: 'undo' }
+  | { type: 'checkpoints' }
   | { type: 'newTask' }
   | { type: 'setMode'; mode: string }
   | { type: 'pickModel' }
@@ -100,6 +101,7 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'ready':
     case 'cancel':
     case 'undo':
+    case 'checkpoints':
     case 'newTask':
     case 'pickModel':
     case 'history':

@@ -90,7 +90,7 @@ export interface CheckpointUI {
 }
 
 /** relativePath is path under cwd without the folder, else path itself. */
-function relativePath(path: string, cwd: string | undefined): string {
+export function relativePath(path: string, cwd: string | undefined): string {
   return cwd && path.startsWith(cwd + '/') ? path.slice(cwd.length + 1) : path;
 }
 
