@@ -146,6 +146,11 @@ export function undoPoint(checkpoints: Checkpoint[]): Checkpoint | undefined {
   return best;
 }
 
+/** turnCalls are the tool calls of point's turn that checkpoints were taken after. */
+function turnCalls(checkpoints: Checkpoint[], point: Checkpoint): string[] {
+  return checkpoints.flatMap((c) => (c.turn === point.turn && c.toolCallId ? [c.toolCallId] : []));
+}
+
 export class ClineController {
   readonly tracker = new SessionTracker();
   readonly approvals: Approvals;
@@ -285,7 +290,8 @@ export class ClineController {
     if (!sessionId) throw new Error('no Cline task to undo');
     const st = this.tracker.ensure(sessionId);
     if (st.running) throw new Error('the turn is still running: cancel it first');
-    const point = undoPoint(await this.checkpoints(sessionId));
+    const checkpoints = await this.checkpoints(sessionId);
+    const point = undoPoint(checkpoints);
     const shown = this.chat?.state.sessionId === sessionId;
     if (!point) {
       if (shown) this.chat!.note('No turn of this task changed files: there is nothing to undo.');
@@ -295,8 +301,7 @@ export class ClineController {
     const what = res.restored.length ? `restored ${res.restored.map((p) => p.split('/').pop()).join(', ')}` : 'no file needed restoring';
     this.view.line(sessionId, `Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}`);
     if (shown) {
-      const turn = this.chat!.lastTurnWithChanges();
-      if (turn >= 0) this.chat!.undone(turn);
+      this.chat!.rewound(turnCalls(checkpoints, point));
       this.chat!.note(`Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}.`);
       for (const c of res.conflicts) this.chat!.note(`Not restored: ${c.path}: ${c.reason}`, 'error');
     }
@@ -354,6 +359,7 @@ export class ClineController {
       const forced = await this.restore(sessionId, point.checkpointId, 'files', true);
       res = { restored: [...res.restored, ...forced.restored], conflicts: forced.conflicts };
     }
+    if (shown && scope !== 'files') this.chat!.rewound(turnCalls(checkpoints, point));
     const names = res.restored.map((p) => relativePath(p, cwd));
     const what = [
       scope !== 'files' ? 'the conversation' : '',
