@@ -184,6 +184,7 @@
     $('cancel').hidden = !s.running;
     /** @type {HTMLButtonElement} */ ($('send')).disabled = s.running;
     /** @type {HTMLButtonElement} */ ($('undo')).disabled = s.running || !s.sessionId;
+    /** @type {HTMLButtonElement} */ ($('checkpoints')).disabled = s.running || !s.sessionId;
     $('status').textContent = s.pending ? `${s.pending} approval${s.pending > 1 ? 's' : ''} waiting` : s.running ? 'Working…' : '';
     document.body.dataset.running = String(s.running);
   }
@@ -233,6 +234,7 @@
   $('send').addEventListener('click', send);
   $('cancel').addEventListener('click', () => post({ type: 'cancel' }));
   $('undo').addEventListener('click', () => post({ type: 'undo' }));
+  $('checkpoints').addEventListener('click', () => post({ type: 'checkpoints' }));
   $('new').addEventListener('click', () => post({ type: 'newTask' }));
   $('model').addEventListener('click', () => post({ type: 'pickModel' }));
   $('mention-file').addEventListener('click', () => post({ type: 'mention', kind: 'file' }));

@@ -121,6 +121,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   <button id="model" class="chip" title="Model (cline.model): click to change"><i aria-hidden="true" class="codicon codicon-sparkle"></i><span id="model-name"></span></button>
   <span class="spacer"></span>
   <button id="history" class="icon" title="Resume a task" aria-label="Resume a task"><i aria-hidden="true" class="codicon codicon-history"></i></button>
+  <button id="checkpoints" class="icon" title="Checkpoints: preview and restore files or the conversation" aria-label="Checkpoints"><i aria-hidden="true" class="codicon codicon-versions"></i></button>
   <button id="undo" class="icon" title="Undo the last turn (its file changes and its messages)" aria-label="Undo the last turn"><i aria-hidden="true" class="codicon codicon-discard"></i></button>
   <button id="new" class="icon" title="New task" aria-label="New task"><i aria-hidden="true" class="codicon codicon-add"></i></button>
 </header>

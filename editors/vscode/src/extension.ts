@@ -10,7 +10,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, StaticFeature, Tr
 import { ChatViewProvider, chatViewId } from './chatView';
 import { fillClineCapabilities } from './protocol/capabilities';
 import { ChatModel, FromWebview, mentionLabel, Mention } from './protocol/chat';
-import { ClineController, ClineUI, errorText } from './protocol/controller';
+import { CheckpointUI, ClineController, ClineUI, errorText, relativePath, RestoreScope } from './protocol/controller';
 import { DiffUI, ProposedFile, showProposedChange } from './protocol/diffs';
 import { Method, Modes } from './protocol/methods';
 import { SessionState, SessionView } from './protocol/session';
@@ -142,6 +142,7 @@ class ClineExtension {
       cmd('cline.showOutput', async () => this.output.show(true)),
       cmd('cline.openChat', () => this.chatView.reveal()),
       cmd('cline.undoTurn', () => this.undoTurn()),
+      cmd('cline.checkpoints', () => this.checkpoints()),
       cmd('cline.restart', () => this.restart()),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === proposedScheme) this.proposed.delete(doc.uri.toString());
@@ -316,6 +317,9 @@ class ClineExtension {
       case 'undo':
         await this.undoTurn();
         return;
+      case 'checkpoints':
+        await this.checkpoints();
+        return;
       case 'newTask':
         this.chat.clear();
         return;
@@ -363,6 +367,47 @@ class ClineExtension {
   private async undoTurn(): Promise<void> {
     const controller = await this.ready();
     await controller.undoLastTurn(this.chat.state.sessionId ?? controller.tracker.current);
+  }
+
+  /** checkpoints is "Cline: Checkpoints…": list, preview, restore. */
+  private async checkpoints(): Promise<void> {
+    const controller = await this.ready();
+    await controller.pickCheckpoint(this.checkpointUI(), this.chat.state.sessionId ?? controller.tracker.current);
+  }
+
+  private checkpointUI(): CheckpointUI {
+    return {
+      pickCheckpoint: async (items) =>
+        vscode.window.showQuickPick(items, {
+          title: 'Cline: checkpoints of this task',
+          placeHolder: 'Checkpoint to preview and restore (newest first)',
+          matchOnDescription: true,
+          matchOnDetail: true,
+        }),
+      // A read-only virtual document (the .diff name gives it the diff language).
+      showPreview: async (text, checkpoint) => {
+        const uri = vscode.Uri.file(`/${checkpoint.checkpointId}.diff`).with({ scheme: proposedScheme, query: `checkpoint-${++this.proposedCount}` });
+        this.proposed.set(uri.toString(), text);
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+      },
+      pickRestore: async (checkpoint, files) => {
+        const picked = await vscode.window.showQuickPick(restoreChoices(files.length), {
+          title: `Cline: restore "${checkpoint.title}"`,
+          placeHolder: files.length ? `${files.length} file${files.length > 1 ? 's' : ''} would change (see the preview)` : 'No file would change',
+          ignoreFocusOut: true,
+        });
+        return picked?.scope;
+      },
+      confirmForce: async (conflicts) => {
+        const detail = conflicts.map((c) => `${relativePath(c.path, workspaceRoot())}: ${c.reason}`).join('\n');
+        const answer = await vscode.window.showWarningMessage(
+          `Cline kept ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} you changed after the checkpoint. Overwrite with the checkpoint's text?`,
+          { modal: true, detail },
+          'Overwrite',
+        );
+        return answer === 'Overwrite';
+      },
+    };
   }
 
   private refreshStatus(): void {
@@ -427,6 +472,16 @@ class ClineExtension {
     const right = virtual(file.proposed ?? '', file.proposed === null ? 'deleted' : 'proposed');
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
   }
+}
+
+/** restoreChoices are the answers to what to restore; dismissing the pick is Cancel too. */
+function restoreChoices(changedFiles: number): Array<{ label: string; description: string; scope: RestoreScope | undefined }> {
+  return [
+    { label: 'Restore files', description: changedFiles ? 'the files as they were at the checkpoint' : 'no file would change', scope: 'files' },
+    { label: 'Restore conversation', description: 'the task goes back to this turn; files stay', scope: 'conversation' },
+    { label: 'Restore both', description: 'files and conversation', scope: 'both' },
+    { label: 'Cancel', description: '', scope: undefined },
+  ];
 }
 
 /** withHint adds how to fix an error in VS Code, where the daemon's words are generic. */

@@ -84,6 +84,7 @@ export type FromWebview =
   | { type: 'openDiff'; toolCallId: string }
   | { type: 'cancel' }
   | { type: 'undo' }
+  | { type: 'checkpoints' }
   | { type: 'newTask' }
   | { type: 'setMode'; mode: string }
   | { type: 'pickModel' }
@@ -100,6 +101,7 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'ready':
     case 'cancel':
     case 'undo':
+    case 'checkpoints':
     case 'newTask':
     case 'pickModel':
     case 'history':
@@ -424,22 +426,22 @@ export class ChatModel {
   }
 
   /**
-   * lastTurnWithChanges is the newest turn with an applied edit or a call
-   * that may have changed files, or -1. Undo goes back to before it: the
-   * daemon's checkpoints are taken only around such calls.
+   * rewound greys out what a restore of the conversation took back: the
+   * turn of the earliest of the given tool calls (the calls the restored
+   * turn's checkpoints were taken after) and every later turn. Turns are
+   * found by their calls, not counted, since a replayed history also shows
+   * turns an earlier restore took back. It is false when the chat shows
+   * none of the calls.
    */
-  lastTurnWithChanges(): number {
-    let turn = -1;
-    for (const i of this.items) {
-      if (i.kind !== 'tool' || i.undone) continue;
-      const changing = i.applied !== undefined || (['edit', 'delete', 'move', 'execute'].includes(i.toolKind ?? '') && i.status === 'completed');
-      if (changing && i.turn > turn) turn = i.turn;
-    }
-    return turn;
+  rewound(toolCallIds: string[]): boolean {
+    const turns = this.items.filter((i) => i.kind === 'tool' && !i.undone && toolCallIds.includes(i.toolCallId)).map((i) => i.turn);
+    if (!turns.length) return false;
+    this.undone(Math.min(...turns));
+    return true;
   }
 
-  /** undone greys out the items of turn and every later one, after a restore took them back. */
-  undone(turn: number): void {
+  /** undone greys out the items of the chat's turn and every later one. */
+  private undone(turn: number): void {
     for (const i of this.items) {
       if (i.turn >= turn && !i.undone) {
         i.undone = true;

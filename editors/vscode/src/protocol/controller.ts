@@ -53,6 +53,85 @@ export interface Checkpoint {
   files: string[];
 }
 
+/** CheckpointFile is one file of cline/checkpointDiff: what a restore would change. */
+export interface CheckpointFile {
+  path: string;
+  status: 'modified' | 'created' | 'deleted';
+  diff: string;
+}
+
+/** RestoreScope is what cline/restore takes back. */
+export type RestoreScope = 'files' | 'conversation' | 'both';
+
+/** RestoreResult is the answer of cline/restore. */
+export interface RestoreResult {
+  restored: string[];
+  conflicts: Array<{ path: string; reason: string }>;
+}
+
+/** CheckpointItem is a checkpoint as the list shows it. */
+export interface CheckpointItem {
+  label: string;
+  description: string;
+  detail: string;
+  checkpoint: Checkpoint;
+}
+
+/**
+ * CheckpointUI is how the checkpoints command asks the user: which
+ * checkpoint, the preview of what restoring it changes, what to restore
+ * (undefined is Cancel), and whether to overwrite files in conflict.
+ */
+export interface CheckpointUI {
+  pickCheckpoint(items: CheckpointItem[]): Promise<CheckpointItem | undefined>;
+  showPreview(text: string, checkpoint: Checkpoint): Promise<void>;
+  pickRestore(checkpoint: Checkpoint, files: CheckpointFile[]): Promise<RestoreScope | undefined>;
+  confirmForce(conflicts: RestoreResult['conflicts']): Promise<boolean>;
+}
+
+/** relativePath is path under cwd without the folder, else path itself. */
+export function relativePath(path: string, cwd: string | undefined): string {
+  return cwd && path.startsWith(cwd + '/') ? path.slice(cwd.length + 1) : path;
+}
+
+/** checkpointTime is the checkpoint's time in local time, to the second. */
+export function checkpointTime(time: string): string {
+  const d = new Date(time);
+  if (Number.isNaN(d.getTime())) return time;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/**
+ * checkpointItems lists checkpoints newest first: the time and what made
+ * it (the turn, and the tool call for one taken after a call), the title,
+ * and the files it records as changed.
+ */
+export function checkpointItems(checkpoints: Checkpoint[], cwd?: string): CheckpointItem[] {
+  return [...checkpoints].reverse().map((c) => ({
+    label: c.title || `Turn ${c.turn}`,
+    description: `${checkpointTime(c.time)} · turn ${c.turn}${c.toolCallId ? ` · after ${c.toolCallId}` : ''}`,
+    detail: c.files.length ? c.files.map((f) => relativePath(f, cwd)).join(', ') : 'no files changed',
+    checkpoint: c,
+  }));
+}
+
+/**
+ * checkpointPreview is the text of the preview document: a header naming
+ * the checkpoint, then each file's status and compact diff.
+ */
+export function checkpointPreview(checkpoint: Checkpoint, files: CheckpointFile[], cwd?: string): string {
+  const lines = [`# Restoring "${checkpoint.title}" (${checkpointTime(checkpoint.time)}, turn ${checkpoint.turn}) would change:`];
+  if (!files.length) lines.push('# nothing: the files are as they were at this checkpoint');
+  for (const f of files) {
+    const name = relativePath(f.path, cwd);
+    lines.push('', `--- ${name} (${f.status === 'created' ? 'created since: would be deleted' : f.status === 'deleted' ? 'deleted since: would be recreated' : 'modified'})`);
+    // The daemon's compact diff, without the markdown fence around it.
+    for (const l of f.diff.split('\n')) if (!/^```(diff)?$/.test(l) && l !== '') lines.push(l);
+  }
+  return lines.join('\n') + '\n';
+}
+
 /**
  * undoPoint picks the checkpoint that takes back the newest turn that
  * changed files: the one taken before that turn's first change (the
@@ -65,6 +144,11 @@ export function undoPoint(checkpoints: Checkpoint[]): Checkpoint | undefined {
     if (!best || c.turn >= best.turn) best = c;
   }
   return best;
+}
+
+/** turnCalls are the tool calls of point's turn that checkpoints were taken after. */
+function turnCalls(checkpoints: Checkpoint[], point: Checkpoint): string[] {
+  return checkpoints.flatMap((c) => (c.turn === point.turn && c.toolCallId ? [c.toolCallId] : []));
 }
 
 export class ClineController {
@@ -202,29 +286,90 @@ export class ClineController {
    * through the checkpoint taken before its first change. A turn that
    * changed no files has no checkpoint, and nothing is undone.
    */
-  async undoLastTurn(sessionId = this.tracker.current): Promise<{ restored: string[]; conflicts: Array<{ path: string; reason: string }> } | undefined> {
+  async undoLastTurn(sessionId = this.tracker.current): Promise<RestoreResult | undefined> {
     if (!sessionId) throw new Error('no Cline task to undo');
     const st = this.tracker.ensure(sessionId);
     if (st.running) throw new Error('the turn is still running: cancel it first');
-    const { checkpoints } = await this.rpc.request<{ checkpoints: Checkpoint[] }>(Method.checkpoints, { sessionId });
-    const point = undoPoint(checkpoints ?? []);
+    const checkpoints = await this.checkpoints(sessionId);
+    const point = undoPoint(checkpoints);
     const shown = this.chat?.state.sessionId === sessionId;
     if (!point) {
       if (shown) this.chat!.note('No turn of this task changed files: there is nothing to undo.');
       return undefined;
     }
-    const res = await this.rpc.request<{ restored: string[]; conflicts: Array<{ path: string; reason: string }> }>(Method.restore, {
-      sessionId,
-      checkpointId: point.checkpointId,
-      scope: 'both',
-    });
+    const res = await this.restore(sessionId, point.checkpointId, 'both');
     const what = res.restored.length ? `restored ${res.restored.map((p) => p.split('/').pop()).join(', ')}` : 'no file needed restoring';
     this.view.line(sessionId, `Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}`);
     if (shown) {
-      const turn = this.chat!.lastTurnWithChanges();
-      if (turn >= 0) this.chat!.undone(turn);
+      this.chat!.rewound(turnCalls(checkpoints, point));
       this.chat!.note(`Undid the turn "${point.title.replace(/^Before: /, '')}": ${what}.`);
       for (const c of res.conflicts) this.chat!.note(`Not restored: ${c.path}: ${c.reason}`, 'error');
+    }
+    return res;
+  }
+
+  /** checkpoints lists the session's checkpoints, oldest first. */
+  async checkpoints(sessionId: string): Promise<Checkpoint[]> {
+    const res = await this.rpc.request<{ checkpoints: Checkpoint[] }>(Method.checkpoints, { sessionId });
+    return res.checkpoints ?? [];
+  }
+
+  /** checkpointDiff is what restoring the checkpoint would change, per file. */
+  async checkpointDiff(sessionId: string, checkpointId: string): Promise<CheckpointFile[]> {
+    const res = await this.rpc.request<{ files: CheckpointFile[] }>(Method.checkpointDiff, { sessionId, checkpointId });
+    return res.files ?? [];
+  }
+
+  /** restore restores a checkpoint in scope; files in conflict are kept unless force. */
+  async restore(sessionId: string, checkpointId: string, scope: RestoreScope, force = false): Promise<RestoreResult> {
+    const params: Record<string, unknown> = { sessionId, checkpointId, scope };
+    if (force) params.force = true;
+    const res = await this.rpc.request<RestoreResult>(Method.restore, params);
+    return { restored: res.restored ?? [], conflicts: res.conflicts ?? [] };
+  }
+
+  /**
+   * pickCheckpoint is the checkpoints command: the session's checkpoints
+   * in a list, the preview of the picked one, then the restore the user
+   * chooses. Files in conflict are reported, and overwritten only when the
+   * user confirms (a retry of the files alone: the conversation, if asked
+   * for, was restored by the first request). It returns what was
+   * restored, or undefined when nothing was.
+   */
+  async pickCheckpoint(ui: CheckpointUI, sessionId = this.tracker.current): Promise<RestoreResult | undefined> {
+    if (!sessionId) throw new Error('no Cline task: start one with "Cline: New Task"');
+    if (this.tracker.ensure(sessionId).running) throw new Error('the turn is still running: cancel it first');
+    const cwd = this.opts.cwd();
+    const shown = this.chat?.state.sessionId === sessionId;
+    const checkpoints = await this.checkpoints(sessionId);
+    if (!checkpoints.length) {
+      this.view.line(sessionId, 'No checkpoints: no turn of this task changed files.');
+      if (shown) this.chat!.note('No checkpoints: no turn of this task changed files.');
+      return undefined;
+    }
+    const item = await ui.pickCheckpoint(checkpointItems(checkpoints, cwd));
+    if (!item) return undefined;
+    const point = item.checkpoint;
+    const files = await this.checkpointDiff(sessionId, point.checkpointId);
+    await ui.showPreview(checkpointPreview(point, files, cwd), point);
+    const scope = await ui.pickRestore(point, files);
+    if (!scope) return undefined;
+    let res = await this.restore(sessionId, point.checkpointId, scope);
+    if (res.conflicts.length && scope !== 'conversation' && (await ui.confirmForce(res.conflicts))) {
+      const forced = await this.restore(sessionId, point.checkpointId, 'files', true);
+      res = { restored: [...res.restored, ...forced.restored], conflicts: forced.conflicts };
+    }
+    if (shown && scope !== 'files') this.chat!.rewound(turnCalls(checkpoints, point));
+    const names = res.restored.map((p) => relativePath(p, cwd));
+    const what = [
+      scope !== 'files' ? 'the conversation' : '',
+      scope !== 'conversation' ? (names.length ? names.join(', ') : 'no file needed restoring') : '',
+    ].filter(Boolean).join('; ');
+    this.view.line(sessionId, `Restored "${point.title}": ${what}`);
+    if (shown) this.chat!.note(`Restored "${point.title}": ${what}.`);
+    for (const c of res.conflicts) {
+      this.view.error(sessionId, `Not restored: ${relativePath(c.path, cwd)}: ${c.reason}`);
+      if (shown) this.chat!.note(`Not restored: ${relativePath(c.path, cwd)}: ${c.reason}`, 'error');
     }
     return res;
   }

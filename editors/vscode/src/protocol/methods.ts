@@ -16,6 +16,7 @@ export const Method = {
   clineDiff: 'cline/diff',
   askQuestion: 'cline/askQuestion',
   checkpoints: 'cline/checkpoints',
+  checkpointDiff: 'cline/checkpointDiff',
   restore: 'cline/restore',
 
   didChangeConfiguration: 'workspace/didChangeConfiguration',

@@ -7,7 +7,7 @@ import { before, test } from 'node:test';
 
 import { fillClineCapabilities } from '../protocol/capabilities';
 import { promptCommand } from '../protocol/commands';
-import { ClineController } from '../protocol/controller';
+import { CheckpointFile, CheckpointItem, CheckpointUI, ClineController, RestoreResult, RestoreScope } from '../protocol/controller';
 import { OtherAnswer } from '../protocol/questions';
 import { SessionView } from '../protocol/session';
 import { didChangeConfigurationParams, initializationOptions, readSettings } from '../protocol/settings';
@@ -269,5 +269,78 @@ test('plugin: settings changed through workspace/didChangeConfiguration apply to
     const second = await controller.newSession();
     assert.equal(controller.tracker.get(second)!.mode, 'plan');
     assert.equal(controller.tracker.current, second);
+  });
+});
+
+/** CheckpointUser answers the checkpoints command and records what it was shown. */
+class CheckpointUser implements CheckpointUI {
+  items: CheckpointItem[] = [];
+  preview = '';
+  files: CheckpointFile[] = [];
+  conflicts: RestoreResult['conflicts'] = [];
+  constructor(
+    private readonly choose: (items: CheckpointItem[]) => CheckpointItem | undefined,
+    private readonly scope: RestoreScope | undefined,
+    private readonly force: boolean,
+  ) {}
+  async pickCheckpoint(items: CheckpointItem[]): Promise<CheckpointItem | undefined> {
+    this.items = items;
+    return this.choose(items);
+  }
+  async showPreview(text: string): Promise<void> {
+    this.preview = text;
+  }
+  async pickRestore(_c: unknown, files: CheckpointFile[]): Promise<RestoreScope | undefined> {
+    this.files = files;
+    return this.scope;
+  }
+  async confirmForce(conflicts: RestoreResult['conflicts']): Promise<boolean> {
+    this.conflicts = conflicts;
+    return this.force;
+  }
+}
+
+test('plugin: the checkpoint list previews a turn\'s edits and restores the files, a buffer in conflict only when forced', { timeout }, async () => {
+  const replies: Reply[] = [
+    { events: [text('Editing both.'), editHello] },
+    { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [call('c2', 'editor', { path: 'notes.txt', old_text: 'draft', new_text: 'final' })] },
+    { expect: { last_tool_result_contains: 'Edited notes.txt' }, events: [text('Done.')] },
+  ];
+  await run({ ...hello, 'notes.txt': 'draft\n' }, replies, { approve: ['Allow', 'Allow'] }, async ({ ws, editor, sink, controller }) => {
+    const file = ws.path('hello.txt');
+    await editor.open(file);
+    const { sessionId } = await controller.newTask('act', 'Greet the world and finish the notes');
+    assert.equal(editor.text(file), 'hello, world\n');
+    assert.equal(ws.disk('notes.txt'), 'final\n');
+
+    // Cancel at the restore choice: the list and the preview, nothing restored.
+    const before = (items: CheckpointItem[]) => items.find((i) => !i.checkpoint.toolCallId);
+    const look = new CheckpointUser(before, undefined, false);
+    assert.equal(await controller.pickCheckpoint(look, sessionId), undefined);
+    const point = before(look.items);
+    assert.ok(point, `no checkpoint before the turn in ${JSON.stringify(look.items)}`);
+    assert.deepEqual(look.files.map((f) => [f.path, f.status]).sort(), [[file, 'modified'], [ws.path('notes.txt'), 'modified']]);
+    assert.match(look.preview, /^--- hello\.txt \(modified\)$/m);
+    assert.match(look.preview, /^--- notes\.txt \(modified\)$/m);
+    assert.match(look.preview, /^-1: hello, world\n\+1: hello$/m);
+    assert.match(look.preview, /^-1: final\n\+1: draft$/m);
+    assert.doesNotMatch(look.preview, /```/, 'the preview is a diff document, without markdown fences');
+    // Newest first, the time and what made each; the after-call ones name their file.
+    assert.deepEqual(look.items.map((i) => i.checkpoint.toolCallId ?? ''), ['c2', 'c1', '']);
+    assert.match(look.items[0].description, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · turn \d+ · after c2$/);
+    assert.equal(look.items[0].detail, 'notes.txt');
+    assert.equal(editor.text(file), 'hello, world\n');
+    assert.equal(ws.disk('notes.txt'), 'final\n');
+
+    // The user changes the buffer after the checkpoint: restoring the files
+    // keeps it (a conflict) and restores the rest; confirmed, it is forced.
+    await editor.type(file, [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, newText: 'mine\n' }]);
+    const restore = new CheckpointUser(before, 'files', true);
+    const res = await controller.pickCheckpoint(restore, sessionId);
+    assert.deepEqual(restore.conflicts.map((c) => c.path), [file]);
+    assert.deepEqual(res?.conflicts, []);
+    assert.equal(ws.disk('notes.txt'), 'draft\n');
+    assert.equal(editor.text(file), 'hello\n');
+    assert.ok(sink.text.includes('Restored "'), sink.text);
   });
 });

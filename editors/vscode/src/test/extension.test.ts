@@ -206,6 +206,37 @@ test('Cline: Cancel with nothing running is harmless', async () => {
   assert.deepEqual(scripted.errors, []);
 });
 
+test('Cline: Checkpoints… previews the picked checkpoint and restores its files', { timeout: 60_000 }, async () => {
+  const sent = () => FakeLanguageClient.last!.sent;
+  const asked = sent().length;
+  scripted.quickPicks.push('Before: Say hey', 'Restore files');
+  await vscode.commands.executeCommand('cline.checkpoints');
+  await until(() => postedItems().some((i) => i.kind === 'note' && /^Restored "Before: Say hey"/.test(i.text)), 'the restore');
+  const diff = sent().slice(asked).find((m) => m.method === 'cline/checkpointDiff');
+  assert.ok(diff, 'the preview was asked for');
+  const restore = sent().slice(asked).find((m) => m.method === 'cline/restore')!.params as any;
+  const restoreScope = () => (sent().filter((m) => m.method === 'cline/restore').pop()!.params as any).scope;
+  assert.equal(restore.scope, 'files');
+  assert.equal(restore.checkpointId, (diff!.params as any).checkpointId);
+  assert.equal(restore.force, undefined);
+  assert.equal(ws.disk('hello.txt'), 'hello, world\n');
+
+  // The conversation: the turn taken back is greyed in the chat, the ones before it are not.
+  scripted.quickPicks.push('Before: Say hey', 'Restore conversation');
+  await vscode.commands.executeCommand('cline.checkpoints');
+  await until(() => postedItems().some((i) => i.kind === 'note' && /^Restored "Before: Say hey": the conversation\.$/.test(i.text)), 'the conversation restore');
+  // The chat holds the history replayed by the resume above (turns undone before it included).
+  const shown = [...new Map(postedItems().slice(postedItems().map((i) => i.text).lastIndexOf('Greet the world')).map((i) => [i.id, i])).values()];
+  const greyed = (kind: string, pick: (i: any) => boolean) => shown.filter((i) => i.kind === kind && pick(i)).map((i) => i.undone === true);
+  assert.deepEqual(greyed('user', (i) => i.text === 'Say hey'), [true]);
+  assert.deepEqual(greyed('tool', (i) => i.toolCallId === 'c4'), [true]);
+  assert.deepEqual(greyed('user', (i) => i.text === 'Say bye'), [false]);
+  assert.deepEqual(greyed('tool', (i) => i.toolCallId === 'c3'), [false]);
+  assert.equal(restoreScope(), 'conversation');
+  assert.equal(ws.disk('hello.txt'), 'hello, world\n');
+  assert.deepEqual(scripted.errors, []);
+});
+
 test('a daemon that fails to start is reported by its own words, once, in one daemon channel', async () => {
   const bad = path.join(ws.dir, 'bad-cline-ls');
   fs.writeFileSync(bad, '#!/bin/sh\necho "cline-ls: --log-level must be one of debug, info, warn, error" >&2\nexit 2\n', { mode: 0o755 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 
 import { approvalButtons, approvalMessage, Approvals, decideApproval, describeDecision } from '../protocol/approvals';
 import { clineCapabilities, fillClineCapabilities } from '../protocol/capabilities';
+import { checkpointItems, checkpointPreview } from '../protocol/controller';
 import { answerQuestion, OtherAnswer } from '../protocol/questions';
 import { formatClineDiff, SessionTracker, SessionView } from '../protocol/session';
 import { didChangeConfigurationParams, initializationOptions, readSettings } from '../protocol/settings';
@@ -223,4 +224,26 @@ test('cline/diff renders as a header and the changed lines', () => {
     removed: 1,
   });
   assert.equal(text, 'Δ hello.txt (+1 −1, buffer v4)\n    -1: hello\n    +1: hello, world');
+});
+
+test('checkpoint list and preview: newest first, paths in the folder, statuses said in words, no markdown fences', () => {
+  const cps = [
+    { checkpointId: 'a', turn: 0, time: '2026-01-02T03:04:05Z', title: 'Before: fix it', files: [] },
+    { checkpointId: 'b', turn: 0, toolCallId: 'c1', time: '2026-01-02T03:04:06Z', title: 'After: Edit a.go', files: ['/ws/a.go', '/elsewhere/b.go'] },
+  ];
+  const items = checkpointItems(cps, '/ws');
+  assert.deepEqual(items.map((i) => i.checkpoint.checkpointId), ['b', 'a']);
+  assert.match(items[0].description, / · turn 0 · after c1$/);
+  assert.equal(items[0].detail, 'a.go, /elsewhere/b.go');
+  assert.equal(items[1].detail, 'no files changed');
+  const text = checkpointPreview(cps[0], [
+    { path: '/ws/a.go', status: 'modified', diff: 'Edited /ws/a.go\n```diff\n-1: new\n+1: old\n```' },
+    { path: '/ws/n.go', status: 'created', diff: '' },
+    { path: '/ws/d.go', status: 'deleted', diff: '' },
+  ], '/ws');
+  assert.match(text, /^--- a\.go \(modified\)\nEdited \/ws\/a\.go\n-1: new\n\+1: old$/m);
+  assert.match(text, /^--- n\.go \(created since: would be deleted\)$/m);
+  assert.match(text, /^--- d\.go \(deleted since: would be recreated\)$/m);
+  assert.doesNotMatch(text, /```/);
+  assert.match(checkpointPreview(cps[0], []), /nothing: the files are as they were/);
 });
