@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 func callMsg(ids ...string) provider.Message {
@@ -109,6 +110,28 @@ func TestRewind(t *testing.T) {
 	}
 	if got := strings.Join(texts, "|"); strings.Contains(got, "second") || !strings.Contains(got, "first") || !strings.Contains(got, "third") {
 		t.Errorf("resumed history after the rewind: %s", got)
+	}
+	// A replay (session/load) shows what the history holds: the turn the
+	// rewind took back is not shown again.
+	var shown []string
+	r, err := New(Config{ID: "s-rewind", Mode: "act", Provider: prov, Updates: func(u wire.SessionUpdate) {
+		if c, ok := u.(wire.UserMessageChunk); ok {
+			if b, ok := c.Content.(wire.TextBlock); ok {
+				shown = append(shown, b.Text)
+			}
+		}
+		if c, ok := u.(wire.AgentMessageChunk); ok {
+			if b, ok := c.Content.(wire.TextBlock); ok {
+				shown = append(shown, b.Text)
+			}
+		}
+	}}, Resume(meta, recs).History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Replay(recs)
+	if got := strings.Join(shown, "|"); got != "first|one|third|three" {
+		t.Errorf("replayed after the rewind: %q, want first|one|third|three", got)
 	}
 	if err := s.Rewind(9); err == nil {
 		t.Errorf("rewinding to a turn that is not there was accepted")

@@ -62,7 +62,8 @@ func modeUpdate(mode string) wire.CurrentModeUpdate {
 // the live session sent, built by the same functions: its messages, tool
 // calls with their titles and kinds, results, plans and mode changes.
 func (s *Session) Replay(recs []Record) {
-	for _, r := range recs {
+	dropped := rewound(recs)
+	for i, r := range recs {
 		switch r.Type {
 		case RecordMode:
 			s.cfg.Updates(modeUpdate(r.Mode))
@@ -73,11 +74,49 @@ func (s *Session) Replay(recs []Record) {
 				s.cfg.Updates(r.Compaction.Update(s.cfg.ACP))
 			}
 		case RecordMessage:
-			if r.Message != nil {
+			if r.Message != nil && !dropped[i] {
 				s.replayMessage(*r.Message)
 			}
 		}
 	}
+}
+
+// rewound returns the indices of the message records a later rewind took
+// out of the conversation, so that a replay shows what the history holds
+// (Resume's view), not the turns a restore took back. A rewind keeps the
+// first Keep messages of the history as it stood, compaction applied: the
+// messages it drops are the newest ones, counted from the end.
+func rewound(recs []Record) map[int]bool {
+	var dropped map[int]bool
+	var history []provider.Message
+	var shown []int // the record index of each message still shown, in order
+	for i, r := range recs {
+		switch r.Type {
+		case RecordMessage:
+			if r.Message != nil {
+				history = append(history, *r.Message)
+				shown = append(shown, i)
+			}
+		case RecordCompaction:
+			if r.Compaction != nil {
+				history = r.Compaction.apply(history)
+			}
+		case RecordRewind:
+			if r.Keep >= len(history) {
+				continue
+			}
+			n := min(len(history)-r.Keep, len(shown))
+			history = history[:r.Keep]
+			if dropped == nil {
+				dropped = make(map[int]bool)
+			}
+			for _, j := range shown[len(shown)-n:] {
+				dropped[j] = true
+			}
+			shown = shown[:len(shown)-n]
+		}
+	}
+	return dropped
 }
 
 func (s *Session) replayMessage(m provider.Message) {
