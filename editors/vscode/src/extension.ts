@@ -142,7 +142,7 @@ class ClineExtension {
       cmd('cline.showOutput', async () => this.output.show(true)),
       cmd('cline.openChat', () => this.chatView.reveal()),
       cmd('cline.undoTurn', () => this.undoTurn()),
-      cmd('cline.checkpoints', () => this.checkpoints()),
+      cmd('cline.showCheckpoints', () => this.checkpoints()),
       cmd('cline.restart', () => this.restart()),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === proposedScheme) this.proposed.delete(doc.uri.toString());

@@ -75,6 +75,21 @@ before(() => {
   daemonBinary(); // build once, outside the tests' timing
 });
 
+// vscode-languageclient registers every command the daemon advertises
+// (executeCommandProvider) as a VS Code command: one the extension
+// registers itself under the same id makes the client fail to start.
+test('no command of the extension has the id of a command the daemon advertises', { timeout }, async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const ours: string[] = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  await run(hello, [], {}, async ({ init }) => {
+    const advertised: string[] = init.capabilities.executeCommandProvider.commands;
+    assert.ok(advertised.length > 0, 'the daemon advertises no commands');
+    assert.deepEqual(ours.filter((c) => advertised.includes(c)), []);
+  });
+});
+
 test('plugin: an approved edit lands in the open buffer, not on disk, until the user saves', { timeout }, async () => {
   const replies: Reply[] = [
     { events: [text('Editing hello.txt.'), editHello] },

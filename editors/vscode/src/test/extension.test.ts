@@ -210,7 +210,7 @@ test('Cline: Checkpoints… previews the picked checkpoint and restores its file
   const sent = () => FakeLanguageClient.last!.sent;
   const asked = sent().length;
   scripted.quickPicks.push('Before: Say hey', 'Restore files');
-  await vscode.commands.executeCommand('cline.checkpoints');
+  await vscode.commands.executeCommand('cline.showCheckpoints');
   await until(() => postedItems().some((i) => i.kind === 'note' && /^Restored "Before: Say hey"/.test(i.text)), 'the restore');
   const diff = sent().slice(asked).find((m) => m.method === 'cline/checkpointDiff');
   assert.ok(diff, 'the preview was asked for');
@@ -223,7 +223,7 @@ test('Cline: Checkpoints… previews the picked checkpoint and restores its file
 
   // The conversation: the turn taken back is greyed in the chat, the ones before it are not.
   scripted.quickPicks.push('Before: Say hey', 'Restore conversation');
-  await vscode.commands.executeCommand('cline.checkpoints');
+  await vscode.commands.executeCommand('cline.showCheckpoints');
   await until(() => postedItems().some((i) => i.kind === 'note' && /^Restored "Before: Say hey": the conversation\.$/.test(i.text)), 'the conversation restore');
   // The chat holds the history replayed by the resume above (turns undone before it included).
   const shown = [...new Map(postedItems().slice(postedItems().map((i) => i.text).lastIndexOf('Greet the world')).map((i) => [i.id, i])).values()];
