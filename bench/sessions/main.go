@@ -128,10 +128,16 @@ func run(nSessions, nCalls int) int {
 		return fail(err)
 	}
 
-	// The tools' own cost, before anything of the daemon runs.
+	// The tools' own cost, before anything of the daemon runs: one at a
+	// time, and with the daemon run's concurrency (the same queueing for
+	// the two cores, without the daemon).
 	direct, err := directCost(ws, nCalls, max(nSessions*nCalls, 2000))
 	if err != nil {
 		return fail(fmt.Errorf("direct tool calls: %w", err))
+	}
+	directLoaded, err := directConcurrent(ws, nSessions, nCalls)
+	if err != nil {
+		return fail(fmt.Errorf("direct tool calls, concurrent: %w", err))
 	}
 
 	runtime.GC()
@@ -225,7 +231,7 @@ func run(nSessions, nCalls int) int {
 
 	report(os.Stdout, reportData{
 		sessions: nSessions, calls: nCalls, wall: wall, cpu: cpu,
-		latencies: latencies, direct: direct,
+		latencies: latencies, direct: direct, directLoaded: directLoaded,
 		hwm: hwm, rssAfter: rssAfter, rssFreed: rssFreed, heapAfter: ms.HeapAlloc,
 		frames:   c.frames.Load(),
 		baseline: baseline, peak: int(c.peakGoroutines.Load()), after: after, settled: settled,
@@ -328,6 +334,69 @@ func directCost(ws string, nCalls, n int) ([]time.Duration, error) {
 		if i >= len(script) {
 			out = append(out, d)
 		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// directConcurrent times the scripted calls as the daemon run makes them:
+// sessions goroutines, started together, each making its calls in a
+// session's order straight on the tools package. It returns the sorted
+// durations of every call.
+func directConcurrent(ws string, sessions, nCalls int) ([]time.Duration, error) {
+	files, err := toolstest.New(ws)
+	if err != nil {
+		return nil, err
+	}
+	impls := tools.WorkspaceTools(files)
+	byName := map[string]tools.Tool{}
+	for _, sc := range script {
+		if byName[sc.name] == nil {
+			t, err := tools.Builtin(sc.name, impls[sc.name])
+			if err != nil {
+				return nil, err
+			}
+			byName[sc.name] = t
+		}
+	}
+	ctx := context.Background()
+	var (
+		mu   sync.Mutex
+		out  = make([]time.Duration, 0, sessions*nCalls)
+		errs []error
+		wg   sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for range sessions {
+		wg.Go(func() {
+			<-start
+			for i := range nCalls {
+				sc := script[i%len(script)]
+				args, _ := json.Marshal(sc.args)
+				t0 := time.Now()
+				inv, err := byName[sc.name].Build(args)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				inv.Describe(ctx)
+				res, err := inv.Execute(ctx, tools.ExecOptions{})
+				d := time.Since(t0)
+				mu.Lock()
+				if err != nil || res.IsError {
+					errs = append(errs, fmt.Errorf("%s %s: %v %s", sc.name, args, err, res.Content))
+				}
+				out = append(out, d)
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	slices.Sort(out)
 	return out, nil
@@ -551,6 +620,7 @@ type reportData struct {
 	sessions, calls         int
 	wall, cpu               time.Duration
 	latencies, direct       []time.Duration // direct is sorted
+	directLoaded            []time.Duration // sorted: the tools alone with the same concurrency
 	hwm, rssAfter, rssFreed int             // kB
 	heapAfter               uint64          // bytes
 	frames                  int64           // messages the server sent the client
@@ -610,12 +680,21 @@ func report(w io.Writer, d reportData) {
 		fmtDur(pct(d.latencies, 50)-pct(d.direct, 50)), fmtDur(pct(d.latencies, 90)-pct(d.direct, 90)),
 		fmtDur(pct(d.latencies, 99)-pct(d.direct, 99)))
 	fmt.Fprintln(w)
+	row(fmt.Sprintf("tools alone, %d goroutines × %d calls at once", d.sessions, d.calls), d.directLoaded)
+	fmt.Fprintf(w, "| added by the daemon over the tools at the same concurrency | | %s | %s | %s | |\n",
+		fmtDur(pct(d.latencies, 50)-pct(d.directLoaded, 50)), fmtDur(pct(d.latencies, 90)-pct(d.directLoaded, 90)),
+		fmtDur(pct(d.latencies, 99)-pct(d.directLoaded, 99)))
+	fmt.Fprintln(w)
+	// The target is judged against the tools one at a time. The burst of
+	// the same calls at once is harsher than the daemon's run, whose turns
+	// pace each session's calls, so it bounds the queueing, not the daemon.
 	added := pct(d.latencies, 99) - pct(d.direct, 99)
 	verdict := "met"
 	if added >= 2*time.Millisecond {
 		verdict = "**missed**"
 	}
-	fmt.Fprintf(w, "Target p99 added < 2 ms: %s (%s).\n", verdict, fmtDur(added))
+	fmt.Fprintf(w, "Target p99 added < 2 ms (over the tools one at a time): %s (%s). The same calls in one burst, without the daemon, have a p99 of %s.\n",
+		verdict, fmtDur(added), fmtDur(pct(d.directLoaded, 99)))
 }
 
 // pct returns the p-th percentile (nearest rank) of sorted durations.
