@@ -297,20 +297,9 @@ func transcript(nCalls int) []byte {
 // n times in the order a session makes them, after one warm-up round of
 // the script, and returns the sorted durations.
 func directCost(ws string, nCalls, n int) ([]time.Duration, error) {
-	files, err := toolstest.New(ws)
+	byName, err := scriptTools(ws)
 	if err != nil {
 		return nil, err
-	}
-	impls := tools.WorkspaceTools(files)
-	byName := map[string]tools.Tool{}
-	for _, sc := range script {
-		if byName[sc.name] == nil {
-			t, err := tools.Builtin(sc.name, impls[sc.name])
-			if err != nil {
-				return nil, err
-			}
-			byName[sc.name] = t
-		}
 	}
 	ctx := context.Background()
 	out := make([]time.Duration, 0, n)
@@ -339,11 +328,9 @@ func directCost(ws string, nCalls, n int) ([]time.Duration, error) {
 	return out, nil
 }
 
-// directConcurrent times the scripted calls as the daemon run makes them:
-// sessions goroutines, started together, each making its calls in a
-// session's order straight on the tools package. It returns the sorted
-// durations of every call.
-func directConcurrent(ws string, sessions, nCalls int) ([]time.Duration, error) {
+// scriptTools returns the script's tools, by name, over toolstest.Files
+// of the workspace ws.
+func scriptTools(ws string) (map[string]tools.Tool, error) {
 	files, err := toolstest.New(ws)
 	if err != nil {
 		return nil, err
@@ -358,6 +345,18 @@ func directConcurrent(ws string, sessions, nCalls int) ([]time.Duration, error) 
 			}
 			byName[sc.name] = t
 		}
+	}
+	return byName, nil
+}
+
+// directConcurrent times the scripted calls as the daemon run makes them:
+// sessions goroutines, started together, each making its calls in a
+// session's order straight on the tools package. It returns the sorted
+// durations of every call.
+func directConcurrent(ws string, sessions, nCalls int) ([]time.Duration, error) {
+	byName, err := scriptTools(ws)
+	if err != nil {
+		return nil, err
 	}
 	ctx := context.Background()
 	var (
