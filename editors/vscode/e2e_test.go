@@ -37,32 +37,11 @@ func TestVSCodeRealEditor(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		missing("no Chromium at %s (apt-get install chromium, or set $CHROMIUM)", chromium)
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not installed")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH, so the daemon cannot be built")
-	}
-
-	ctx := context.Background()
-	if d, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
-		defer cancel()
-	}
-
-	bin := filepath.Join(t.TempDir(), "cline-ls")
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/cline-ls")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/cline-ls: %v\n%s", err, out)
-	}
+	npm := tool("npm", "the extension is compiled with it", t.Skipf)
+	node := tool("node", "the flow's driver runs under it", t.Skipf)
+	goBin := tool("go", "the daemon cannot be built", t.Skipf)
+	ctx := testContext(t)
+	bin := buildDaemon(t, ctx, goBin)
 	if msg := acceptsStdio(ctx, bin); msg != "" {
 		t.Skipf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
 	}

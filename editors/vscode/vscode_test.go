@@ -8,42 +8,21 @@
 package vscode_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestVSCodeClient(t *testing.T) {
 	if _, err := os.Stat("node_modules"); err != nil {
 		t.Skip("run npm ci in editors/vscode first")
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not installed")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH, so the daemon cannot be built")
-	}
-
-	ctx := context.Background()
-	if d, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
-		defer cancel()
-	}
-
+	npm := tool("npm", "the extension's tests run under it", t.Skipf)
+	goBin := tool("go", "the daemon cannot be built", t.Skipf)
+	ctx := testContext(t)
 	// Build the daemon once here, so the Node tests need not.
-	bin := filepath.Join(t.TempDir(), "cline-ls")
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/cline-ls")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/cline-ls: %v\n%s", err, out)
-	}
+	bin := buildDaemon(t, ctx, goBin)
 
 	run := func(args ...string) string {
 		t.Helper()
