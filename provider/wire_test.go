@@ -20,21 +20,28 @@ func imageRequest() Request {
 	}}}}
 }
 
+// sentBody streams req through dialect d against its fake server, which
+// answers with reply, and returns the request body the server got.
+func sentBody(t *testing.T, d dialect, req Request, reply string) any {
+	t.Helper()
+	srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		d.reply(w, []string{reply})
+	})
+	p := d.newProvider(t, srv.URL, fastRetry)
+	s, err := p.Stream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(s); err != nil {
+		t.Fatal(err)
+	}
+	return srv.body(0)
+}
+
 func TestImagesAreSentInEachShape(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
-			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
-				d.reply(w, []string{"a pixel"})
-			})
-			p := d.newProvider(t, srv.URL, fastRetry)
-			s, err := p.Stream(context.Background(), imageRequest())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Collect(s); err != nil {
-				t.Fatal(err)
-			}
-			body := srv.body(0)
+			body := sentBody(t, d, imageRequest(), "a pixel")
 			switch d.name {
 			case "anthropic":
 				img := get(body, "messages", 0, "content", 1)
@@ -313,18 +320,7 @@ func toolImageRequest() Request {
 func TestToolResultImagesAreSentInEachShape(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
-			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
-				d.reply(w, []string{"a logo"})
-			})
-			p := d.newProvider(t, srv.URL, fastRetry)
-			s, err := p.Stream(context.Background(), toolImageRequest())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Collect(s); err != nil {
-				t.Fatal(err)
-			}
-			body := srv.body(0)
+			body := sentBody(t, d, toolImageRequest(), "a logo")
 			switch d.name {
 			case "anthropic":
 				res := get(body, "messages", 2, "content", 0)
