@@ -110,19 +110,11 @@ func (s *Server) primeCheckpoints() {
 	if err != nil {
 		return
 	}
-	s.ws.mu.Lock()
-	if s.closing {
-		s.ws.mu.Unlock()
-		return
-	}
-	s.bg.Add(1)
-	s.ws.mu.Unlock()
-	go func() {
-		defer s.bg.Done()
+	s.goBackground(func() {
 		if err := st.Prime(s.bgCtx); err != nil && s.bgCtx.Err() == nil {
 			s.log.Warn("checkpoint: reading the workspace failed", "err", err)
 		}
-	}()
+	})
 }
 
 // takeCheckpoint is the session's checkpoint hook; settings can turn it

@@ -45,11 +45,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "MCP: %v", err)
 	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		m.Start(s.bgCtx)
-	}()
+	s.goBackground(func() { m.Start(s.bgCtx) })
 	return m, nil
 }
 

@@ -96,15 +96,7 @@ func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
 	} else {
 		close(replied)
 	}
-	s.ws.mu.Lock()
-	if s.closing {
-		s.ws.mu.Unlock()
-		return
-	}
-	s.bg.Add(1)
-	s.ws.mu.Unlock()
-	go func() {
-		defer s.bg.Done()
+	s.goBackground(func() {
 		select {
 		case <-replied:
 		case <-time.After(replyWait):
@@ -114,5 +106,5 @@ func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
 		ctx, cancel := context.WithCancel(s.bgCtx)
 		defer cancel()
 		fn(ctx)
-	}()
+	})
 }

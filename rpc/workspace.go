@@ -122,6 +122,19 @@ func (s *Server) foldersChanged() {
 	}()
 }
 
+// goBackground runs fn in a goroutine that stopWorkspace waits for, and
+// reports whether it did: once the connection is closing nothing new
+// starts (a WaitGroup must not grow while it is being waited on).
+func (s *Server) goBackground(fn func()) bool {
+	s.ws.mu.Lock()
+	defer s.ws.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.bg.Go(fn)
+	return true
+}
+
 // stopWorkspace stops the watcher and waits for background work.
 func (s *Server) stopWorkspace() {
 	s.ws.mu.Lock()
