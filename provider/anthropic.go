@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/internal/sse"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -359,16 +360,16 @@ func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Ev
 		}
 		return nil
 	}
-	return readEvents(resp, func(sse sseEvent) (bool, error) {
+	return readEvents(resp, func(se sse.Event) (bool, error) {
 		var ev anthropicEvent
-		if err := decodeEvent(sse.data, &ev); err != nil {
+		if err := decodeEvent(se.Data, &ev); err != nil {
 			return false, err
 		}
-		if ev.Type == "error" || sse.name == "error" {
+		if ev.Type == "error" || se.Name == "error" {
 			if m := ev.anthropicErrorBody.message(); m != "" {
 				return false, &eventError{message: m}
 			}
-			return false, &eventError{message: "error event: " + bodyText(sse.data)}
+			return false, &eventError{message: "error event: " + bodyText(se.Data)}
 		}
 		switch ev.Type {
 		case "message_start":

@@ -24,7 +24,7 @@ var anthropicDialect = dialect{
 		anthropicText(s, 0, chunks...)
 		anthropicEnd(s, "end_turn", 12)
 	},
-	begin: func(w http.ResponseWriter, chunk string) sse {
+	begin: func(w http.ResponseWriter, chunk string) sseWriter {
 		s := anthropicStart(w)
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": chunk}})
@@ -44,7 +44,7 @@ var anthropicDialect = dialect{
 	},
 }
 
-func anthropicStart(w http.ResponseWriter) sse {
+func anthropicStart(w http.ResponseWriter) sseWriter {
 	s := startSSE(w)
 	s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
@@ -55,7 +55,7 @@ func anthropicStart(w http.ResponseWriter) sse {
 	return s
 }
 
-func anthropicText(s sse, index int, chunks ...string) {
+func anthropicText(s sseWriter, index int, chunks ...string) {
 	s.event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
 	for _, c := range chunks {
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
@@ -63,7 +63,7 @@ func anthropicText(s sse, index int, chunks ...string) {
 	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 }
 
-func anthropicEnd(s sse, stop string, output int) {
+func anthropicEnd(s sseWriter, stop string, output int) {
 	s.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": output}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }

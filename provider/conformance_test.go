@@ -17,9 +17,9 @@ type dialect struct {
 	// reply writes a complete, successful reply made of these text chunks.
 	reply func(w http.ResponseWriter, chunks []string)
 	// begin starts a reply and streams one text chunk, leaving it open.
-	begin func(w http.ResponseWriter, chunk string) sse
+	begin func(w http.ResponseWriter, chunk string) sseWriter
 	// preamble starts a reply with events that carry nothing to yield.
-	preamble func(w http.ResponseWriter) sse
+	preamble func(w http.ResponseWriter) sseWriter
 	// errorBody is the JSON body of an error response.
 	errorBody func(status int, message string) string
 }

@@ -75,19 +75,19 @@ func (f *fakeServer) body(n int) map[string]any {
 	return m
 }
 
-// sse writes Server-Sent Events and flushes each one, so the client sees
+// sseWriter writes Server-Sent Events and flushes each one, so the client sees
 // them as separate network reads.
-type sse struct {
+type sseWriter struct {
 	w http.ResponseWriter
 }
 
-func startSSE(w http.ResponseWriter) sse {
+func startSSE(w http.ResponseWriter) sseWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	return sse{w: w}
+	return sseWriter{w: w}
 }
 
-func (s sse) event(name string, data any) {
+func (s sseWriter) event(name string, data any) {
 	var b []byte
 	switch d := data.(type) {
 	case string:

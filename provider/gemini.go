@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/internal/sse"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -310,9 +311,9 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event
 		}
 		return nil
 	}
-	err = readEvents(resp, func(ev sseEvent) (bool, error) {
+	err = readEvents(resp, func(ev sse.Event) (bool, error) {
 		var chunk geminiStreamChunk
-		if err := decodeEvent(ev.data, &chunk); err != nil {
+		if err := decodeEvent(ev.Data, &chunk); err != nil {
 			return false, err
 		}
 		if m := chunk.message(); m != "" {

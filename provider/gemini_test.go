@@ -31,12 +31,12 @@ var geminiDialect = dialect{
 			s.event("", geminiChunk([]any{map[string]any{"text": c}}, finish, usage))
 		}
 	},
-	begin: func(w http.ResponseWriter, chunk string) sse {
+	begin: func(w http.ResponseWriter, chunk string) sseWriter {
 		s := startSSE(w)
 		s.event("", geminiChunk([]any{map[string]any{"text": chunk}}, nil, nil))
 		return s
 	},
-	preamble: func(w http.ResponseWriter) sse {
+	preamble: func(w http.ResponseWriter) sseWriter {
 		s := startSSE(w)
 		s.event("", map[string]any{"candidates": []any{}, "usageMetadata": geminiUsage(30, 0, 0, 0)})
 		return s

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/sse"
 )
 
 // The three clients speak their APIs over net/http directly: a JSON body
@@ -133,106 +134,14 @@ func httpClient(c *http.Client) *http.Client {
 	return &cp
 }
 
-// maxEventLine bounds one line of an event stream, so that a server
-// sending no line end cannot make the client buffer without limit. Real
-// events are at most a few kilobytes (a chunk of text or arguments).
-const maxEventLine = 8 << 20
-
-// sseEvent is one Server-Sent Event: its event name (often empty) and its
-// data, the data lines joined by newlines.
-type sseEvent struct {
-	name string
-	data []byte
-}
-
-// sseReader reads Server-Sent Events from a response body. It implements
-// what the model APIs use of the format: event and data fields, comment
-// lines, LF or CRLF line ends; id and retry fields are ignored, since a
-// reply is never resumed by event ID.
-type sseReader struct {
-	r    *bufio.Reader
-	line []byte // the line being assembled when it overflows the buffer
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 16<<10)}
-}
-
-// next returns the next event. At the end of the body it returns io.EOF
-// (an event not closed by a blank line is dropped, as the format says);
-// a failed read returns that error.
-func (s *sseReader) next() (sseEvent, error) {
-	var ev sseEvent
-	hasData := false
-	for {
-		line, err := s.readLine()
-		if err != nil {
-			return sseEvent{}, err
-		}
-		if len(line) == 0 {
-			if hasData {
-				return ev, nil
-			}
-			ev.name = "" // an event with no data is not dispatched
-			continue
-		}
-		if line[0] == ':' {
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			ev.name = string(value)
-		case "data":
-			if hasData {
-				ev.data = append(ev.data, '\n')
-			}
-			ev.data = append(ev.data, value...)
-			hasData = true
-		}
-	}
-}
-
-// readLine returns the next line without its line end. The slice is valid
-// until the next call.
-func (s *sseReader) readLine() ([]byte, error) {
-	s.line = s.line[:0]
-	for {
-		chunk, err := s.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if len(s.line)+len(chunk) > maxEventLine {
-				return nil, fmt.Errorf("an event line is longer than %d bytes", maxEventLine)
-			}
-			s.line = append(s.line, chunk...)
-			continue
-		}
-		if err != nil {
-			// A last line without its line end belongs to no complete
-			// event; the stream ends here.
-			return nil, err
-		}
-		line := chunk
-		if len(s.line) > 0 {
-			s.line = append(s.line, chunk...)
-			line = s.line
-		}
-		line = line[:len(line)-1]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		return line, nil
-	}
-}
-
 // readEvents reads the stream of resp and passes each event's data to
 // handle, until handle says the reply is over (done), fails, or the body
 // ends. A body that ends or breaks before done comes back as errIncomplete
 // or a *streamError, so the retry policy sees a broken stream.
-func readEvents(resp *http.Response, handle func(ev sseEvent) (done bool, err error)) error {
-	r := newSSEReader(resp.Body)
+func readEvents(resp *http.Response, handle func(ev sse.Event) (done bool, err error)) error {
+	r := sse.NewReader(resp.Body)
 	for {
-		ev, err := r.next()
+		ev, err := r.Next()
 		if err == io.EOF {
 			return errIncomplete
 		}

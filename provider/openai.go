@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/internal/sse"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -363,12 +364,12 @@ func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event
 		}
 		return nil
 	}
-	err = readEvents(resp, func(ev sseEvent) (bool, error) {
-		if string(ev.data) == "[DONE]" {
+	err = readEvents(resp, func(ev sse.Event) (bool, error) {
+		if string(ev.Data) == "[DONE]" {
 			return true, nil
 		}
 		var chunk openaiStreamChunk
-		if err := decodeEvent(ev.data, &chunk); err != nil {
+		if err := decodeEvent(ev.Data, &chunk); err != nil {
 			return false, err
 		}
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {

@@ -32,12 +32,12 @@ var openaiDialect = dialect{
 		s.event("", openaiUsage(40, 7, 10))
 		s.event("", "[DONE]")
 	},
-	begin: func(w http.ResponseWriter, chunk string) sse {
+	begin: func(w http.ResponseWriter, chunk string) sseWriter {
 		s := startSSE(w)
 		s.event("", openaiChunk(map[string]any{"role": "assistant", "content": chunk}, nil))
 		return s
 	},
-	preamble: func(w http.ResponseWriter) sse {
+	preamble: func(w http.ResponseWriter) sseWriter {
 		s := startSSE(w)
 		s.event("", openaiChunk(map[string]any{"role": "assistant", "content": ""}, nil))
 		return s

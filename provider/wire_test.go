@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 // imageData is a base64 "image": the clients pass it through untouched.
@@ -197,47 +196,6 @@ func TestOpenAIReplyEndingWithoutDoneIsComplete(t *testing.T) {
 	if n := len(srv.requests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}
-}
-
-func TestSSEReader(t *testing.T) {
-	long := strings.Repeat("x", 40<<10) // longer than the reader's buffer
-	in := ": a comment\r\n" +
-		"event: first\r\ndata: one\r\ndata:two\r\n\r\n" +
-		"id: 7\nretry: 10\n\n" + // no data: not an event
-		"data: " + long + "\n\n" +
-		"data: {\"a\":1}\n\n" +
-		"data: unterminated"
-	// One byte per read: events must not depend on how the body is cut.
-	r := newSSEReader(iotest.OneByteReader(strings.NewReader(in)))
-	want := []sseEvent{{name: "first", data: []byte("one\ntwo")}, {data: []byte(long)}, {data: []byte(`{"a":1}`)}}
-	for i, w := range want {
-		ev, err := r.next()
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		if ev.name != w.name || string(ev.data) != string(w.data) {
-			t.Errorf("event %d = %q %.40q, want %q %.40q", i, ev.name, ev.data, w.name, w.data)
-		}
-	}
-	if ev, err := r.next(); err != io.EOF {
-		t.Errorf("after the last event: %q, %v; want io.EOF (an event without its blank line is dropped)", ev.data, err)
-	}
-}
-
-func TestSSEReaderBoundsLines(t *testing.T) {
-	r := newSSEReader(io.MultiReader(strings.NewReader("data: "), infiniteX{}))
-	if _, err := r.next(); err == nil || !strings.Contains(err.Error(), "longer than") {
-		t.Errorf("error = %v, want the line refused past the bound", err)
-	}
-}
-
-type infiniteX struct{}
-
-func (infiniteX) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 'x'
-	}
-	return len(p), nil
 }
 
 func TestNumberAfter(t *testing.T) {

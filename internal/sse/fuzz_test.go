@@ -1,4 +1,4 @@
-package provider
+package sse
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"testing/iotest"
 )
 
-// FuzzSSEReader checks that the event reader never fails on any input
+// FuzzReader checks that the event reader never fails on any input
 // other than by ending, and that the events do not depend on how the body
 // was cut into reads.
-func FuzzSSEReader(f *testing.F) {
+func FuzzReader(f *testing.F) {
 	for _, seed := range []string{
 		"data: {\"a\":1}\n\n",
 		"event: message_start\r\ndata: {}\r\n\r\n",
@@ -27,13 +27,13 @@ func FuzzSSEReader(f *testing.F) {
 			t.Fatalf("%d events read whole, %d read byte by byte", len(whole), len(bytewise))
 		}
 		for i := range whole {
-			if whole[i].name != bytewise[i].name || !bytes.Equal(whole[i].data, bytewise[i].data) {
-				t.Fatalf("event %d differs: %q %q vs %q %q", i, whole[i].name, whole[i].data, bytewise[i].name, bytewise[i].data)
+			if whole[i].Name != bytewise[i].Name || !bytes.Equal(whole[i].Data, bytewise[i].Data) {
+				t.Fatalf("event %d differs: %q %q vs %q %q", i, whole[i].Name, whole[i].Data, bytewise[i].Name, bytewise[i].Data)
 			}
 		}
 		var data int
 		for _, ev := range whole {
-			data += len(ev.data)
+			data += len(ev.Data)
 		}
 		if data > len(in) {
 			t.Fatalf("events hold %d bytes of data from %d bytes of input", data, len(in))
@@ -41,19 +41,19 @@ func FuzzSSEReader(f *testing.F) {
 	})
 }
 
-func readAllEvents(t *testing.T, r io.Reader) []sseEvent {
+func readAllEvents(t *testing.T, r io.Reader) []Event {
 	t.Helper()
-	s := newSSEReader(r)
-	var evs []sseEvent
+	s := NewReader(r)
+	var evs []Event
 	for {
-		ev, err := s.next()
+		ev, err := s.Next()
 		if err == io.EOF {
 			return evs
 		}
 		if err != nil {
 			t.Fatalf("error on an in-memory body: %v", err)
 		}
-		ev.data = bytes.Clone(ev.data)
+		ev.Data = bytes.Clone(ev.Data)
 		evs = append(evs, ev)
 	}
 }
