@@ -12,6 +12,7 @@ package jsonrpcclient
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,8 +35,8 @@ const (
 	ACP
 )
 
-// maxFrame bounds a frame the client reads; the daemon's own frames are
-// far smaller.
+// maxFrame bounds a frame the client reads unless Options.MaxFrame says
+// otherwise; the daemon's own frames are far smaller.
 const maxFrame = 64 << 20
 
 // Frame returns body framed for the wire.
@@ -49,12 +50,32 @@ func Frame(f Framing, body []byte) []byte {
 // ReadFrame reads the body of the next frame. In the ACP framing that is
 // the next line without its end (empty for a blank line).
 func ReadFrame(r *bufio.Reader, f Framing) ([]byte, error) {
+	return readFrame(r, f, maxFrame)
+}
+
+// ErrFrameTooLong is why reading ends at a frame longer than the bound.
+var ErrFrameTooLong = errors.New("a message longer than the bound")
+
+// readFrame is ReadFrame with a bound on the frame's length, so that a
+// peer that never ends a line cannot make the client buffer without
+// limit.
+func readFrame(r *bufio.Reader, f Framing, limit int) ([]byte, error) {
 	if f == ACP {
-		line, err := r.ReadBytes('\n')
-		if err != nil && (len(line) == 0 || !errors.Is(err, io.EOF)) {
-			return nil, err
+		var line []byte
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if len(line)+len(chunk) > limit+2 { // the line end is not the message's
+				return nil, fmt.Errorf("%w of %d bytes", ErrFrameTooLong, limit)
+			}
+			line = append(line, chunk...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil && (len(line) == 0 || !errors.Is(err, io.EOF)) {
+				return nil, err
+			}
+			return bytes.TrimRight(line, "\r\n"), nil
 		}
-		return bytes.TrimRight(line, "\r\n"), nil
 	}
 	length := -1
 	for {
@@ -71,8 +92,11 @@ func ReadFrame(r *bufio.Reader, f Framing) ([]byte, error) {
 		}
 		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 || n > maxFrame {
+			if err != nil || n < 0 {
 				return nil, fmt.Errorf("bad Content-Length %q", v)
+			}
+			if n > limit {
+				return nil, fmt.Errorf("%w of %d bytes: Content-Length %d", ErrFrameTooLong, limit, n)
 			}
 			length = n
 		}
@@ -110,6 +134,17 @@ type Options struct {
 	// Discard keeps no messages (Messages and Await then see none), for
 	// long runs that only observe.
 	Discard bool
+	// MaxFrame bounds a frame read from the server, in bytes; a longer one
+	// ends the connection with ErrFrameTooLong. Zero means 64 MiB.
+	MaxFrame int
+	// Cancel, when set, names the notification that tells the server a
+	// request was given up (its context ended before the answer): it is
+	// given the request's method and id and returns the notification's
+	// method and params, or "" to send nothing.
+	Cancel func(method string, id json.RawMessage) (string, any)
+	// Malformed, when set, sees each frame that is not a JSON-RPC message,
+	// on the read loop; such frames are skipped either way.
+	Malformed func(body []byte, err error)
 }
 
 // ErrClosed is returned by calls that were waiting when the connection
@@ -118,14 +153,17 @@ var ErrClosed = errors.New("jsonrpcclient: connection closed")
 
 // Client is a JSON-RPC connection to a server.
 type Client struct {
-	framing Framing
-	observe func(Message)
-	discard bool
-	w       io.WriteCloser
-	ctx     context.Context // cancelled when the connection ends: handlers' context
-	stop    context.CancelFunc
-	done    chan struct{} // closed when the read loop has returned
-	handled sync.WaitGroup
+	framing   Framing
+	observe   func(Message)
+	discard   bool
+	maxFrame  int
+	cancel    func(method string, id json.RawMessage) (string, any)
+	malformed func(body []byte, err error)
+	w         io.WriteCloser
+	ctx       context.Context // cancelled when the connection ends: handlers' context
+	stop      context.CancelFunc
+	done      chan struct{}  // closed when the read loop has returned
+	handled   sync.WaitGroup // handlers and background sends; the read loop's end waits for them
 
 	wmu sync.Mutex // guards writes to w: one frame at a time
 
@@ -148,16 +186,19 @@ type response struct {
 func New(r io.Reader, w io.WriteCloser, opts Options) *Client {
 	ctx, stop := context.WithCancel(context.Background())
 	c := &Client{
-		framing:  opts.Framing,
-		observe:  opts.Observe,
-		discard:  opts.Discard,
-		w:        w,
-		ctx:      ctx,
-		stop:     stop,
-		done:     make(chan struct{}),
-		pending:  make(map[string]chan response),
-		handlers: make(map[string]Handler),
-		arrived:  make(chan struct{}),
+		framing:   opts.Framing,
+		observe:   opts.Observe,
+		discard:   opts.Discard,
+		maxFrame:  cmp.Or(opts.MaxFrame, maxFrame),
+		cancel:    opts.Cancel,
+		malformed: opts.Malformed,
+		w:         w,
+		ctx:       ctx,
+		stop:      stop,
+		done:      make(chan struct{}),
+		pending:   make(map[string]chan response),
+		handlers:  make(map[string]Handler),
+		arrived:   make(chan struct{}),
 	}
 	go c.read(bufio.NewReaderSize(r, 64<<10)) // fewer hand-overs on a pipe when the server writes many frames at once
 	return c
@@ -180,14 +221,18 @@ func (c *Client) read(r *bufio.Reader) {
 	var err error
 	for {
 		var body []byte
-		body, err = ReadFrame(r, c.framing)
+		body, err = readFrame(r, c.framing, c.maxFrame)
 		if err != nil {
 			break
 		}
 		// The body is the frame's own: what the message holds may be kept.
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err != nil {
-			continue // not a JSON-RPC message: nothing to match it to
+			// Not a JSON-RPC message: nothing to match it to.
+			if c.malformed != nil {
+				c.malformed(body, err)
+			}
+			continue
 		}
 		switch m := msg.(type) {
 		case *jsonrpc2.Response:
@@ -329,7 +374,7 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 	c.mu.Lock()
 	if c.arrived == nil {
 		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, c.closedErr()
 	}
 	c.nextID++
 	id := json.RawMessage(strconv.FormatInt(c.nextID, 10))
@@ -342,22 +387,60 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 	select {
 	case r, ok := <-ch:
 		if !ok {
-			return nil, ErrClosed
+			return nil, c.closedErr()
 		}
 		if r.err != nil {
 			return nil, r.err
 		}
 		return r.result, nil
 	case <-ctx.Done():
-		c.forget(id)
+		if c.forget(id) && c.cancel != nil {
+			if m, p := c.cancel(method, id); m != "" {
+				c.background(func() {
+					_ = c.send(nil, m, p) // the caller has gone: a failed send changes nothing for it
+				})
+			}
+		}
 		return nil, ctx.Err()
 	}
 }
 
-func (c *Client) forget(id json.RawMessage) {
+// background runs f beside the caller, unless the connection has ended;
+// the read loop's end waits for it. A write can wait on a server that
+// does not read, and the caller of a given-up request must not.
+func (c *Client) background(f func()) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.arrived == nil {
+		return
+	}
+	// Added under mu while open: the read loop waits only after closing.
+	c.handled.Add(1)
+	go func() {
+		defer c.handled.Done()
+		f()
+	}()
+}
+
+// closedErr is ErrClosed, with the read loop's reason when that was not
+// the server's output ending.
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readErr != nil && !errors.Is(c.readErr, io.EOF) {
+		return fmt.Errorf("%w: %w", ErrClosed, c.readErr)
+	}
+	return ErrClosed
+}
+
+// forget drops a request's wait and reports whether it was still
+// pending (not answered, not ended with the connection).
+func (c *Client) forget(id json.RawMessage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[string(id)]
 	delete(c.pending, string(id))
-	c.mu.Unlock()
+	return ok
 }
 
 // Notify sends a notification.

@@ -126,3 +126,51 @@ func TestReadFrameRejectsBadHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestClientCancelsMalformedAndBounds: a call given up is announced with
+// the Cancel notification; a frame that is not JSON-RPC is shown to
+// Malformed and skipped; a frame past MaxFrame ends the connection, and
+// the waiting call says why.
+func TestClientCancelsMalformedAndBounds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a failure guard
+	defer cancel()
+	a, b := net.Pipe()
+	bad := make(chan string, 1)
+	c := jsonrpcclient.New(a, a, jsonrpcclient.Options{
+		Framing:  jsonrpcclient.ACP,
+		MaxFrame: 100,
+		Cancel: func(method string, id json.RawMessage) (string, any) {
+			return "cancelled", map[string]any{"method": method, "id": id}
+		},
+		Malformed: func(body []byte, err error) { bad <- string(body) },
+	})
+	defer func() { c.Close(); b.Close(); <-c.Done() }()
+	p := &peer{t: t, framing: jsonrpcclient.ACP, conn: b, r: bufio.NewReader(b)}
+
+	callCtx, stop := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() { got <- c.Call(callCtx, "slow", nil, nil) }()
+	req := p.next()
+	stop()
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	if m := p.next(); m["method"] != "cancelled" || m["params"].(map[string]any)["method"] != "slow" ||
+		m["params"].(map[string]any)["id"] != req["id"] {
+		t.Fatalf("after the cancel: %v, want the cancel notification for %v", m, req["id"])
+	}
+
+	p.send(`not json`)
+	if b := <-bad; b != "not json" {
+		t.Errorf("Malformed saw %q", b)
+	}
+
+	go func() { got <- c.Call(ctx, "big", nil, nil) }()
+	p.next()
+	p.send(`{"jsonrpc":"2.0","id":2,"result":"` + strings.Repeat("x", 200) + `"}`)
+	err := <-got
+	if !errors.Is(err, jsonrpcclient.ErrClosed) || !errors.Is(err, jsonrpcclient.ErrFrameTooLong) {
+		t.Fatalf("call answered past the bound: %v, want ErrClosed because of ErrFrameTooLong", err)
+	}
+	<-c.Done()
+}
