@@ -10,8 +10,9 @@ import (
 	"io"
 )
 
-// MaxLine bounds one line of an event stream, so that a server sending no
-// line end cannot make the client buffer without limit. Model APIs send
+// MaxLine bounds one line of an event stream, and the data of one event,
+// so that a server sending no line or event end cannot make the client
+// buffer without limit. Model APIs send
 // events of a few kilobytes; an MCP server may put a whole tool result in
 // one event, hence the margin.
 const MaxLine = 8 << 20
@@ -64,6 +65,9 @@ func (s *Reader) Next() (Event, error) {
 		case "event":
 			ev.Name = string(value)
 		case "data":
+			if len(ev.Data)+len(value) >= MaxLine {
+				return Event{}, fmt.Errorf("an event's data is longer than %d bytes", MaxLine)
+			}
 			if hasData {
 				ev.Data = append(ev.Data, '\n')
 			}

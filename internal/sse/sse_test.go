@@ -39,6 +39,14 @@ func TestReaderBoundsLines(t *testing.T) {
 	}
 }
 
+func TestReaderBoundsEvents(t *testing.T) {
+	line := "data: " + strings.Repeat("x", MaxLine/4) + "\n"
+	r := NewReader(io.MultiReader(strings.NewReader(strings.Repeat(line, 5)), strings.NewReader("\n")))
+	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "data is longer than") {
+		t.Errorf("error = %v, want the event refused past the bound", err)
+	}
+}
+
 type infiniteX struct{}
 
 func (infiniteX) Read(p []byte) (int, error) {

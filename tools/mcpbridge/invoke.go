@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -160,7 +160,7 @@ func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	res, err := sess.CallTool(callCtx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+	res, err := sess.callTool(callCtx, c.tool, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -190,7 +190,7 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	}
 	callCtx, cancel := r.s.m.callContext(ctx)
 	defer cancel()
-	res, err := sess.ReadResource(callCtx, &mcp.ReadResourceParams{URI: r.uri})
+	res, err := sess.readResource(callCtx, r.uri)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -228,11 +228,11 @@ func (m *Manager) callContext(ctx context.Context) (context.Context, context.Can
 // request's context; the caller's own cancellation was handled before.
 func (s *server) failure(callCtx context.Context, err error, what, hint string) tools.Result {
 	name := s.cfg.Name
-	var werr *jsonrpc.Error
+	var werr *jsonrpc2.Error
 	switch {
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("MCP server %q did not finish %s within %v.", name, what, s.m.opts.CallTimeout)
-	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF):
+	case errors.Is(err, jsonrpcclient.ErrClosed) || errors.Is(err, io.EOF):
 		return tools.Errorf("MCP server %q: the connection was lost while %s (the server may have stopped); it is being restarted, try again shortly.", name, what)
 	case errors.As(err, &werr):
 		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, werr.Message, hint)
@@ -244,14 +244,18 @@ func (s *server) failure(callCtx context.Context, err error, what, hint string) 
 // toolResult turns an MCP tool result into what the model is shown.
 // Only text reaches the model as such; images, audio and binary
 // resources are summarised, since a tool result here is text.
-func toolResult(res *mcp.CallToolResult) tools.Result {
+func toolResult(res *callToolResult) tools.Result {
 	parts := make([]string, 0, len(res.Content))
 	for _, c := range res.Content {
 		parts = append(parts, contentText(c))
 	}
-	if len(res.Content) == 0 && res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append(parts, string(b))
+	if len(res.Content) == 0 && offers(res.StructuredContent) {
+		// Decoded and encoded again: compact, with members in order.
+		var v any
+		if json.Unmarshal(res.StructuredContent, &v) == nil {
+			if b, err := json.Marshal(v); err == nil {
+				parts = append(parts, string(b))
+			}
 		}
 	}
 	text := strings.Join(parts, "\n")
@@ -264,15 +268,13 @@ func toolResult(res *mcp.CallToolResult) tools.Result {
 	return tools.Result{Content: limit(text), IsError: res.IsError}
 }
 
-func contentText(c mcp.Content) string {
-	switch c := c.(type) {
-	case *mcp.TextContent:
+func contentText(c content) string {
+	switch c.Type {
+	case "text":
 		return c.Text
-	case *mcp.ImageContent:
-		return fmt.Sprintf("[image, %s, %d bytes, not shown]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
-	case *mcp.AudioContent:
-		return fmt.Sprintf("[audio, %s, %d bytes, not shown]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
-	case *mcp.ResourceLink:
+	case "image", "audio":
+		return fmt.Sprintf("[%s, %s, %d bytes, not shown]", c.Type, cmp.Or(c.MIMEType, "unknown type"), base64Len(c.Data))
+	case "resource_link":
 		s := "[resource " + c.URI
 		if n := cmp.Or(c.Title, c.Name); n != "" {
 			s += ": " + n
@@ -282,26 +284,26 @@ func contentText(c mcp.Content) string {
 			s += " " + c.Description
 		}
 		return s
-	case *mcp.EmbeddedResource:
+	case "resource":
 		return resourceText(c.Resource)
 	default:
 		// Content kinds newer than this code: their JSON beats nothing.
-		b, err := json.Marshal(c)
-		if err != nil {
-			return fmt.Sprintf("[%T content]", c)
+		var b bytes.Buffer
+		if json.Compact(&b, c.raw) != nil {
+			return fmt.Sprintf("[%s content]", c.Type)
 		}
-		return string(b)
+		return b.String()
 	}
 }
 
 // resourceText shows a resource's text, headed by its URI, or a summary
 // of binary contents.
-func resourceText(r *mcp.ResourceContents) string {
+func resourceText(r *resourceContents) string {
 	if r == nil {
 		return ""
 	}
 	if len(r.Blob) > 0 && r.Text == "" {
-		return fmt.Sprintf("[resource %s, %s, %d bytes of binary data, not shown]", r.URI, cmp.Or(r.MIMEType, "unknown type"), len(r.Blob))
+		return fmt.Sprintf("[resource %s, %s, %d bytes of binary data, not shown]", r.URI, cmp.Or(r.MIMEType, "unknown type"), base64Len(r.Blob))
 	}
 	return "[resource " + r.URI + "]\n" + r.Text
 }

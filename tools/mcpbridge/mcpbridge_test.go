@@ -700,16 +700,31 @@ func TestRestartsDisabled(t *testing.T) {
 	}
 }
 
+// fromSDK is what our client reads of a result as the SDK's server
+// encodes it.
+func fromSDK(t *testing.T, res *mcp.CallToolResult) *callToolResult {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out callToolResult
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return &out
+}
+
 func TestToolResultConversion(t *testing.T) {
-	structured := toolResult(&mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}})
+	structured := toolResult(fromSDK(t, &mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}}))
 	if structured.Content != `{"n":1}` || structured.IsError {
 		t.Errorf("structured only = %+v, want its JSON", structured)
 	}
-	if r := toolResult(&mcp.CallToolResult{IsError: true}); !r.IsError || r.Content == "" {
+	if r := toolResult(fromSDK(t, &mcp.CallToolResult{IsError: true})); !r.IsError || r.Content == "" {
 		t.Errorf("an empty error = %+v, want an error result that says something", r)
 	}
 	big := strings.Repeat("é", maxResultChars) + "tail"
-	r := toolResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}})
+	r := toolResult(fromSDK(t, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}))
 	if n := len([]rune(r.Content)); n > maxResultChars+100 || !strings.Contains(r.Content, "characters cut") ||
 		!strings.HasSuffix(r.Content, "tail") || !strings.HasPrefix(r.Content, "éé") {
 		t.Errorf("a %d-character result became %d characters, head %q, tail %q", len([]rune(big)), n, r.Content[:10], r.Content[len(r.Content)-10:])

@@ -3,7 +3,6 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,8 +15,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -44,8 +41,7 @@ type server struct {
 
 // conn is one session with a server and what must be released with it.
 type conn struct {
-	sess    *mcp.ClientSession
-	cancel  context.CancelCauseFunc
+	sess    *session
 	cmd     *exec.Cmd       // stdio only
 	group   *proc.Group     // stdio only, once started
 	stderr  *stderrTail     // stdio only
@@ -92,7 +88,7 @@ func (s *server) listed() tools.MCPServerTools {
 
 // session returns the session to send a call on, or why there is none,
 // phrased for the model.
-func (s *server) session() (*mcp.ClientSession, string) {
+func (s *server) session() (*session, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name := s.cfg.Name
@@ -186,16 +182,13 @@ func (s *server) run(ready func()) {
 // its lists changed. It returns why the session ended, or nil when the
 // Manager closed it.
 func (s *server) serve(c *conn) error {
-	done := make(chan error, 1)
-	go func() { done <- c.sess.Wait() }()
 	for {
 		select {
-		case err := <-done:
+		case <-c.sess.done():
 			c.close()
-			return s.stopReason(c, err)
+			return s.stopReason(c, c.sess.endErr())
 		case <-s.m.ctx.Done():
 			c.close()
-			<-done
 			return nil
 		case <-s.relist:
 			s.refresh(c)
@@ -285,37 +278,25 @@ var errNoAnswer = errors.New("no answer")
 
 // connect starts the server (or opens its HTTP session), does the MCP
 // handshake and lists its tools and resources, all within
-// ConnectTimeout. The session's context lives as long as the session,
-// because the SSE transport ties its event stream to it; the timeout is a
-// timer that cancels it, and counts as failure even if it fires just
-// after success, since the stream would be gone.
+// ConnectTimeout.
 func (s *server) connect() (*conn, error) {
-	ctx, cancel := context.WithCancelCause(s.m.ctx)
 	timeout := s.m.opts.ConnectTimeout
-	timer := time.AfterFunc(timeout, func() { cancel(errNoAnswer) })
-	c := &conn{cancel: cancel}
-	transport := s.transport(c)
+	ctx, cancel := context.WithTimeoutCause(s.m.ctx, timeout, errNoAnswer)
+	defer cancel()
+	c := &conn{}
 	poke := func() {
 		select {
 		case s.relist <- struct{}{}:
 		default:
 		}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: s.m.opts.Version}, &mcp.ClientOptions{
-		Logger: s.logger,
-		// No roots, sampling or elicitation: cline-ls answers none of
-		// them, and the SDK would otherwise advertise roots.
-		Capabilities:               &mcp.ClientCapabilities{},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { poke() },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { poke() },
-	})
-	sess, err := client.Connect(ctx, transport, nil)
+	l, err := s.open(ctx, c)
 	if err == nil {
-		c.sess = sess
-		err = c.list(ctx, s.logger)
+		c.sess = newSession(l, s.logger, poke)
+		err = c.sess.initialize(ctx, s.m.opts.Version)
 	}
-	if !timer.Stop() && err == nil {
-		err = errNoAnswer
+	if err == nil {
+		err = c.list(ctx, s.logger)
 	}
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errNoAnswer) {
@@ -328,9 +309,10 @@ func (s *server) connect() (*conn, error) {
 	return c, nil
 }
 
-// transport makes the SDK transport for the server's configuration and
-// records in c what must be released with it.
-func (s *server) transport(c *conn) mcp.Transport {
+// open starts the link the server's configuration names and records in
+// c what must be released with it. ctx bounds opening only: the link
+// lasts until its session is closed.
+func (s *server) open(ctx context.Context, c *conn) (link, error) {
 	switch s.cfg.Transport() {
 	case TransportHTTP, TransportSSE:
 		// A transport of its own, so that closing the server closes its
@@ -338,9 +320,10 @@ func (s *server) transport(c *conn) mcp.Transport {
 		c.http = http.DefaultTransport.(*http.Transport).Clone()
 		client := &http.Client{Transport: headerTransport{base: c.http, headers: s.cfg.Headers}}
 		if s.cfg.Transport() == TransportSSE {
-			return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}
+			return openSSELink(ctx, s.m.ctx, s.cfg.URL, client)
 		}
-		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}
+		l, _ := newStreamLink(s.m.ctx, s.cfg.URL, client, s.logger)
+		return l, nil
 	default:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.m.opts.Dir
@@ -351,29 +334,8 @@ func (s *server) transport(c *conn) mcp.Transport {
 		// Close, waiting for ever.
 		cmd.WaitDelay = 2 * time.Second
 		c.cmd = cmd
-		return &ownedTransport{inner: &mcp.CommandTransport{Command: cmd}, conn: c}
+		return stdioLink(cmd, c)
 	}
-}
-
-// ownedTransport starts a stdio server through proc, so that it dies with
-// the daemon (and its marked descendants with it) rather than live on.
-type ownedTransport struct {
-	inner *mcp.CommandTransport
-	conn  *conn
-}
-
-func (t *ownedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	var mc mcp.Connection
-	g, err := proc.Start(t.inner.Command, false, func() error {
-		var err error
-		mc, err = t.inner.Connect(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	t.conn.group = g
-	return mc, nil
 }
 
 // env is a stdio server's environment: the base without API keys, then
@@ -440,8 +402,9 @@ func displayURL(raw string) string {
 	return u.String()
 }
 
-// stopReason says why a running session ended. By the time Wait has
-// returned, the SDK has waited for the process, so ProcessState is set.
+// stopReason says why a running session ended. It is called after
+// c.close, which has waited for a stdio server's process, so
+// ProcessState is set.
 func (s *server) stopReason(c *conn, waitErr error) error {
 	var err error
 	switch {
@@ -464,59 +427,52 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 // A failure to list resources is logged, not fatal: tools are what the
 // model needs.
 func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
-	caps := c.sess.InitializeResult().Capabilities
+	caps := c.sess.init.Capabilities
 	var defs []tools.MCPToolDef
-	if caps == nil || caps.Tools != nil {
-		for t, err := range c.sess.Tools(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("listing tools: %w", err)
-			}
-			defs = append(defs, toolDef(t, logger))
+	if caps == nil || offers(caps.Tools) {
+		listed, err := c.sess.listTools(ctx)
+		if err != nil {
+			return fmt.Errorf("listing tools: %w", err)
+		}
+		for _, t := range listed {
+			defs = append(defs, toolDef(t))
 		}
 	}
 	var uris []string
-	if caps != nil && caps.Resources != nil {
-		for r, err := range c.sess.Resources(ctx, nil) {
-			if err != nil {
-				logger.Warn("mcp: listing resources failed", "err", err)
-				break
-			}
-			uris = append(uris, r.URI)
+	if caps != nil && offers(caps.Resources) {
+		listed, err := c.sess.listResources(ctx)
+		if err != nil {
+			logger.Warn("mcp: listing resources failed", "err", err)
 		}
+		uris = listed
 	}
 	c.tools, c.resources = defs, uris
 	return nil
 }
 
-// toolDef converts an SDK tool. The SDK hands the schema over as decoded
-// JSON, so encoding it again keeps every keyword (enum, format, nested
-// objects); only the order of keys becomes alphabetical.
-func toolDef(t *mcp.Tool, logger *slog.Logger) tools.MCPToolDef {
+// toolDef converts a listed tool. Its input schema is kept as the server
+// sent it, every keyword (enum, format, nested objects) with it;
+// MCPToolSpecs leaves out a tool whose schema it cannot use.
+func toolDef(t mcpTool) tools.MCPToolDef {
 	d := tools.MCPToolDef{Name: t.Name, Title: t.Title, Description: t.Description}
 	if d.Title == "" && t.Annotations != nil {
 		d.Title = t.Annotations.Title
 	}
-	if t.InputSchema != nil {
-		raw, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			logger.Warn("mcp: tool schema cannot be encoded; the tool takes any object", "tool", t.Name, "err", err)
-		} else {
-			d.InputSchema = raw
-		}
+	if offers(t.InputSchema) {
+		d.InputSchema = t.InputSchema
 	}
 	return d
 }
 
-// close ends the session (for stdio, the SDK closes stdin, then signals,
-// and waits for the process) and releases what came with it.
+// close ends the session (for stdio: stdin closed, then SIGTERM, then
+// kill, and the process waited for) and releases what came with it.
 func (c *conn) close() {
 	if c.sess != nil {
-		_ = c.sess.Close() // waits for a stdio server's process
+		c.sess.close() // waits for a stdio server's process
 	}
-	if c.group != nil && (c.cmd.ProcessState != nil || c.sess != nil) {
+	if c.group != nil && c.cmd.ProcessState != nil {
 		c.group.Cleanup() // what the server left running
 	}
-	c.cancel(nil)
 	if c.http != nil {
 		c.http.CloseIdleConnections()
 	}
