@@ -232,8 +232,12 @@ func (s *server) failure(callCtx context.Context, err error, what, hint string) 
 	switch {
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("MCP server %q did not finish %s within %v.", name, what, s.m.opts.CallTimeout)
+	case errors.Is(err, jsonrpcclient.ErrFrameTooLong):
+		return tools.Errorf("MCP server %q sent a message longer than %d bytes while %s; the connection was closed and is being restarted.", name, maxMessage, what)
 	case errors.Is(err, jsonrpcclient.ErrClosed) || errors.Is(err, io.EOF):
 		return tools.Errorf("MCP server %q: the connection was lost while %s (the server may have stopped); it is being restarted, try again shortly.", name, what)
+	case errors.As(err, &werr) && werr.Code == codeLinkFailed:
+		return tools.Errorf("MCP server %q: %s failed: %s.%s", name, what, werr.Message, hint)
 	case errors.As(err, &werr):
 		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, werr.Message, hint)
 	default:

@@ -408,6 +408,9 @@ func displayURL(raw string) string {
 func (s *server) stopReason(c *conn, waitErr error) error {
 	var err error
 	switch {
+	case c.cmd != nil && c.cmd.ProcessState != nil && waitErr != nil:
+		// We closed the connection (a message too long), then it exited.
+		err = fmt.Errorf("the connection closed: %w (the server exited: %s)", waitErr, c.cmd.ProcessState)
 	case c.cmd != nil && c.cmd.ProcessState != nil:
 		err = fmt.Errorf("the server exited: %s", c.cmd.ProcessState)
 	case waitErr != nil:

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,6 +57,9 @@ func runTestServer(mode string) int {
 			fmt.Fprintln(os.Stderr, "test server: dying on purpose")
 			return 7
 		}
+	}
+	if strings.HasPrefix(mode, "hostile-") {
+		return runHostileServer(strings.TrimPrefix(mode, "hostile-"))
 	}
 	if mode == "mute" {
 		// Never answers: reads its input until it is closed.

@@ -126,11 +126,16 @@ func answers(msg []byte, id json.RawMessage) (envelope, bool) {
 	return e, bytes.Equal(bytes.TrimSpace(e.ID), bytes.TrimSpace(id))
 }
 
+// codeLinkFailed is the code of the error answers an HTTP link makes up
+// for requests that got none: no JSON-RPC server sent them, so they are
+// not the server refusing.
+const codeLinkFailed = -32098
+
 // errorAnswer is the JSON-RPC error answer to id that a failed HTTP
 // request stands for, so that the call waiting for it fails with why.
 func errorAnswer(id json.RawMessage, err error) []byte {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": -32603, "message": err.Error()}})
+		"error": map[string]any{"code": codeLinkFailed, "message": err.Error()}})
 	return b
 }
 

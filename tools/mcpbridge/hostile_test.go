@@ -1,0 +1,306 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Servers that misbehave: the client must fail with a clear error, never
+// hang, and leave no goroutine behind.
+
+// hostileLogEnv names a file the hostile stdio server appends each
+// message it reads to.
+const hostileLogEnv = "MCPBRIDGE_TEST_HOSTILE_LOG"
+
+// hostileTools is what the hostile servers list, over two pages.
+var hostileTools = []string{
+	`{"tools":[{"name":"one","inputSchema":{"type":"object"}}],"nextCursor":"page2"}`,
+	`{"tools":[{"name":"two","inputSchema":{"type":"object"}}]}`,
+}
+
+const hostileInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`
+
+// hostileAnswer is the answer a well-behaved server would give to a
+// request; "" for tools/call, which each mode answers its own way.
+func hostileAnswer(mode, method string, params json.RawMessage) string {
+	switch method {
+	case methodInitialize:
+		if mode == "oldversion" {
+			return strings.Replace(hostileInit, "2025-06-18", "1999-01-01", 1)
+		}
+		return hostileInit
+	case methodToolsList:
+		if mode == "loopcursor" {
+			return `{"tools":[],"nextCursor":"again"}`
+		}
+		var p cursorParams
+		_ = json.Unmarshal(params, &p)
+		if p.Cursor == "page2" {
+			return hostileTools[1]
+		}
+		return hostileTools[0]
+	}
+	return ""
+}
+
+// runHostileServer is a stdio MCP server written by hand, so that it can
+// break the protocol in the way mode says when a tool is called.
+func runHostileServer(mode string) int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	send := func(s string) {
+		out.WriteString(s + "\n")
+		out.Flush()
+	}
+	var log *os.File
+	if p := os.Getenv(hostileLogEnv); p != "" {
+		log, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	}
+	for in.Scan() {
+		if log != nil {
+			fmt.Fprintf(log, "%s\n", in.Bytes())
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params json.RawMessage
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "" {
+			continue
+		}
+		answer := func(result string) { send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`) }
+		if r := hostileAnswer(mode, m.Method, m.Params); r != "" {
+			answer(r)
+			continue
+		}
+		ok := `{"content":[{"type":"text","text":"fine"}]}`
+		switch mode {
+		case "garbage":
+			send("this is not JSON at all")
+			send(`{"jsonrpc":"2.0","id":"someone-else","result":{"content":[{"type":"text","text":"wrong"}]}}`)
+			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":"not a result object"`) // cut short
+			answer(ok)
+		case "huge":
+			answer(`{"content":[{"type":"text","text":"` + strings.Repeat("x", maxMessage) + `"}]}`)
+		case "wrongid":
+			send(`{"jsonrpc":"2.0","id":424242,"result":` + ok + `}`)
+		case "silent":
+		case "dies":
+			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
+			out.Flush()
+			return 5
+		}
+	}
+	return 0
+}
+
+// hostileServer configures the hostile stdio server in mode.
+func hostileServer(t *testing.T, mode string) (ServerConfig, string) {
+	cfg := stdioServer(t, "hostile")
+	cfg.Env[0] = NameValue{serverModeEnv, "hostile-" + mode}
+	log := filepath.Join(t.TempDir(), "received")
+	cfg.Env = append(cfg.Env, NameValue{hostileLogEnv, log})
+	return cfg, log
+}
+
+// clientGoroutines counts the goroutines of the client's side besides
+// the caller: the package's own, the JSON-RPC client's and HTTP client
+// connections. (The process owner's watchdog, started with the first
+// child, is the daemon's for good, and not counted.)
+func clientGoroutines() (int, string) {
+	buf := make([]byte, 4<<20)
+	all := string(buf[:runtime.Stack(buf, true)])
+	stacks := strings.Split(all, "\n\n")[1:] // the first is the caller's
+	n := 0
+	for _, st := range stacks {
+		if strings.Contains(st, "/internal/proc.") {
+			continue
+		}
+		if strings.Contains(st, "/tools/mcpbridge.") || strings.Contains(st, "/internal/jsonrpcclient.") ||
+			strings.Contains(st, "net/http.(*persistConn)") || strings.Contains(st, "os/exec.") {
+			n++
+		}
+	}
+	return n, all
+}
+
+// checkNoLeak closes h's Manager and waits until the client's goroutines
+// are as many as before it started.
+func checkNoLeak(t *testing.T, h *harness, before int) {
+	t.Helper()
+	if err := h.m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(guard)
+	for {
+		n, all := clientGoroutines()
+		if n <= before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d client goroutines before, %d after Close:\n%s", before, n, all)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestHostileStdioServers(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		opts Options
+		says string // in the call's error result; "" for a call that works
+	}{
+		{mode: "garbage"},
+		{mode: "huge", says: fmt.Sprintf("longer than %d bytes", maxMessage)},
+		{mode: "wrongid", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
+		{mode: "silent", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
+		{mode: "dies", says: "connection was lost"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			before, _ := clientGoroutines()
+			cfg, received := hostileServer(t, c.mode)
+			h := start(t, []ServerConfig{cfg}, c.opts)
+			// Both pages were listed.
+			names := toolNames(h.m.Tools())
+			if !slices.Equal(names, []string{"hostile__mcp__one", "hostile__mcp__two"}) {
+				t.Fatalf("tools %v, want one and two from both pages", names)
+			}
+			res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+			t.Logf("%s: %+v", c.mode, res)
+			switch {
+			case c.says == "" && (res.IsError || res.Content != "fine"):
+				t.Errorf("call = %+v, want fine", res)
+			case c.says != "" && (!res.IsError || !strings.Contains(res.Content, c.says)):
+				t.Errorf("call = %+v, want an error result saying %q", res, c.says)
+			}
+			if c.mode == "garbage" && !strings.Contains(h.logs.String(), "not JSON-RPC") {
+				t.Errorf("the line that is not JSON-RPC was not logged:\n%s", h.logs.String())
+			}
+			if c.mode == "silent" {
+				// The call given up is cancelled on the server.
+				deadline := time.Now().Add(guard)
+				for {
+					b, _ := os.ReadFile(received)
+					if strings.Contains(string(b), `"method":"notifications/cancelled","params":{"requestId":`) {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("no cancellation reached the server; it read:\n%s", b)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			checkNoLeak(t, h, before)
+		})
+	}
+}
+
+func TestHostileHandshakes(t *testing.T) {
+	for mode, says := range map[string]string{
+		"oldversion": `MCP version "1999-01-01"`,
+		"loopcursor": `cursor "again" twice`,
+	} {
+		t.Run(mode, func(t *testing.T) {
+			before, _ := clientGoroutines()
+			cfg, _ := hostileServer(t, mode)
+			h := start(t, []ServerConfig{cfg}, Options{})
+			if st := h.statusOf(t, "hostile"); st.State != StateFailed || !strings.Contains(st.Err, says) {
+				t.Errorf("status %+v, want failed saying %q", st, says)
+			}
+			checkNoLeak(t, h, before)
+		})
+	}
+}
+
+// hostileHTTP serves the Streamable HTTP transport by hand, answering
+// tools/call as mode says.
+func hostileHTTP(t *testing.T, mode string) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			if r.Method == http.MethodGet {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+			}
+			return
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params json.RawMessage
+		}
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil || len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		answer := func(result string) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+		}
+		if res := hostileAnswer(mode, m.Method, m.Params); res != "" {
+			w.Header().Set(headerSession, "s1")
+			answer(res)
+			return
+		}
+		switch mode {
+		case "huge":
+			answer(`{"content":[{"type":"text","text":"` + strings.Repeat("x", maxMessage) + `"}]}`)
+		case "garbage":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, "this is not JSON at all")
+		case "silent":
+			<-r.Context().Done()
+		case "dies":
+			// An event stream cut in the middle of the answer.
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":"+string(m.ID)+",")
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		case "gone":
+			http.Error(w, "no such session", http.StatusNotFound)
+		case "status":
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestHostileHTTPServers(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		opts Options
+		says string
+	}{
+		{mode: "huge", says: fmt.Sprintf("the answer is longer than %d bytes", maxMessage)},
+		{mode: "garbage", says: "did not answer the request"},
+		{mode: "silent", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
+		{mode: "dies", says: "event stream"},
+		{mode: "gone", says: "connection was lost"},
+		{mode: "status", says: "503 Service Unavailable: overloaded"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			ts := hostileHTTP(t, c.mode)
+			before, _ := clientGoroutines()
+			h := start(t, []ServerConfig{{Name: "hostile", Type: TransportHTTP, URL: ts.URL}}, c.opts)
+			if names := toolNames(h.m.Tools()); !slices.Equal(names, []string{"hostile__mcp__one", "hostile__mcp__two"}) {
+				t.Fatalf("tools %v, want one and two from both pages", names)
+			}
+			res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+			t.Logf("%s: %+v", c.mode, res)
+			if !res.IsError || !strings.Contains(res.Content, c.says) {
+				t.Errorf("call = %+v, want an error result saying %q", res, c.says)
+			}
+			checkNoLeak(t, h, before)
+		})
+	}
+}
