@@ -1,8 +1,10 @@
 // Package mcpbridge connects cline-ls to the MCP servers a client
-// configures (stdio, streamable HTTP and SSE, through the official Go MCP
-// SDK) and turns what they offer into tools: one tools.Tool per server
-// tool, named by tools.MCPToolSpecs, plus the implementations of the
-// generic built-ins use_mcp_tool and access_mcp_resource.
+// configures (stdio, streamable HTTP and SSE, through a small MCP client
+// of its own on internal/jsonrpcclient: the daemon links no MCP SDK, whose
+// package initialisation every start would pay for) and turns what they
+// offer into tools: one tools.Tool per server tool, named by
+// tools.MCPToolSpecs, plus the implementations of the generic built-ins
+// use_mcp_tool and access_mcp_resource.
 //
 // A Manager owns the servers of one configuration: it starts them, lists
 // their tools and resources, restarts a server that dies, reports every
