@@ -67,6 +67,8 @@ func runHostileServer(mode string) int {
 	if p := os.Getenv(hostileLogEnv); p != "" {
 		log, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	}
+	var asked []string
+	var pendingCall json.RawMessage
 	for in.Scan() {
 		if log != nil {
 			fmt.Fprintf(log, "%s\n", in.Bytes())
@@ -75,8 +77,24 @@ func runHostileServer(mode string) int {
 			ID     json.RawMessage
 			Method string
 			Params json.RawMessage
+			Result json.RawMessage
+			Error  *struct{ Code int }
 		}
-		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "" {
+		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		if m.Method == "" {
+			// An answer to our requests (mode asks): the ping's result,
+			// then the code refusing roots/list, then the call's answer.
+			switch string(m.ID) {
+			case `"ping"`:
+				asked = append(asked, "ping:"+string(m.Result))
+			case `"roots"`:
+				if m.Error != nil {
+					asked = append(asked, fmt.Sprintf("roots:%d", m.Error.Code))
+				}
+				send(`{"jsonrpc":"2.0","id":` + string(pendingCall) + `,"result":{"content":[{"type":"text","text":"` + strings.Join(asked, " ") + `"}]}}`)
+			}
 			continue
 		}
 		answer := func(result string) { send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`) }
@@ -95,6 +113,12 @@ func runHostileServer(mode string) int {
 			answer(`{"content":[{"type":"text","text":"` + strings.Repeat("x", maxMessage) + `"}]}`)
 		case "wrongid":
 			send(`{"jsonrpc":"2.0","id":424242,"result":` + ok + `}`)
+		case "asks":
+			// The server's own requests come first; the call is answered
+			// once the client has answered them.
+			pendingCall = m.ID
+			send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			send(`{"jsonrpc":"2.0","id":"roots","method":"roots/list"}`)
 		case "silent":
 		case "dies":
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
@@ -162,6 +186,7 @@ func TestHostileStdioServers(t *testing.T) {
 		says string // in the call's error result; "" for a call that works
 	}{
 		{mode: "garbage"},
+		{mode: "asks", says: ""},
 		{mode: "huge", says: fmt.Sprintf("longer than %d bytes", maxMessage)},
 		{mode: "wrongid", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
 		{mode: "silent", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
@@ -179,10 +204,25 @@ func TestHostileStdioServers(t *testing.T) {
 			res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
 			t.Logf("%s: %+v", c.mode, res)
 			switch {
+			case c.mode == "asks":
+				// ping is answered {}; roots, not advertised, -32601.
+				if res.IsError || res.Content != "ping:{} roots:-32601" {
+					t.Errorf("call = %+v, want the server's ping answered and roots/list refused", res)
+				}
 			case c.says == "" && (res.IsError || res.Content != "fine"):
 				t.Errorf("call = %+v, want fine", res)
 			case c.says != "" && (!res.IsError || !strings.Contains(res.Content, c.says)):
 				t.Errorf("call = %+v, want an error result saying %q", res, c.says)
+			}
+			if c.mode == "asks" {
+				// What the client sent first: initialize at the newest
+				// version it speaks, no capabilities; then initialized.
+				b, _ := os.ReadFile(received)
+				first := strings.SplitN(string(b), "\n", 3)
+				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"cline-ls"`) ||
+					!strings.Contains(first[1], `"method":"notifications/initialized"`) {
+					t.Errorf("the client began with:\n%s", b)
+				}
 			}
 			if c.mode == "garbage" && !strings.Contains(h.logs.String(), "not JSON-RPC") {
 				t.Errorf("the line that is not JSON-RPC was not logged:\n%s", h.logs.String())
@@ -202,6 +242,30 @@ func TestHostileStdioServers(t *testing.T) {
 				}
 			}
 			checkNoLeak(t, h, before)
+		})
+	}
+}
+
+// TestHTTPToolListChanges: over both HTTP transports, the server's
+// list_changed notification, which belongs to no request, reaches the
+// client (Streamable HTTP: on the listening GET) and the tools are listed
+// again.
+func TestHTTPToolListChanges(t *testing.T) {
+	for _, kind := range []string{TransportHTTP, TransportSSE} {
+		t.Run(kind, func(t *testing.T) {
+			ts := newHTTPServer(t, kind == TransportSSE, "")
+			h := start(t, []ServerConfig{{Name: "remote", Type: kind, URL: ts.URL}}, Options{})
+			run(t, h.tool(t, "remote__mcp__grow"), `{}`)
+			deadline := time.Now().Add(guard)
+			for !slices.Contains(toolNames(h.m.Tools()), "remote__mcp__extra") {
+				if time.Now().After(deadline) {
+					t.Fatalf("the new tool never appeared: %v", toolNames(h.m.Tools()))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if res := run(t, h.tool(t, "remote__mcp__extra"), `{}`); res.Content != "extra here" {
+				t.Errorf("extra = %+v", res)
+			}
 		})
 	}
 }
