@@ -13,10 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Servers that misbehave: the client must fail with a clear error, never
-// hang, and leave no goroutine behind.
+// Tests of the MCP client beyond what the SDK's well-behaved servers show:
+// servers that misbehave (the client must fail with a clear error, never
+// hang, and leave no goroutine behind), the server's own requests, list
+// changes over HTTP, and every kind of content.
 
 // hostileLogEnv names a file the hostile stdio server appends each
 // message it reads to.
@@ -366,5 +370,44 @@ func TestHostileHTTPServers(t *testing.T) {
 			}
 			checkNoLeak(t, h, before)
 		})
+	}
+}
+
+// TestContentOfEveryKind: each kind of content block, as the SDK's server
+// encodes it, is shown as the bridge has always shown it.
+func TestContentOfEveryKind(t *testing.T) {
+	res := fromSDK(t, &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "plain"},
+		&mcp.ImageContent{MIMEType: "image/png", Data: []byte{1, 2, 3, 4, 5}},
+		&mcp.AudioContent{Data: []byte{1, 2}},
+		&mcp.ResourceLink{URI: "file:///a", Name: "a", Title: "The A", Description: "first letter"},
+		&mcp.ResourceLink{URI: "file:///b"},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///c", Text: "see"}},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///d", MIMEType: "application/zip", Blob: []byte("PK\x03\x04zip")}},
+	}})
+	want := []string{
+		"plain",
+		"[image, image/png, 5 bytes, not shown]",
+		"[audio, unknown type, 2 bytes, not shown]",
+		"[resource file:///a: The A] first letter",
+		"[resource file:///b]",
+		"[resource file:///c]\nsee",
+		"[resource file:///d, application/zip, 7 bytes of binary data, not shown]",
+	}
+	if len(res.Content) != len(want) {
+		t.Fatalf("%d blocks read, want %d", len(res.Content), len(want))
+	}
+	for i, c := range res.Content {
+		if got := contentText(c); got != want[i] {
+			t.Errorf("block %d (%s) = %q, want %q", i, c.Type, got, want[i])
+		}
+	}
+	// A kind newer than this code is shown as its JSON.
+	var future callToolResult
+	if err := json.Unmarshal([]byte(`{"content":[{"type":"hologram", "depth": 3}]}`), &future); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResult(&future).Content; got != `{"type":"hologram","depth":3}` {
+		t.Errorf("an unknown kind = %q, want its JSON", got)
 	}
 }
