@@ -322,8 +322,7 @@ func (s *server) open(ctx context.Context, c *conn) (link, error) {
 		if s.cfg.Transport() == TransportSSE {
 			return openSSELink(ctx, s.m.ctx, s.cfg.URL, client)
 		}
-		l, _ := newStreamLink(s.m.ctx, s.cfg.URL, client, s.logger)
-		return l, nil
+		return newStreamLink(s.m.ctx, s.cfg.URL, client, s.logger), nil
 	default:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.m.opts.Dir

@@ -220,10 +220,12 @@ type streamLink struct {
 	version string // the protocol version initialize settled on
 }
 
-func newStreamLink(parent context.Context, rawURL string, client *http.Client, logger *slog.Logger) (link, *streamLink) {
+// newStreamLink returns the link; nothing is sent before the first
+// message.
+func newStreamLink(parent context.Context, rawURL string, client *http.Client, logger *slog.Logger) link {
 	ctx, cancel := context.WithCancel(parent)
 	l := &streamLink{url: rawURL, client: client, logger: logger, lines: newLines(), ctx: ctx, cancel: cancel}
-	return link{r: l.lines.pr, w: l, wait: func() {}}, l
+	return link{r: l.lines.pr, w: l, wait: func() {}}
 }
 
 // Write posts the messages in p, one per line.
