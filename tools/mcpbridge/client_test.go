@@ -411,3 +411,27 @@ func TestContentOfEveryKind(t *testing.T) {
 		t.Errorf("an unknown kind = %q, want its JSON", got)
 	}
 }
+
+// FuzzToolResult: whatever a server answers a call with, reading it
+// either fails or gives text within the bound, never a panic.
+func FuzzToolResult(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[{"type":"image","data":"AAEC","mimeType":"image/png"},{"type":"resource","resource":{"uri":"u","blob":"AA=="}}]}`,
+		`{"content":[],"structuredContent":{"b":[1,2],"a":null},"isError":true}`,
+		`{"content":[{"type":"resource_link","uri":"u","title":"t"},{"type":"new","x":{}}]}`,
+		`{"content":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var res callToolResult
+		if json.Unmarshal(in, &res) != nil {
+			return
+		}
+		r := toolResult(&res)
+		if n := len([]rune(r.Content)); n > maxResultChars+100 || r.Content == "" {
+			t.Fatalf("%q gave a result of %d characters", in, n)
+		}
+	})
+}
