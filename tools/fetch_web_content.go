@@ -237,15 +237,7 @@ func fetchDocText(doc *htmltext.Node, base *url.URL) (title, text string) {
 	}
 	root := fetchFind(doc, func(n *htmltext.Node) bool { return n.Tag == "main" })
 	if root == nil {
-		// The longest article, when there are several (a blog's index).
-		best := 0
-		fetchEach(doc, func(n *htmltext.Node) {
-			if n.Tag == "article" {
-				if l := len(fetchPlain(n)); l > best {
-					root, best = n, l
-				}
-			}
-		})
+		root = fetchLongestArticle(doc)
 	}
 	w := &fetchWriter{base: base, keepHeader: root != nil}
 	if root == nil {
@@ -270,13 +262,33 @@ func fetchFind(n *htmltext.Node, ok func(*htmltext.Node) bool) *htmltext.Node {
 	return nil
 }
 
-func fetchEach(n *htmltext.Node, f func(*htmltext.Node)) {
-	if n.Type == htmltext.ElementNode {
-		f(n)
+// fetchLongestArticle is the <article> with the most text, the first of
+// those with as much, when there are several (a blog's index). Articles
+// may nest, so their lengths are summed in one pass, not read again for
+// each.
+func fetchLongestArticle(doc *htmltext.Node) *htmltext.Node {
+	var best *htmltext.Node
+	bestLen, bestAt, at := 0, 0, 0
+	var plainLen func(*htmltext.Node) int
+	plainLen = func(n *htmltext.Node) int {
+		switch {
+		case n.Type == htmltext.TextNode:
+			return len(n.Data)
+		case n.Type == htmltext.ElementNode && (n.Tag == "script" || n.Tag == "style"):
+			return 0
+		}
+		at++
+		pos, l := at, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			l += plainLen(c)
+		}
+		if n.Type == htmltext.ElementNode && n.Tag == "article" && (l > bestLen || l == bestLen && l > 0 && pos < bestAt) {
+			best, bestLen, bestAt = n, l, pos
+		}
+		return l
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		fetchEach(c, f)
-	}
+	plainLen(doc)
+	return best
 }
 
 // fetchPlain is the text inside n, scripts and styles left out.

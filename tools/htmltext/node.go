@@ -35,7 +35,8 @@ type Node struct {
 	Parent, FirstChild, LastChild, PrevSibling, NextSibling *Node
 
 	ns   namespace
-	open bool // on the builder's stack of open elements
+	open bool     // on the builder's stack of open elements
+	more []string // text still to be added to Data, while parsing
 }
 
 type namespace uint8

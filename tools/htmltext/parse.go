@@ -19,11 +19,17 @@ const (
 // Parse reads a page into a tree: a DocumentNode holding <html>, which
 // holds <head> and <body> (both always there).
 func Parse(src string) *Node {
+	b := newBuilder(src)
+	b.run()
+	return b.doc
+}
+
+func newBuilder(src string) *builder {
 	if strings.IndexByte(src, '\r') >= 0 {
 		src = strings.ReplaceAll(src, "\r\n", "\n")
 		src = strings.ReplaceAll(src, "\r", "\n")
 	}
-	b := &builder{z: tokenizer{s: src}, quirks: true}
+	b := &builder{z: tokenizer{s: src}, quirks: true, maxDepth: MaxDepth, maxNodes: MaxNodes}
 	b.doc = &Node{Type: DocumentNode}
 	b.html = b.newElement("html", nil, nsHTML)
 	b.doc.appendChild(b.html)
@@ -31,6 +37,10 @@ func Parse(src string) *Node {
 	b.head = b.newElement("head", nil, nsHTML)
 	b.html.appendChild(b.head)
 	b.push(b.head)
+	return b
+}
+
+func (b *builder) run() {
 	for {
 		b.z.cdata = b.top().ns != nsHTML
 		t := b.z.next()
@@ -48,7 +58,10 @@ func Parse(src string) *Node {
 	if b.body == nil && !b.frameset {
 		b.startBody(nil)
 	}
-	return b.doc
+	for _, n := range b.pending {
+		n.Data += strings.Join(n.more, "")
+		n.more = nil
+	}
 }
 
 type builder struct {
@@ -58,13 +71,16 @@ type builder struct {
 	oe                    []*Node // the stack of open elements
 	afe                   []*Node // open formatting elements to reopen; nil marks a boundary
 	nodes                 int
+	maxDepth, maxNodes    int  // the caps: MaxDepth and MaxNodes but in tests
 	tableish              int  // open table, select and template elements: the modes beyond "in body"
 	templates             int  // open templates
 	foster                bool // insert before the table, not in it
 	quirks                bool
 	sawDoctype            bool
-	dropText              bool // the raw text of an element left out
-	frameset              bool // a page of frames, with no body
+	dropText              bool    // the raw text of an element left out
+	frameset              bool    // a page of frames, with no body
+	steps                 int     // elements visited in scans of the stack and lists, to check the work is linear
+	pending               []*Node // text nodes with more text to join
 }
 
 type mode uint8
@@ -127,6 +143,7 @@ func (b *builder) pop() { b.truncate(len(b.oe) - 1) }
 
 func (b *builder) indexOf(n *Node) int {
 	for i := len(b.oe) - 1; i >= 0; i-- {
+		b.steps++
 		if b.oe[i] == n {
 			return i
 		}
@@ -136,6 +153,7 @@ func (b *builder) indexOf(n *Node) int {
 
 func (b *builder) removeFromStack(n *Node) {
 	if i := b.indexOf(n); i > 0 {
+		b.steps += len(b.oe) - i
 		b.closed(n)
 		b.oe = slices.Delete(b.oe, i, i+1)
 	}
@@ -145,6 +163,7 @@ func (b *builder) removeFromStack(n *Node) {
 // named tag, which the caller knows is open.
 func (b *builder) popTag(tags ...string) {
 	for i := len(b.oe) - 1; i > 0; i-- {
+		b.steps++
 		if n := b.oe[i]; n.ns == nsHTML && slices.Contains(tags, n.Tag) {
 			b.truncate(i)
 			return
@@ -154,7 +173,7 @@ func (b *builder) popTag(tags ...string) {
 
 // canInsert enforces the caps.
 func (b *builder) canInsert() bool {
-	return len(b.oe) < MaxDepth && b.nodes < MaxNodes
+	return len(b.oe) < b.maxDepth && b.nodes < b.maxNodes
 }
 
 // place is where a new node goes: the current node, or before the table
@@ -170,6 +189,7 @@ func (b *builder) place() (parent, before *Node) {
 		return cur, nil
 	}
 	for i := len(b.oe) - 1; i > 0; i-- {
+		b.steps++
 		if t := b.oe[i]; t.ns == nsHTML && t.Tag == "table" {
 			if t.Parent != nil {
 				return t.Parent, t
@@ -199,10 +219,15 @@ func (b *builder) insertText(s string) {
 		prev = before.PrevSibling
 	}
 	if prev != nil && prev.Type == TextNode {
-		prev.Data += s
+		// Joined at the end: appending here would copy the text once
+		// for every piece ("a<!---->a<!---->a...").
+		if prev.more == nil {
+			b.pending = append(b.pending, prev)
+		}
+		prev.more = append(prev.more, s)
 		return
 	}
-	if b.nodes >= MaxNodes {
+	if b.nodes >= b.maxNodes {
 		return
 	}
 	b.nodes++
@@ -297,6 +322,7 @@ func (b *builder) mode() mode {
 		return inBody
 	}
 	for i := len(b.oe) - 1; i > 0; i-- {
+		b.steps++
 		n := b.oe[i]
 		if n.ns != nsHTML {
 			continue
@@ -316,6 +342,7 @@ func (b *builder) mode() mode {
 			return inTable
 		case "select":
 			for j := i - 1; j > 0; j-- {
+				b.steps++
 				switch b.oe[j].Tag {
 				case "template":
 					return inSelect
@@ -477,6 +504,7 @@ const (
 // boundary of the scope between it and the current node.
 func (b *builder) inScope(sc scope, tags ...string) bool {
 	for i := len(b.oe) - 1; i >= 0; i-- {
+		b.steps++
 		n := b.oe[i]
 		if n.ns == nsHTML && slices.Contains(tags, n.Tag) {
 			return true
@@ -490,6 +518,7 @@ func (b *builder) inScope(sc scope, tags ...string) bool {
 
 func (b *builder) elementInScope(e *Node) bool {
 	for i := len(b.oe) - 1; i >= 0; i-- {
+		b.steps++
 		if b.oe[i] == e {
 			return true
 		}
@@ -559,6 +588,8 @@ func (b *builder) pushFormatting(n *Node) {
 	// At most three equal ones after the last boundary.
 	same, first := 0, -1
 	for i := len(b.afe) - 1; i >= 0 && b.afe[i] != nil; i-- {
+		b.steps++
+		b.steps += len(n.Attr)
 		if e := b.afe[i]; e.Tag == n.Tag && sameAttrs(e.Attr, n.Attr) {
 			same++
 			first = i
@@ -605,9 +636,11 @@ func (b *builder) reconstruct() {
 	}
 	i := len(b.afe) - 1
 	for i > 0 && b.afe[i-1] != nil && !b.afe[i-1].open {
+		b.steps++
 		i--
 	}
 	for ; i < len(b.afe); i++ {
+		b.steps++
 		e := b.afe[i]
 		n := b.insert(token{name: e.Tag, attr: e.Attr}, e.ns)
 		if n == nil {
@@ -620,6 +653,7 @@ func (b *builder) reconstruct() {
 
 func (b *builder) lastFormatting(tag string) int {
 	for i := len(b.afe) - 1; i >= 0 && b.afe[i] != nil; i-- {
+		b.steps++
 		if b.afe[i].Tag == tag {
 			return i
 		}
@@ -659,6 +693,7 @@ func (b *builder) adopt(tag string) {
 		var furthest *Node
 		fbi := -1
 		for i := si + 1; i < len(b.oe); i++ {
+			b.steps++
 			if isSpecial(b.oe[i]) {
 				furthest, fbi = b.oe[i], i
 				break
@@ -674,6 +709,7 @@ func (b *builder) adopt(tag string) {
 		node, last := furthest, furthest
 		ni := fbi
 		for inner := 1; ; inner++ {
+			b.steps++
 			ni--
 			node = b.oe[ni]
 			if node == fe {
@@ -722,6 +758,7 @@ func (b *builder) adopt(tag string) {
 		}
 		clone := b.newElement(fe.Tag, fe.Attr, fe.ns)
 		for c := furthest.FirstChild; c != nil; c = furthest.FirstChild {
+			b.steps++
 			furthest.removeChild(c)
 			clone.appendChild(c)
 		}
@@ -743,6 +780,7 @@ func (b *builder) adopt(tag string) {
 // fosterAppend puts n before the last open table.
 func (b *builder) fosterAppend(n *Node) {
 	for i := len(b.oe) - 1; i > 0; i-- {
+		b.steps++
 		if t := b.oe[i]; t.ns == nsHTML && t.Tag == "table" {
 			if t.Parent != nil {
 				t.Parent.insertBefore(n, t)
@@ -759,6 +797,7 @@ func (b *builder) fosterAppend(n *Node) {
 // with rules of its own is open inside it.
 func (b *builder) anyOtherEnd(tag string) {
 	for i := len(b.oe) - 1; i > 0; i-- {
+		b.steps++
 		n := b.oe[i]
 		if n.ns == nsHTML && n.Tag == tag {
 			b.impliedEnd(tag)
@@ -799,7 +838,8 @@ func (b *builder) startInBody(t token) {
 	case "body":
 		if b.body != nil {
 			for _, a := range t.attr {
-				if !hasAttr(b.body.Attr, a.Key) {
+				b.steps += len(b.body.Attr)
+				if len(b.body.Attr) < maxAttrs && !hasAttr(b.body.Attr, a.Key) {
 					b.body.Attr = append(b.body.Attr, a)
 				}
 			}
@@ -842,6 +882,7 @@ func (b *builder) startInBody(t token) {
 		}
 	case "li", "dd", "dt":
 		for i := len(b.oe) - 1; i > 0; i-- {
+			b.steps++
 			n := b.oe[i]
 			if n.ns == nsHTML && (n.Tag == t.name || t.name != "li" && (n.Tag == "dd" || n.Tag == "dt")) {
 				b.impliedEnd(n.Tag)
@@ -1469,6 +1510,7 @@ func (b *builder) inForeign(t token) {
 			return
 		}
 		for i := len(b.oe) - 1; i > 0; i-- {
+			b.steps++
 			n := b.oe[i]
 			if n.ns == nsHTML {
 				b.inMode(t)
