@@ -134,6 +134,7 @@ var nastyHTML = map[string]string{
 	"no doctype table in p":  `<p>x<table><tr><td>y</table>z`,
 	"main and article":       `<body><nav>n</nav><main><article>m</article></main></body>`,
 	"articles":               `<article>short</article><article>the longer article</article>`,
+	"nested articles":        `<article><article>same</article></article><article>same</article><article></article>`,
 	"hidden":                 `<p>a<span hidden>h</span><span aria-hidden=true>ah</span><div role=navigation>nav</div>b`,
 	"form nesting":           `<form><div></form>in form div</div><p>out`,
 	"button":                 `<button>a<button>b</button>c`,
@@ -311,4 +312,20 @@ func firstDifference(got, want string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// TestFetchWebContentNamesAnUndecodedCharset: a page in a charset the
+// tool does not decode says so above its text.
+func TestFetchWebContentNamesAnUndecodedCharset(t *testing.T) {
+	files := wsTree(t, nil)
+	client := &http.Client{Transport: fetchTransport(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{
+			StatusCode: http.StatusOK, Status: "200 OK", Request: r,
+			Header: http.Header{"Content-Type": []string{"text/html; charset=Shift_JIS"}},
+			Body:   io.NopCloser(strings.NewReader("<title>Page</title><p>ASCII text and \x93\xfa\x96\x7b</p>")),
+		}, nil
+	})}
+	res := wsRun(t, files, tools.NameFetchWebContent, fetchArgs("https://example.invalid/jp", "x"), tools.FetchClient(client))
+	wsWant(t, res.Content, "Title: Page\n[The page is in shift_jis, a charset this tool does not decode: its other characters show as \uFFFD.]\n",
+		"ASCII text and \uFFFD\uFFFD\uFFFD{")
 }
