@@ -329,3 +329,30 @@ func TestFetchWebContentNamesAnUndecodedCharset(t *testing.T) {
 	wsWant(t, res.Content, "Title: Page\n[The page is in shift_jis, a charset this tool does not decode: its other characters show as \uFFFD.]\n",
 		"ASCII text and \uFFFD\uFFFD\uFFFD{")
 }
+
+// BenchmarkFetchHTML renders the Go specification (GOROOT's largest
+// document page, 290 KB) as fetch_web_content does, with x/net/html (as
+// the tool did before) and with our reader.
+func BenchmarkFetchHTML(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	page, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", "go_spec.html"))
+	if err != nil {
+		b.Skipf("no go_spec.html in GOROOT: %v", err)
+	}
+	base, _ := url.Parse("https://go.dev/ref/spec")
+	for _, r := range []struct {
+		name   string
+		render func([]byte, string, *url.URL) (string, string)
+	}{{"x-net-html", refRender}, {"htmltext", ourRender}} {
+		b.Run(r.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r.render(page, "text/html; charset=utf-8", base)
+			}
+		})
+	}
+}

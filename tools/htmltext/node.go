@@ -47,18 +47,8 @@ const (
 	nsMath
 )
 
-// Foreign reports an element of SVG or MathML content.
-func (n *Node) Foreign() bool { return n.ns != nsHTML }
-
 // AttrVal is the value of the attribute key, "" without one.
-func (n *Node) AttrVal(key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
+func (n *Node) AttrVal(key string) string { return attrVal(n.Attr, key) }
 
 func (n *Node) appendChild(c *Node) {
 	c.Parent = n
