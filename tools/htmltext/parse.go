@@ -462,22 +462,21 @@ func (b *builder) inFrameset(t token) {
 	}
 }
 
-// The elements whose rules are their own; their end tags are not
-// matched across one another.
-var special = set("address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote",
-	"body", "br", "button", "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt",
-	"embed", "fieldset", "figcaption", "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4",
-	"h5", "h6", "head", "header", "hgroup", "hr", "html", "iframe", "img", "input", "keygen", "li", "link",
-	"listing", "main", "marquee", "menu", "meta", "nav", "noembed", "noframes", "noscript", "object", "ol", "p",
-	"param", "plaintext", "pre", "script", "search", "section", "select", "source", "style", "summary", "table",
-	"tbody", "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul", "wbr", "xmp")
-
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
+// specialTag reports the HTML elements whose rules are their own; their
+// end tags are not matched across one another. (A switch, not a map, so
+// that the package has no init work at start-up.)
+func specialTag(tag string) bool {
+	switch tag {
+	case "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote",
+		"body", "br", "button", "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt",
+		"embed", "fieldset", "figcaption", "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4",
+		"h5", "h6", "head", "header", "hgroup", "hr", "html", "iframe", "img", "input", "keygen", "li", "link",
+		"listing", "main", "marquee", "menu", "meta", "nav", "noembed", "noframes", "noscript", "object", "ol", "p",
+		"param", "plaintext", "pre", "script", "search", "section", "select", "source", "style", "summary", "table",
+		"tbody", "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul", "wbr", "xmp":
+		return true
 	}
-	return m
+	return false
 }
 
 func isSpecial(n *Node) bool {
@@ -487,7 +486,7 @@ func isSpecial(n *Node) bool {
 	case nsSVG:
 		return n.Tag == "foreignobject" || n.Tag == "desc" || n.Tag == "title"
 	}
-	return special[n.Tag]
+	return specialTag(n.Tag)
 }
 
 type scope uint8
@@ -1486,16 +1485,23 @@ func (b *builder) foreign(t token) bool {
 	return true
 }
 
-var breakout = set("b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed",
-	"h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol",
-	"p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var")
+// breakout reports the HTML start tags that end SVG or MathML content.
+func breakout(tag string) bool {
+	switch tag {
+	case "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em", "embed",
+		"h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu", "meta", "nobr", "ol",
+		"p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var":
+		return true
+	}
+	return false
+}
 
 func (b *builder) inForeign(t token) {
 	switch t.typ {
 	case textToken:
 		b.insertText(nulToReplacement(t.data))
 	case startTagToken:
-		if breakout[t.name] || t.name == "font" && (hasAttr(t.attr, "color") || hasAttr(t.attr, "face") || hasAttr(t.attr, "size")) {
+		if breakout(t.name) || t.name == "font" && (hasAttr(t.attr, "color") || hasAttr(t.attr, "face") || hasAttr(t.attr, "size")) {
 			b.popForeign()
 			b.inMode(t)
 			return
