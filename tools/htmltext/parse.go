@@ -17,7 +17,8 @@ const (
 )
 
 // Parse reads a page into a tree: a DocumentNode holding <html>, which
-// holds <head> and <body> (both always there).
+// holds <head> and <body>, both always there (a page of frames has a
+// <frameset> instead of the body).
 func Parse(src string) *Node {
 	b := newBuilder(src)
 	b.run()
@@ -75,7 +76,7 @@ type builder struct {
 	tableish              int  // open table, select and template elements: the modes beyond "in body"
 	templates             int  // open templates
 	foster                bool // insert before the table, not in it
-	quirks                bool
+	quirks                bool // no doctype, or an old one: a <table> does not end the open <p>
 	sawDoctype            bool
 	dropText              bool    // the raw text of an element left out
 	frameset              bool    // a page of frames, with no body
