@@ -50,6 +50,15 @@ const (
 // AttrVal is the value of the attribute key, "" without one.
 func (n *Node) AttrVal(key string) string { return attrVal(n.Attr, key) }
 
+func attrVal(attrs []Attr, key string) string {
+	for _, a := range attrs {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
 func (n *Node) appendChild(c *Node) {
 	c.Parent = n
 	c.PrevSibling = n.LastChild
