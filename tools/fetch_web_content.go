@@ -14,9 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-	"golang.org/x/net/html/charset"
+	"github.com/cline-ls/cline-ls/tools/htmltext"
 )
 
 // fetchMaxRedirects bounds the redirects one fetch follows.
@@ -163,12 +161,13 @@ func (c *fetchCall) fetchOne(ctx context.Context, u *url.URL, prompt string, bud
 	}
 	media, _, _ := mime.ParseMediaType(ctype)
 
-	var title, text string
+	var title, text, undecoded string
 	switch {
 	case media == "text/html" || media == "application/xhtml+xml":
-		title, text = fetchHTMLText(body, ctype, final)
+		text, undecoded = htmltext.Decode(body, ctype)
+		title, text = fetchHTMLText(text, final)
 	case fetchIsText(media, body):
-		text = fetchDecode(body, ctype)
+		text, undecoded = htmltext.Decode(body, ctype)
 	default:
 		return fmt.Sprintf("URL: %s (HTTP %d, %s, %s) — binary content, not shown as text\n",
 			final, resp.StatusCode, media, wsSize(int64(len(body)))), resp.StatusCode < 400
@@ -178,6 +177,9 @@ func (c *fetchCall) fetchOne(ctx context.Context, u *url.URL, prompt string, bud
 	fmt.Fprintf(&b, "URL: %s (HTTP %d, %s, %s)\n", final, resp.StatusCode, media, wsSize(int64(len(body))))
 	if title != "" {
 		fmt.Fprintf(&b, "Title: %s\n", title)
+	}
+	if undecoded != "" {
+		fmt.Fprintf(&b, "[The page is in %s, a charset this tool does not decode: its other characters show as \uFFFD.]\n", undecoded)
 	}
 	if resp.StatusCode >= 400 {
 		fmt.Fprintf(&b, "The server answered %s.\n", resp.Status)
@@ -219,48 +221,27 @@ func fetchIsText(media string, body []byte) bool {
 		(media == "" || media == "application/octet-stream")
 }
 
-// fetchDecode converts a text body to UTF-8 from the charset its
-// Content-Type (or, failing that, its start) declares.
-func fetchDecode(body []byte, ctype string) string {
-	r, err := charset.NewReader(bytes.NewReader(body), ctype)
-	if err != nil {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
-	}
-	return string(out)
-}
-
 // fetchHTMLText turns an HTML page into readable text, markdown-like:
 // headings marked with #, list items with -, code in fences, links as
 // "text (URL)". Scripts, styles, navigation, forms and page furniture
 // (nav, aside, footer, and the page header outside an article) are left
 // out; when the page has a <main> or <article>, only that is read.
-func fetchHTMLText(body []byte, ctype string, base *url.URL) (title, text string) {
-	doc, err := html.Parse(strings.NewReader(fetchDecode(body, ctype)))
-	if err != nil {
-		return "", fetchDecode(body, ctype)
-	}
-	if t := fetchFind(doc, func(n *html.Node) bool { return n.DataAtom == atom.Title }); t != nil {
+func fetchHTMLText(page string, base *url.URL) (title, text string) {
+	return fetchDocText(htmltext.Parse(page), base)
+}
+
+// fetchDocText is fetchHTMLText on a parsed page.
+func fetchDocText(doc *htmltext.Node, base *url.URL) (title, text string) {
+	if t := fetchFind(doc, func(n *htmltext.Node) bool { return n.Tag == "title" }); t != nil {
 		title = strings.Join(strings.Fields(fetchPlain(t)), " ")
 	}
-	root := fetchFind(doc, func(n *html.Node) bool { return n.DataAtom == atom.Main })
+	root := fetchFind(doc, func(n *htmltext.Node) bool { return n.Tag == "main" })
 	if root == nil {
-		// The longest article, when there are several (a blog's index).
-		best := 0
-		fetchEach(doc, func(n *html.Node) {
-			if n.DataAtom == atom.Article {
-				if l := len(fetchPlain(n)); l > best {
-					root, best = n, l
-				}
-			}
-		})
+		root = fetchLongestArticle(doc)
 	}
 	w := &fetchWriter{base: base, keepHeader: root != nil}
 	if root == nil {
-		root = fetchFind(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
+		root = fetchFind(doc, func(n *htmltext.Node) bool { return n.Tag == "body" })
 	}
 	if root == nil {
 		root = doc
@@ -269,8 +250,8 @@ func fetchHTMLText(body []byte, ctype string, base *url.URL) (title, text string
 	return title, w.text()
 }
 
-func fetchFind(n *html.Node, ok func(*html.Node) bool) *html.Node {
-	if n.Type == html.ElementNode && ok(n) {
+func fetchFind(n *htmltext.Node, ok func(*htmltext.Node) bool) *htmltext.Node {
+	if n.Type == htmltext.ElementNode && ok(n) {
 		return n
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -281,24 +262,44 @@ func fetchFind(n *html.Node, ok func(*html.Node) bool) *html.Node {
 	return nil
 }
 
-func fetchEach(n *html.Node, f func(*html.Node)) {
-	if n.Type == html.ElementNode {
-		f(n)
+// fetchLongestArticle is the <article> with the most text, the first of
+// those with as much, when there are several (a blog's index). Articles
+// may nest, so their lengths are summed in one pass, not read again for
+// each.
+func fetchLongestArticle(doc *htmltext.Node) *htmltext.Node {
+	var best *htmltext.Node
+	bestLen, bestAt, at := 0, 0, 0
+	var plainLen func(*htmltext.Node) int
+	plainLen = func(n *htmltext.Node) int {
+		switch {
+		case n.Type == htmltext.TextNode:
+			return len(n.Data)
+		case n.Type == htmltext.ElementNode && (n.Tag == "script" || n.Tag == "style"):
+			return 0
+		}
+		at++
+		pos, l := at, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			l += plainLen(c)
+		}
+		if n.Type == htmltext.ElementNode && n.Tag == "article" && (l > bestLen || l == bestLen && l > 0 && pos < bestAt) {
+			best, bestLen, bestAt = n, l, pos
+		}
+		return l
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		fetchEach(c, f)
-	}
+	plainLen(doc)
+	return best
 }
 
 // fetchPlain is the text inside n, scripts and styles left out.
-func fetchPlain(n *html.Node) string {
+func fetchPlain(n *htmltext.Node) string {
 	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
+	var walk func(*htmltext.Node)
+	walk = func(n *htmltext.Node) {
 		switch {
-		case n.Type == html.TextNode:
+		case n.Type == htmltext.TextNode:
 			b.WriteString(n.Data)
-		case n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style):
+		case n.Type == htmltext.ElementNode && (n.Tag == "script" || n.Tag == "style"):
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -352,23 +353,14 @@ func (w *fetchWriter) text() string {
 	return strings.TrimSpace(w.b.String())
 }
 
-func fetchAttr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
 // skipped reports elements that hold no content worth reading.
-func (w *fetchWriter) skipped(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Canvas, atom.Iframe,
-		atom.Object, atom.Embed, atom.Nav, atom.Footer, atom.Aside, atom.Form, atom.Button, atom.Select,
-		atom.Input, atom.Textarea, atom.Head, atom.Dialog:
+func (w *fetchWriter) skipped(n *htmltext.Node) bool {
+	switch n.Tag {
+	case "script", "style", "noscript", "template", "svg", "canvas", "iframe",
+		"object", "embed", "nav", "footer", "aside", "form", "button", "select",
+		"input", "textarea", "head", "dialog":
 		return true
-	case atom.Header:
+	case "header":
 		return !w.keepHeader
 	}
 	for _, a := range n.Attr {
@@ -382,13 +374,13 @@ func (w *fetchWriter) skipped(n *html.Node) bool {
 	return false
 }
 
-func (w *fetchWriter) walk(n *html.Node) {
+func (w *fetchWriter) walk(n *htmltext.Node) {
 	switch n.Type {
-	case html.TextNode:
+	case htmltext.TextNode:
 		w.textNode(n.Data)
 		return
-	case html.ElementNode:
-	case html.DocumentNode:
+	case htmltext.ElementNode:
+	case htmltext.DocumentNode:
 		w.children(n)
 		return
 	default:
@@ -397,25 +389,25 @@ func (w *fetchWriter) walk(n *html.Node) {
 	if w.skipped(n) {
 		return
 	}
-	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+	switch n.Tag {
+	case "h1", "h2", "h3", "h4", "h5", "h6":
 		w.block(2)
-		w.write(strings.Repeat("#", int(n.Data[1]-'0')))
+		w.write(strings.Repeat("#", int(n.Tag[1]-'0')))
 		w.space = true
 		w.children(n)
 		w.block(2)
-	case atom.P, atom.Div, atom.Section, atom.Article, atom.Main, atom.Header, atom.Figure, atom.Blockquote,
-		atom.Table, atom.Dl, atom.Address, atom.Details, atom.Fieldset:
+	case "p", "div", "section", "article", "main", "header", "figure", "blockquote",
+		"table", "dl", "address", "details", "fieldset":
 		w.block(2)
 		w.children(n)
 		w.block(2)
-	case atom.Tr, atom.Dt, atom.Dd, atom.Figcaption, atom.Summary, atom.Caption:
+	case "tr", "dt", "dd", "figcaption", "summary", "caption":
 		w.block(1)
 		w.children(n)
 		w.block(1)
-	case atom.Td, atom.Th:
+	case "td", "th":
 		for p := n.PrevSibling; p != nil; p = p.PrevSibling {
-			if p.Type == html.ElementNode {
+			if p.Type == htmltext.ElementNode {
 				w.write("|")
 				w.space = true
 				break
@@ -424,19 +416,19 @@ func (w *fetchWriter) walk(n *html.Node) {
 		w.space = true
 		w.children(n)
 		w.space = true
-	case atom.Br:
+	case "br":
 		w.block(1)
-	case atom.Hr:
+	case "hr":
 		w.block(2)
 		w.write("---")
 		w.block(2)
-	case atom.Ul, atom.Ol:
-		w.lists = append(w.lists, fetchList{ordered: n.DataAtom == atom.Ol})
+	case "ul", "ol":
+		w.lists = append(w.lists, fetchList{ordered: n.Tag == "ol"})
 		w.block(1)
 		w.children(n)
 		w.lists = w.lists[:len(w.lists)-1]
 		w.block(2)
-	case atom.Li:
+	case "li":
 		w.block(1)
 		indent := strings.Repeat("  ", max(len(w.lists)-1, 0))
 		marker := "-"
@@ -449,7 +441,7 @@ func (w *fetchWriter) walk(n *html.Node) {
 		w.space = true
 		w.children(n)
 		w.block(1)
-	case atom.Pre:
+	case "pre":
 		w.block(2)
 		w.write("```")
 		w.newlines = 1
@@ -462,7 +454,7 @@ func (w *fetchWriter) walk(n *html.Node) {
 		}
 		w.b.WriteString("```")
 		w.block(2)
-	case atom.Code:
+	case "code":
 		if w.pre > 0 {
 			w.children(n)
 			return
@@ -471,16 +463,16 @@ func (w *fetchWriter) walk(n *html.Node) {
 		if inner != "" {
 			w.write("`" + inner + "`")
 		}
-	case atom.A:
+	case "a":
 		start := w.b.Len()
 		w.children(n)
-		href := w.link(fetchAttr(n, "href"))
+		href := w.link(n.AttrVal("href"))
 		if href != "" && w.b.Len() > start && !strings.HasSuffix(w.b.String(), href) {
 			w.space = true
 			w.write("(" + href + ")")
 		}
-	case atom.Img:
-		if alt := strings.TrimSpace(fetchAttr(n, "alt")); alt != "" {
+	case "img":
+		if alt := strings.TrimSpace(n.AttrVal("alt")); alt != "" {
 			w.write("[image: " + strings.Join(strings.Fields(alt), " ") + "]")
 		}
 	default:
@@ -488,7 +480,7 @@ func (w *fetchWriter) walk(n *html.Node) {
 	}
 }
 
-func (w *fetchWriter) children(n *html.Node) {
+func (w *fetchWriter) children(n *htmltext.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c)
 	}

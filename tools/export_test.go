@@ -1,0 +1,5 @@
+package tools
+
+// FetchDocText renders a parsed page as fetch_web_content does, for the
+// test that compares our HTML reader with golang.org/x/net/html.
+var FetchDocText = fetchDocText
