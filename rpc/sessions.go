@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"sync"
@@ -312,6 +313,9 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 
 // sendUpdate sends session/update.
 func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
+	if trace.IsEnabled() {
+		traceToolUpdate(id, u)
+	}
 	s.reportProgress(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
@@ -319,4 +323,23 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
+}
+
+// traceToolUpdate marks, in an execution trace of the process, the moment
+// a tool call's update leaves its session for the connection: a log event
+// "tool update" with "session call status" on the goroutine that sends it.
+// bench/sessions matches these to what its client receives, to split a
+// slow call's time between the session and the way to the client.
+func traceToolUpdate(id string, u wire.SessionUpdate) {
+	var call string
+	var status wire.ToolCallStatus
+	switch u := u.(type) {
+	case wire.ToolCall:
+		call, status = u.ToolCallID, u.Status
+	case wire.ToolCallUpdate:
+		call, status = u.ToolCallID, u.Status
+	default:
+		return
+	}
+	trace.Log(context.Background(), "tool update", id+" "+call+" "+string(status))
 }

@@ -38,6 +38,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,28 +87,20 @@ var script = []scriptedCall{
 func main() {
 	nSessions := flag.Int("sessions", 100, "number of concurrent sessions")
 	nCalls := flag.Int("calls", 20, "tool calls per session")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the daemon's run to `file`")
+	traceFile := flag.String("trace", "", "write an execution trace of the daemon's run to `file` (bench/tailtrace reads it)")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "sessions:", err)
-			os.Exit(2)
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	code := run(*nSessions, *nCalls)
-	pprof.StopCPUProfile()
-	os.Exit(code)
+	os.Exit(run(*nSessions, *nCalls, *cpuProfile, *traceFile))
 }
 
-// run does the benchmark and returns the exit code.
-func run(nSessions, nCalls int) int {
+// run does the benchmark and returns the exit code. The CPU profile and
+// the execution trace, when asked for, cover the daemon's run from
+// initialize to exit, not the direct calls before it.
+func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 	dir, err := os.MkdirTemp("", "cline-ls-bench-sessions-")
 	if err != nil {
 		return fail(err)
@@ -142,6 +135,11 @@ func run(nSessions, nCalls int) int {
 
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
+
+	stop, err := startProfiles(cpuProfile, traceFile)
+	if err != nil {
+		return fail(err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -193,6 +191,9 @@ func run(nSessions, nCalls int) int {
 	cpu := cpuTime() - cpu0
 
 	code, closeErr := c.close(ctx)
+	if err := stop(); err != nil {
+		return fail(err)
+	}
 	settled, after := settle(baseline, 5*time.Second)
 	hwm, rssAfter := procStatus("VmHWM"), procStatus("VmRSS")
 	debug.FreeOSMemory() // a GC, then memory handed back to the OS
@@ -255,6 +256,50 @@ func run(nSessions, nCalls int) int {
 		return 1
 	}
 	return 0
+}
+
+// startProfiles starts the CPU profile and the execution trace that are
+// asked for and returns the function that stops them and closes their
+// files.
+func startProfiles(cpuProfile, traceFile string) (func() error, error) {
+	var files []*os.File
+	var stops []func()
+	stopAll := func() error {
+		for _, s := range stops {
+			s()
+		}
+		var errs []error
+		for _, f := range files {
+			errs = append(errs, f.Close())
+		}
+		return errors.Join(errs...)
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, pprof.StopCPUProfile)
+	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		files = append(files, f)
+		if err := trace.Start(f); err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, trace.Stop)
+	}
+	return stopAll, nil
 }
 
 func fail(err error) int {
@@ -558,6 +603,10 @@ func (c *client) observe(m jsonrpcclient.Message) {
 		}
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return
+		}
+		if trace.IsEnabled() && (p.Update.Kind == "tool_call" || p.Update.Kind == "tool_call_update") {
+			// The daemon marks the same update's sending ("tool update").
+			trace.Log(context.Background(), "tool seen", p.SessionID+" "+p.Update.ID+" "+p.Update.Status)
 		}
 		switch p.Update.Kind {
 		case "tool_call":
