@@ -196,6 +196,43 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	}
 }
 
+// TestRedactionFollowsSettings: the key redaction scrubs is the one the
+// settings in force name, so after didChangeConfiguration names another
+// variable (one whose name does not mark it as a key), that variable's
+// value is scrubbed from what the client is sent.
+func TestRedactionFollowsSettings(t *testing.T) {
+	ctx := testCtx(t)
+	const first, second = "first-secret-0123456789", "second-secret-9876543210"
+	fake := newFakeOpenAI(t, fakeReply{text: []string{"Keys: " + first + " and " + second + "."}})
+	root, state := t.TempDir(), t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		switch k {
+		case "FIRST_TOKEN":
+			return first
+		case "SECOND_TOKEN":
+			return second
+		}
+		return ""
+	}})
+	settings := openAISettings(fake.URL, state)
+	settings["provider"].(map[string]any)["apiKeyEnv"] = "FIRST_TOKEN"
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": settings})
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{
+		"provider": map[string]any{"apiKeyEnv": "SECOND_TOKEN"}}})
+	ed.Sync(ctx)
+	id := newSessionIn(t, ctx, ed, root)
+	if _, err := promptText(ctx, ed, id, "what are my keys?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.keys) != 1 || fake.keys[0] != "Bearer "+second {
+		t.Fatalf("the provider received %q, want the second key", fake.keys)
+	}
+	text := agentText(updates(ed, id))
+	if strings.Contains(text, second) || !strings.Contains(text, "[redacted]") {
+		t.Errorf("the key the changed settings name was not redacted: %q", text)
+	}
+}
+
 // TestTwoConcurrentSessions runs two sessions' prompts at once; each gets
 // its own replies and updates.
 func TestTwoConcurrentSessions(t *testing.T) {

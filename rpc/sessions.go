@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -114,7 +113,7 @@ func (s *Server) sessionStore() (*session.Store, error) {
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
 func (s *Server) redact(text string) string {
-	for _, v := range s.secrets() {
+	for _, v := range s.cfg.secrets() {
 		text = strings.ReplaceAll(text, v, "[redacted]")
 	}
 	return text
@@ -129,16 +128,6 @@ func modelFamily(p provider.Provider) tools.Family {
 	return provider.Family(p.Model())
 }
 
-// secrets are the key values redaction scrubs: those of the secret
-// variables (proc.SecretValues), the one the settings name included.
-func (s *Server) secrets() []string {
-	var hidden []string
-	if st := s.CurrentSettings(); st.Provider != nil {
-		hidden = []string{st.Provider.APIKeyEnv}
-	}
-	return proc.SecretValues(s.opts.Getenv, hidden)
-}
-
 // redactFrame scrubs secrets from an outgoing message, whatever its shape
 // (tool arguments in updates, approval previews, diffs, results): the one
 // place every message to the client passes. Edits the daemon delivers to
@@ -146,7 +135,7 @@ func (s *Server) secrets() []string {
 // they are: they are the user's files, and a key in a .env file must stay
 // a key.
 func (s *Server) redactFrame(data []byte) []byte {
-	keys := s.secrets()
+	keys := s.cfg.secrets()
 	if len(keys) == 0 {
 		return data
 	}
