@@ -160,7 +160,7 @@ func main() {
 			}
 			label := ""
 			if to == trace.GoWaiting {
-				label = cmp.Or(st.Reason, "(no reason)") + " at " + cmp.Or(where(st.Stack), "(no stack)")
+				label = waitLabel(st)
 			}
 			gi.trans = append(gi.trans, transition{ev.Time(), to, label})
 		case trace.EventRangeBegin, trace.EventRangeActive:
@@ -342,6 +342,27 @@ func table(title string, buckets map[string]time.Duration, k time.Duration) {
 		fmt.Printf("| %s | %s | %.1f %% |\n", r.name, fmtDur(r.d/k), 100*float64(r.d)/float64(sum))
 	}
 	fmt.Println()
+}
+
+// waitLabel names why and where a goroutine blocked. The runtime's
+// "sync" covers the collector's own waits too (an allocation's mark
+// assist waiting for the end of marking, a goroutine waiting for a
+// collection to start) and a WaitGroup's wait: those are told apart.
+func waitLabel(st trace.StateTransition) string {
+	reason := cmp.Or(st.Reason, "(no reason)")
+	for fr := range st.Stack.Frames() {
+		switch fr.Func {
+		case "runtime.gcMarkDone", "runtime.gcStart", "runtime.gcAssistAlloc", "runtime.gcParkAssist", "runtime.stopTheWorldWithSema":
+			// Where the allocation was does not matter: one bucket.
+			return "GC: an allocation waits for the collector (" + strings.TrimPrefix(fr.Func, "runtime.") + ")"
+		case "sync.(*WaitGroup).Wait":
+			reason = "its own goroutines (WaitGroup)"
+		}
+		if !strings.HasPrefix(fr.Func, "runtime.") {
+			break
+		}
+	}
+	return reason + " at " + cmp.Or(where(st.Stack), "(no stack)")
 }
 
 // where names, for a blocked goroutine, the first frame outside the
