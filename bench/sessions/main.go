@@ -24,6 +24,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,12 +90,19 @@ func main() {
 	nCalls := flag.Int("calls", 20, "tool calls per session")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the daemon's run to `file`")
 	traceFile := flag.String("trace", "", "write an execution trace of the daemon's run to `file` (bench/tailtrace reads it)")
+	memProfile := flag.String("memprofile", "", "write a profile of what the whole run allocated to `file`")
 	flag.Parse()
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	os.Exit(run(*nSessions, *nCalls, *cpuProfile, *traceFile))
+	code := run(*nSessions, *nCalls, *cpuProfile, *traceFile)
+	if *memProfile != "" {
+		if err := writeAllocs(*memProfile); err != nil {
+			code = fail(err)
+		}
+	}
+	os.Exit(code)
 }
 
 // run does the benchmark and returns the exit code. The CPU profile and
@@ -183,12 +191,18 @@ func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 		}()
 	}
 	ready.Wait()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	cpu0 := cpuTime()
 	start := time.Now()
 	close(startGate)
 	wg.Wait()
 	wall := time.Since(start)
 	cpu := cpuTime() - cpu0
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	gc := gcData{cycles: ms1.NumGC - ms0.NumGC, pauses: time.Duration(ms1.PauseTotalNs - ms0.PauseTotalNs),
+		allocated: ms1.TotalAlloc - ms0.TotalAlloc}
 
 	code, closeErr := c.close(ctx)
 	if err := stop(); err != nil {
@@ -234,7 +248,7 @@ func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 		sessions: nSessions, calls: nCalls, wall: wall, cpu: cpu,
 		latencies: latencies, direct: direct, directLoaded: directLoaded,
 		hwm: hwm, rssAfter: rssAfter, rssFreed: rssFreed, heapAfter: ms.HeapAlloc,
-		frames:   c.frames.Load(),
+		frames: c.frames.Load(), gc: gc,
 		baseline: baseline, peak: int(c.peakGoroutines.Load()), after: after, settled: settled,
 	})
 
@@ -300,6 +314,19 @@ func startProfiles(cpuProfile, traceFile string) (func() error, error) {
 		stops = append(stops, trace.Stop)
 	}
 	return stopAll, nil
+}
+
+// writeAllocs writes the allocation profile of the process so far.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func fail(err error) int {
@@ -663,6 +690,13 @@ func (c *client) notePeak() {
 	}
 }
 
+// gcData is what the collector did during the sessions.
+type gcData struct {
+	cycles    uint32
+	pauses    time.Duration // stop-the-world pauses, summed
+	allocated uint64        // bytes
+}
+
 // reportData is what the report prints.
 type reportData struct {
 	sessions, calls         int
@@ -672,6 +706,7 @@ type reportData struct {
 	hwm, rssAfter, rssFreed int             // kB
 	heapAfter               uint64          // bytes
 	frames                  int64           // messages the server sent the client
+	gc                      gcData
 	baseline, peak, after   int
 	settled                 bool
 }
@@ -702,6 +737,8 @@ func report(w io.Writer, d reportData) {
 	fmt.Fprintf(w, "| CPU used during the sessions (user+sys, whole process) | %s (%.2f of %d cores) |\n",
 		fmtDur(d.cpu), d.cpu.Seconds()/d.wall.Seconds(), runtime.NumCPU())
 	fmt.Fprintf(w, "| Messages server → client (all kinds) | %d (%.0f/s) |\n", d.frames, float64(d.frames)/d.wall.Seconds())
+	fmt.Fprintf(w, "| Allocated during the sessions (whole process) | %.1f MB |\n", float64(d.gc.allocated)/(1<<20))
+	fmt.Fprintf(w, "| GC cycles during the sessions (GOGC %s) | %d, stop-the-world pauses %s in all |\n", cmp.Or(os.Getenv("GOGC"), "default"), d.gc.cycles, fmtDur(d.gc.pauses))
 	fmt.Fprintf(w, "| Peak RSS (VmHWM) | %s |\n", fmtKB(d.hwm))
 	fmt.Fprintf(w, "| RSS after shutdown (VmRSS) | %s |\n", fmtKB(d.rssAfter))
 	fmt.Fprintf(w, "| RSS after shutdown, GC and FreeOSMemory | %s (Go heap in use %.1f MB) |\n", fmtKB(d.rssFreed), float64(d.heapAfter)/(1<<20))
