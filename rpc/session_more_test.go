@@ -396,7 +396,8 @@ func TestConfiguredSubagentAndSkill(t *testing.T) {
 }
 
 // TestProgressReportsTheTurn: a client with window.workDoneProgress sees
-// the turn begin and end, and its cancel button cancels the turn.
+// the turn begin, what the agent says, and the end, and its cancel button
+// cancels the turn.
 func TestProgressReportsTheTurn(t *testing.T) {
 	ctx := testCtx(t)
 	fake := newFakeOpenAI(t, fakeReply{text: []string{"working"}, hang: true})
@@ -421,6 +422,12 @@ func TestProgressReportsTheTurn(t *testing.T) {
 	json.Unmarshal(m.Params, &p)
 	if p.Value.Title != "cline: long task" {
 		t.Fatalf("begin = %s", m.Params)
+	}
+	// What the agent says while the turn runs is reported under the token.
+	if _, err := ed.Await(ctx, "$/progress", func(m json.RawMessage) bool {
+		return strings.Contains(string(m), `"report"`) && strings.Contains(string(m), `"working"`) && strings.Contains(string(m), p.Token)
+	}); err != nil {
+		t.Fatal(err)
 	}
 	ed.Notify(ctx, "window/workDoneProgress/cancel", map[string]any{"token": p.Token})
 	if stop := <-done; stop != "cancelled" {
