@@ -209,4 +209,4 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 // hiddenEnv names the variables no child process gets besides those
 // internal/proc always keeps out (any *_API_KEY), under the settings in
 // force.
-func (s *Server) hiddenEnv() []string { return s.cfg.now.Load().settings.hiddenEnv() }
+func (s *Server) hiddenEnv() []string { return s.cfg.hiddenEnv() }

@@ -129,6 +129,10 @@ func (st *settingsStore) fileProblem() error { return st.now.Load().fileErr }
 // force. The caller must not change the slice.
 func (st *settingsStore) secrets() []string { return st.now.Load().secrets }
 
+// hiddenEnv returns the variables kept from child processes under the
+// settings in force (Settings.hiddenEnv).
+func (st *settingsStore) hiddenEnv() []string { return st.now.Load().settings.hiddenEnv() }
+
 // mergeJSON overlays over on base, recursing into objects: a null in over
 // deletes the key. Neither argument is changed.
 func mergeJSON(base, over map[string]any) map[string]any {
