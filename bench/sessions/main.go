@@ -4,7 +4,11 @@
 // (rpc.NewServer and Serve over a net.Pipe) and the replay model, from an
 // in-process client speaking JSON-RPC as an editor does.
 //
-//	go run ./bench/sessions [-sessions 100] [-calls 20]
+//	go run ./bench/sessions [-sessions 100] [-calls 20] [-cpuprofile f] [-memprofile f] [-trace f]
+//
+// -trace writes an execution trace in which the daemon marks each tool
+// call update it sends and the client each one it receives;
+// bench/tailtrace reads it and tells what the slowest calls waited on.
 //
 // Every session runs the same transcript (each gets its own replay
 // instance, starting at the first reply): -calls replies of one read-only
