@@ -207,11 +207,6 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 }
 
 // hiddenEnv names the variables no child process gets besides those
-// internal/proc always keeps out (any *_API_KEY): the one the settings
-// name for the model's key.
-func (s *Server) hiddenEnv() []string {
-	if p := s.CurrentSettings().Provider; p != nil && p.APIKeyEnv != "" {
-		return []string{p.APIKeyEnv}
-	}
-	return nil
-}
+// internal/proc always keeps out (any *_API_KEY), under the settings in
+// force.
+func (s *Server) hiddenEnv() []string { return s.cfg.hiddenEnv() }

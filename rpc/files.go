@@ -31,12 +31,11 @@ func (s *Server) newFiles() *files {
 }
 
 func (f *files) roots() (*workspace.Roots, error) {
-	f.s.ws.mu.Lock()
-	defer f.s.ws.mu.Unlock()
-	if f.s.ws.roots == nil && f.s.ws.rootsErr == nil {
+	v := f.s.ws.view.Load()
+	if v == nil || v.roots == nil && v.rootsErr == nil {
 		return nil, errors.New("no workspace folder is open: the editor sent no workspace folder or root")
 	}
-	return f.s.ws.roots, f.s.ws.rootsErr
+	return v.roots, v.rootsErr
 }
 
 func (f *files) Resolve(path string) (string, error) {

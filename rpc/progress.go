@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cline-ls/cline-ls/wire"
@@ -26,6 +27,10 @@ type progress struct {
 	next      int                           // the last token number used
 	cancels   map[string]context.CancelFunc // by token
 	bySession map[string]*turnReport        // the turn each session reports now
+	// reporting is len(bySession), stored with each change, so that the
+	// updates of a connection that reports no turn (most clients, and
+	// every ACP one) pass without taking mu: every session update asks.
+	reporting atomic.Int32
 }
 
 // turnReport is one turn's progress token and the agent text not yet
@@ -68,10 +73,12 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 		Title: "cline: " + title, Cancellable: true}})
 	s.progress.mu.Lock()
 	s.progress.bySession[sessionID] = &turnReport{token: token}
+	s.progress.reporting.Store(int32(len(s.progress.bySession)))
 	s.progress.mu.Unlock()
 	return func(stop string, err error) {
 		s.progress.mu.Lock()
 		delete(s.progress.bySession, sessionID)
+		s.progress.reporting.Store(int32(len(s.progress.bySession)))
 		s.progress.mu.Unlock()
 		s.dropProgress(token)
 		msg := stop
@@ -86,6 +93,9 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string, can
 // clients with no plugin: the agent's text line by line, and each tool
 // call's title. Updates of sessions with no reported turn are ignored.
 func (s *Server) reportProgress(sessionID string, u wire.SessionUpdate) {
+	if s.progress.reporting.Load() == 0 {
+		return
+	}
 	var msg string
 	s.progress.mu.Lock()
 	tr := s.progress.bySession[sessionID]

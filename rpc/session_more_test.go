@@ -196,6 +196,43 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	}
 }
 
+// TestRedactionFollowsSettings: the key redaction scrubs is the one the
+// settings in force name, so after didChangeConfiguration names another
+// variable (one whose name does not mark it as a key), that variable's
+// value is scrubbed from what the client is sent.
+func TestRedactionFollowsSettings(t *testing.T) {
+	ctx := testCtx(t)
+	const first, second = "first-secret-0123456789", "second-secret-9876543210"
+	fake := newFakeOpenAI(t, fakeReply{text: []string{"Keys: " + first + " and " + second + "."}})
+	root, state := t.TempDir(), t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		switch k {
+		case "FIRST_TOKEN":
+			return first
+		case "SECOND_TOKEN":
+			return second
+		}
+		return ""
+	}})
+	settings := openAISettings(fake.URL, state)
+	settings["provider"].(map[string]any)["apiKeyEnv"] = "FIRST_TOKEN"
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": settings})
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{
+		"provider": map[string]any{"apiKeyEnv": "SECOND_TOKEN"}}})
+	ed.Sync(ctx)
+	id := newSessionIn(t, ctx, ed, root)
+	if _, err := promptText(ctx, ed, id, "what are my keys?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.keys) != 1 || fake.keys[0] != "Bearer "+second {
+		t.Fatalf("the provider received %q, want the second key", fake.keys)
+	}
+	text := agentText(updates(ed, id))
+	if strings.Contains(text, second) || !strings.Contains(text, "[redacted]") {
+		t.Errorf("the key the changed settings name was not redacted: %q", text)
+	}
+}
+
 // TestTwoConcurrentSessions runs two sessions' prompts at once; each gets
 // its own replies and updates.
 func TestTwoConcurrentSessions(t *testing.T) {
@@ -359,7 +396,8 @@ func TestConfiguredSubagentAndSkill(t *testing.T) {
 }
 
 // TestProgressReportsTheTurn: a client with window.workDoneProgress sees
-// the turn begin and end, and its cancel button cancels the turn.
+// the turn begin, what the agent says, and the end, and its cancel button
+// cancels the turn.
 func TestProgressReportsTheTurn(t *testing.T) {
 	ctx := testCtx(t)
 	fake := newFakeOpenAI(t, fakeReply{text: []string{"working"}, hang: true})
@@ -384,6 +422,12 @@ func TestProgressReportsTheTurn(t *testing.T) {
 	json.Unmarshal(m.Params, &p)
 	if p.Value.Title != "cline: long task" {
 		t.Fatalf("begin = %s", m.Params)
+	}
+	// What the agent says while the turn runs is reported under the token.
+	if _, err := ed.Await(ctx, "$/progress", func(m json.RawMessage) bool {
+		return strings.Contains(string(m), `"report"`) && strings.Contains(string(m), `"working"`) && strings.Contains(string(m), p.Token)
+	}); err != nil {
+		t.Fatal(err)
 	}
 	ed.Notify(ctx, "window/workDoneProgress/cancel", map[string]any{"token": p.Token})
 	if stop := <-done; stop != "cancelled" {

@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -113,7 +113,7 @@ func (s *Server) sessionStore() (*session.Store, error) {
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
 func (s *Server) redact(text string) string {
-	for _, v := range s.secrets() {
+	for _, v := range s.cfg.secrets() {
 		text = strings.ReplaceAll(text, v, "[redacted]")
 	}
 	return text
@@ -128,16 +128,6 @@ func modelFamily(p provider.Provider) tools.Family {
 	return provider.Family(p.Model())
 }
 
-// secrets are the key values redaction scrubs: those of the secret
-// variables (proc.SecretValues), the one the settings name included.
-func (s *Server) secrets() []string {
-	var hidden []string
-	if st := s.CurrentSettings(); st.Provider != nil {
-		hidden = []string{st.Provider.APIKeyEnv}
-	}
-	return proc.SecretValues(s.opts.Getenv, hidden)
-}
-
 // redactFrame scrubs secrets from an outgoing message, whatever its shape
 // (tool arguments in updates, approval previews, diffs, results): the one
 // place every message to the client passes. Edits the daemon delivers to
@@ -145,7 +135,7 @@ func (s *Server) secrets() []string {
 // they are: they are the user's files, and a key in a .env file must stay
 // a key.
 func (s *Server) redactFrame(data []byte) []byte {
-	keys := s.secrets()
+	keys := s.cfg.secrets()
 	if len(keys) == 0 {
 		return data
 	}
@@ -312,6 +302,9 @@ func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manag
 
 // sendUpdate sends session/update.
 func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
+	if trace.IsEnabled() {
+		traceToolUpdate(id, u)
+	}
 	s.reportProgress(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
@@ -319,4 +312,23 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}
+}
+
+// traceToolUpdate marks, in an execution trace of the process, the moment
+// a tool call's update leaves its session for the connection: a log event
+// "tool update" with "session call status" on the goroutine that sends it.
+// bench/sessions matches these to what its client receives, to split a
+// slow call's time between the session and the way to the client.
+func traceToolUpdate(id string, u wire.SessionUpdate) {
+	var call string
+	var status wire.ToolCallStatus
+	switch u := u.(type) {
+	case wire.ToolCall:
+		call, status = u.ToolCallID, u.Status
+	case wire.ToolCallUpdate:
+		call, status = u.ToolCallID, u.Status
+	default:
+		return
+	}
+	trace.Log(context.Background(), "tool update", id+" "+call+" "+string(status))
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
 
@@ -17,29 +19,55 @@ import (
 // key that is absent keeps its value and a key set to null clears it. The
 // settings in force are resolved from it afresh on every change and never
 // mutated after, so readers share them without copies going stale.
+//
+// Readers take no lock: every message to the client is scrubbed of the
+// secrets the settings imply, and with a hundred sessions writing at once
+// a lock there made them queue behind each other for hundreds of
+// milliseconds.
 type settingsStore struct {
 	getenv func(string) string
 
-	mu      sync.Mutex     // guards client, cur and fileErr
-	client  map[string]any // what the client sent, merged
-	cur     Settings       // resolved; replaced, never changed in place
-	fileErr error          // the config file's problem, if any
+	mu     sync.Mutex     // serialises changes; guards client
+	client map[string]any // what the client sent, merged
+	now    atomic.Pointer[resolvedSettings]
+}
+
+// resolvedSettings is what one change of the settings makes, replaced
+// whole, never changed in place.
+type resolvedSettings struct {
+	settings Settings
+	fileErr  error // the config file's problem, if any
+	// secrets are the values redaction scrubs: those of the secret
+	// variables (proc.SecretValues), the one the settings name included.
+	// The environment is read when the settings change.
+	secrets []string
 }
 
 func newSettingsStore(getenv func(string) string) *settingsStore {
 	st := &settingsStore{getenv: getenv}
-	st.cur, st.fileErr = resolve(Settings{}, getenv)
+	st.now.Store(resolve(Settings{}, getenv))
 	return st
 }
 
 // resolve is ResolveSettings that also says what was wrong with the config
-// file, if anything.
-func resolve(client Settings, getenv func(string) string) (Settings, error) {
+// file, if anything, and which values are secrets under the result.
+func resolve(client Settings, getenv func(string) string) *resolvedSettings {
 	_, err := readConfigFile(getenv)
 	if errors.Is(err, errNoConfigFile) {
 		err = nil
 	}
-	return ResolveSettings(client, getenv), err
+	cur := ResolveSettings(client, getenv)
+	return &resolvedSettings{settings: cur, fileErr: err, secrets: proc.SecretValues(getenv, cur.hiddenEnv())}
+}
+
+// hiddenEnv names the variables no child process gets and whose values
+// are scrubbed, besides those internal/proc always treats as keys (any
+// *_API_KEY): the one the settings name for the model's key.
+func (st Settings) hiddenEnv() []string {
+	if p := st.Provider; p != nil && p.APIKeyEnv != "" {
+		return []string{p.APIKeyEnv}
+	}
+	return nil
 }
 
 // apply merges a settings object from the client (initializationOptions,
@@ -77,8 +105,9 @@ func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, er
 		return Settings{}, invalidParams("%s%v", prefix, err)
 	}
 	st.client = merged
-	st.cur, st.fileErr = resolve(client, st.getenv)
-	return st.cur.clone(), nil
+	r := resolve(client, st.getenv)
+	st.now.Store(r)
+	return r.settings.clone(), nil
 }
 
 // reset forgets what the client sent (ACP clients send no settings: the
@@ -87,22 +116,22 @@ func (st *settingsStore) reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.client = nil
-	st.cur, st.fileErr = resolve(Settings{}, st.getenv)
+	st.now.Store(resolve(Settings{}, st.getenv))
 }
 
 // current returns the settings in force, as a copy the caller may keep.
-func (st *settingsStore) current() Settings {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.cur.clone()
-}
+func (st *settingsStore) current() Settings { return st.now.Load().settings.clone() }
 
 // fileProblem returns what is wrong with the config file, if anything.
-func (st *settingsStore) fileProblem() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.fileErr
-}
+func (st *settingsStore) fileProblem() error { return st.now.Load().fileErr }
+
+// secrets returns the values redaction scrubs under the settings in
+// force. The caller must not change the slice.
+func (st *settingsStore) secrets() []string { return st.now.Load().secrets }
+
+// hiddenEnv returns the variables kept from child processes under the
+// settings in force (Settings.hiddenEnv).
+func (st *settingsStore) hiddenEnv() []string { return st.now.Load().settings.hiddenEnv() }
 
 // mergeJSON overlays over on base, recursing into objects: a null in over
 // deletes the key. Neither argument is changed.

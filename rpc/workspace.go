@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cline-ls/cline-ls/wire"
@@ -15,18 +16,29 @@ import (
 
 // wsState is what the server derives from the workspace folders: the
 // ignore rules and the file watcher. It is rebuilt when the folders change.
+//
+// Every file a tool touches reads the roots and the ignore rules, and every
+// turn the watcher, from many sessions at once: they are published for
+// reading without a lock (view, live); mu serialises the changes.
 type wsState struct {
-	mu sync.Mutex
+	mu      sync.Mutex
+	view    atomic.Pointer[wsView]
+	watcher *workspace.Watcher
+	live    atomic.Pointer[workspace.Watcher] // watcher, once its first scan is done
+	ready   chan struct{}                     // closed once the watcher's first scan is done
+	// locks serialise edits per file across sessions; not guarded by mu
+	// (FileLocks has its own lock).
+	locks workspace.FileLocks
+}
+
+// wsView is the folders' roots and ignore rules, replaced whole when the
+// folders change.
+type wsView struct {
 	// roots confines paths to the folders; rebuilt with them, since
 	// building it evaluates symlinks on disk.
 	roots    *workspace.Roots
 	rootsErr error
 	ignore   *workspace.IgnoreMatcher
-	watcher  *workspace.Watcher
-	ready    chan struct{} // closed once the watcher's first scan is done
-	// locks serialise edits per file across sessions; not guarded by mu
-	// (FileLocks has its own lock).
-	locks workspace.FileLocks
 }
 
 // daemonStart is when this process started: a temporary file of an atomic
@@ -36,29 +48,22 @@ var daemonStart = time.Now()
 
 // ignoreMatcher returns the ignore rules for the current folders.
 func (s *Server) ignoreMatcher() *workspace.IgnoreMatcher {
+	if v := s.ws.view.Load(); v != nil {
+		return v.ignore
+	}
 	s.ws.mu.Lock()
 	defer s.ws.mu.Unlock()
-	if s.ws.ignore == nil {
-		s.ws.ignore = workspace.NewIgnoreMatcher(realFolders(s.folders.Paths()))
+	if v := s.ws.view.Load(); v != nil {
+		return v.ignore
 	}
-	return s.ws.ignore
+	// Before the folders are first set: no roots yet.
+	s.ws.view.Store(&wsView{ignore: workspace.NewIgnoreMatcher(realFolders(s.folders.Paths()))})
+	return s.ws.view.Load().ignore
 }
 
 // Watcher returns the file watcher once its first scan has finished, or
 // nil while it is still scanning or when there is no folder.
-func (s *Server) Watcher() *workspace.Watcher {
-	s.ws.mu.Lock()
-	defer s.ws.mu.Unlock()
-	if s.ws.ready == nil {
-		return nil
-	}
-	select {
-	case <-s.ws.ready:
-		return s.ws.watcher
-	default:
-		return nil
-	}
-}
+func (s *Server) Watcher() *workspace.Watcher { return s.ws.live.Load() }
 
 // foldersChanged rebuilds the ignore rules and restarts the watcher over
 // the new folders. The watcher's first scan walks the whole tree, so it
@@ -74,8 +79,9 @@ func (s *Server) foldersChanged() {
 	s.ws.mu.Lock()
 	old := s.ws.watcher
 	oldReady := s.ws.ready
-	s.ws.roots, s.ws.rootsErr = roots, rootsErr
-	s.ws.ignore, s.ws.watcher = ignore, nil
+	s.ws.view.Store(&wsView{roots: roots, rootsErr: rootsErr, ignore: ignore})
+	s.ws.watcher = nil
+	s.ws.live.Store(nil)
 	ready := make(chan struct{})
 	s.ws.ready = ready
 	s.ws.mu.Unlock()
@@ -113,6 +119,7 @@ func (s *Server) foldersChanged() {
 		s.ws.mu.Lock()
 		if s.ws.ready == ready && !s.closing {
 			s.ws.watcher = w
+			s.ws.live.Store(w)
 			w = nil
 		}
 		s.ws.mu.Unlock()
@@ -147,6 +154,7 @@ func (s *Server) stopWorkspace() {
 	s.ws.mu.Lock()
 	w := s.ws.watcher
 	s.ws.watcher = nil
+	s.ws.live.Store(nil)
 	s.ws.mu.Unlock()
 	if w != nil {
 		w.Close()

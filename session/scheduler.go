@@ -207,13 +207,20 @@ func (s *Scheduler) Run(ctx context.Context, calls []Call) []CallResult {
 			i++
 			continue
 		}
-		var wg sync.WaitGroup
+		// A run of read-only calls goes in parallel, the last on this
+		// goroutine: a lone call (the usual batch) starts no goroutine,
+		// which under load would be one more wait for a processor.
+		var group []int
 		for ; i < len(calls) && (b.items[i] == nil || b.items[i].spec.ReadOnly); i++ {
 			if b.items[i] != nil {
-				j := i // i is the outer loop's variable, shared by iterations
-				wg.Go(func() { b.run(j) })
+				group = append(group, i)
 			}
 		}
+		var wg sync.WaitGroup
+		for _, j := range group[:len(group)-1] {
+			wg.Go(func() { b.run(j) })
+		}
+		b.run(group[len(group)-1])
 		wg.Wait()
 	}
 	return b.results

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -148,6 +150,9 @@ type Session struct {
 
 	tokens *tokens
 	meter  *meter
+	// rendered is the last request's tool definitions and system prompt
+	// with what they were made from (see request).
+	rendered *renderedRequest
 	// Checkpoint bookkeeping for the turn in flight: its index, whether
 	// the checkpoint before it was taken, the mutating calls running.
 	turnIndex    int
@@ -418,34 +423,92 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 	}
 }
 
-// request renders the model request for the mode.
+// request renders the model request for the mode. The tool definitions
+// and the system prompt are made again only when what they are made from
+// changed since the session's last request (the mode's context, the
+// enabled tools and their specs, the turn's instructions): every round of
+// a turn asks for the same, and building them was a fifth of what a
+// session allocates.
 func (s *Session) request(tctx tools.Context, enabled []tools.Tool) (provider.Request, *prompt.Parser, error) {
-	names := make([]string, len(enabled))
-	var defs []provider.ToolDef
-	var specs []tools.Spec
+	specs := make([]tools.Spec, len(enabled))
 	for i, t := range enabled {
-		sp := t.Spec()
-		names[i] = sp.Name
-		specs = append(specs, sp)
-		defs = append(defs, provider.ToolDef{Name: sp.Name, Description: tools.Expand(sp.Description, tctx), Parameters: sp.Parameters})
+		specs[i] = t.Spec()
 	}
 	s.mu.Lock()
-	in := prompt.Input{Context: tctx, Tools: names, Instructions: s.instr}
+	instr, r := s.instr, s.rendered
 	s.mu.Unlock()
+	if !r.madeFrom(tctx, specs, instr) {
+		var err error
+		if r, err = renderRequest(tctx, enabled, specs, instr); err != nil {
+			return provider.Request{}, nil, err
+		}
+		s.mu.Lock()
+		s.rendered = r
+		s.mu.Unlock()
+	}
+	req := provider.Request{Messages: repairHistory(s.History()), System: r.system}
 	var parser *prompt.Parser
-	req := provider.Request{Messages: repairHistory(s.History())}
 	if tctx.NativeTools {
-		req.Tools = defs
+		req.Tools = r.defs
+	} else {
+		parser = prompt.NewParser(prompt.ToolParams(specs))
+	}
+	return req, parser, nil
+}
+
+// renderedRequest is what request made the tool definitions and the
+// system prompt from, with them. Never changed once made: requests share
+// defs and system.
+type renderedRequest struct {
+	tctx  tools.Context
+	specs []tools.Spec
+	instr string
+
+	defs   []provider.ToolDef // on the native path
+	system string
+}
+
+// renderRequest makes the tool definitions and the system prompt.
+func renderRequest(tctx tools.Context, enabled []tools.Tool, specs []tools.Spec, instr string) (*renderedRequest, error) {
+	r := &renderedRequest{tctx: tctx, specs: specs, instr: instr}
+	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.Name
+	}
+	in := prompt.Input{Context: tctx, Tools: names, Instructions: instr}
+	if tctx.NativeTools {
+		r.defs = make([]provider.ToolDef, len(specs))
+		for i, sp := range specs {
+			r.defs[i] = provider.ToolDef{Name: sp.Name, Description: tools.Expand(sp.Description, tctx), Parameters: sp.Parameters}
+		}
 	} else {
 		docs, err := tools.Render(tools.FormatXML, enabled, tctx)
 		if err != nil {
-			return req, nil, err
+			return nil, err
 		}
 		in.ToolDocs = string(docs)
-		parser = prompt.NewParser(prompt.ToolParams(specs))
 	}
-	req.System = prompt.SystemPrompt(in)
-	return req, parser, nil
+	r.system = prompt.SystemPrompt(in)
+	return r, nil
+}
+
+// madeFrom reports whether r was made from these: the same context, the
+// same instructions, and tools whose specs say the same (an MCP server's
+// tool may come back with another description or schema).
+func (r *renderedRequest) madeFrom(tctx tools.Context, specs []tools.Spec, instr string) bool {
+	if r == nil || r.instr != instr || len(r.specs) != len(specs) || !reflect.DeepEqual(r.tctx, tctx) {
+		return false
+	}
+	for i, sp := range specs {
+		// Every field but ContextRequirements, a func, which decides
+		// whether a tool is enabled: the list itself says that.
+		old := r.specs[i]
+		if old.ID != sp.ID || old.Name != sp.Name || old.DisplayName != sp.DisplayName || old.Description != sp.Description ||
+			!bytes.Equal(old.Parameters, sp.Parameters) || old.Kind != sp.Kind || old.ReadOnly != sp.ReadOnly {
+			return false
+		}
+	}
+	return true
 }
 
 // consume streams one reply to the client and collects its tool calls.

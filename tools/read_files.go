@@ -129,7 +129,7 @@ func (c *readFilesCall) readOne(ctx context.Context, t readFilesTarget) (string,
 	// stat of the path: the path may be swapped between the two.
 	if f, fi, err := disk.Open(t.abs); err == nil {
 		defer f.Close()
-		head := readFilesHead(f)
+		head := readFilesHead(f, fi.Size())
 		if mime, ok := SniffImage(head); ok {
 			return readFilesImage(f, name, mime, fi.Size())
 		}
@@ -331,10 +331,11 @@ func readFilesSplit(text string) []string {
 	return lines
 }
 
-// readFilesHead reads the start of an opened file, what decides how it
-// is shown.
-func readFilesHead(f io.Reader) []byte {
-	buf := make([]byte, readFilesSniffBytes)
+// readFilesHead reads the start of an opened file of size bytes (as its
+// descriptor said), what decides how it is shown. The buffer is no bigger
+// than the file: most files read are far smaller than the sniffed start.
+func readFilesHead(f io.Reader, size int64) []byte {
+	buf := make([]byte, min(readFilesSniffBytes, max(size, 0)))
 	n, _ := io.ReadFull(f, buf)
 	return buf[:n]
 }

@@ -24,6 +24,8 @@ func Marshal(v any) ([]byte, error) {
 // member goes before the first one whose name sorts after key: since the
 // structs declare their fields in sorted order, the object's members are
 // sorted as a map's were, and the bytes are those of the map it replaced.
+// Every session update passes here: the member is appended in place and
+// the names are compared without copying them.
 func tagged(key, value string, v any) ([]byte, error) {
 	b, err := Marshal(v)
 	if err != nil {
@@ -32,19 +34,17 @@ func tagged(key, value string, v any) ([]byte, error) {
 	if len(b) < 2 || b[0] != '{' {
 		return nil, fmt.Errorf("wire: %T does not encode as an object", v)
 	}
-	member := strconv.Quote(key) + ":" + strconv.Quote(value)
 	at, comma := insertionPoint(b, key)
-	out := make([]byte, 0, len(b)+len(member)+1)
+	out := make([]byte, 0, len(b)+len(key)+len(value)+6)
 	out = append(out, b[:at]...)
-	switch comma {
-	case commaBefore:
+	if comma == commaBefore {
 		out = append(out, ',')
-		out = append(out, member...)
-	case commaAfter:
-		out = append(out, member...)
+	}
+	out = strconv.AppendQuote(out, key)
+	out = append(out, ':')
+	out = strconv.AppendQuote(out, value)
+	if comma == commaAfter {
 		out = append(out, ',')
-	default:
-		out = append(out, member...)
 	}
 	return append(out, b[at:]...), nil
 }
@@ -64,7 +64,7 @@ func insertionPoint(obj []byte, key string) (int, int) {
 	}
 	for i := 1; ; {
 		name, end := readString(obj, i)
-		if name > key {
+		if string(name) > key { // compared without a copy
 			return i, commaAfter
 		}
 		next, last := skipValue(obj, end+2) // past the name's quote and ':'
@@ -106,17 +106,17 @@ func skipValue(obj []byte, i int) (int, bool) {
 
 // readString reads the JSON string starting at obj[i] (a member name,
 // which encoding/json writes unescaped for our field names) and returns
-// it with the index of its closing quote.
-func readString(obj []byte, i int) (string, int) {
+// its bytes, unquoted, with the index of its closing quote.
+func readString(obj []byte, i int) ([]byte, int) {
 	for j := i + 1; j < len(obj); j++ {
 		switch obj[j] {
 		case '\\':
 			j++
 		case '"':
-			return string(obj[i+1 : j]), j
+			return obj[i+1 : j], j
 		}
 	}
-	return "", len(obj) - 1
+	return nil, len(obj) - 1
 }
 
 // tagOf reads the discriminator key of an object, with its members.

@@ -4,7 +4,11 @@
 // (rpc.NewServer and Serve over a net.Pipe) and the replay model, from an
 // in-process client speaking JSON-RPC as an editor does.
 //
-//	go run ./bench/sessions [-sessions 100] [-calls 20]
+//	go run ./bench/sessions [-sessions 100] [-calls 20] [-cpuprofile f] [-memprofile f] [-trace f]
+//
+// -trace writes an execution trace in which the daemon marks each tool
+// call update it sends and the client each one it receives;
+// bench/tailtrace reads it and tells what the slowest calls waited on.
 //
 // Every session runs the same transcript (each gets its own replay
 // instance, starting at the first reply): -calls replies of one read-only
@@ -24,6 +28,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +43,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,28 +92,27 @@ var script = []scriptedCall{
 func main() {
 	nSessions := flag.Int("sessions", 100, "number of concurrent sessions")
 	nCalls := flag.Int("calls", 20, "tool calls per session")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the daemon's run to `file`")
+	traceFile := flag.String("trace", "", "write an execution trace of the daemon's run to `file` (bench/tailtrace reads it)")
+	memProfile := flag.String("memprofile", "", "write a profile of what the whole run allocated to `file`")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "sessions:", err)
-			os.Exit(2)
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	code := run(*nSessions, *nCalls)
-	pprof.StopCPUProfile()
+	code := run(*nSessions, *nCalls, *cpuProfile, *traceFile)
+	if *memProfile != "" {
+		if err := writeAllocs(*memProfile); err != nil {
+			code = fail(err)
+		}
+	}
 	os.Exit(code)
 }
 
-// run does the benchmark and returns the exit code.
-func run(nSessions, nCalls int) int {
+// run does the benchmark and returns the exit code. The CPU profile and
+// the execution trace, when asked for, cover the daemon's run from
+// initialize to exit, not the direct calls before it.
+func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 	dir, err := os.MkdirTemp("", "cline-ls-bench-sessions-")
 	if err != nil {
 		return fail(err)
@@ -142,6 +147,11 @@ func run(nSessions, nCalls int) int {
 
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
+
+	stop, err := startProfiles(cpuProfile, traceFile)
+	if err != nil {
+		return fail(err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -185,14 +195,23 @@ func run(nSessions, nCalls int) int {
 		}()
 	}
 	ready.Wait()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	cpu0 := cpuTime()
 	start := time.Now()
 	close(startGate)
 	wg.Wait()
 	wall := time.Since(start)
 	cpu := cpuTime() - cpu0
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	gc := gcData{cycles: ms1.NumGC - ms0.NumGC, pauses: time.Duration(ms1.PauseTotalNs - ms0.PauseTotalNs),
+		allocated: ms1.TotalAlloc - ms0.TotalAlloc}
 
 	code, closeErr := c.close(ctx)
+	if err := stop(); err != nil {
+		return fail(err)
+	}
 	settled, after := settle(baseline, 5*time.Second)
 	hwm, rssAfter := procStatus("VmHWM"), procStatus("VmRSS")
 	debug.FreeOSMemory() // a GC, then memory handed back to the OS
@@ -233,7 +252,7 @@ func run(nSessions, nCalls int) int {
 		sessions: nSessions, calls: nCalls, wall: wall, cpu: cpu,
 		latencies: latencies, direct: direct, directLoaded: directLoaded,
 		hwm: hwm, rssAfter: rssAfter, rssFreed: rssFreed, heapAfter: ms.HeapAlloc,
-		frames:   c.frames.Load(),
+		frames: c.frames.Load(), gc: gc,
 		baseline: baseline, peak: int(c.peakGoroutines.Load()), after: after, settled: settled,
 	})
 
@@ -255,6 +274,63 @@ func run(nSessions, nCalls int) int {
 		return 1
 	}
 	return 0
+}
+
+// startProfiles starts the CPU profile and the execution trace that are
+// asked for and returns the function that stops them and closes their
+// files.
+func startProfiles(cpuProfile, traceFile string) (func() error, error) {
+	var files []*os.File
+	var stops []func()
+	stopAll := func() error {
+		for _, s := range stops {
+			s()
+		}
+		var errs []error
+		for _, f := range files {
+			errs = append(errs, f.Close())
+		}
+		return errors.Join(errs...)
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, pprof.StopCPUProfile)
+	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		files = append(files, f)
+		if err := trace.Start(f); err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, trace.Stop)
+	}
+	return stopAll, nil
+}
+
+// writeAllocs writes the allocation profile of the process so far.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func fail(err error) int {
@@ -559,6 +635,10 @@ func (c *client) observe(m jsonrpcclient.Message) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return
 		}
+		if trace.IsEnabled() && (p.Update.Kind == "tool_call" || p.Update.Kind == "tool_call_update") {
+			// The daemon marks the same update's sending ("tool update").
+			trace.Log(context.Background(), "tool seen", p.SessionID+" "+p.Update.ID+" "+p.Update.Status)
+		}
 		switch p.Update.Kind {
 		case "tool_call":
 			c.notePeak()
@@ -614,6 +694,13 @@ func (c *client) notePeak() {
 	}
 }
 
+// gcData is what the collector did during the sessions.
+type gcData struct {
+	cycles    uint32
+	pauses    time.Duration // stop-the-world pauses, summed
+	allocated uint64        // bytes
+}
+
 // reportData is what the report prints.
 type reportData struct {
 	sessions, calls         int
@@ -623,6 +710,7 @@ type reportData struct {
 	hwm, rssAfter, rssFreed int             // kB
 	heapAfter               uint64          // bytes
 	frames                  int64           // messages the server sent the client
+	gc                      gcData
 	baseline, peak, after   int
 	settled                 bool
 }
@@ -653,6 +741,8 @@ func report(w io.Writer, d reportData) {
 	fmt.Fprintf(w, "| CPU used during the sessions (user+sys, whole process) | %s (%.2f of %d cores) |\n",
 		fmtDur(d.cpu), d.cpu.Seconds()/d.wall.Seconds(), runtime.NumCPU())
 	fmt.Fprintf(w, "| Messages server → client (all kinds) | %d (%.0f/s) |\n", d.frames, float64(d.frames)/d.wall.Seconds())
+	fmt.Fprintf(w, "| Allocated during the sessions (whole process) | %.1f MB |\n", float64(d.gc.allocated)/(1<<20))
+	fmt.Fprintf(w, "| GC cycles during the sessions (GOGC %s) | %d, stop-the-world pauses %s in all |\n", cmp.Or(os.Getenv("GOGC"), "default"), d.gc.cycles, fmtDur(d.gc.pauses))
 	fmt.Fprintf(w, "| Peak RSS (VmHWM) | %s |\n", fmtKB(d.hwm))
 	fmt.Fprintf(w, "| RSS after shutdown (VmRSS) | %s |\n", fmtKB(d.rssAfter))
 	fmt.Fprintf(w, "| RSS after shutdown, GC and FreeOSMemory | %s (Go heap in use %.1f MB) |\n", fmtKB(d.rssFreed), float64(d.heapAfter)/(1<<20))

@@ -192,10 +192,14 @@ func Search(ctx context.Context, opts Options) (*Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// The calling goroutine is one of the workers: under load each
+	// goroutine that must be scheduled before the result is ready is one
+	// more wait for a processor.
 	var wg sync.WaitGroup
-	for range workers {
+	for range workers - 1 {
 		wg.Go(func() { s.work(ctx) })
 	}
+	s.work(ctx)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -1,0 +1,93 @@
+package session
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
+)
+
+// TestRequestFollowsModeAndTools: a session reuses its last request's tool
+// definitions and system prompt only while what they are made from holds;
+// a new mode, a dynamic tool that appears, and a tool whose description
+// changes each show in the next request.
+func TestRequestFollowsModeAndTools(t *testing.T) {
+	m := &scriptModel{reply: func(int, provider.Request) ([]provider.Event, error) { return textEvents("ok"), nil }}
+	var mu sync.Mutex
+	var extra []tools.Tool
+	dynamic := func(desc string) tools.Tool {
+		tool, err := tools.NewTool(tools.Spec{ID: "probe__mcp__look", Name: "probe__mcp__look", Description: desc, Kind: tools.KindRead, ReadOnly: true,
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			func(json.RawMessage) (tools.Invocation, error) { return nil, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, Updates: func(wire.SessionUpdate) {},
+		Extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func() provider.Request {
+		t.Helper()
+		if stop, err := s.Prompt(t.Context(), "go"); err != nil || stop != StopEndTurn {
+			t.Fatalf("prompt: %v %v", stop, err)
+		}
+		reqs := m.requests()
+		return reqs[len(reqs)-1]
+	}
+	names := func(r provider.Request) []string {
+		var out []string
+		for _, d := range r.Tools {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	describe := func(r provider.Request, name string) string {
+		for _, d := range r.Tools {
+			if d.Name == name {
+				return d.Description
+			}
+		}
+		return ""
+	}
+
+	act := prompt()
+	if !slices.Contains(names(act), tools.NameEditor) {
+		t.Fatalf("act request lacks %s: %v", tools.NameEditor, names(act))
+	}
+	if again := prompt(); again.System != act.System || !slices.Equal(names(again), names(act)) {
+		t.Errorf("the same session, mode and tools gave another request")
+	}
+
+	if err := s.SetMode(tools.ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	plan := prompt()
+	if slices.Contains(names(plan), tools.NameEditor) || plan.System == act.System {
+		t.Errorf("after switching to plan the request kept act's tools or prompt: %v", names(plan))
+	}
+
+	if err := s.SetMode(tools.ModeAct); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	extra = []tools.Tool{dynamic("Probes the first way.")}
+	mu.Unlock()
+	withMCP := prompt()
+	if got := describe(withMCP, "probe__mcp__look"); got != "Probes the first way." {
+		t.Fatalf("a dynamic tool that appeared: description %q in %v", got, names(withMCP))
+	}
+
+	mu.Lock()
+	extra = []tools.Tool{dynamic("Probes another way.")}
+	mu.Unlock()
+	if got := describe(prompt(), "probe__mcp__look"); got != "Probes another way." {
+		t.Errorf("a dynamic tool whose description changed: %q", got)
+	}
+}
