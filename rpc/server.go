@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func NewServer(opts Options) *Server {
 		exited:  make(chan struct{}),
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
-		cfg:     newSettingsStore(opts.Getenv),
+		cfg:     newSettingsStore(opts.Getenv, os.ReadFile),
 
 		inputEnded: make(chan struct{}),
 	}

@@ -16,30 +16,30 @@ import (
 // arrive in pieces (eglot sends {"settings":{}} right after connecting), a
 // key that is absent keeps its value and a key set to null clears it. The
 // settings in force are resolved from it afresh on every change and never
-// mutated after, so readers share them without copies going stale.
+// mutated after, so readers share them without copies going stale. The
+// user's config file is read once, when the store is made: every
+// resolution after takes what was read then.
 type settingsStore struct {
-	getenv func(string) string
+	getenv  func(string) string
+	file    Settings // the config file's settings; zero when it is missing or ignored
+	fileErr error    // the config file's problem, if any
 
-	mu      sync.Mutex     // guards client, cur and fileErr
-	client  map[string]any // what the client sent, merged
-	cur     Settings       // resolved; replaced, never changed in place
-	fileErr error          // the config file's problem, if any
+	mu     sync.Mutex     // guards client and cur
+	client map[string]any // what the client sent, merged
+	cur    Settings       // resolved; replaced, never changed in place
 }
 
-func newSettingsStore(getenv func(string) string) *settingsStore {
+// newSettingsStore reads the config file with readFile and resolves the
+// settings in force before the client has sent any.
+func newSettingsStore(getenv func(string) string, readFile func(string) ([]byte, error)) *settingsStore {
 	st := &settingsStore{getenv: getenv}
-	st.cur, st.fileErr = resolve(Settings{}, getenv)
-	return st
-}
-
-// resolve is ResolveSettings that also says what was wrong with the config
-// file, if anything.
-func resolve(client Settings, getenv func(string) string) (Settings, error) {
-	_, err := readConfigFile(getenv)
+	file, err := readConfigFile(getenv, readFile)
 	if errors.Is(err, errNoConfigFile) {
 		err = nil
 	}
-	return ResolveSettings(client, getenv), err
+	st.file, st.fileErr = file, err
+	st.cur = resolveSettings(Settings{}, getenv, st.file)
+	return st
 }
 
 // apply merges a settings object from the client (initializationOptions,
@@ -77,7 +77,7 @@ func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, er
 		return Settings{}, invalidParams("%s%v", prefix, err)
 	}
 	st.client = merged
-	st.cur, st.fileErr = resolve(client, st.getenv)
+	st.cur = resolveSettings(client, st.getenv, st.file)
 	return st.cur.clone(), nil
 }
 
@@ -87,7 +87,7 @@ func (st *settingsStore) reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.client = nil
-	st.cur, st.fileErr = resolve(Settings{}, st.getenv)
+	st.cur = resolveSettings(Settings{}, st.getenv, st.file)
 }
 
 // current returns the settings in force, as a copy the caller may keep.
@@ -98,11 +98,7 @@ func (st *settingsStore) current() Settings {
 }
 
 // fileProblem returns what is wrong with the config file, if anything.
-func (st *settingsStore) fileProblem() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.fileErr
-}
+func (st *settingsStore) fileProblem() error { return st.fileErr }
 
 // mergeJSON overlays over on base, recursing into objects: a null in over
 // deletes the key. Neither argument is changed.
