@@ -161,6 +161,27 @@ func TestShutdownExitCodes(t *testing.T) {
 	})
 }
 
+// TestShutdownAnsweredBeforeExit: a client that sends exit and ends its
+// input right behind shutdown, without waiting for the answer, still gets
+// it (the connection writes nothing once its input has ended, so an
+// answer from off the read loop raced the end). The runs repeat to meet
+// that race.
+func TestShutdownAnsweredBeforeExit(t *testing.T) {
+	ctx := testCtx(t)
+	in := frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) +
+		frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`)
+	for i := range 50 {
+		var out strings.Builder
+		code, err := rpc.NewServer(rpc.Options{}).Serve(ctx, strings.NewReader(in), &syncWriter{b: &out})
+		if code != 0 || err != nil {
+			t.Fatalf("run %d: Serve = %d, %v; want 0, nil", i, code, err)
+		}
+		if !strings.Contains(out.String(), `"id":2,"result":null`) {
+			t.Fatalf("run %d: exit came before shutdown's answer: %q", i, out.String())
+		}
+	}
+}
+
 func TestEOFEndsCleanly(t *testing.T) {
 	ctx := testCtx(t)
 	srv := rpc.NewServer(rpc.Options{})

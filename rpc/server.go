@@ -342,8 +342,17 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	s.state = stateShutdown
 	s.mu.Unlock()
 	// Turns may wait on the client to end (an applyEdit in flight):
-	// release the read loop while they are cancelled and flushed.
-	jsonrpc2.Async(ctx)
+	// release the read loop while they are cancelled and flushed. With no
+	// session there is nothing to wait for, and the answer is written
+	// before the next message is read: a client that sends exit and
+	// closes its input right behind shutdown still gets it (the
+	// connection writes nothing once its input has ended).
+	s.sess.mu.Lock()
+	live := len(s.sess.byID)+len(s.sess.editor) > 0
+	s.sess.mu.Unlock()
+	if live {
+		jsonrpc2.Async(ctx)
+	}
 	s.shutdownSessions()
 	return nil, nil
 }
