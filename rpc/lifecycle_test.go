@@ -213,6 +213,10 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad compactAt", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"context": map[string]any{"compactAt": 1.5}}}, -32602, "initializationOptions.context.compactAt"},
 		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
+		{"initialize capability of wrong type", "initialize", map[string]any{"capabilities": map[string]any{"general": map[string]any{"positionEncodings": "utf-8"}}}, -32602, "capabilities.general.positionEncodings: expected an array, got string"},
+		{"initialize capabilities not an object", "initialize", map[string]any{"capabilities": []any{}}, -32602, "capabilities: expected an object, got array"},
+		{"initialize folder uri of wrong type", "initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []any{map[string]any{"uri": 5}}}, -32602, "workspaceFolders[0].uri: expected a string, got number"},
+		{"initialize processId of wrong type", "initialize", map[string]any{"processId": "me", "capabilities": map[string]any{}}, -32602, "processId: expected an integer, got string"},
 	}
 	for _, tt := range tests {
 		err := ed.Call(ctx, tt.method, tt.params, nil)

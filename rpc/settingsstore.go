@@ -62,13 +62,15 @@ func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, er
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	merged := mergeJSON(st.client, over)
-	body, err := json.Marshal(merged)
-	if err != nil {
-		return Settings{}, invalidParams("%s: %v", strings.TrimSuffix(prefix, "."), err)
-	}
 	var client Settings
-	if err := decodeParams(body, &client); err != nil {
-		return Settings{}, prefixed(err, prefix)
+	if len(merged) > 0 { // most clients send none: then nothing to decode
+		body, err := json.Marshal(merged)
+		if err != nil {
+			return Settings{}, invalidParams("%s: %v", strings.TrimSuffix(prefix, "."), err)
+		}
+		if err := decodeParams(body, &client); err != nil {
+			return Settings{}, prefixed(err, prefix)
+		}
 	}
 	if err := client.validate(prefix); err != nil {
 		return Settings{}, err
