@@ -141,7 +141,7 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 }
 
 // initialize answers the initialize request (PROTOCOL.md §2).
-func (s *Server) initialize(raw []byte) (any, error) {
+func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	p, err := decodeInitializeParams(raw)
 	if err != nil {
 		return nil, err
@@ -204,7 +204,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.mu.Unlock()
 	s.reportSettingsFile()
 	s.folders.Add(s.admitFolders(context.Background(), folders)...)
-	s.foldersChanged()
+	// The watcher and the cleaning of stale temporary files start with
+	// the answer, which they would only compete with for the processor.
+	s.foldersChangedThen(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
 	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)
 	}

@@ -79,7 +79,9 @@ func afterShutdown(r *route) { r.afterShutdown = true }
 
 func init() {
 	// Lifecycle.
-	serve(methodInitialize, inLSP, params((*Server).initialize), early)
+	serve(methodInitialize, inLSP, func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.initialize(req.ID(), req.Params())
+	}, early)
 	serve(methodInitialize, inACP, params((*Server).acpInitialize), early)
 	serve(methodExit, inLSP, func(s *Server, _ context.Context, _ *jsonrpc2.Request) (any, error) { s.exit(); return nil, nil }, early, afterShutdown)
 	serve(methodShutdown, inLSP, func(s *Server, ctx context.Context, _ *jsonrpc2.Request) (any, error) { return s.shutdown(ctx) })

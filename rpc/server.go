@@ -174,11 +174,6 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		s.releaseIdleLoop(s.bgCtx)
-	}()
 
 	// The input ending cancels running turns at once (runPrompt watches
 	// it); the connection is done once the requests already read are
