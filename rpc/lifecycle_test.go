@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +180,38 @@ func TestShutdownAnsweredBeforeExit(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), `"id":2,"result":null`) {
 			t.Fatalf("run %d: exit came before shutdown's answer: %q", i, out.String())
+		}
+	}
+}
+
+// TestInitializeStartsTheFolderWork: the watcher and the cleaning of
+// stale temporary files, which start with initialize's answer, do start.
+func TestInitializeStartsTheFolderWork(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	stale := filepath.Join(root, ".main.go.cline-ls-3k9x2a.tmp")
+	os.WriteFile(stale, []byte("x"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	ed := rpctest.New(t, rpc.Options{})
+	if _, err := ed.Initialize(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	for ed.Server.Watcher() == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the watcher did not start after initialize")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for {
+		if _, err := os.Stat(stale); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the stale temporary file was not removed after initialize")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
