@@ -57,7 +57,9 @@ func nothing(*Server, context.Context, *jsonrpc2.Request) (any, error) { return 
 
 // routes is every method served, by dialect: a method both dialects carry
 // with different semantics (initialize, session/new) has one entry each.
-var routes = map[Dialect]map[string]route{DialectLSP: {}, DialectACP: {}}
+// Sized for the routes below, so that building the table at start-up
+// does not grow it as it goes.
+var routes = map[Dialect]map[string]route{DialectLSP: make(map[string]route, 40), DialectACP: make(map[string]route, 24)}
 
 func serve(method string, d dialectSet, h handler, opts ...func(*route)) {
 	r := route{dialects: d, handle: h}
