@@ -93,7 +93,6 @@ type usage struct {
 	faults int64         // minor and major page faults
 }
 
-
 // once starts the daemon, sends initialize, waits for the answer, lets it
 // settle, reads its RSS and ends it with shutdown and exit.
 func once(bin string, initParams any) (time.Duration, memory, usage, error) {
