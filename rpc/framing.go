@@ -216,16 +216,14 @@ func (s *stream) replied(data []byte) {
 	if n == 0 {
 		return
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+	var m object // not a struct: no reflection over one (initialize's answer comes here)
+	if json.Unmarshal(data, &m) != nil || len(m["method"]) > 0 || len(m["id"]) == 0 {
 		return
 	}
+	id := string(m["id"])
 	s.replyMu.Lock()
-	fn := s.afterReply[string(m.ID)]
-	delete(s.afterReply, string(m.ID))
+	fn := s.afterReply[id]
+	delete(s.afterReply, id)
 	s.replyMu.Unlock()
 	if fn != nil {
 		fn()

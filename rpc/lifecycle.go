@@ -13,44 +13,137 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
+// initializeParams is what the daemon reads of initialize's params, all
+// of it optional.
 type initializeParams struct {
-	ClientInfo *struct {
-		Name string `json:"name"`
-	} `json:"clientInfo"`
-	ProcessID        *int64            `json:"processId"`
-	RootURI          *string           `json:"rootUri"`
-	RootPath         *string           `json:"rootPath"`
-	WorkspaceFolders []workspaceFolder `json:"workspaceFolders"`
-	Capabilities     struct {
-		General struct {
-			PositionEncodings []string `json:"positionEncodings"`
-		} `json:"general"`
-		Workspace struct {
-			ApplyEdit     bool `json:"applyEdit"`
-			WorkspaceEdit struct {
-				DocumentChanges bool `json:"documentChanges"`
-			} `json:"workspaceEdit"`
-		} `json:"workspace"`
-		Window struct {
-			WorkDoneProgress   bool            `json:"workDoneProgress"`
-			ShowMessage        json.RawMessage `json:"showMessage"`
-			ShowMessageRequest json.RawMessage `json:"showMessageRequest"`
-		} `json:"window"`
-		Experimental struct {
-			Cline struct {
-				Approvals bool `json:"approvals"`
-				Diffs     bool `json:"diffs"`
-				Questions bool `json:"questions"`
-			} `json:"cline"`
-		} `json:"experimental"`
-	} `json:"capabilities"`
-	InitializationOptions json.RawMessage `json:"initializationOptions"`
+	ClientName        *string // clientInfo.name; nil without clientInfo
+	RootURI           *string
+	RootPath          *string
+	WorkspaceFolders  []workspaceFolder
+	PositionEncodings []string // capabilities.general.positionEncodings
+	ApplyEdit         bool     // capabilities.workspace.applyEdit
+	DocumentChanges   bool     // capabilities.workspace.workspaceEdit.documentChanges
+	WorkDoneProgress  bool     // capabilities.window.workDoneProgress
+	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
+	// which Neovim sends) or showMessageRequest (older clients) is there.
+	ShowMessageRequest bool
+	Cline              struct{ Approvals, Diffs, Questions bool } // capabilities.experimental.cline
+	Options            json.RawMessage                            // initializationOptions
+}
+
+// decodeInitializeParams decodes the members initialize reads and no
+// others, member by member: an editor's capabilities are large, and this
+// runs at every start (an error still names the field at fault).
+func decodeInitializeParams(raw []byte) (initializeParams, error) {
+	var p initializeParams
+	if err := requireParams(raw); err != nil {
+		return p, err
+	}
+	top, err := decodeObject(raw, "")
+	if err != nil {
+		return p, err
+	}
+	client, err := top.object("", "clientInfo")
+	if err != nil {
+		return p, err
+	}
+	if raw, ok := top["clientInfo"]; ok && string(raw) != "null" {
+		name := ""
+		if err := client.decode("clientInfo", "name", &name); err != nil {
+			return p, err
+		}
+		p.ClientName = &name
+	}
+	var processID *int64 // not used, but checked, as a number or null
+	if err := top.decode("", "processId", &processID); err != nil {
+		return p, err
+	}
+	if err := top.decode("", "rootUri", &p.RootURI); err != nil {
+		return p, err
+	}
+	if err := top.decode("", "rootPath", &p.RootPath); err != nil {
+		return p, err
+	}
+	var folders []json.RawMessage
+	if err := top.decode("", "workspaceFolders", &folders); err != nil {
+		return p, err
+	}
+	for i, raw := range folders {
+		at := fieldf("workspaceFolders[%d]", i)
+		f, err := decodeObject(raw, at)
+		if err != nil {
+			return p, err
+		}
+		var wf workspaceFolder
+		if err := f.decode(at, "uri", &wf.URI); err != nil {
+			return p, err
+		}
+		if err := f.decode(at, "name", &wf.Name); err != nil {
+			return p, err
+		}
+		p.WorkspaceFolders = append(p.WorkspaceFolders, wf)
+	}
+	caps, err := top.object("", "capabilities")
+	if err != nil {
+		return p, err
+	}
+	const c = "capabilities"
+	general, err := caps.object(c, "general")
+	if err != nil {
+		return p, err
+	}
+	if err := general.decode(c+".general", "positionEncodings", &p.PositionEncodings); err != nil {
+		return p, err
+	}
+	ws, err := caps.object(c, "workspace")
+	if err != nil {
+		return p, err
+	}
+	if err := ws.decode(c+".workspace", "applyEdit", &p.ApplyEdit); err != nil {
+		return p, err
+	}
+	wsEdit, err := ws.object(c+".workspace", "workspaceEdit")
+	if err != nil {
+		return p, err
+	}
+	if err := wsEdit.decode(c+".workspace.workspaceEdit", "documentChanges", &p.DocumentChanges); err != nil {
+		return p, err
+	}
+	window, err := caps.object(c, "window")
+	if err != nil {
+		return p, err
+	}
+	if err := window.decode(c+".window", "workDoneProgress", &p.WorkDoneProgress); err != nil {
+		return p, err
+	}
+	_, showMessage := window["showMessage"]
+	_, showMessageRequest := window["showMessageRequest"]
+	p.ShowMessageRequest = showMessage || showMessageRequest
+	exp, err := caps.object(c, "experimental")
+	if err != nil {
+		return p, err
+	}
+	cline, err := exp.object(c+".experimental", "cline")
+	if err != nil {
+		return p, err
+	}
+	const cl = c + ".experimental.cline"
+	for _, m := range []struct {
+		name string
+		dst  *bool
+	}{{"approvals", &p.Cline.Approvals}, {"diffs", &p.Cline.Diffs}, {"questions", &p.Cline.Questions}} {
+		if err := cline.decode(cl, m.name, m.dst); err != nil {
+			return p, err
+		}
+	}
+	p.Options = top["initializationOptions"]
+	return p, nil
 }
 
 // initialize answers the initialize request (PROTOCOL.md §2).
-func (s *Server) initialize(raw []byte) (any, error) {
-	var p initializeParams
-	if err := decodeParams(raw, &p); err != nil {
+func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
+	p, err := decodeInitializeParams(raw)
+	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -59,7 +152,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if again {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: initialize was already received on this connection")
 	}
-	if _, err := s.cfg.apply(p.InitializationOptions, "initializationOptions."); err != nil {
+	if _, err := s.cfg.apply(p.Options, "initializationOptions."); err != nil {
 		return nil, err
 	}
 	var folders []workspace.Folder
@@ -83,28 +176,26 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	}
 
 	enc := workspace.UTF16
-	if slices.Contains(p.Capabilities.General.PositionEncodings, string(workspace.UTF8)) {
+	if slices.Contains(p.PositionEncodings, string(workspace.UTF8)) {
 		enc = workspace.UTF8
 	}
 	caps := clientCaps{
-		clineApprovals:   p.Capabilities.Experimental.Cline.Approvals,
-		clineDiffs:       p.Capabilities.Experimental.Cline.Diffs,
-		clineQuestions:   p.Capabilities.Experimental.Cline.Questions,
-		applyEdit:        p.Capabilities.Workspace.ApplyEdit,
-		docChanges:       p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
-		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
-		// LSP 3.16+ names the capability window.showMessage (Neovim sends
-		// that); older clients window.showMessageRequest.
-		showMessageReq: len(p.Capabilities.Window.ShowMessage) > 0 || len(p.Capabilities.Window.ShowMessageRequest) > 0,
+		clineApprovals:   p.Cline.Approvals,
+		clineDiffs:       p.Cline.Diffs,
+		clineQuestions:   p.Cline.Questions,
+		applyEdit:        p.ApplyEdit,
+		docChanges:       p.DocumentChanges,
+		workDoneProgress: p.WorkDoneProgress,
+		showMessageReq:   p.ShowMessageRequest,
 	}
-	if p.ClientInfo != nil {
-		caps.checksVersions = checksVersions(p.ClientInfo.Name)
-		caps.name = p.ClientInfo.Name
+	if p.ClientName != nil {
+		caps.checksVersions = checksVersions(*p.ClientName)
+		caps.name = *p.ClientName
 	}
 	// Eglot names itself from version 1.10 on; 1.9 (Debian's) sends no
 	// clientInfo, and neither do other small clients, for which a log
 	// message while the daemon waits is harmless.
-	caps.strandsMessages = p.ClientInfo == nil || p.ClientInfo.Name == "Eglot"
+	caps.strandsMessages = p.ClientName == nil || *p.ClientName == "Eglot"
 
 	s.mu.Lock()
 	s.state = stateInitialized
@@ -113,7 +204,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.mu.Unlock()
 	s.reportSettingsFile()
 	s.folders.Add(s.admitFolders(context.Background(), folders)...)
-	s.foldersChanged()
+	// The watcher and the cleaning of stale temporary files start with
+	// the answer, which they would only compete with for the processor.
+	s.foldersChangedThen(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
 	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)
 	}

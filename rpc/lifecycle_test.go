@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +163,59 @@ func TestShutdownExitCodes(t *testing.T) {
 	})
 }
 
+// TestShutdownAnsweredBeforeExit: a client that sends exit and ends its
+// input right behind shutdown, without waiting for the answer, still gets
+// it (the connection writes nothing once its input has ended, so an
+// answer from off the read loop raced the end). The runs repeat to meet
+// that race.
+func TestShutdownAnsweredBeforeExit(t *testing.T) {
+	ctx := testCtx(t)
+	in := frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) +
+		frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`)
+	for i := range 50 {
+		var out strings.Builder
+		code, err := rpc.NewServer(rpc.Options{}).Serve(ctx, strings.NewReader(in), &syncWriter{b: &out})
+		if code != 0 || err != nil {
+			t.Fatalf("run %d: Serve = %d, %v; want 0, nil", i, code, err)
+		}
+		if !strings.Contains(out.String(), `"id":2,"result":null`) {
+			t.Fatalf("run %d: exit came before shutdown's answer: %q", i, out.String())
+		}
+	}
+}
+
+// TestInitializeStartsTheFolderWork: the watcher and the cleaning of
+// stale temporary files, which start with initialize's answer, do start.
+func TestInitializeStartsTheFolderWork(t *testing.T) {
+	ctx := testCtx(t)
+	root := t.TempDir()
+	stale := filepath.Join(root, ".main.go.cline-ls-3k9x2a.tmp")
+	os.WriteFile(stale, []byte("x"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	ed := rpctest.New(t, rpc.Options{})
+	if _, err := ed.Initialize(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	for ed.Server.Watcher() == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the watcher did not start after initialize")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for {
+		if _, err := os.Stat(stale); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the stale temporary file was not removed after initialize")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 func TestEOFEndsCleanly(t *testing.T) {
 	ctx := testCtx(t)
 	srv := rpc.NewServer(rpc.Options{})
@@ -192,6 +247,10 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad compactAt", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"context": map[string]any{"compactAt": 1.5}}}, -32602, "initializationOptions.context.compactAt"},
 		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
+		{"initialize capability of wrong type", "initialize", map[string]any{"capabilities": map[string]any{"general": map[string]any{"positionEncodings": "utf-8"}}}, -32602, "capabilities.general.positionEncodings: expected an array, got string"},
+		{"initialize capabilities not an object", "initialize", map[string]any{"capabilities": []any{}}, -32602, "capabilities: expected an object, got array"},
+		{"initialize folder uri of wrong type", "initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []any{map[string]any{"uri": 5}}}, -32602, "workspaceFolders[0].uri: expected a string, got number"},
+		{"initialize processId of wrong type", "initialize", map[string]any{"processId": "me", "capabilities": map[string]any{}}, -32602, "processId: expected an integer, got string"},
 	}
 	for _, tt := range tests {
 		err := ed.Call(ctx, tt.method, tt.params, nil)

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -88,23 +89,27 @@ const replyWait = 2 * time.Second
 // afterReply runs fn in the background once the answer to reqID is
 // queued, so that what fn sends follows that answer on the wire, or after
 // replyWait. fn's context ends with the connection; nothing runs once the
-// connection is closing.
+// connection is closing. Nothing waits meanwhile: the goroutine starts
+// with the answer (a timer stands in for an answer that cannot be
+// written), so the work does not compete with the answer it follows.
 func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
-	replied := make(chan struct{})
-	if s.stream != nil {
-		s.stream.onReply(reqID, func() { close(replied) })
-	} else {
-		close(replied)
+	var once sync.Once
+	run := func() {
+		once.Do(func() {
+			s.goBackground(func() {
+				ctx, cancel := context.WithCancel(s.bgCtx)
+				defer cancel()
+				fn(ctx)
+			})
+		})
 	}
-	s.goBackground(func() {
-		select {
-		case <-replied:
-		case <-time.After(replyWait):
-		case <-s.bgCtx.Done():
-			return
-		}
-		ctx, cancel := context.WithCancel(s.bgCtx)
-		defer cancel()
-		fn(ctx)
+	if s.stream == nil {
+		run()
+		return
+	}
+	t := time.AfterFunc(replyWait, run)
+	s.stream.onReply(reqID, func() {
+		t.Stop()
+		run()
 	})
 }

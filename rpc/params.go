@@ -14,17 +14,35 @@ import (
 // whose message names the field at fault ("textDocument.version: expected
 // an integer, got string"), not only a byte offset.
 func decodeParams(raw []byte, v any) error {
+	if err := requireParams(raw); err != nil {
+		return err
+	}
+	return paramError(json.Unmarshal(raw, v), "")
+}
+
+// requireParams fails a request that came without params (or with null).
+func requireParams(raw []byte) error {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return invalidParams("params: required, got none")
 	}
-	err := json.Unmarshal(raw, v)
+	return nil
+}
+
+// paramError makes a decoding error a -32602 naming the field: at is the
+// path of the value decoded ("" for the params themselves).
+func paramError(err error, at string) error {
 	if err == nil {
 		return nil
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
-		if field == "" {
+		switch {
+		case at != "" && field != "":
+			field = at + "." + field
+		case at != "":
+			field = at
+		case field == "":
 			field = "params"
 		}
 		return invalidParams("%s: expected %s, got %s", field, goTypeToJSON(te.Type.String()), te.Value)
@@ -34,6 +52,44 @@ func decodeParams(raw []byte, v any) error {
 		return invalidParams("params: not valid JSON at byte %d", se.Offset)
 	}
 	return invalidParams("params: %v", err)
+}
+
+// object is a JSON object's members by name, for params of which a
+// handler reads a few members deep inside (initialize's capabilities):
+// decoding through it reflects over no struct type, which costs more on
+// a type's first use than the whole decoding.
+type object map[string]json.RawMessage
+
+// decodeObject decodes raw, the value at path at, as an object; null or
+// nothing is the empty object.
+func decodeObject(raw json.RawMessage, at string) (object, error) {
+	var o object
+	if len(raw) == 0 {
+		return o, nil
+	}
+	return o, paramError(json.Unmarshal(raw, &o), at)
+}
+
+// object returns the member name as an object (empty when absent or null).
+func (o object) object(at, name string) (object, error) {
+	return decodeObject(o[name], join(at, name))
+}
+
+// decode decodes the member name into v, which keeps its value when the
+// member is absent or null.
+func (o object) decode(at, name string, v any) error {
+	raw, ok := o[name]
+	if !ok {
+		return nil
+	}
+	return paramError(json.Unmarshal(raw, v), join(at, name))
+}
+
+func join(at, name string) string {
+	if at == "" {
+		return name
+	}
+	return at + "." + name
 }
 
 func goTypeToJSON(t string) string {

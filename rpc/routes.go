@@ -57,7 +57,9 @@ func nothing(*Server, context.Context, *jsonrpc2.Request) (any, error) { return 
 
 // routes is every method served, by dialect: a method both dialects carry
 // with different semantics (initialize, session/new) has one entry each.
-var routes = map[Dialect]map[string]route{DialectLSP: {}, DialectACP: {}}
+// Sized for the routes below, so that building the table at start-up
+// does not grow it as it goes.
+var routes = map[Dialect]map[string]route{DialectLSP: make(map[string]route, 40), DialectACP: make(map[string]route, 24)}
 
 func serve(method string, d dialectSet, h handler, opts ...func(*route)) {
 	r := route{dialects: d, handle: h}
@@ -79,7 +81,9 @@ func afterShutdown(r *route) { r.afterShutdown = true }
 
 func init() {
 	// Lifecycle.
-	serve(methodInitialize, inLSP, params((*Server).initialize), early)
+	serve(methodInitialize, inLSP, func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.initialize(req.ID(), req.Params())
+	}, early)
 	serve(methodInitialize, inACP, params((*Server).acpInitialize), early)
 	serve(methodExit, inLSP, func(s *Server, _ context.Context, _ *jsonrpc2.Request) (any, error) { s.exit(); return nil, nil }, early, afterShutdown)
 	serve(methodShutdown, inLSP, func(s *Server, ctx context.Context, _ *jsonrpc2.Request) (any, error) { return s.shutdown(ctx) })

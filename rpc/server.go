@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func NewServer(opts Options) *Server {
 		exited:  make(chan struct{}),
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
-		cfg:     newSettingsStore(opts.Getenv),
+		cfg:     newSettingsStore(opts.Getenv, os.ReadFile),
 
 		inputEnded: make(chan struct{}),
 	}
@@ -173,11 +174,6 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		s.releaseIdleLoop(s.bgCtx)
-	}()
 
 	// The input ending cancels running turns at once (runPrompt watches
 	// it); the connection is done once the requests already read are
@@ -341,8 +337,17 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	s.state = stateShutdown
 	s.mu.Unlock()
 	// Turns may wait on the client to end (an applyEdit in flight):
-	// release the read loop while they are cancelled and flushed.
-	jsonrpc2.Async(ctx)
+	// release the read loop while they are cancelled and flushed. With no
+	// session there is nothing to wait for, and the answer is written
+	// before the next message is read: a client that sends exit and
+	// closes its input right behind shutdown still gets it (the
+	// connection writes nothing once its input has ended).
+	s.sess.mu.Lock()
+	live := len(s.sess.byID)+len(s.sess.editor) > 0
+	s.sess.mu.Unlock()
+	if live {
+		jsonrpc2.Async(ctx)
+	}
 	s.shutdownSessions()
 	return nil, nil
 }

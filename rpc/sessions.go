@@ -33,6 +33,9 @@ type sessions struct {
 	releasing map[string]chan struct{}
 	closed    bool           // the connection is ending: no new turns
 	wg        sync.WaitGroup // running prompts
+	// idleLoop starts releaseIdleLoop with the first session: a
+	// connection that opens none has nothing to release.
+	idleLoop sync.Once
 }
 
 // liveSession is a session and what the connection keeps for it.
@@ -181,6 +184,7 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 
 // openSession makes a session object bound to this connection.
 func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
+	s.sess.idleLoop.Do(func() { s.goBackground(func() { s.releaseIdleLoop(s.bgCtx) }) })
 	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
 	f := s.newFiles()
 	f.sessionID = id

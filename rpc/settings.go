@@ -159,8 +159,18 @@ var defaultModels = []struct{ env, provider, model string }{
 // initializationOptions, and alone picks the replay provider),
 // $XDG_CONFIG_HOME/cline-ls/config.json,
 // and the first provider API key variable that is set (PROTOCOL.md §2).
+// It reads the config file; a Server reads it once, when it is made.
 func ResolveSettings(client Settings, getenv func(string) string) Settings {
+	file, _ := readConfigFile(getenv, os.ReadFile)
+	return resolveSettings(client, getenv, file)
+}
+
+// resolveSettings is ResolveSettings with the config file already read:
+// file is its settings, the zero Settings when there is none or it is
+// ignored.
+func resolveSettings(client Settings, getenv func(string) string, file Settings) Settings {
 	st := client.clone()
+	file = file.clone() // what the result takes of it is its own
 	if st.Provider == nil {
 		st.Provider = &ProviderSettings{}
 	}
@@ -178,50 +188,48 @@ func ResolveSettings(client Settings, getenv func(string) string) Settings {
 	fill(&p.Transcript, getenv("CLINE_LS_TRANSCRIPT"))
 	fill(&st.Mode, getenv("CLINE_LS_MODE"))
 
-	if file, err := readConfigFile(getenv); err == nil {
-		// The file's model settings belong to the file's provider: a
-		// client that names another provider takes none of them (its key
-		// variable above all).
-		if file.Provider != nil && (!clientNamed || file.Provider.Name == "" || file.Provider.Name == p.Name) {
-			fill(&p.Name, file.Provider.Name)
-			fill(&p.Model, file.Provider.Model)
-			fill(&p.BaseURL, file.Provider.BaseURL)
-			fill(&p.APIKeyEnv, file.Provider.APIKeyEnv)
-			fill(&p.Transcript, file.Provider.Transcript)
-			if p.NativeTools == nil {
-				p.NativeTools = file.Provider.NativeTools
-			}
-			if p.ContextWindow == 0 {
-				p.ContextWindow = file.Provider.ContextWindow
-			}
-			if p.Models == nil {
-				p.Models = file.Provider.Models
-			}
+	// The file's model settings belong to the file's provider: a client
+	// that names another provider takes none of them (its key variable
+	// above all).
+	if file.Provider != nil && (!clientNamed || file.Provider.Name == "" || file.Provider.Name == p.Name) {
+		fill(&p.Name, file.Provider.Name)
+		fill(&p.Model, file.Provider.Model)
+		fill(&p.BaseURL, file.Provider.BaseURL)
+		fill(&p.APIKeyEnv, file.Provider.APIKeyEnv)
+		fill(&p.Transcript, file.Provider.Transcript)
+		if p.NativeTools == nil {
+			p.NativeTools = file.Provider.NativeTools
 		}
-		if st.Context == nil {
-			st.Context = file.Context
+		if p.ContextWindow == 0 {
+			p.ContextWindow = file.Provider.ContextWindow
 		}
-		if st.Checkpoints == nil {
-			st.Checkpoints = file.Checkpoints
+		if p.Models == nil {
+			p.Models = file.Provider.Models
 		}
-		st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
-		fill(&st.Mode, file.Mode)
-		fill(&st.StateDir, file.StateDir)
-		if st.Approvals == nil {
-			st.Approvals = file.Approvals
-		}
-		if st.Rules == nil {
-			st.Rules = file.Rules
-		}
-		if st.MaxTurns == 0 {
-			st.MaxTurns = file.MaxTurns
-		}
-		if st.MCPServers == nil {
-			st.MCPServers = file.MCPServers
-		}
-		if st.Subagents == nil {
-			st.Subagents = file.Subagents
-		}
+	}
+	if st.Context == nil {
+		st.Context = file.Context
+	}
+	if st.Checkpoints == nil {
+		st.Checkpoints = file.Checkpoints
+	}
+	st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
+	fill(&st.Mode, file.Mode)
+	fill(&st.StateDir, file.StateDir)
+	if st.Approvals == nil {
+		st.Approvals = file.Approvals
+	}
+	if st.Rules == nil {
+		st.Rules = file.Rules
+	}
+	if st.MaxTurns == 0 {
+		st.MaxTurns = file.MaxTurns
+	}
+	if st.MCPServers == nil {
+		st.MCPServers = file.MCPServers
+	}
+	if st.Subagents == nil {
+		st.Subagents = file.Subagents
 	}
 	if p.Name == "" && p.Transcript != "" {
 		p.Name = "replay" // a transcript alone picks the replay model
@@ -262,12 +270,12 @@ var errNoConfigFile = errors.New("no config file")
 // readConfigFile reads the user's config file. A file that is missing is
 // errNoConfigFile; one that cannot be read or is not valid is an error
 // naming the file and the problem, for the user to be told.
-func readConfigFile(getenv func(string) string) (Settings, error) {
+func readConfigFile(getenv func(string) string, readFile func(string) ([]byte, error)) (Settings, error) {
 	name := configFile(getenv)
 	if name == "" {
 		return Settings{}, errNoConfigFile
 	}
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Settings{}, errNoConfigFile
 	}

@@ -18,14 +18,18 @@ import (
 // arrive in pieces (eglot sends {"settings":{}} right after connecting), a
 // key that is absent keeps its value and a key set to null clears it. The
 // settings in force are resolved from it afresh on every change and never
-// mutated after, so readers share them without copies going stale.
+// mutated after, so readers share them without copies going stale. The
+// user's config file is read once, when the store is made: every
+// resolution after takes what was read then.
 //
 // Readers take no lock: every message to the client is scrubbed of the
 // secrets the settings imply, and with a hundred sessions writing at once
 // a lock there made them queue behind each other for hundreds of
 // milliseconds.
 type settingsStore struct {
-	getenv func(string) string
+	getenv  func(string) string
+	file    Settings // the config file's settings; zero when it is missing or ignored
+	fileErr error    // the config file's problem, if any
 
 	mu     sync.Mutex     // serialises changes; guards client
 	client map[string]any // what the client sent, merged
@@ -43,21 +47,24 @@ type resolvedSettings struct {
 	secrets []string
 }
 
-func newSettingsStore(getenv func(string) string) *settingsStore {
+// newSettingsStore reads the config file with readFile and resolves the
+// settings in force before the client has sent any.
+func newSettingsStore(getenv func(string) string, readFile func(string) ([]byte, error)) *settingsStore {
 	st := &settingsStore{getenv: getenv}
-	st.now.Store(resolve(Settings{}, getenv))
-	return st
-}
-
-// resolve is ResolveSettings that also says what was wrong with the config
-// file, if anything, and which values are secrets under the result.
-func resolve(client Settings, getenv func(string) string) *resolvedSettings {
-	_, err := readConfigFile(getenv)
+	file, err := readConfigFile(getenv, readFile)
 	if errors.Is(err, errNoConfigFile) {
 		err = nil
 	}
-	cur := ResolveSettings(client, getenv)
-	return &resolvedSettings{settings: cur, fileErr: err, secrets: proc.SecretValues(getenv, cur.hiddenEnv())}
+	st.file, st.fileErr = file, err
+	st.now.Store(st.resolve(Settings{}))
+	return st
+}
+
+// resolve resolves the settings in force over what the client sent, and
+// which values are secrets under the result.
+func (st *settingsStore) resolve(client Settings) *resolvedSettings {
+	cur := resolveSettings(client, st.getenv, st.file)
+	return &resolvedSettings{settings: cur, fileErr: st.fileErr, secrets: proc.SecretValues(st.getenv, cur.hiddenEnv())}
 }
 
 // hiddenEnv names the variables no child process gets and whose values
@@ -90,13 +97,15 @@ func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, er
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	merged := mergeJSON(st.client, over)
-	body, err := json.Marshal(merged)
-	if err != nil {
-		return Settings{}, invalidParams("%s: %v", strings.TrimSuffix(prefix, "."), err)
-	}
 	var client Settings
-	if err := decodeParams(body, &client); err != nil {
-		return Settings{}, prefixed(err, prefix)
+	if len(merged) > 0 { // most clients send none: then nothing to decode
+		body, err := json.Marshal(merged)
+		if err != nil {
+			return Settings{}, invalidParams("%s: %v", strings.TrimSuffix(prefix, "."), err)
+		}
+		if err := decodeParams(body, &client); err != nil {
+			return Settings{}, prefixed(err, prefix)
+		}
 	}
 	if err := client.validate(prefix); err != nil {
 		return Settings{}, err
@@ -105,7 +114,7 @@ func (st *settingsStore) apply(raw json.RawMessage, prefix string) (Settings, er
 		return Settings{}, invalidParams("%s%v", prefix, err)
 	}
 	st.client = merged
-	r := resolve(client, st.getenv)
+	r := st.resolve(client)
 	st.now.Store(r)
 	return r.settings.clone(), nil
 }
@@ -116,7 +125,7 @@ func (st *settingsStore) reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.client = nil
-	st.now.Store(resolve(Settings{}, st.getenv))
+	st.now.Store(st.resolve(Settings{}))
 }
 
 // current returns the settings in force, as a copy the caller may keep.

@@ -67,8 +67,13 @@ func (s *Server) Watcher() *workspace.Watcher { return s.ws.live.Load() }
 
 // foldersChanged rebuilds the ignore rules and restarts the watcher over
 // the new folders. The watcher's first scan walks the whole tree, so it
-// runs in the background: initialize must answer quickly.
-func (s *Server) foldersChanged() {
+// runs in the background, with the cleaning of stale temporary files.
+func (s *Server) foldersChanged() { s.foldersChangedThen(s.bg.Go) }
+
+// foldersChangedThen is foldersChanged with its background work started
+// by run: initialize has it start with its answer, which it is not needed
+// for (the folders, their roots and ignore rules are in place at once).
+func (s *Server) foldersChangedThen(run func(func())) {
 	folders := realFolders(s.folders.Paths())
 	ignore := workspace.NewIgnoreMatcher(folders)
 	var roots *workspace.Roots
@@ -87,16 +92,14 @@ func (s *Server) foldersChanged() {
 	s.ws.mu.Unlock()
 
 	if roots != nil {
-		s.bg.Go(func() {
+		run(func() {
 			for _, p := range roots.CleanStaleTemps(daemonStart, func(abs string) bool { return ignore.Ignored(abs, true) }) {
 				s.log.Info("removed a temporary file left by an interrupted write", "path", p)
 			}
 		})
 	}
 
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
+	run(func() {
 		if oldReady != nil {
 			<-oldReady
 		}
@@ -126,7 +129,7 @@ func (s *Server) foldersChanged() {
 		if w != nil { // superseded or shutting down meanwhile
 			w.Close()
 		}
-	}()
+	})
 }
 
 // goBackground runs fn in a goroutine that stopWorkspace waits for, and

@@ -1,7 +1,12 @@
 // Command startup measures the daemon as an editor sees it: the time from
 // starting the process to the initialize answer, and the resident memory
 // once initialized and idle. It builds cline-ls (or takes the binary -bin
-// names, to compare builds in one run), then starts it -n times.
+// names, to compare builds in one run), then starts it -n times. It also
+// reports what each whole start (initialize, shutdown, exit) cost the
+// process: its CPU time (user + system) and its page faults, from the
+// kernel's accounting of the ended process; on a loaded machine the
+// minimum and the lower quartile of the CPU time move less than the wall
+// clock does.
 //
 //	go run ./bench/startup [-n 50] [-bin path]
 package main
@@ -47,14 +52,18 @@ func main() {
 
 	times := make([][]time.Duration, len(bins))
 	rss := make([][]memory, len(bins))
+	cpus := make([][]time.Duration, len(bins))
+	faults := make([][]int64, len(bins))
 	for i := 0; i < *n; i++ {
 		for b, bin := range bins {
-			d, m, err := once(bin, initParams)
+			d, m, u, err := once(bin, initParams)
 			if err != nil {
 				log.Fatal(err)
 			}
 			times[b] = append(times[b], d)
 			rss[b] = append(rss[b], m)
+			cpus[b] = append(cpus[b], u.cpu)
+			faults[b] = append(faults[b], u.faults)
 		}
 	}
 	fmt.Printf("starts: %d each\n", *n)
@@ -70,12 +79,23 @@ func main() {
 			ts[len(ts)/2].Round(10*time.Microsecond), ts[len(ts)*9/10].Round(10*time.Microsecond), ts[0].Round(10*time.Microsecond))
 		fmt.Printf("idle RSS after initialize: median %.1f MB (VmRSS %d kB: RssAnon %d kB, RssFile %d kB)\n",
 			float64(m.rss)/1024, m.rss, m.anon, m.file)
+		cs, fs := cpus[b], faults[b]
+		slices.Sort(cs)
+		slices.Sort(fs)
+		fmt.Printf("CPU of a whole start (user + system): median %v, p25 %v, min %v; page faults: median %d\n",
+			cs[len(cs)/2].Round(10*time.Microsecond), cs[len(cs)/4].Round(10*time.Microsecond), cs[0].Round(10*time.Microsecond), fs[len(fs)/2])
 	}
+}
+
+// usage is what a whole start cost the ended process.
+type usage struct {
+	cpu    time.Duration // user + system
+	faults int64         // minor and major page faults
 }
 
 // once starts the daemon, sends initialize, waits for the answer, lets it
 // settle, reads its RSS and ends it with shutdown and exit.
-func once(bin string, initParams any) (time.Duration, memory, error) {
+func once(bin string, initParams any) (time.Duration, memory, usage, error) {
 	cmd := exec.Command(bin, "--log-level=error")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -83,27 +103,27 @@ func once(bin string, initParams any) (time.Duration, memory, error) {
 	defer cancel()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, memory{}, err
+		return 0, memory{}, usage{}, err
 	}
 	c := jsonrpcclient.New(stdout, stdin, jsonrpcclient.Options{Discard: true})
 	if err := c.Call(ctx, "initialize", initParams, nil); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return 0, memory{}, fmt.Errorf("initialize: %w", err)
+		return 0, memory{}, usage{}, fmt.Errorf("initialize: %w", err)
 	}
 	elapsed := time.Since(start)
 	time.Sleep(100 * time.Millisecond) // idle: let start-up garbage settle
 	mem := readMemory(cmd.Process.Pid)
 	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
-		return 0, memory{}, fmt.Errorf("shutdown: %w", err)
+		return 0, memory{}, usage{}, fmt.Errorf("shutdown: %w", err)
 	}
 	c.Notify(ctx, "exit", nil)
 	c.Close()
 	<-c.Done()
 	if err := cmd.Wait(); err != nil {
-		return 0, memory{}, fmt.Errorf("daemon exit: %w", err)
+		return 0, memory{}, usage{}, fmt.Errorf("daemon exit: %w", err)
 	}
-	return elapsed, mem, nil
+	return elapsed, mem, usageOf(cmd.ProcessState), nil
 }
 
 // memory is a process's resident set in kB: all of it, its anonymous

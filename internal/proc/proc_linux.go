@@ -29,15 +29,23 @@ import (
 // BecomeSubreaper makes the daemon the parent of every orphan among its
 // descendants (PR_SET_CHILD_SUBREAPER), so that Cleanup can find and kill
 // them, and reaps those that end on their own. The daemon calls it once,
-// at start.
+// at start, before its first child. It sets the attribute only: the rest
+// (the owner token, the spawning thread, the reaper) waits for the first
+// child, before which there is no orphan to have and no process to reap.
 func BecomeSubreaper() error {
-	setup()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("becoming a child subreaper: %w", err)
 	}
 	owner.mu.Lock()
 	subreaper = true
 	owner.mu.Unlock()
+	return nil
+}
+
+// startReaper reaps, at each SIGCHLD, the orphans that ended on their
+// own. It starts with the first child of a subreaper: only processes a
+// sweep has marked are reaped, and a sweep follows a child's end.
+func startReaper() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGCHLD)
 	go func() { // lives as long as the process, like the attribute
@@ -45,7 +53,6 @@ func BecomeSubreaper() error {
 			reapOrphans()
 		}
 	}()
-	return nil
 }
 
 var spawn = make(chan func())
@@ -67,18 +74,25 @@ var (
 	watchdog *os.File
 )
 
+// platformSetup runs once, at the first child (setup): children are
+// forked from one goroutine locked to its thread. Pdeathsig fires when
+// the thread that forked the child ends, not the process, and Go ends a
+// thread only when a goroutine locked to it exits; this one never
+// returns, so the signal comes only with the daemon's death. A daemon
+// that runs no command never pays for the thread.
 func platformSetup() {
-	// Pdeathsig fires when the thread that forked the child ends, not
-	// the process. Go ends a thread only when a goroutine locked to it
-	// exits, so children are forked from one goroutine that is locked to
-	// its thread and never returns: the signal then comes only with the
-	// daemon's death.
 	go func() {
 		runtime.LockOSThread()
 		for f := range spawn {
 			f()
 		}
 	}()
+	owner.mu.Lock()
+	reaps := subreaper
+	owner.mu.Unlock()
+	if reaps {
+		startReaper()
+	}
 }
 
 // watchdogOnce starts the watchdog with the first child: until then
