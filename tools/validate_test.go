@@ -243,3 +243,95 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// wideArgs are arguments that fit wideSchema; a case adds or replaces
+// members after them (a later duplicate key wins).
+const wideArgs = `"q":"x","page":1,"mode":"fast","level":2,"at":{"x":0,"y":0},"rows":[{"id":1},{"id":2}],` +
+	`"nested":{"deep":{"deeper":"d"}},"untyped":{"k":"v"},"listy":["a"],"bare":"red","ratio":0.5,` +
+	`"matrix":[[1]],"flags":{"a":true},"either":"abc"`
+
+// TestValidationMessagesOfWideSchema pins the model-facing problem of
+// each keyword the explanations cover, word for word. The messages were
+// taken from the validator on the schema library, before our own.
+func TestValidationMessagesOfWideSchema(t *testing.T) {
+	cases := []struct {
+		args string
+		want []string
+	}{
+		{``, nil},
+		{`"page":"7","maybe":null,"level":null,"untyped":5,"listy":"solo","unknown":1,"yes":[1],"any":{"a":1}`, nil},
+		{`"q":"é世😀 0123456789012345678901234567890123456789","short":"é"`, nil},
+		{`"q":""`, []string{`q: must be a non-empty string, got ""`}},
+		{`"short":"ab"`, []string{`short: must be a string of at most 1 character, got "ab"`}},
+		{`"short":"éé"`, []string{`short: must be a string of at most 1 character, got "éé"`}},
+		{`"code":"a"`, []string{`code: must be a string of 2 to 8 characters matching /^[A-Z]+$/, got "a"`}},
+		{`"code":"abc"`, []string{`code: must be a string of 2 to 8 characters matching /^[A-Z]+$/, got "abc"`}},
+		{`"code":"ABCDEFGHIJ"`, []string{`code: must be a string of 2 to 8 characters matching /^[A-Z]+$/, got "ABCDEFGHIJ"`}},
+		{`"code":"` + strings.Repeat("é", 45) + `"`, []string{`code: must be a string of 2 to 8 characters matching /^[A-Z]+$/, got "` + strings.Repeat("é", 40) + `…"`}},
+		{`"long":"ab"`, []string{`long: must be a string of at least 3 characters in email format, got "ab"`}},
+		{`"page":0`, []string{"page: must be an integer ≥ 1 and ≤ 100, got 0"}},
+		{`"page":101`, []string{"page: must be an integer ≥ 1 and ≤ 100, got 101"}},
+		{`"page":"1e2"`, []string{`page: must be an integer ≥ 1 and ≤ 100, got "1e2"`}},
+		{`"ratio":0`, []string{"ratio: must be a number > 0 and < 1.5, got 0"}},
+		{`"ratio":1.5`, []string{"ratio: must be a number > 0 and < 1.5, got 1.5"}},
+		{`"ratio":"NaN"`, []string{`ratio: must be a number > 0 and < 1.5, got "NaN"`}},
+		{`"ratio":"Infinity"`, []string{`ratio: must be a number > 0 and < 1.5, got "Infinity"`}},
+		{`"step":0.3`, []string{"step: must be a number ≥ -2.5, got 0.3"}},
+		{`"step":-3`, []string{"step: must be a number ≥ -2.5, got -3"}},
+		{`"mode":"slow"`, []string{`mode: must be exactly "fast", got "slow"`}},
+		{`"level":3`, []string{`level: must be one of "low", 2, true, null, "a\u003cb", got 3`}},
+		{`"sort":"up"`, []string{`sort: must be one of "asc", "desc", got "up"`}},
+		{`"maybe":-1`, []string{"maybe: must be an integer ≥ 0 or null, got -1"}},
+		{`"maybe":"null"`, []string{`maybe: must be an integer ≥ 0 or null, got "null"`}},
+		{`"at":{"x":-2}`, []string{"at.y: required", "at.x: must be a number ≥ -1, got -2"}},
+		{`"at":"here"`, []string{`at: must be an object, got "here"`}},
+		{`"bare":"blue"`, []string{`bare: must be one of "red", "green", got "blue"`}},
+		{`"tags":["red","blue","x","y","z"]`, []string{"tags: must be an array with 0 to 4 items, got 5 items"}},
+		{`"rows":[{"id":1}]`, []string{"rows: must be an array of objects with at least 2 items, got 1 item"}},
+		{`"rows":[{"id":1,"extra":2,"cells":[{"v":1},{}]},{"id":"x"}]`, []string{
+			"rows[0].cells[0].v: must be a string, got 1", "rows[0].cells[1].v: required",
+			"rows[0].extra: unknown parameter; known: cells, id", `rows[1].id: must be an integer, got "x"`}},
+		{`"matrix":[[1,2.5],"x",[null]]`, []string{"matrix[0][1]: must be an integer, got 2.5",
+			`matrix[1]: must be an array of integers, got "x"`, "matrix[2][0]: must be an integer, got null"}},
+		{`"flags":{"a":"yes","b":1}`, []string{`flags.a: must be a boolean, got "yes"`, "flags.b: must be a boolean, got 1"}},
+		{`"nested":{"deep":{}}`, []string{"nested.deep.deeper: required"}},
+		{`"nested":{}`, []string{"nested.deep: required"}},
+		{`"untyped":{"k":1}`, []string{"untyped.k: must be a string, got 1"}},
+		{`"listy":[1]`, []string{"listy[0]: must be a string, got 1"}},
+	}
+	var got json.RawMessage
+	tool, err := NewTool(wideTool(t).Spec(), func(args json.RawMessage) (Invocation, error) {
+		got = args
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		args := "{" + wideArgs
+		if c.args != "" {
+			args += "," + c.args
+		}
+		args += "}"
+		got = nil
+		_, err := tool.Build(json.RawMessage(args))
+		if c.want == nil {
+			if err != nil || got == nil {
+				t.Errorf("%s: %v, want it accepted", c.args, err)
+			}
+			continue
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: %v, want a *ValidationError", c.args, err)
+			continue
+		}
+		var probs []string
+		for _, p := range ve.Problems {
+			probs = append(probs, p.String())
+		}
+		if !slices.Equal(probs, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.args, probs, c.want)
+		}
+	}
+}
