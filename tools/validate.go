@@ -101,7 +101,7 @@ func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
 	explain(v.schema, obj, "", 0, &probs)
 	if len(probs) > 0 {
 		if n := len(probs) - maxProblems; n > 0 {
-			probs = append(probs[:maxProblems], Problem{Message: fmt.Sprintf("and %s more", plural(n, "problem"))})
+			probs = append(probs[:maxProblems], Problem{Message: "and " + plural(n, "more problem")})
 		}
 		return nil, v.fail(probs...)
 	}
