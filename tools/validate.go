@@ -97,9 +97,7 @@ func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, v.fail(Problem{Message: "arguments must be a JSON object, got " + gotText(args)})
 	}
 	changed := coerce(v.schema, obj)
-	var probs []Problem
-	explain(v.schema, obj, "", 0, &probs)
-	if len(probs) > 0 {
+	if probs := explain(v.schema, obj); len(probs) > 0 {
 		if n := len(probs) - maxProblems; n > 0 {
 			probs = append(probs[:maxProblems], Problem{Message: "and " + plural(n, "more problem")})
 		}
@@ -239,29 +237,58 @@ func coerceValue(s *schema, val any) (any, bool) {
 	return nil, false
 }
 
-// maxExplainDepth bounds how deep explain follows a value: a recursive
-// schema may describe values nested without end, and an alternative may
-// refer back to the schema it is part of. Past the bound nothing is
-// checked; the implementation still decodes what it was given.
-const maxExplainDepth = 128
+// Bounds of explain. A recursive schema may describe values nested
+// without end, and an applicator (allOf, anyOf, oneOf) walks the value
+// again for each of its schemas, which, when they refer back to their own
+// definition, multiplies the work at every level. So explain follows a
+// value at most maxExplainDepth deep, and the walks under applicators
+// share maxExplainSteps; past either bound nothing more is checked there
+// (that part passes; the implementation still decodes what it was given)
+// while the rest of the arguments is checked as usual, so that no schema
+// can stall a call.
+const (
+	maxExplainDepth = 128
+	maxExplainSteps = 1 << 16
+)
 
-// explain walks the arguments beside the schema and collects one problem
+// explainer collects the problems of one call's arguments.
+type explainer struct {
+	probs []Problem
+	// applied counts the applicators the walk is inside; steps the
+	// schema applications left to all of them.
+	applied int
+	steps   int
+}
+
+// explain walks the arguments beside the schema and returns one problem
 // per faulty field; none means the arguments fit. It checks the keywords
 // of schema, each as JSON Schema defines it, with two leniencies that
 // never refuse what the schema allows: oneOf is held to "at least one"
 // like anyOf (the keywords passed over could tell alternatives apart),
 // and a multiple is judged with a tolerance for binary fractions.
-func explain(s *schema, val any, path string, depth int, out *[]Problem) {
+func explain(s *schema, val any) []Problem {
+	e := &explainer{steps: maxExplainSteps}
+	e.explain(s, val, "", 0)
+	return e.probs
+}
+
+func (e *explainer) explain(s *schema, val any, path string, depth int) {
 	s = deref(s)
 	if s == nil || depth > maxExplainDepth {
 		return
 	}
+	if e.applied > 0 {
+		if e.steps <= 0 {
+			return
+		}
+		e.steps--
+	}
 	if s.never {
-		*out = append(*out, Problem{Path: path, Message: "not allowed"})
+		e.probs = append(e.probs, Problem{Path: path, Message: "not allowed"})
 		return
 	}
 	bad := func(got string) {
-		*out = append(*out, Problem{Path: path, Message: "must be " + describe(s) + ", got " + got})
+		e.probs = append(e.probs, Problem{Path: path, Message: "must be " + describe(s) + ", got " + got})
 	}
 	if !typeMatches(s, val) {
 		bad(gotText(val))
@@ -295,13 +322,13 @@ func explain(s *schema, val any, path string, depth int, out *[]Problem) {
 		}
 		if s.Items != nil {
 			for i, item := range v {
-				explain(s.Items, item, path+"["+strconv.Itoa(i)+"]", depth+1, out)
+				e.explain(s.Items, item, path+"["+strconv.Itoa(i)+"]", depth+1)
 			}
 		}
 	case map[string]any:
 		for _, key := range s.Required {
 			if _, ok := v[key]; !ok {
-				*out = append(*out, Problem{Path: joinPath(path, key), Message: "required"})
+				e.probs = append(e.probs, Problem{Path: joinPath(path, key), Message: "required"})
 			}
 		}
 		if s.Properties == nil && s.AdditionalProperties == nil && s.PatternProperties == nil {
@@ -315,28 +342,30 @@ func explain(s *schema, val any, path string, depth int, out *[]Problem) {
 		var unknown []string
 		for _, k := range keys {
 			if ps, ok := s.Properties[k]; ok {
-				explain(ps, v[k], joinPath(path, k), depth+1, out)
-			} else if s.matchesPattern(k, func(ps *schema) { explain(ps, v[k], joinPath(path, k), depth+1, out) }) {
+				e.explain(ps, v[k], joinPath(path, k), depth+1)
+			} else if s.matchesPattern(k, func(ps *schema) { e.explain(ps, v[k], joinPath(path, k), depth+1) }) {
 				continue
 			} else if s.AdditionalProperties != nil {
 				if s.AdditionalProperties.never {
 					unknown = append(unknown, k)
 				} else {
-					explain(s.AdditionalProperties, v[k], joinPath(path, k), depth+1, out)
+					e.explain(s.AdditionalProperties, v[k], joinPath(path, k), depth+1)
 				}
 			}
 		}
 		for _, k := range unknown {
-			*out = append(*out, Problem{Path: joinPath(path, k),
+			e.probs = append(e.probs, Problem{Path: joinPath(path, k),
 				Message: "unknown parameter; known: " + strings.Join(sortedKeys(s.Properties), ", ")})
 		}
 	}
+	e.applied++
+	defer func() { e.applied-- }()
 	for _, sub := range s.AllOf {
-		explain(sub, val, path, depth+1, out)
+		e.explain(sub, val, path, depth+1)
 	}
 	for _, alts := range [][]*schema{s.AnyOf, s.OneOf} {
 		if len(alts) > 0 {
-			explainAlternatives(alts, val, path, depth+1, out)
+			e.alternatives(alts, val, path, depth+1)
 		}
 	}
 }
@@ -359,33 +388,37 @@ func (s *schema) matchesPattern(name string, check func(*schema)) bool {
 	return matched
 }
 
-// explainAlternatives checks a value against anyOf or oneOf: it fits
-// when one alternative has no problem. Otherwise, when just one
-// alternative takes the value's type, its problems say most (a missing
-// field of the object alternative); else one line names them all.
-func explainAlternatives(alts []*schema, val any, path string, depth int, out *[]Problem) {
-	var typed []Problem
-	nTyped := 0
+// alternatives checks a value against anyOf or oneOf: it fits when one
+// alternative has no problem. Otherwise the problems of the alternative
+// that takes the value's type and has the fewest say most (a missing
+// field of the object alternative); when none takes the type, one line
+// names them all.
+func (e *explainer) alternatives(alts []*schema, val any, path string, depth int) {
+	outer := e.probs
+	var best []Problem
 	for _, a := range alts {
-		var probs []Problem
-		explain(a, val, path, depth, &probs)
-		if len(probs) == 0 {
+		e.probs = nil
+		e.explain(a, val, path, depth)
+		if len(e.probs) == 0 {
+			e.probs = outer
 			return
 		}
-		if t := deref(a); t != nil && typeMatches(t, val) {
-			nTyped++
-			typed = probs
+		if t := deref(a); t != nil && typeMatches(t, val) && (best == nil || len(e.probs) < len(best)) {
+			best = e.probs
 		}
 	}
-	if nTyped == 1 {
-		*out = append(*out, typed...)
+	e.probs = outer
+	if best != nil {
+		e.probs = append(e.probs, best...)
 		return
 	}
-	parts := make([]string, len(alts))
-	for i, a := range alts {
-		parts[i] = describe(deref(a))
+	var parts []string
+	for _, a := range alts {
+		if d := describe(deref(a)); !slices.Contains(parts, d) {
+			parts = append(parts, d)
+		}
 	}
-	*out = append(*out, Problem{Path: path, Message: "must be " + strings.Join(parts, " or ") + ", got " + gotText(val)})
+	e.probs = append(e.probs, Problem{Path: path, Message: "must be " + strings.Join(parts, " or ") + ", got " + gotText(val)})
 }
 
 // deref follows local references to the schema they name, so that

@@ -605,3 +605,25 @@ func BenchmarkBuildArgs(b *testing.B) {
 		})
 	}
 }
+
+// TestValidationOfSelfReferringAlternatives: five alternatives at each
+// level, each descending into the value through the same definition,
+// over a value 40 deep (within the depth bound) whose innermost object
+// fits none. Unbounded, the walk would take 5^40 steps; bounded, the call answers (the test would
+// time out otherwise), what is past the bound passes, and the fault found
+// beside it is still reported.
+func TestValidationOfSelfReferringAlternatives(t *testing.T) {
+	alt := `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"required":["a"]}`
+	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"a":{"$ref":"#/$defs/a"}, "b":{"type":"integer"}},
+		"$defs":{"a":{"anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
+	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
+	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
+	// Within the bounds the same schema is checked in full.
+	_, err = tool.Build(json.RawMessage(`{"a":{"a":{"a":{}}}}`))
+	checkProblems(t, "nested 3 deep", err, true, []string{"a.a.a.a: required"})
+}
