@@ -69,6 +69,38 @@ func FuzzRenderSchema(f *testing.F) {
 	})
 }
 
+// FuzzValidateSchema checks arbitrary arguments against arbitrary
+// schemas: a schema NewTool accepts either refuses the arguments with
+// problems or hands the implementation a JSON object; nothing panics.
+func FuzzValidateSchema(f *testing.F) {
+	f.Add(issueSchema, `{"title":"t","owner":{"login":1},"target":true}`)
+	f.Add(wideSchema, "{"+wideArgs+"}")
+	f.Add(foreignSchema, `{"tree":{"tree":{"name":7}},"x-a":"b","count":"0"}`)
+	f.Add(`{"properties":{"a":{"anyOf":[{"$ref":"#"},{"type":"integer","multipleOf":0.1}]}}}`, `{"a":{"a":0.3}}`)
+	f.Add(`{"properties":{"a":{"allOf":[{"$ref":"#/properties/a"}]}}}`, `{"a":[1]}`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		var got json.RawMessage
+		tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, func(a json.RawMessage) (Invocation, error) {
+			got = a
+			return nil, nil
+		})
+		if err != nil {
+			return
+		}
+		_, err = tool.Build(json.RawMessage(args))
+		var ve *ValidationError
+		switch {
+		case err == nil:
+			var obj map[string]any
+			if json.Unmarshal(got, &obj) != nil {
+				t.Fatalf("implementation got %q from %q", got, args)
+			}
+		case !errors.As(err, &ve) || len(ve.Problems) == 0 || len(ve.Problems) > maxProblems+1:
+			t.Fatalf("%q gave %v", args, err)
+		}
+	})
+}
+
 // FuzzWhyNotReadOnly: whatever the line, the check answers without
 // panicking, and never accepts a blank one.
 func FuzzWhyNotReadOnly(f *testing.F) {
