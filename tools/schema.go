@@ -81,14 +81,19 @@ func parseSchema(n *node) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range p.refs {
+	// Parsing a target met only through a reference (under a keyword
+	// not read, such as components) may add references of its own.
+	for i := 0; i < len(p.refs); i++ {
+		r := p.refs[i]
 		target, err := resolvePointer(n, r.Ref)
 		if err != nil {
 			return nil, err
 		}
 		t, ok := p.byNode[target]
 		if !ok {
-			return nil, fmt.Errorf("$ref %q: the target is not a schema", r.Ref)
+			if t, err = p.parse(target, strings.TrimPrefix(r.Ref, "#")); err != nil {
+				return nil, err
+			}
 		}
 		r.ref = t
 	}

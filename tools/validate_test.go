@@ -404,8 +404,9 @@ func checkProblems(t *testing.T, what string, err error, ran bool, want []string
 // foreignSchema is what a third-party MCP server may send: keywords the
 // validator reads beside ones it passes over (the server checks those
 // itself), a pattern Go's regexp cannot compile, draft 4's boolean
-// exclusiveMinimum, patternProperties beside a closed object, and a
-// reference to the whole document.
+// exclusiveMinimum, patternProperties beside a closed object, a
+// reference to the whole document and one into a member that is no
+// keyword (components).
 const foreignSchema = `{
   "$schema": "http://json-schema.org/draft-04/schema#",
   "$id": "https://example.com/tool.json",
@@ -417,8 +418,10 @@ const foreignSchema = `{
     "kind": {"type": "any"},
     "when": {"if": {"const": 1}, "then": {"minimum": 5}, "dependentRequired": {"a": ["b"]}},
     "tree": {"$ref": "#"},
-    "note": {"type": "string", "contentMediaType": "text/markdown", "deprecated": true, "readOnly": true}
+    "note": {"type": "string", "contentMediaType": "text/markdown", "deprecated": true, "readOnly": true},
+    "size": {"$ref": "#/components/schemas/Size"}
   },
+  "components": {"schemas": {"Size": {"enum": ["s", "m"]}}},
   "patternProperties": {"^x-": {"type": "string"}},
   "additionalProperties": false,
   "minProperties": 1,
@@ -454,9 +457,10 @@ func TestMCPSchemaWithUnknownKeywords(t *testing.T) {
 		{`{"count":0}`, []string{"count: must be an integer > 0, got 0"}},
 		{`{"ids":["a"]}`, []string{`ids[0]: must be an integer, got "a"`}},
 		{`{"x-trace":1}`, []string{"x-trace: must be a string, got 1"}},
-		{`{"other":1}`, []string{"other: unknown parameter; known: count, ids, kind, name, note, tree, when"}},
+		{`{"other":1}`, []string{"other: unknown parameter; known: count, ids, kind, name, note, size, tree, when"}},
 		{`{"tree":{"tree":{"name":7}}}`, []string{"tree.tree.name: must be a string matching /^(?!tmp)[a-z]+$/, got 7"}},
 		{`{"tree":3}`, []string{"tree: must be an object, got 3"}},
+		{`{"size":"xl"}`, []string{`size: must be one of "s", "m", got "xl"`}},
 	}
 	for _, c := range cases {
 		got = nil
