@@ -52,6 +52,7 @@ func FuzzRenderSchema(f *testing.F) {
 	f.Add(issueSchema)
 	f.Add(`{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"null"}]}}}`)
 	f.Add(`{"properties":{"x":{"type":["null","integer"],"enum":[1,null]},"y":true,"z":{"items":{"const":"\u2028"}}}}`)
+	f.Add(`{"properties":{"t":{"$ref":"#"},"u":{"$ref":"#/properties/t"},"v":{"$ref":"#/x~1y/0"}},"x/y":[{"type":"string"}]}`)
 	f.Fuzz(func(t *testing.T, schema string) {
 		tool, err := NewTool(Spec{Name: "t", Description: "d {{CWD}}", Parameters: json.RawMessage(schema)}, nil)
 		if err != nil {

@@ -358,8 +358,10 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 				Message: "unknown parameter; known: " + strings.Join(sortedKeys(s.Properties), ", ")})
 		}
 	}
+	if len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0 {
+		return
+	}
 	e.applied++
-	defer func() { e.applied-- }()
 	for _, sub := range s.AllOf {
 		e.explain(sub, val, path, depth+1)
 	}
@@ -368,6 +370,7 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 			e.alternatives(alts, val, path, depth+1)
 		}
 	}
+	e.applied--
 }
 
 // matchesPattern reports whether a property name matches one of the
