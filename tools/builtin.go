@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Names of the built-in tools, as the model sees them.
@@ -165,33 +163,25 @@ func NewTool(spec Spec, build BuildFunc) (Tool, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		return &specTool{spec: spec, v: r.v, tree: r.tree, build: build}, nil
+		return &specTool{spec: spec, v: r.v, build: build}, nil
 	}
 	r := resolveSchema(spec.Name, spec.Parameters)
 	if r.err != nil {
 		return nil, r.err
 	}
-	return &specTool{spec: spec, v: r.v, tree: r.tree, build: build}, nil
+	return &specTool{spec: spec, v: r.v, build: build}, nil
 }
 
-// resolvedSchema is a tool schema made ready for Build: a validator and
-// the parsed tree. Both are read-only once made.
+// resolvedSchema is a tool schema made ready for Build: a validator
+// holding the parsed schema and its JSON. It is read-only once made.
 type resolvedSchema struct {
-	v    *validator
-	tree *node
-	err  error
+	v   *validator
+	err error
 }
 
 func resolveSchema(name string, params json.RawMessage) resolvedSchema {
 	v, err := newValidator(name, params)
-	if err != nil {
-		return resolvedSchema{err: err}
-	}
-	n, err := parseNode(params)
-	if err != nil {
-		return resolvedSchema{err: fmt.Errorf("tools: schema of %s: %w", name, err)}
-	}
-	return resolvedSchema{v: v, tree: n}
+	return resolvedSchema{v: v, err: err}
 }
 
 // builtinSchemas resolves each built-in tool's schema at most once per
@@ -231,7 +221,6 @@ func Builtin(name string, build BuildFunc) (Tool, error) {
 type specTool struct {
 	spec  Spec
 	v     *validator
-	tree  *node // Parameters in source order, for the converters
 	build BuildFunc
 }
 
@@ -256,7 +245,7 @@ func (t *specTool) Build(raw json.RawMessage) (Invocation, error) {
 }
 
 // schemas returns the parsed forms the converters need.
-func (t *specTool) schemas() (*node, *jsonschema.Schema) { return t.tree, t.v.schema }
+func (t *specTool) schemas() (*node, *schema) { return t.v.tree, t.v.schema }
 
 // Typed adapts a build function that takes its arguments decoded into T,
 // a struct whose json tags match the schema's properties.

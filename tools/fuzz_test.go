@@ -52,6 +52,7 @@ func FuzzRenderSchema(f *testing.F) {
 	f.Add(issueSchema)
 	f.Add(`{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"null"}]}}}`)
 	f.Add(`{"properties":{"x":{"type":["null","integer"],"enum":[1,null]},"y":true,"z":{"items":{"const":"\u2028"}}}}`)
+	f.Add(`{"properties":{"t":{"$ref":"#"},"u":{"$ref":"#/properties/t"},"v":{"$ref":"#/x~1y/0"}},"x/y":[{"type":"string"}]}`)
 	f.Fuzz(func(t *testing.T, schema string) {
 		tool, err := NewTool(Spec{Name: "t", Description: "d {{CWD}}", Parameters: json.RawMessage(schema)}, nil)
 		if err != nil {
@@ -65,6 +66,38 @@ func FuzzRenderSchema(f *testing.F) {
 			if format != FormatXML && !json.Valid(out) {
 				t.Fatalf("%s: invalid JSON %s", format, out)
 			}
+		}
+	})
+}
+
+// FuzzValidateSchema checks arbitrary arguments against arbitrary
+// schemas: a schema NewTool accepts either refuses the arguments with
+// problems or hands the implementation a JSON object; nothing panics.
+func FuzzValidateSchema(f *testing.F) {
+	f.Add(issueSchema, `{"title":"t","owner":{"login":1},"target":true}`)
+	f.Add(wideSchema, "{"+wideArgs+"}")
+	f.Add(foreignSchema, `{"tree":{"tree":{"name":7}},"x-a":"b","count":"0"}`)
+	f.Add(`{"properties":{"a":{"anyOf":[{"$ref":"#"},{"type":"integer","multipleOf":0.1}]}}}`, `{"a":{"a":0.3}}`)
+	f.Add(`{"properties":{"a":{"allOf":[{"$ref":"#/properties/a"}]}}}`, `{"a":[1]}`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		var got json.RawMessage
+		tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, func(a json.RawMessage) (Invocation, error) {
+			got = a
+			return nil, nil
+		})
+		if err != nil {
+			return
+		}
+		_, err = tool.Build(json.RawMessage(args))
+		var ve *ValidationError
+		switch {
+		case err == nil:
+			var obj map[string]any
+			if json.Unmarshal(got, &obj) != nil {
+				t.Fatalf("implementation got %q from %q", got, args)
+			}
+		case !errors.As(err, &ve) || len(ve.Problems) == 0 || len(ve.Problems) > maxProblems+1:
+			t.Fatalf("%q gave %v", args, err)
 		}
 	})
 }

@@ -59,13 +59,8 @@ func (g *geminiSchema) resolveRef(n *node) *node {
 	if ref == nil || ref.kind != nodeString {
 		return n
 	}
-	var target *node
-	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
-		if name, ok := strings.CutPrefix(ref.str, prefix); ok {
-			target = g.root.get(strings.TrimSuffix(prefix[2:], "/")).get(name)
-		}
-	}
-	if target == nil {
+	target, err := resolvePointer(g.root, ref.str)
+	if err != nil {
 		return &node{kind: nodeObject}
 	}
 	// A description beside the $ref says more about this use than the

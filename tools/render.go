@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Formats Render produces, one per provider shape plus the XML text path.
@@ -90,11 +88,11 @@ func Render(format string, tools []Tool, ctx Context) ([]byte, error) {
 	return b, nil
 }
 
-// schemasOf returns a tool's parameter schema as an ordered tree and as a
-// jsonschema value; tools made by NewTool have both at hand.
-func schemasOf(t Tool) (*node, *jsonschema.Schema, error) {
+// schemasOf returns a tool's parameter schema as an ordered tree and as
+// parsed; tools made by NewTool have both at hand.
+func schemasOf(t Tool) (*node, *schema, error) {
 	if st, ok := t.(interface {
-		schemas() (*node, *jsonschema.Schema)
+		schemas() (*node, *schema)
 	}); ok {
 		n, s := st.schemas()
 		return n, s, nil
@@ -108,8 +106,8 @@ func schemasOf(t Tool) (*node, *jsonschema.Schema, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("tools: schema of %s: %w", spec.Name, err)
 	}
-	s := new(jsonschema.Schema)
-	if err := json.Unmarshal(params, s); err != nil {
+	s, err := parseSchema(n)
+	if err != nil {
 		return nil, nil, fmt.Errorf("tools: schema of %s: %w", spec.Name, err)
 	}
 	return n, s, nil

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,10 +45,64 @@ const issueSchema = `{
   "$defs": {"user": {"type": "object", "properties": {"login": {"type": "string"}}, "required": ["login"]}}
 }`
 
+// wideSchema is an MCP server's schema using every keyword the tool docs
+// describe, each in more than one form: bounds inclusive and exclusive,
+// lengths, patterns, formats, const, enums of several types, type lists,
+// anyOf and oneOf, references with and without a description, arrays of
+// objects, objects of arrays, open and closed objects, and keywords the
+// docs ignore (title, default, examples, x-extensions).
+const wideSchema = `{
+  "type": "object",
+  "title": "Query",
+  "properties": {
+    "q": {"type": "string", "minLength": 1, "description": "Search text <b> & \"quoted\" {{CWD}}"},
+    "short": {"type": "string", "maxLength": 1},
+    "code": {"type": "string", "minLength": 2, "maxLength": 8, "pattern": "^[A-Z]+$"},
+    "long": {"type": "string", "minLength": 3, "format": "email"},
+    "page": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1},
+    "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5},
+    "step": {"type": "number", "multipleOf": 0.5, "minimum": -2.5},
+    "mode": {"const": "fast"},
+    "level": {"enum": ["low", 2, true, null, "a<b"]},
+    "sort": {"type": "string", "enum": ["asc", "desc"], "description": "Order"},
+    "maybe": {"type": ["integer", "null"], "minimum": 0},
+    "either": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "array", "items": {"type": "number"}}]},
+    "one": {"oneOf": [{"$ref": "#/definitions/point"}, {"type": "null"}]},
+    "at": {"$ref": "#/definitions/point", "description": "Where"},
+    "bare": {"$ref": "#/definitions/tag"},
+    "tags": {"type": "array", "items": {"$ref": "#/definitions/tag"}, "minItems": 0, "maxItems": 4},
+    "rows": {"type": "array", "minItems": 2, "items": {"type": "object", "properties": {
+      "id": {"type": "integer", "description": "Row id"},
+      "cells": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}}
+    }, "required": ["id"], "additionalProperties": false}},
+    "matrix": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+    "flags": {"type": "object", "additionalProperties": {"type": "boolean"}, "x-order": 3},
+    "nested": {"type": "object", "properties": {"deep": {"type": "object", "properties": {"deeper": {"type": "string"}}, "required": ["deeper"]}}, "required": ["deep"]},
+    "any": {},
+    "yes": true,
+    "untyped": {"properties": {"k": {"type": "string"}}, "required": ["k"]},
+    "listy": {"items": {"type": "string"}},
+    "examples": {"type": "string", "examples": ["x"], "title": "Examples"}
+  },
+  "required": ["q", "page", "mode", "level", "at", "rows", "nested", "untyped", "listy", "bare", "ratio", "matrix", "flags", "either"],
+  "definitions": {"point": {"type": "object", "properties": {"x": {"type": "number", "minimum": -1}, "y": {"type": "number"}}, "required": ["x", "y"], "description": "A point"},
+    "tag": {"type": "string", "enum": ["red", "green"]}}
+}`
+
 func issueTool(t testing.TB) Tool {
 	t.Helper()
-	specs := MCPToolSpecs([]MCPServerTools{{UID: "github", Tools: []MCPToolDef{{
-		Name: "create_issue", Description: "Open an issue in {{CWD}}'s repository.", InputSchema: json.RawMessage(issueSchema),
+	return mcpTool(t, "github", "create_issue", "Open an issue in {{CWD}}'s repository.", issueSchema)
+}
+
+func wideTool(t testing.TB) Tool {
+	t.Helper()
+	return mcpTool(t, "search", "query", "Query the {{OS}} index.", wideSchema)
+}
+
+func mcpTool(t testing.TB, server, name, desc, schema string) Tool {
+	t.Helper()
+	specs := MCPToolSpecs([]MCPServerTools{{UID: server, Tools: []MCPToolDef{{
+		Name: name, Description: desc, InputSchema: json.RawMessage(schema),
 	}}}}, nil)
 	if len(specs) != 1 {
 		t.Fatalf("MCPToolSpecs gave %d specs", len(specs))
@@ -70,7 +126,7 @@ func goldenPath(format, name string) string {
 // in every format. JSON goldens are stored indented for review; the
 // rendered bytes must equal them compacted, so key order is checked too.
 func TestRenderGolden(t *testing.T) {
-	tools := []Tool{issueTool(t)}
+	tools := []Tool{issueTool(t), wideTool(t)}
 	for _, s := range BuiltinSpecs() {
 		tool, err := NewTool(s, nil)
 		if err != nil {
@@ -450,5 +506,73 @@ func TestGeminiRefBlowUpIsBounded(t *testing.T) {
 	}
 	if n := strings.Count(string(out), "anyOf"); n > geminiMaxRefs {
 		t.Errorf("%d anyOf copies, want at most %d", n, geminiMaxRefs)
+	}
+}
+
+// TestRenderEveryList pins the bytes of every tool list a session can
+// send: each family, mode and context that changes the list, with the
+// subagent and MCP tools beside the built-ins, in every format. The
+// per-tool goldens show a difference; this test catches one that only
+// a list shows (separators, order, a tool that drops out). The sums were
+// taken from the renderer as it was before the schema type of our own.
+func TestRenderEveryList(t *testing.T) {
+	r := builtinRegistry(t)
+	var subagents []Tool
+	for _, sp := range SubagentSpecs([]SubagentConfig{{Name: "Reviewer", Description: "Reviews {{CWD}}."}}, Context{}, nil) {
+		tool, err := NewTool(sp.Spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subagents = append(subagents, tool)
+	}
+	extra := append(subagents, issueTool(t), wideTool(t))
+	var lines []string
+	for _, family := range []Family{FamilyGeneric, FamilyNextGen, FamilyXS} {
+		for _, mode := range Modes() {
+			p, _ := PresetFor(mode)
+			for _, variant := range []struct {
+				name string
+				edit func(*Context)
+			}{
+				{"plain", func(*Context) {}},
+				{"apply_patch", func(c *Context) { c.ApplyPatch = true }},
+				{"background", func(c *Context) { c.Background = true }},
+				{"subagent", func(c *Context) { c.Subagent, c.HasMCP, c.Skills = true, false, nil }},
+			} {
+				ctx := renderCtx()
+				ctx.Family, ctx.Mode = family, mode
+				variant.edit(&ctx)
+				list := append(r.Enabled(p, ctx), extra...)
+				for _, f := range formats {
+					out, err := Render(f, list, ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sum := sha256.Sum256(out)
+					lines = append(lines, fmt.Sprintf("%s %s %s %s %d %x", family, mode, variant.name, f, len(out), sum[:8]))
+				}
+			}
+		}
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join("testdata", "render_sums.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tools -update)", err)
+	}
+	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+	if len(wantLines) != len(lines) {
+		t.Fatalf("%d lists rendered, %s has %d", len(lines), path, len(wantLines))
+	}
+	for i := range lines {
+		if lines[i] != wantLines[i] {
+			t.Errorf("rendered list differs (family mode context format bytes sha256):\n got %s\nwant %s", lines[i], wantLines[i])
+		}
 	}
 }

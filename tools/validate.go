@@ -6,14 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ValidationError is returned by Tool.Build when a call's arguments do not
@@ -53,33 +49,34 @@ func (e *ValidationError) Error() string {
 }
 
 // validator checks arguments against one tool's schema. It is built once
-// per tool, since resolving a schema costs far more than using it.
+// per tool and only read after.
 type validator struct {
-	tool     string
-	schema   *jsonschema.Schema
-	resolved *jsonschema.Resolved
+	tool   string
+	schema *schema
+	tree   *node // the schema's JSON in source order, for the converters
 }
 
 func newValidator(tool string, params json.RawMessage) (*validator, error) {
-	s := new(jsonschema.Schema)
 	if len(bytes.TrimSpace(params)) == 0 {
-		s.Type = "object"
-	} else if err := json.Unmarshal(params, s); err != nil {
+		params = json.RawMessage(`{"type":"object"}`)
+	}
+	tree, err := parseNode(params)
+	if err != nil {
+		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
+	}
+	s, err := parseSchema(tree)
+	if err != nil {
 		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
 	}
 	if s.Type != "" && s.Type != "object" {
 		return nil, fmt.Errorf("tools: schema of %s: type is %q, want \"object\"", tool, s.Type)
 	}
-	// Servers declare whichever draft they were written for; the keywords
-	// tool schemas use mean the same in all of them, and the library
-	// refuses to validate drafts it does not know by name.
-	s.Schema = ""
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
-	}
-	return &validator{tool: tool, schema: s, resolved: rs}, nil
+	return &validator{tool: tool, schema: s, tree: tree}, nil
 }
+
+// maxProblems bounds the problems one call reports: past a few, more
+// lines of the same fault only crowd the model's context.
+const maxProblems = 20
 
 // check validates raw arguments and returns them normalised: scalars the
 // model sent as strings are converted to the types the schema asks for
@@ -100,13 +97,9 @@ func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, v.fail(Problem{Message: "arguments must be a JSON object, got " + gotText(args)})
 	}
 	changed := coerce(v.schema, obj)
-	if err := v.resolved.Validate(obj); err != nil {
-		var probs []Problem
-		explain(v.schema, v.schema, obj, "", &probs)
-		if len(probs) == 0 {
-			// A keyword the explanation does not cover (oneOf, $ref...):
-			// the library's own words are better than nothing.
-			probs = []Problem{{Message: libraryText(err)}}
+	if probs := explain(v.schema, obj); len(probs) > 0 {
+		if n := len(probs) - maxProblems; n > 0 {
+			probs = append(probs[:maxProblems], Problem{Message: "and " + plural(n, "more problem")})
 		}
 		return nil, v.fail(probs...)
 	}
@@ -132,18 +125,9 @@ func jsonErrorText(err error) string {
 	return err.Error()
 }
 
-// libraryPrefix matches the "validating <where>: " wrappers the schema
-// library puts around its messages. It is compiled on first use, not at
-// start-up.
-var libraryPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating [^:]*: `) })
-
-func libraryText(err error) string {
-	return libraryPrefix().ReplaceAllString(err.Error(), "")
-}
-
 // schemaType returns the single non-null type a schema asks for, and
 // whether null is allowed too.
-func schemaType(s *jsonschema.Schema) (typ string, nullable bool) {
+func schemaType(s *schema) (typ string, nullable bool) {
 	if s.Type != "" {
 		return s.Type, s.Type == "null"
 	}
@@ -169,7 +153,7 @@ func schemaType(s *jsonschema.Schema) (typ string, nullable bool) {
 // object type their schema asks for when the conversion is exact, and
 // removes null values of optional properties that do not allow null. It
 // reports whether anything changed.
-func coerce(s *jsonschema.Schema, obj map[string]any) bool {
+func coerce(s *schema, obj map[string]any) bool {
 	changed := false
 	for key, val := range obj {
 		ps := s.Properties[key]
@@ -191,7 +175,7 @@ func coerce(s *jsonschema.Schema, obj map[string]any) bool {
 	return changed
 }
 
-func coerceValue(s *jsonschema.Schema, val any) (any, bool) {
+func coerceValue(s *schema, val any) (any, bool) {
 	typ, _ := schemaType(s)
 	switch v := val.(type) {
 	case string:
@@ -253,16 +237,58 @@ func coerceValue(s *jsonschema.Schema, val any) (any, bool) {
 	return nil, false
 }
 
-// explain walks the arguments beside the schema and collects one problem
-// per faulty field. It covers the keywords tool schemas use; validation
-// itself is the library's, explain only puts its verdict in words.
-func explain(root, s *jsonschema.Schema, val any, path string, out *[]Problem) {
-	s = deref(root, s)
-	if s == nil {
+// Bounds of explain. A recursive schema may describe values nested
+// without end, and an applicator (allOf, anyOf, oneOf) walks the value
+// again for each of its schemas, which, when they refer back to their own
+// definition, multiplies the work at every level. So explain follows a
+// value at most maxExplainDepth deep, and the walks under applicators
+// share maxExplainSteps; past either bound nothing more is checked there
+// (that part passes; the implementation still decodes what it was given)
+// while the rest of the arguments is checked as usual, so that no schema
+// can stall a call.
+const (
+	maxExplainDepth = 128
+	maxExplainSteps = 1 << 16
+)
+
+// explainer collects the problems of one call's arguments.
+type explainer struct {
+	probs []Problem
+	// applied counts the applicators the walk is inside; steps the
+	// schema applications left to all of them.
+	applied int
+	steps   int
+}
+
+// explain walks the arguments beside the schema and returns one problem
+// per faulty field; none means the arguments fit. It checks the keywords
+// of schema, each as JSON Schema defines it, with two leniencies that
+// never refuse what the schema allows: oneOf is held to "at least one"
+// like anyOf (the keywords passed over could tell alternatives apart),
+// and a multiple is judged with a tolerance for binary fractions.
+func explain(s *schema, val any) []Problem {
+	e := &explainer{steps: maxExplainSteps}
+	e.explain(s, val, "", 0)
+	return e.probs
+}
+
+func (e *explainer) explain(s *schema, val any, path string, depth int) {
+	s = deref(s)
+	if s == nil || depth > maxExplainDepth {
+		return
+	}
+	if e.applied > 0 {
+		if e.steps <= 0 {
+			return
+		}
+		e.steps--
+	}
+	if s.never {
+		e.probs = append(e.probs, Problem{Path: path, Message: "not allowed"})
 		return
 	}
 	bad := func(got string) {
-		*out = append(*out, Problem{Path: path, Message: "must be " + describe(s) + ", got " + got})
+		e.probs = append(e.probs, Problem{Path: path, Message: "must be " + describe(s) + ", got " + got})
 	}
 	if !typeMatches(s, val) {
 		bad(gotText(val))
@@ -282,24 +308,31 @@ func explain(root, s *jsonschema.Schema, val any, path string, out *[]Problem) {
 			bad(gotText(val))
 		}
 	case string:
-		n := utf8.RuneCountInString(v)
-		if s.MinLength != nil && n < *s.MinLength || s.MaxLength != nil && n > *s.MaxLength ||
-			s.Pattern != "" && !patternMatches(s.Pattern, v) {
-			bad(gotText(val))
+		if s.MinLength != nil || s.MaxLength != nil || s.pattern != nil {
+			n := utf8.RuneCountInString(v)
+			if s.MinLength != nil && n < *s.MinLength || s.MaxLength != nil && n > *s.MaxLength ||
+				s.pattern != nil && !s.pattern.MatchString(v) {
+				bad(gotText(val))
+			}
 		}
 	case []any:
 		if s.MinItems != nil && len(v) < *s.MinItems || s.MaxItems != nil && len(v) > *s.MaxItems {
 			bad(plural(len(v), "item"))
 			return
 		}
-		for i, item := range v {
-			explain(root, s.Items, item, fmt.Sprintf("%s[%d]", path, i), out)
+		if s.Items != nil {
+			for i, item := range v {
+				e.explain(s.Items, item, path+"["+strconv.Itoa(i)+"]", depth+1)
+			}
 		}
 	case map[string]any:
 		for _, key := range s.Required {
 			if _, ok := v[key]; !ok {
-				*out = append(*out, Problem{Path: joinPath(path, key), Message: "required"})
+				e.probs = append(e.probs, Problem{Path: joinPath(path, key), Message: "required"})
 			}
+		}
+		if s.Properties == nil && s.AdditionalProperties == nil && s.PatternProperties == nil {
+			break
 		}
 		keys := make([]string, 0, len(v))
 		for k := range v {
@@ -309,39 +342,97 @@ func explain(root, s *jsonschema.Schema, val any, path string, out *[]Problem) {
 		var unknown []string
 		for _, k := range keys {
 			if ps, ok := s.Properties[k]; ok {
-				explain(root, ps, v[k], joinPath(path, k), out)
+				e.explain(ps, v[k], joinPath(path, k), depth+1)
+			} else if s.matchesPattern(k, func(ps *schema) { e.explain(ps, v[k], joinPath(path, k), depth+1) }) {
+				continue
 			} else if s.AdditionalProperties != nil {
-				if isFalseSchema(s.AdditionalProperties) {
+				if s.AdditionalProperties.never {
 					unknown = append(unknown, k)
 				} else {
-					explain(root, s.AdditionalProperties, v[k], joinPath(path, k), out)
+					e.explain(s.AdditionalProperties, v[k], joinPath(path, k), depth+1)
 				}
 			}
 		}
 		for _, k := range unknown {
-			*out = append(*out, Problem{Path: joinPath(path, k),
+			e.probs = append(e.probs, Problem{Path: joinPath(path, k),
 				Message: "unknown parameter; known: " + strings.Join(sortedKeys(s.Properties), ", ")})
 		}
 	}
+	if len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0 {
+		return
+	}
+	e.applied++
+	for _, sub := range s.AllOf {
+		e.explain(sub, val, path, depth+1)
+	}
+	for _, alts := range [][]*schema{s.AnyOf, s.OneOf} {
+		if len(alts) > 0 {
+			e.alternatives(alts, val, path, depth+1)
+		}
+	}
+	e.applied--
 }
 
-// deref follows local references (#/$defs/name, #/definitions/name) to
-// the schema they name, so that messages and docs describe the target;
-// other references are left for the library to judge.
-func deref(root, s *jsonschema.Schema) *jsonschema.Schema {
+// matchesPattern reports whether a property name matches one of the
+// schema's patternProperties, calling check with the schema of each
+// pattern it matches. A pattern Go cannot read counts as matching: the
+// name is then neither checked nor called unknown.
+func (s *schema) matchesPattern(name string, check func(*schema)) bool {
+	matched := false
+	for _, pp := range s.PatternProperties {
+		switch {
+		case pp.re == nil:
+			matched = true
+		case pp.re.MatchString(name):
+			matched = true
+			check(pp.schema)
+		}
+	}
+	return matched
+}
+
+// alternatives checks a value against anyOf or oneOf: it fits when one
+// alternative has no problem. Otherwise the problems of the alternative
+// that takes the value's type and has the fewest say most (a missing
+// field of the object alternative); when none takes the type, one line
+// names them all.
+func (e *explainer) alternatives(alts []*schema, val any, path string, depth int) {
+	outer := e.probs
+	var best []Problem
+	for _, a := range alts {
+		e.probs = nil
+		e.explain(a, val, path, depth)
+		if len(e.probs) == 0 {
+			e.probs = outer
+			return
+		}
+		if t := deref(a); t != nil && typeMatches(t, val) && (best == nil || len(e.probs) < len(best)) {
+			best = e.probs
+		}
+	}
+	e.probs = outer
+	if best != nil {
+		e.probs = append(e.probs, best...)
+		return
+	}
+	var parts []string
+	for _, a := range alts {
+		if d := describe(deref(a)); !slices.Contains(parts, d) {
+			parts = append(parts, d)
+		}
+	}
+	e.probs = append(e.probs, Problem{Path: path, Message: "must be " + strings.Join(parts, " or ") + ", got " + gotText(val)})
+}
+
+// deref follows local references to the schema they name, so that
+// messages and docs describe the target; a description beside the
+// reference is kept when the target has none.
+func deref(s *schema) *schema {
 	for range 8 { // a bound, since definitions may refer to each other
-		if s == nil || s.Ref == "" {
+		if s == nil || s.ref == nil {
 			return s
 		}
-		var target *jsonschema.Schema
-		if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
-			target = root.Defs[name]
-		} else if name, ok := strings.CutPrefix(s.Ref, "#/definitions/"); ok {
-			target = root.Definitions[name]
-		}
-		if target == nil {
-			return s
-		}
+		target := s.ref
 		if s.Description != "" && target.Description == "" {
 			withDesc := *target
 			withDesc.Description = s.Description
@@ -368,14 +459,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// isFalseSchema reports whether s is the schema false, which the library
-// unmarshals as {"not": {}}.
-func isFalseSchema(s *jsonschema.Schema) bool {
-	return s.Not != nil && s.Not.Type == "" && s.Not.Types == nil && len(s.Not.Properties) == 0 &&
-		len(s.Not.Enum) == 0 && s.Not.Const == nil && s.Not.Ref == "" && s.Not.Not == nil
-}
-
-func typeMatches(s *jsonschema.Schema, val any) bool {
+func typeMatches(s *schema, val any) bool {
 	types := s.Types
 	if s.Type != "" {
 		types = []string{s.Type}
@@ -385,7 +469,17 @@ func typeMatches(s *jsonschema.Schema, val any) bool {
 	}
 	got := jsonTypeOf(val)
 	for _, t := range types {
-		if t == got || t == "number" && got == "integer" {
+		switch t {
+		case got:
+			return true
+		case "number":
+			if got == "integer" {
+				return true
+			}
+		case "null", "boolean", "integer", "string", "array", "object":
+		default:
+			// A type JSON Schema does not name ("any", "file"): the
+			// server knows what it meant.
 			return true
 		}
 	}
@@ -413,22 +507,64 @@ func jsonTypeOf(val any) string {
 	return "unknown"
 }
 
+// jsonEqual compares two decoded JSON values as JSON Schema does:
+// numbers by value, objects regardless of member order.
 func jsonEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		bv, ok := b.(bool)
+		return ok && a == bv
+	case float64:
+		bv, ok := b.(float64)
+		return ok && a == bv
+	case string:
+		bv, ok := b.(string)
+		return ok && a == bv
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(a) != len(bv) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(a) != len(bv) {
+			return false
+		}
+		for k, x := range a {
+			y, ok := bv[k]
+			if !ok || !jsonEqual(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
-func numberInBounds(s *jsonschema.Schema, v float64) bool {
+func numberInBounds(s *schema, v float64) bool {
 	return (s.Minimum == nil || v >= *s.Minimum) && (s.Maximum == nil || v <= *s.Maximum) &&
 		(s.ExclusiveMinimum == nil || v > *s.ExclusiveMinimum) &&
 		(s.ExclusiveMaximum == nil || v < *s.ExclusiveMaximum) &&
-		(s.MultipleOf == nil || *s.MultipleOf == 0 || math.Mod(v, *s.MultipleOf) == 0)
+		(s.MultipleOf == nil || isMultiple(v, *s.MultipleOf))
 }
 
-func patternMatches(pattern, v string) bool {
-	re, err := regexp.Compile(pattern)
-	return err != nil || re.MatchString(v)
+// isMultiple reports whether v is a multiple of m, with the tolerance
+// binary fractions need (0.3 is not an exact multiple of 0.1 in float64).
+// A step that is not positive checks nothing.
+func isMultiple(v, m float64) bool {
+	if !(m > 0) {
+		return true
+	}
+	q := v / m
+	return math.IsInf(q, 0) || math.Abs(q-math.Round(q)) <= 1e-9*math.Max(1, math.Abs(q))
 }
 
 // gotText shows the model what it sent, briefly.
@@ -463,7 +599,7 @@ func plural(n int, word string) string {
 // describe says in words what a schema accepts: "an integer ≥ 1", "an
 // array of strings with 2 to 5 items", `one of "low", "high"`. Validation
 // messages and the XML tool docs share it.
-func describe(s *jsonschema.Schema) string {
+func describe(s *schema) string {
 	if len(s.Enum) > 0 {
 		vals := make([]string, len(s.Enum))
 		for i, e := range s.Enum {
@@ -521,7 +657,7 @@ func describe(s *jsonschema.Schema) string {
 	return d
 }
 
-func describeString(s *jsonschema.Schema) string {
+func describeString(s *schema) string {
 	d := "a string"
 	switch {
 	case s.MinLength != nil && *s.MinLength == 1 && s.MaxLength == nil:
@@ -550,7 +686,7 @@ func pluralType(t string) string {
 	return "values"
 }
 
-func bounds(s *jsonschema.Schema) string {
+func bounds(s *schema) string {
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	var parts []string
 	switch {
@@ -571,7 +707,7 @@ func bounds(s *jsonschema.Schema) string {
 	return " " + strings.Join(parts, " and ")
 }
 
-func itemCount(s *jsonschema.Schema) string {
+func itemCount(s *schema) string {
 	switch {
 	case s.MinItems != nil && s.MaxItems != nil:
 		return fmt.Sprintf(" with %d to %d items", *s.MinItems, *s.MaxItems)

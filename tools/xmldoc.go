@@ -3,8 +3,6 @@ package tools
 import (
 	"slices"
 	"strconv"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // appendXMLDoc writes the text-path documentation of one tool:
@@ -18,7 +16,7 @@ import (
 // Array and object values are written as JSON between the tags; nested
 // object fields are listed indented under their parameter. The usage line
 // shows the required parameters only.
-func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex func(string) string) []byte {
+func appendXMLDoc(b []byte, s Spec, tree *node, root *schema, ex func(string) string) []byte {
 	b = append(b, "## "...)
 	b = append(b, s.Name...)
 	b = append(b, '\n')
@@ -26,20 +24,20 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 	props := tree.get("properties")
 	if props != nil && len(props.keys) > 0 {
 		b = append(b, "\nParameters:"...)
-		b = appendXMLParams(b, props, schema, schema, "", ex)
+		b = appendXMLParams(b, props, root, "", ex)
 	}
 	b = append(b, "\nUsage: <"...)
 	b = append(b, s.Name...)
 	b = append(b, '>')
 	if props != nil {
 		for _, k := range props.keys {
-			if !slices.Contains(schema.Required, k) {
+			if !slices.Contains(root.Required, k) {
 				continue
 			}
 			b = append(b, '<')
 			b = append(b, k...)
 			b = append(b, '>')
-			ps := deref(schema, schema.Properties[k])
+			ps := deref(root.Properties[k])
 			if typ, _ := schemaType(ps); typ == "string" && len(ps.Enum) == 0 {
 				b = append(b, "…"...)
 			} else {
@@ -57,9 +55,9 @@ func appendXMLDoc(b []byte, s Spec, tree *node, schema *jsonschema.Schema, ex fu
 
 // appendXMLParams lists an object's properties in source order, then the
 // fields of array items and nested objects one indent deeper.
-func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, indent string, ex func(string) string) []byte {
+func appendXMLParams(b []byte, props *node, parent *schema, indent string, ex func(string) string) []byte {
 	for i, k := range props.keys {
-		ps := deref(root, parent.Properties[k])
+		ps := deref(parent.Properties[k])
 		if ps == nil {
 			continue
 		}
@@ -88,7 +86,7 @@ func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, ind
 			sub, subNode = ps.Items, subNode.get("items")
 		}
 		if fields := subNode.get("properties"); fields != nil && len(fields.keys) > 0 && sub.Properties != nil {
-			b = appendXMLParams(b, fields, root, sub, indent+"  ", ex)
+			b = appendXMLParams(b, fields, sub, indent+"  ", ex)
 		}
 	}
 	return b
@@ -97,7 +95,7 @@ func appendXMLParams(b []byte, props *node, root, parent *jsonschema.Schema, ind
 // appendExample writes a small JSON value of a schema's shape: required
 // fields only, "…" for text, the minimum for numbers, the first enum
 // value. Depth bounds recursive schemas.
-func appendExample(b []byte, s *jsonschema.Schema, depth int) []byte {
+func appendExample(b []byte, s *schema, depth int) []byte {
 	if s == nil || depth > 4 {
 		return append(b, "null"...)
 	}

@@ -1,0 +1,391 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// schema is a tool's parameter schema as far as argument validation and
+// the tool docs read it: the JSON Schema keywords tool schemas use. Fields
+// are named after their keywords. Built-in tools use nothing else (a test
+// holds them to it); an MCP server's schema may use any keyword, and the
+// ones not here are passed over: the arguments are not checked against
+// them, the server checks them itself. A schema is read-only once parsed.
+type schema struct {
+	// Type is "type" given as one name, Types as a list; at most one is
+	// set.
+	Type  string
+	Types []string
+	Enum  []any
+	Const *any
+
+	MultipleOf       *float64
+	Minimum          *float64
+	Maximum          *float64
+	ExclusiveMinimum *float64
+	ExclusiveMaximum *float64
+
+	MinLength *int
+	MaxLength *int
+	Pattern   string
+	// pattern is Pattern compiled, nil when Go's regexp cannot read it
+	// (lookahead and the like): such a pattern is described, not checked.
+	pattern *regexp.Regexp
+	Format  string
+
+	Items    *schema
+	MinItems *int
+	MaxItems *int
+
+	Properties           map[string]*schema
+	Required             []string
+	AdditionalProperties *schema
+	PatternProperties    []patternSchema
+
+	AllOf []*schema
+	AnyOf []*schema
+	OneOf []*schema
+
+	// Ref is a local reference ("#", "#/$defs/name", any JSON pointer
+	// into the document); ref is its target, found when the whole
+	// document is parsed.
+	Ref         string
+	ref         *schema
+	Defs        map[string]*schema
+	Definitions map[string]*schema
+
+	Description string
+
+	// never is the schema false (or {"not": {}}): no value fits.
+	never bool
+}
+
+// patternSchema is one member of patternProperties.
+type patternSchema struct {
+	pattern string
+	re      *regexp.Regexp // nil when Go's regexp cannot read pattern
+	schema  *schema
+}
+
+// parseSchema reads a schema from its parsed JSON. A keyword we read
+// whose value has the wrong shape ("minLength": "3") makes the schema
+// unusable, as does a reference outside the document or to nothing in
+// it.
+func parseSchema(n *node) (*schema, error) {
+	p := &schemaParser{byNode: map[*node]*schema{}}
+	s, err := p.parse(n, "")
+	if err != nil {
+		return nil, err
+	}
+	// Parsing a target met only through a reference (under a keyword
+	// not read, such as components) may add references of its own.
+	for i := 0; i < len(p.refs); i++ {
+		r := p.refs[i]
+		target, err := resolvePointer(n, r.Ref)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := p.byNode[target]
+		if !ok {
+			if t, err = p.parse(target, strings.TrimPrefix(r.Ref, "#")); err != nil {
+				return nil, err
+			}
+		}
+		r.ref = t
+	}
+	return s, nil
+}
+
+type schemaParser struct {
+	// byNode maps each subschema's JSON to its parsed form, for $ref.
+	byNode map[*node]*schema
+	// refs are the schemas with a $ref still to resolve.
+	refs []*schema
+}
+
+func (p *schemaParser) parse(n *node, at string) (*schema, error) {
+	s := new(schema)
+	p.byNode[n] = s
+	switch n.kind {
+	case nodeBool:
+		s.never = n.str == "false"
+		return s, nil
+	case nodeObject:
+	default:
+		return nil, fmt.Errorf("schema%s is not an object or a boolean", where(at))
+	}
+	var minimum, maximum *float64
+	var exclMinBool, exclMaxBool bool
+	for i, k := range n.keys {
+		v := n.vals[i]
+		kat := at + "/" + k
+		bad := func(want string) error { return fmt.Errorf("%s must be %s", kat[1:], want) }
+		var err error
+		switch k {
+		case "type":
+			switch v.kind {
+			case nodeString:
+				s.Type = v.str
+			case nodeArray:
+				s.Types = []string{}
+				for _, t := range v.vals {
+					if t.kind != nodeString {
+						return nil, bad("a type name or a list of them")
+					}
+					s.Types = append(s.Types, t.str)
+				}
+			default:
+				return nil, bad("a type name or a list of them")
+			}
+		case "enum":
+			if v.kind != nodeArray {
+				return nil, bad("an array")
+			}
+			s.Enum = make([]any, len(v.vals))
+			for j, e := range v.vals {
+				s.Enum[j] = e.value()
+			}
+		case "const":
+			c := v.value()
+			s.Const = &c
+		case "multipleOf":
+			s.MultipleOf, err = numberOf(v, bad)
+		case "minimum":
+			minimum, err = numberOf(v, bad)
+		case "maximum":
+			maximum, err = numberOf(v, bad)
+		case "exclusiveMinimum":
+			// A boolean is draft 4's form: it makes minimum exclusive.
+			if v.kind == nodeBool {
+				exclMinBool = v.str == "true"
+			} else {
+				s.ExclusiveMinimum, err = numberOf(v, bad)
+			}
+		case "exclusiveMaximum":
+			if v.kind == nodeBool {
+				exclMaxBool = v.str == "true"
+			} else {
+				s.ExclusiveMaximum, err = numberOf(v, bad)
+			}
+		case "minLength":
+			s.MinLength, err = countOf(v, bad)
+		case "maxLength":
+			s.MaxLength, err = countOf(v, bad)
+		case "minItems":
+			s.MinItems, err = countOf(v, bad)
+		case "maxItems":
+			s.MaxItems, err = countOf(v, bad)
+		case "pattern":
+			if v.kind != nodeString {
+				return nil, bad("a string")
+			}
+			s.Pattern = v.str
+			s.pattern, _ = regexp.Compile(v.str)
+		case "format":
+			s.Format, err = stringOf(v, bad)
+		case "description":
+			s.Description, err = stringOf(v, bad)
+		case "$ref":
+			if s.Ref, err = stringOf(v, bad); err == nil {
+				if !strings.HasPrefix(s.Ref, "#") {
+					return nil, fmt.Errorf("%s: only references inside the schema are supported, not %q", kat[1:], s.Ref)
+				}
+				p.refs = append(p.refs, s)
+			}
+		case "items":
+			// The list form (draft 2019 and before: one schema per
+			// position) is not read.
+			if v.kind != nodeArray {
+				s.Items, err = p.parse(v, kat)
+			}
+		case "additionalProperties":
+			s.AdditionalProperties, err = p.parse(v, kat)
+		case "not":
+			// Only the schema false in its long form; any other not is
+			// passed over.
+			if v.kind == nodeObject && len(v.keys) == 0 || v.kind == nodeBool && v.str == "true" {
+				s.never = true
+			}
+		case "required":
+			if v.kind != nodeArray {
+				return nil, bad("an array of names")
+			}
+			s.Required = make([]string, 0, len(v.vals))
+			for _, r := range v.vals {
+				if r.kind != nodeString {
+					return nil, bad("an array of names")
+				}
+				s.Required = append(s.Required, r.str)
+			}
+		case "properties":
+			s.Properties, err = p.parseMap(v, kat, bad)
+		case "$defs":
+			s.Defs, err = p.parseMap(v, kat, bad)
+		case "definitions":
+			s.Definitions, err = p.parseMap(v, kat, bad)
+		case "patternProperties":
+			if v.kind != nodeObject {
+				return nil, bad("an object of schemas")
+			}
+			for j, pat := range v.keys {
+				sub, err := p.parse(v.vals[j], kat+"/"+pat)
+				if err != nil {
+					return nil, err
+				}
+				re, _ := regexp.Compile(pat)
+				s.PatternProperties = append(s.PatternProperties, patternSchema{pat, re, sub})
+			}
+		case "allOf":
+			s.AllOf, err = p.parseList(v, kat, bad)
+		case "anyOf":
+			s.AnyOf, err = p.parseList(v, kat, bad)
+		case "oneOf":
+			s.OneOf, err = p.parseList(v, kat, bad)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.Minimum, s.Maximum = minimum, maximum
+	if exclMinBool && minimum != nil && s.ExclusiveMinimum == nil {
+		s.Minimum, s.ExclusiveMinimum = nil, minimum
+	}
+	if exclMaxBool && maximum != nil && s.ExclusiveMaximum == nil {
+		s.Maximum, s.ExclusiveMaximum = nil, maximum
+	}
+	return s, nil
+}
+
+func (p *schemaParser) parseMap(n *node, at string, bad func(string) error) (map[string]*schema, error) {
+	if n.kind != nodeObject {
+		return nil, bad("an object of schemas")
+	}
+	m := make(map[string]*schema, len(n.keys))
+	for i, k := range n.keys {
+		sub, err := p.parse(n.vals[i], at+"/"+k)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = sub
+	}
+	return m, nil
+}
+
+func (p *schemaParser) parseList(n *node, at string, bad func(string) error) ([]*schema, error) {
+	if n.kind != nodeArray {
+		return nil, bad("an array of schemas")
+	}
+	list := make([]*schema, len(n.vals))
+	for i, v := range n.vals {
+		sub, err := p.parse(v, at+"/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		list[i] = sub
+	}
+	return list, nil
+}
+
+func where(at string) string {
+	if at == "" {
+		return ""
+	}
+	return " at " + at[1:]
+}
+
+func numberOf(n *node, bad func(string) error) (*float64, error) {
+	if n.kind != nodeNumber {
+		return nil, bad("a number")
+	}
+	f, err := strconv.ParseFloat(n.str, 64)
+	if err != nil {
+		return nil, bad("a number")
+	}
+	return &f, nil
+}
+
+// countOf reads a length or item count: an integer, possibly written
+// with a fraction of zero (3.0).
+func countOf(n *node, bad func(string) error) (*int, error) {
+	f, err := numberOf(n, bad)
+	if err != nil || *f != math.Trunc(*f) || math.Abs(*f) > math.MaxInt32 {
+		return nil, bad("an integer")
+	}
+	c := int(*f)
+	return &c, nil
+}
+
+func stringOf(n *node, bad func(string) error) (string, error) {
+	if n.kind != nodeString {
+		return "", bad("a string")
+	}
+	return n.str, nil
+}
+
+// resolvePointer finds the JSON a local reference names: "#" is the
+// whole document, "#/a/b" a JSON pointer (RFC 6901) into it, written as
+// a URI fragment.
+func resolvePointer(root *node, ref string) (*node, error) {
+	frag, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
+	if err != nil {
+		return nil, fmt.Errorf("$ref %q: %w", ref, err)
+	}
+	if frag == "" {
+		return root, nil
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, fmt.Errorf("$ref %q: anchors are not supported, only JSON pointers", ref)
+	}
+	n := root
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n.kind {
+		case nodeObject:
+			n = n.get(tok)
+		case nodeArray:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.vals) {
+				n = nil
+			} else {
+				n = n.vals[i]
+			}
+		default:
+			n = nil
+		}
+		if n == nil {
+			return nil, fmt.Errorf("$ref %q: no such schema in the document", ref)
+		}
+	}
+	return n, nil
+}
+
+// value converts parsed JSON to the values encoding/json decodes into
+// an interface: float64 numbers, []any, map[string]any.
+func (n *node) value() any {
+	switch n.kind {
+	case nodeBool:
+		return n.str == "true"
+	case nodeNumber:
+		f, _ := strconv.ParseFloat(n.str, 64)
+		return f
+	case nodeString:
+		return n.str
+	case nodeArray:
+		a := make([]any, len(n.vals))
+		for i, v := range n.vals {
+			a[i] = v.value()
+		}
+		return a
+	case nodeObject:
+		m := make(map[string]any, len(n.keys))
+		for i, k := range n.keys {
+			m[k] = n.vals[i].value()
+		}
+		return m
+	}
+	return nil
+}
