@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // TestVSCodeRealEditor runs e2e/run.mjs: the extension packaged as a VSIX,
@@ -39,9 +41,8 @@ func TestVSCodeRealEditor(t *testing.T) {
 	}
 	npm := tool("npm", "the extension is compiled with it", t.Skipf)
 	node := tool("node", "the flow's driver runs under it", t.Skipf)
-	goBin := tool("go", "the daemon cannot be built", t.Skipf)
 	ctx := testContext(t)
-	bin := buildDaemon(t, ctx, goBin)
+	bin := testbin.CLI(t)
 	if msg := acceptsStdio(ctx, bin); msg != "" {
 		t.Skipf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
 	}

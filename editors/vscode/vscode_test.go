@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 func TestVSCodeClient(t *testing.T) {
@@ -19,10 +21,9 @@ func TestVSCodeClient(t *testing.T) {
 		t.Skip("run npm ci in editors/vscode first")
 	}
 	npm := tool("npm", "the extension's tests run under it", t.Skipf)
-	goBin := tool("go", "the daemon cannot be built", t.Skipf)
 	ctx := testContext(t)
 	// Build the daemon once here, so the Node tests need not.
-	bin := buildDaemon(t, ctx, goBin)
+	bin := testbin.CLI(t)
 
 	run := func(args ...string) string {
 		t.Helper()
