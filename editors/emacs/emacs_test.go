@@ -130,6 +130,10 @@ func TestEmacsFlows(t *testing.T) {
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
+			// Each flow has its own Emacs, daemon, workspace, home and
+			// state; most of a flow's time is Emacs waiting on the
+			// daemon or on its own timers, so they overlap well.
+			t.Parallel()
 			runFlow(t, emacs, daemon, here, f)
 		})
 	}
