@@ -86,7 +86,9 @@ func cli() (string, error) {
 		return "", err
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	build := exec.Command(gobin, "build", "-o", tmp, pkg)
+	// -trimpath: the binary records no folder of the checkout it was
+	// built from, so two checkouts of the same sources share a build.
+	build := exec.Command(gobin, "build", "-trimpath", "-o", tmp, pkg)
 	build.Dir = modDir
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
