@@ -29,6 +29,11 @@ import (
 // pkg is the path of the daemon's main package.
 const pkg = "github.com/cline-ls/cline-ls/cmd/cline-ls"
 
+// buildFlags are go build's flags, part of the key. -trimpath: the binary
+// records no folder of the checkout it was built from, so two checkouts of
+// the same sources share a build.
+var buildFlags = []string{"-trimpath"}
+
 // keep is how long a build nobody has used stays in the cache.
 const keep = 24 * time.Hour
 
@@ -86,9 +91,7 @@ func cli() (string, error) {
 		return "", err
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	// -trimpath: the binary records no folder of the checkout it was
-	// built from, so two checkouts of the same sources share a build.
-	build := exec.Command(gobin, "build", "-trimpath", "-o", tmp, pkg)
+	build := exec.Command(gobin, append(append([]string{"build"}, buildFlags...), "-o", tmp, pkg)...)
 	build.Dir = modDir
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
@@ -122,6 +125,7 @@ func sourceKey(gobin, dir, pkg string) (string, string, error) {
 		return "", "", fmt.Errorf("go env: %w", err)
 	}
 	h.Write(env)
+	fmt.Fprintf(h, "go build %q\n", buildFlags)
 	var stderr bytes.Buffer
 	list := exec.Command(gobin, "list", "-deps", "-json=ImportPath,Dir,Module,GoFiles,CgoFiles,CFiles,CXXFiles,HFiles,SFiles,SysoFiles,EmbedFiles", pkg)
 	list.Dir = dir
