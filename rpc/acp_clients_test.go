@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/shared"
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // The tests in this file drive the real daemon binary with third-party ACP
@@ -33,21 +34,6 @@ func acpClientsNode(t *testing.T) string {
 		t.Skipf("the ACP client packages are not installed (%v): run `npm ci` in rpc/testdata/acpclients; skipping the acpx and TypeScript SDK tests", err)
 	}
 	return node
-}
-
-// buildCLI builds the cline-ls binary into dir.
-func buildCLI(t *testing.T, dir string) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go is not in PATH: %v", err)
-	}
-	bin := filepath.Join(dir, "cline-ls")
-	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/cline-ls/cline-ls/cmd/cline-ls").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build cline-ls: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // clientEnv is the environment of a client and, through it, the daemon:
@@ -166,7 +152,7 @@ func TestACPWithAcpx(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	cli, _ := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "acpx", "dist", "cli.js"))
-	a := &acpx{t: t, node: node, cli: cli, daemon: buildCLI(t, dir), home: filepath.Join(dir, "home"), cwd: filepath.Join(dir, "ws")}
+	a := &acpx{t: t, node: node, cli: cli, daemon: testbin.CLI(t), home: filepath.Join(dir, "home"), cwd: filepath.Join(dir, "ws")}
 	os.MkdirAll(a.home, 0o755)
 	os.MkdirAll(a.cwd, 0o755)
 	notes := filepath.Join(a.cwd, "notes.txt")
@@ -283,7 +269,7 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
 	defer cancel()
 	dir := t.TempDir()
-	daemon := buildCLI(t, dir)
+	daemon := testbin.CLI(t)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	os.MkdirAll(home, 0o755)
 	os.MkdirAll(cwd, 0o755)

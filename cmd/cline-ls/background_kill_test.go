@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/proc/proctest"
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // TestBackgroundCommandsEndWithTheDaemon runs the real binary on a
@@ -17,7 +18,7 @@ import (
 // command gone when the daemon finishes its work and exits, and when it
 // is killed with SIGKILL while a later command runs.
 func TestBackgroundCommandsEndWithTheDaemon(t *testing.T) {
-	bin := buildCLI(t)
+	bin := testbin.CLI(t)
 	for _, end := range []string{"exit", "SIGKILL"} {
 		t.Run(end, func(t *testing.T) {
 			bg := 8_000_000 + rand.IntN(500_000)*2

@@ -4,11 +4,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 	"math/rand/v2"
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/proc/proctest"
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // TestDaemonKilledTakesItsCommandsAlong runs the real binary on a replayed
@@ -20,7 +22,7 @@ func TestDaemonKilledTakesItsCommandsAlong(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid is not installed; the command needs it")
 	}
-	bin := buildCLI(t)
+	bin := testbin.CLI(t)
 	piped := 5_000_000 + rand.IntN(1_000_000)*2
 	escaped := piped + 1
 	command := fmt.Sprintf("setsid sleep %d & sleep %d | cat", escaped, piped)

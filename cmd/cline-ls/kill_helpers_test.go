@@ -14,17 +14,6 @@ import (
 	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 )
 
-// buildCLI builds this command into a temporary folder and returns its
-// path.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cline-ls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startReplayExec starts `bin exec` on task with the replay model reading
 // transcript, every call allowed, in a folder of its own; its output is
 // collected in the buffer returned. The processes marked by markers

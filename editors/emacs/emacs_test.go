@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // flowTimeout guards one Emacs run; a flow takes a few seconds.
@@ -46,21 +48,6 @@ func emacsOrSkip(t *testing.T) string {
 			t.Skip("Emacs has no Eglot (Debian: apt-get install elpa-eglot); skipping the Emacs client tests")
 		}
 		t.Fatalf("probing emacs for eglot: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// buildDaemon builds cline-ls into dir.
-func buildDaemon(t *testing.T, dir string) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go is not in PATH: %v", err)
-	}
-	bin := filepath.Join(dir, "cline-ls")
-	cmd := exec.Command(gobin, "build", "-o", bin, "github.com/cline-ls/cline-ls/cmd/cline-ls")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cline-ls: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -126,7 +113,7 @@ func TestEmacsFlows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	daemon := buildDaemon(t, t.TempDir())
+	daemon := testbin.CLI(t)
 	flows := []flow{
 		{name: "approve", disk: "hello, world\n", minChecks: 24},
 		{name: "reject", disk: "hello\n", minChecks: 10},
@@ -143,6 +130,10 @@ func TestEmacsFlows(t *testing.T) {
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
+			// Each flow has its own Emacs, daemon, workspace, home and
+			// state; most of a flow's time is Emacs waiting on the
+			// daemon or on its own timers, so they overlap well.
+			t.Parallel()
 			runFlow(t, emacs, daemon, here, f)
 		})
 	}

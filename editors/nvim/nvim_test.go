@@ -17,76 +17,32 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
-// daemon is the cline-ls binary built once for all tests.
-var daemon string
-
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	if _, err := exec.LookPath("nvim"); err != nil {
-		// Each test skips with the reason; nothing to build.
-		return m.Run()
-	}
-	// CLINE_NVIM_TEST_DAEMON runs the tests against a given binary
-	// instead of one built from this tree.
+// daemon returns the cline-ls binary the tests run: the one
+// CLINE_NVIM_TEST_DAEMON names, or one built from this tree.
+func daemon(t *testing.T) string {
 	if bin := os.Getenv("CLINE_NVIM_TEST_DAEMON"); bin != "" {
-		daemon = bin
-		return m.Run()
+		return bin
 	}
-	dir, err := os.MkdirTemp("", "cline-nvim-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	daemon = filepath.Join(dir, "cline-ls")
-	build := exec.Command("go", "build", "-o", daemon, "./cmd/cline-ls")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building cline-ls: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
+	return testbin.CLI(t)
 }
 
 // readInputs reads, once, every file the results depend on that this
 // process does not open itself: the plugin and its tests, which Neovim
-// reads, and the daemon's Go sources, which go build reads. Without it
-// go test's cache would not know of them and would replay a stale PASS
-// after a change to either. (Files opened before m.Run are not
-// recorded, hence a test calls it.)
+// reads. Without it go test's cache would not know of them and would
+// replay a stale PASS after a change to one. (The daemon's sources are
+// read by testbin when it builds the daemon. Files opened before m.Run
+// are not recorded, hence a test calls it.)
 var readInputs = sync.OnceFunc(func() {
-	read := func(root string, keep func(path string, d fs.DirEntry) bool) {
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() {
-				switch d.Name() {
-				case ".git", "node_modules", "editors", "testdata":
-					if path != root {
-						return filepath.SkipDir
-					}
-				}
-				return nil
-			}
-			if keep(path, d) {
+	for _, dir := range []string{"lua", "plugin", "syntax", "tests", "testdata", "doc"} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
 				os.ReadFile(path)
 			}
 			return nil
-		})
-	}
-	for _, dir := range []string{"lua", "plugin", "syntax", "tests", "testdata", "doc"} {
-		read(dir, func(string, fs.DirEntry) bool { return true })
-	}
-	if os.Getenv("CLINE_NVIM_TEST_DAEMON") == "" {
-		read(filepath.Join("..", ".."), func(path string, d fs.DirEntry) bool {
-			n := d.Name()
-			return strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" || strings.HasPrefix(path, filepath.Join("..", "..", "cmd", "cline-ls", "demo"))
 		})
 	}
 })
@@ -106,10 +62,11 @@ type result struct {
 // model. The plugin is on the runtimepath unless plugin is false.
 func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
 	t.Helper()
-	readInputs()
-	if daemon == "" {
+	if _, err := exec.LookPath("nvim"); err != nil {
 		t.Skip("nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
 	}
+	readInputs()
+	bin := daemon(t)
 	here, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +107,7 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 		"XDG_DATA_HOME="+filepath.Join(tmp, "data"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
-		"CLINE_TEST_BIN="+daemon,
+		"CLINE_TEST_BIN="+bin,
 		"CLINE_TEST_WS="+ws,
 		"CLINE_TEST_TRANSCRIPT="+trPath,
 		"CLINE_TEST_STATE="+filepath.Join(tmp, "sessions"),

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // TestVSCodeRealEditor runs e2e/run.mjs: the extension packaged as a VSIX,
@@ -27,7 +29,7 @@ func TestVSCodeRealEditor(t *testing.T) {
 	}
 	for _, dir := range []string{"node_modules", filepath.Join("e2e", "node_modules", "code-server", "lib", "vscode", "node_modules"), filepath.Join("e2e", "node_modules", "playwright-core")} {
 		if _, err := os.Stat(dir); err != nil {
-			missing("%s is missing: npm ci in editors/vscode; in editors/vscode/e2e npm ci --ignore-scripts, then npm rebuild code-server under its Node 24 (as .ci/run does)", dir)
+			missing("%s is missing: npm ci in editors/vscode, then bash editors/vscode/e2e/install.sh (as .ci/run does)", dir)
 		}
 	}
 	chromium := os.Getenv("CHROMIUM")
@@ -37,18 +39,12 @@ func TestVSCodeRealEditor(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		missing("no Chromium at %s (apt-get install chromium, or set $CHROMIUM)", chromium)
 	}
-	npm := tool("npm", "the extension is compiled with it", t.Skipf)
+	tool("npm", "vsce runs the extension's bundle script with it", t.Skipf)
 	node := tool("node", "the flow's driver runs under it", t.Skipf)
-	goBin := tool("go", "the daemon cannot be built", t.Skipf)
 	ctx := testContext(t)
-	bin := buildDaemon(t, ctx, goBin)
+	bin := testbin.CLI(t)
 	if msg := acceptsStdio(ctx, bin); msg != "" {
 		t.Skipf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
-	}
-
-	compile := exec.CommandContext(ctx, npm, "run", "compile")
-	if out, err := compile.CombinedOutput(); err != nil {
-		t.Fatalf("npm run compile: %v\n%s", err, out)
 	}
 
 	run := exec.CommandContext(ctx, node, "run.mjs")

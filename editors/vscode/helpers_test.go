@@ -3,7 +3,6 @@ package vscode_test
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -28,17 +27,4 @@ func testContext(t *testing.T) context.Context {
 		t.Cleanup(cancel)
 	}
 	return ctx
-}
-
-// buildDaemon builds cline-ls into a temporary folder with goBin and
-// returns its path.
-func buildDaemon(t *testing.T, ctx context.Context, goBin string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cline-ls")
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/cline-ls")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/cline-ls: %v\n%s", err, out)
-	}
-	return bin
 }

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 func TestVSCodeClient(t *testing.T) {
@@ -19,10 +21,9 @@ func TestVSCodeClient(t *testing.T) {
 		t.Skip("run npm ci in editors/vscode first")
 	}
 	npm := tool("npm", "the extension's tests run under it", t.Skipf)
-	goBin := tool("go", "the daemon cannot be built", t.Skipf)
 	ctx := testContext(t)
 	// Build the daemon once here, so the Node tests need not.
-	bin := buildDaemon(t, ctx, goBin)
+	bin := testbin.CLI(t)
 
 	run := func(args ...string) string {
 		t.Helper()
@@ -34,7 +35,7 @@ func TestVSCodeClient(t *testing.T) {
 		}
 		return string(out)
 	}
-	run("run", "compile")
+	// npm test compiles (tsc) before it runs the tests.
 	out := run("test")
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "# tests") || strings.HasPrefix(line, "# pass") || strings.HasPrefix(line, "# fail") {

@@ -132,10 +132,18 @@ try {
   // Package the extension exactly as it is published.
   step('packaging the VSIX');
   const vsix = path.join(tmp, 'cline-ls.vsix');
-  // From the extension's own folder: its .vscodeignore keeps the VSIX to
-  // the bundle (built by vscode:prepublish), package.json, README,
-  // LICENSE and icon, as a user installs it.
-  execFileSync(node24, [vsce, 'package', '--allow-missing-repository', '--out', vsix], { cwd: extDir, stdio: verbose ? 'inherit' : 'pipe' });
+  // The extension's .vscodeignore keeps the VSIX to the bundle (built by
+  // vscode:prepublish), the chat view's page, package.json, README,
+  // LICENSE and icon, as a user installs it. vsce lists every file under
+  // the folder it packs before that filter, and this folder, with
+  // code-server's tens of thousands of files, is inside the extension's:
+  // it packs a copy of the extension without it (node_modules linked, for
+  // the bundle; vsce never walks a top-level node_modules), which makes
+  // the same VSIX.
+  const stage = path.join(tmp, 'extension');
+  fs.cpSync(extDir, stage, { recursive: true, filter: (src) => src !== here && src !== path.join(extDir, 'node_modules') });
+  fs.symlinkSync(path.join(extDir, 'node_modules'), path.join(stage, 'node_modules'));
+  execFileSync(node24, [vsce, 'package', '--allow-missing-repository', '--out', vsix], { cwd: stage, stdio: verbose ? 'inherit' : 'pipe' });
 
   step('installing it into code-server');
   const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
@@ -296,10 +304,13 @@ try {
   if (fs.existsSync(daemonLog)) console.error('[e2e] code-server log:\n' + fs.readFileSync(daemonLog, 'utf8').slice(-8000));
 } finally {
   await chrome?.close().catch(() => undefined);
-  if (server && server.exitCode === null) {
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
     server.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    if (server.exitCode === null) server.kill('SIGKILL');
+    // Its exit, or SIGKILL after ten seconds.
+    const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
   }
   if (!failed) fs.rmSync(tmp, { recursive: true, force: true });
   else console.error(`[e2e] scratch folder kept: ${tmp}`);
@@ -352,10 +363,3 @@ async function bufferText(page, name) {
     return rows.map((r) => r.text).join('\n');
   });
 }
-
-/**
- * stageExtension copies what the VSIX is made of (the manifest, the
- * README, the compiled extension without its tests, the installed
- * packages) into dir, so that vsce packs neither this folder nor the
- * sources; vsce itself keeps only the production dependencies.
- */
