@@ -17,7 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -122,11 +121,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames})
+	// The server catches the signals itself, from the first message
+	// after initialize on: a signal before that ends the process at once,
+	// with nothing to save.
+	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames,
+		Signals: []os.Signal{os.Interrupt, syscall.SIGTERM}})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server
 	// closes it, so exit is immediate.
