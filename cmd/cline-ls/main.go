@@ -132,10 +132,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// interrupted, but one blocked on the pipe ends when the server
 	// closes it, so exit is immediate.
 	in, pump := io.Pipe()
-	go func() {
-		_, err := io.Copy(pump, stdin)
-		pump.CloseWithError(err)
-	}()
+	go func() { pump.CloseWithError(copyInput(pump, stdin)) }()
 	if *clientPID > 0 {
 		watched := make(chan struct{})
 		go func() {
@@ -156,6 +153,29 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// copyInput copies the editor's input into the pipe the server reads, as
+// io.Copy would (nil at the end of input), in a frame or two: the
+// goroutine runs with the first message, and io.Copy's way (WriteTo,
+// then a buffer of its own) calls deep enough to grow the goroutine's
+// stack on the way to the initialize answer.
+func copyInput(dst io.Writer, src io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // logLevels are the --log-level values.
