@@ -72,6 +72,9 @@ type stream struct {
 	// onBad, when set, is told about each rejected frame (for logging).
 	onBad func(error)
 	body  []byte
+	// grown: the read loop's stack has been grown (growReadStack); used
+	// by the read loop only.
+	grown bool
 
 	// Writes go through one writer goroutine, which writes whatever has
 	// queued up in a single call. Under load (many sessions streaming at
