@@ -72,6 +72,9 @@ type stream struct {
 	// onBad, when set, is told about each rejected frame (for logging).
 	onBad func(error)
 	body  []byte
+	// grown: the read loop's stack has been grown (growReadStack); used
+	// by the read loop only.
+	grown bool
 
 	// Writes go through one writer goroutine, which writes whatever has
 	// queued up in a single call. Under load (many sessions streaming at
@@ -85,7 +88,7 @@ type stream struct {
 	errMu     sync.Mutex
 
 	replyMu    sync.Mutex
-	afterReply map[string]func() // by the request id's JSON; guarded by replyMu
+	afterReply map[string][]func() // by the request id's JSON, in the order filed; guarded by replyMu
 
 	// redact, when set, scrubs secrets from each outgoing message.
 	redact func([]byte) []byte
@@ -173,6 +176,7 @@ func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
 	err := s.werr
 	s.errMu.Unlock()
 	if err != nil {
+		s.replied(data) // it will never be written: what waits for it runs now
 		return 0, err
 	}
 	select {
@@ -180,21 +184,24 @@ func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
 		s.replied(data)
 		return int64(len(buf)), nil
 	case <-s.quit:
+		s.replied(data)
 		return 0, io.ErrClosedPipe
 	}
 }
 
-// onReply runs fn once the reply to the request id is queued: whatever
-// is written after that follows the reply on the wire. A client that
-// blocks on a request (eglot's executeCommand) then reads its answer
-// before any request the work it started sends.
+// onReply runs fn once the reply to the request id is queued, or once it
+// cannot be (the stream closed, its output broken, the reply not
+// encodable): whatever is written after that follows the reply on the
+// wire. A client that blocks on a request (eglot's executeCommand) then
+// reads its answer before any request the work it started sends.
 func (s *stream) onReply(id jsonrpc2.ID, fn func()) {
 	s.replyMu.Lock()
 	defer s.replyMu.Unlock()
 	if s.afterReply == nil {
-		s.afterReply = make(map[string]func())
+		s.afterReply = make(map[string][]func())
 	}
-	s.afterReply[idKey(id)] = fn
+	k := idKey(id)
+	s.afterReply[k] = append(s.afterReply[k], fn)
 }
 
 // idKey is an id as a response's "id" member spells it. (jsonrpc2.ID has
@@ -220,12 +227,16 @@ func (s *stream) replied(data []byte) {
 	if json.Unmarshal(data, &m) != nil || len(m["method"]) > 0 || len(m["id"]) == 0 {
 		return
 	}
-	id := string(m["id"])
+	s.replyDone(string(m["id"]))
+}
+
+// replyDone runs the onReply functions filed under the id key, if any.
+func (s *stream) replyDone(id string) {
 	s.replyMu.Lock()
-	fn := s.afterReply[id]
+	fns := s.afterReply[id]
 	delete(s.afterReply, id)
 	s.replyMu.Unlock()
-	if fn != nil {
+	for _, fn := range fns {
 		fn()
 	}
 }
@@ -244,6 +255,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	data, err := jsonrpc2.EncodeMessage(msg)
 	if err != nil {
+		if resp, ok := msg.(*jsonrpc2.Response); ok {
+			s.replyDone(idKey(resp.ID()))
+		}
 		return 0, err
 	}
 	return s.WriteFrame(ctx, data)

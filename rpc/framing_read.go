@@ -27,6 +27,10 @@ func (e *errBadFrame) Error() string { return e.msg }
 // ReadFrame returns the body of the next well-formed message. Bad frames are
 // answered and skipped here, never returned.
 func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	if !s.grown {
+		s.grown = true
+		growReadStack()
+	}
 	for {
 		var (
 			body []byte
@@ -274,3 +278,25 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// readStack is the stack the read loop needs for the first message (the
+// initialize request, decoded and answered on the loop), less what the
+// loop already uses when it first asks for a frame.
+const readStack = 6 << 10
+
+// growReadStack grows the read loop's goroutine stack to what initialize
+// needs in one step, while the stack is shallow. The goroutine (the
+// jsonrpc2 connection's) starts with the runtime's smallest stack, which
+// the first frame's reading and then initialize's decoding each doubled:
+// two copies of a deepening stack, each unwinding every frame through
+// the binary's tables (tens of microseconds at start, most of it page
+// faults on those tables), on the way to the answer.
+//
+//go:noinline
+func growReadStack() byte {
+	var pad [readStack]byte
+	return touch(pad[:])
+}
+
+//go:noinline
+func touch(b []byte) byte { return b[len(b)-1] }

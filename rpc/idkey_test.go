@@ -10,7 +10,8 @@ import (
 // TestIDKeyMatchesResponses: the key onReply files a request under is
 // the "id" member of that request's response as it goes on the wire, for
 // number and string ids. (Keys made with json.Marshal were all "{}", so
-// no onReply ever ran: the work waited for its fallback timer.)
+// no onReply ever ran: the work waited for the fallback timer there was
+// then.)
 func TestIDKeyMatchesResponses(t *testing.T) {
 	for _, id := range []jsonrpc2.ID{jsonrpc2.NewNumberID(7), jsonrpc2.NewStringID(`a "quoted" id`)} {
 		resp := jsonrpc2.NewResponse(id, jsonrpc2.RawMessage(`{}`), nil)

@@ -51,7 +51,12 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 
 // connMCP (re)starts the settings' MCP servers when they changed.
 func (s *Server) connMCP(raw []json.RawMessage, field string) error {
-	key, _ := json.Marshal(raw)
+	key := []byte(nil) // none: what a connection starts with, and no encoding to compare at every start
+	if len(raw) > 0 {
+		key, _ = json.Marshal(raw)
+		// The servers are children to stop on the way out.
+		s.catchSignals()
+	}
 	s.mcp.mu.Lock()
 	same := s.mcp.connRaw == string(key)
 	s.mcp.mu.Unlock()

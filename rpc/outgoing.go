@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -82,34 +81,26 @@ func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg stri
 	}
 }
 
-// replyWait is how long afterReply waits for an answer to be queued
-// before it runs its work anyway (the answer could not be written).
-const replyWait = 2 * time.Second
-
 // afterReply runs fn in the background once the answer to reqID is
-// queued, so that what fn sends follows that answer on the wire, or after
-// replyWait. fn's context ends with the connection; nothing runs once the
-// connection is closing. Nothing waits meanwhile: the goroutine starts
-// with the answer (a timer stands in for an answer that cannot be
-// written), so the work does not compete with the answer it follows.
+// queued (or cannot be: the stream runs it then too), so that what fn
+// sends follows that answer on the wire. fn's context ends with the
+// connection; nothing runs once the connection is closing. Nothing waits
+// meanwhile: the goroutine starts with the answer, so the work does not
+// compete with the answer it follows. No timer stands in for an answer
+// never written: the stream tells of every answer, and the first timer
+// of a start would set up the runtime's poller on the way to
+// initialize's answer.
 func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
-	var once sync.Once
-	run := func() {
-		once.Do(func() {
-			s.goBackground(func() {
-				ctx, cancel := context.WithCancel(s.bgCtx)
-				defer cancel()
-				fn(ctx)
-			})
+	run := func() { // once: the stream forgets fn as it runs it
+		s.goBackground(func() {
+			ctx, cancel := context.WithCancel(s.bgCtx)
+			defer cancel()
+			fn(ctx)
 		})
 	}
 	if s.stream == nil {
 		run()
 		return
 	}
-	t := time.AfterFunc(replyWait, run)
-	s.stream.onReply(reqID, func() {
-		t.Stop()
-		run()
-	})
+	s.stream.onReply(reqID, run)
 }

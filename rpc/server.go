@@ -39,6 +39,10 @@ type Options struct {
 	// IdleRelease is how long a session may sit unused before it is
 	// released; zero means 30 minutes.
 	IdleRelease time.Duration
+	// Signals end serving the way the end of input does (turns
+	// cancelled, histories flushed, children stopped). They are caught
+	// from the first message after initialize on (see catchSignals).
+	Signals []os.Signal
 }
 
 type lifecycle int
@@ -89,6 +93,9 @@ type Server struct {
 	bg        sync.WaitGroup // background work the server owns
 	bgCtx     context.Context
 	bgCancel  context.CancelFunc
+	// endServe ends Serve; set before its connection reads anything.
+	endServe context.CancelFunc
+	sigOnce  sync.Once
 }
 
 // clientCaps is what the daemon needs to know about the client.
@@ -162,6 +169,8 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 		return 1, err
 	}
 	s.dialect = d
+	ctx, s.endServe = context.WithCancel(ctx)
+	defer s.endServe()
 	s.log.Info("serving", "dialect", d.String())
 	var closer io.Closer
 	if c, ok := r.(io.Closer); ok {
@@ -263,6 +272,9 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 			s.log.Debug("ignored notification", "method", method)
 		}
 		return nil, nil
+	}
+	if state != stateNew {
+		s.catchSignals()
 	}
 	res, err = r.handle(s, ctx, req)
 	if err != nil && !req.IsCall() {

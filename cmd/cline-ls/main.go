@@ -17,7 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -122,19 +121,18 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames})
+	// The server catches the signals itself, from the first message
+	// after initialize on: a signal before that ends the process at once,
+	// with nothing to save.
+	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames,
+		Signals: []os.Signal{os.Interrupt, syscall.SIGTERM}})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server
 	// closes it, so exit is immediate.
 	in, pump := io.Pipe()
-	go func() {
-		_, err := io.Copy(pump, stdin)
-		pump.CloseWithError(err)
-	}()
+	go func() { pump.CloseWithError(copyInput(pump, stdin)) }()
 	if *clientPID > 0 {
 		watched := make(chan struct{})
 		go func() {
@@ -155,6 +153,29 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// copyInput copies the editor's input into the pipe the server reads, as
+// io.Copy would (nil at the end of input), in a frame or two: the
+// goroutine runs with the first message, and io.Copy's way (WriteTo,
+// then a buffer of its own) calls deep enough to grow the goroutine's
+// stack on the way to the initialize answer.
+func copyInput(dst io.Writer, src io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // logLevels are the --log-level values.
