@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+	"github.com/cline-ls/cline-ls/internal/testbin"
 )
 
 // startServe starts `bin serve` in a workspace of its own and returns it
@@ -63,7 +64,7 @@ func waitExit(t *testing.T, daemon *exec.Cmd) error {
 // children stopped, a normal exit), although the daemon no longer catches
 // signals from its first instruction on.
 func TestSIGTERMAfterInitializeEndsGracefully(t *testing.T) {
-	bin := buildCLI(t)
+	bin := testbin.CLI(t)
 	for _, second := range []string{"initialized", "cline.newSession"} {
 		t.Run(second, func(t *testing.T) {
 			daemon, c, logs, ws := startServe(t, bin)
@@ -103,7 +104,7 @@ func TestSIGTERMAfterInitializeEndsGracefully(t *testing.T) {
 // followed initialize there is nothing to save, and SIGTERM takes its
 // default action: the process ends at once, killed by the signal.
 func TestSIGTERMUntilAMessageFollowsInitializeKills(t *testing.T) {
-	bin := buildCLI(t)
+	bin := testbin.CLI(t)
 	daemon, c, logs, ws := startServe(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
