@@ -293,25 +293,39 @@ func (l *streamLink) checkSession(resp *http.Response) error {
 	return nil
 }
 
+// post posts one message and returns the server's response if it took
+// it: a success status, and the session still the one it gave. The
+// caller closes the body.
+func (l *streamLink) post(msg []byte) (*http.Response, error) {
+	req, err := l.newRequest(l.ctx, http.MethodPost, msg)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := l.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkSession(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		err := statusError(resp)
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
 // postInOrder posts a notification or an answer and waits for the
 // server to take it. Once notifications/initialized is taken, the
 // listening stream opens.
 func (l *streamLink) postInOrder(msg []byte, method string) error {
-	req, err := l.newRequest(l.ctx, http.MethodPost, msg)
-	if err != nil {
-		return err
-	}
-	resp, err := l.client.Do(req)
+	resp, err := l.post(msg)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := l.checkSession(resp); err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return statusError(resp)
-	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	if method == notifyInitialized {
 		l.listen()
@@ -322,21 +336,11 @@ func (l *streamLink) postInOrder(msg []byte, method string) error {
 // request posts a request and passes on what comes back until its
 // answer. An error means no answer came; the caller answers for it.
 func (l *streamLink) request(msg []byte, e envelope) error {
-	req, err := l.newRequest(l.ctx, http.MethodPost, msg)
-	if err != nil {
-		return err
-	}
-	resp, err := l.client.Do(req)
+	resp, err := l.post(msg)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := l.checkSession(resp); err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return statusError(resp)
-	}
 	if e.Method == methodInitialize {
 		if id := resp.Header.Get(headerSession); id != "" {
 			l.mu.Lock()
