@@ -362,17 +362,9 @@ func (b *builder) mode() mode {
 const spaces = " \t\n\f\r"
 
 func (b *builder) inHead(t token) {
-	if cur := b.top(); cur != b.head && cur != b.html {
-		// The text of an open title, script, style or noscript.
-		switch t.typ {
-		case textToken:
-			b.insertText(t.data)
-			return
-		case endTagToken:
-			b.pop()
-			return
-		}
-		b.pop()
+	// The text of an open title, script, style or noscript.
+	if cur := b.top(); cur != b.head && cur != b.html && b.rawContent(t) {
+		return
 	}
 	switch t.typ {
 	case textToken:
@@ -422,18 +414,26 @@ func (b *builder) inHead(t token) {
 	}
 }
 
+// rawContent reads t inside the open element whose content is raw text:
+// text is its content and an end tag closes it, and either is consumed;
+// any other token closes it too and is left to the caller.
+func (b *builder) rawContent(t token) bool {
+	switch t.typ {
+	case textToken:
+		b.insertText(t.data)
+		return true
+	case endTagToken:
+		b.pop()
+		return true
+	}
+	b.pop()
+	return false
+}
+
 // inFrameset reads a page of frames: only the text of <noframes> counts.
 func (b *builder) inFrameset(t token) {
-	if cur := b.top(); cur.Tag == "noframes" {
-		switch t.typ {
-		case textToken:
-			b.insertText(t.data)
-			return
-		case endTagToken:
-			b.pop()
-			return
-		}
-		b.pop()
+	if b.top().Tag == "noframes" && b.rawContent(t) {
+		return
 	}
 	switch t.typ {
 	case textToken:
