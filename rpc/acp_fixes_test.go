@@ -321,8 +321,26 @@ func TestACPSessionClose(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("session/close did not end the turn")
 	}
-	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("again")}}); err == nil {
-		t.Fatal("a closed session still takes prompts")
+	// A closed session is not reopened by a prompt: the daemon refuses it
+	// at once, with an error naming session/load, and runs no turn (the
+	// client would see a second permission request).
+	_, err = conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("again")}})
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "session/load") {
+		t.Fatalf("session/prompt of a closed session = %v, want an invalid-params error naming session/load", err)
+	}
+	c.mu.Lock()
+	perms := len(c.permissions)
+	c.mu.Unlock()
+	if perms != 1 {
+		t.Fatalf("%d permission requests: the closed session ran a turn", perms)
+	}
+	// session/load reopens it, and calls naming it are served again.
+	if _, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sess.SessionId, Cwd: root, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatalf("session/load of the closed session: %v", err)
+	}
+	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatalf("session/set_mode after session/load: %v", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "app.py")); string(got) != "x = 1\n" {
 		t.Fatalf("a cancelled edit changed app.py: %q", got)

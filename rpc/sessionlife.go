@@ -37,6 +37,12 @@ func (s *Server) getSession(id string) (*liveSession, error) {
 	if session.CheckSessionID(id) != nil {
 		return nil, missing
 	}
+	s.sess.mu.Lock()
+	closed := s.sess.closedByClient[id]
+	s.sess.mu.Unlock()
+	if closed {
+		return nil, invalidParams("sessionId: session %q was closed; reopen it with session/load", id)
+	}
 	s.awaitRelease(id)
 	st, err := s.sessionStore()
 	if err != nil {
@@ -117,6 +123,7 @@ func (s *Server) addSession(id string, ls *liveSession) {
 }
 
 func (s *Server) addSessionLocked(id string, ls *liveSession) {
+	delete(s.sess.closedByClient, id)
 	ls.used = time.Now()
 	if s.sess.byID == nil {
 		s.sess.byID = make(map[string]*liveSession)
@@ -352,7 +359,8 @@ func (s *Server) warnNotSaved(err error) {
 
 // closeSession serves cline/closeSession (and ACP's session/close): the
 // turn is cancelled, the history flushed and closed, the session's own
-// MCP servers stopped. The session can be loaded again.
+// MCP servers stopped. The session can be loaded again with session/load;
+// until then calls naming it are refused.
 func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p struct {
 		SessionID string `json:"sessionId"`
@@ -365,6 +373,12 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	}
 	s.sess.mu.Lock()
 	ls := s.detachLocked(p.SessionID)
+	if ls != nil {
+		if s.sess.closedByClient == nil {
+			s.sess.closedByClient = make(map[string]bool)
+		}
+		s.sess.closedByClient[p.SessionID] = true
+	}
 	s.sess.mu.Unlock()
 	if ls == nil {
 		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)

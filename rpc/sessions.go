@@ -23,7 +23,7 @@ import (
 
 // sessions holds the connection's agent sessions.
 type sessions struct {
-	mu     sync.Mutex              // guards byID, editor, store, releasing and closed
+	mu     sync.Mutex              // guards byID, editor, store, releasing, closedByClient and closed
 	byID   map[string]*liveSession // the sessions the client made or loaded
 	editor map[string]*liveSession // by mode: the editor's own, for cline/callTool without a session
 	store  *session.Store
@@ -31,8 +31,12 @@ type sessions struct {
 	// history is closed: reading its file before that could miss (or
 	// race) the last records. Guarded by mu.
 	releasing map[string]chan struct{}
-	closed    bool           // the connection is ending: no new turns
-	wg        sync.WaitGroup // running prompts
+	// closedByClient holds the sessions the client closed: unlike one
+	// released for being idle, such a session is reopened by session/load
+	// only, never quietly by the next call that names it.
+	closedByClient map[string]bool
+	closed         bool           // the connection is ending: no new turns
+	wg             sync.WaitGroup // running prompts
 	// idleLoop starts releaseIdleLoop with the first session: a
 	// connection that opens none has nothing to release.
 	idleLoop sync.Once
