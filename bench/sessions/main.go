@@ -2,9 +2,12 @@
 // sessions: -sessions sessions (100 by default) of -calls scripted tool
 // calls each (20 by default), all at once, through the real server
 // (rpc.NewServer and Serve over a net.Pipe) and the replay model, from an
-// in-process client speaking JSON-RPC as an editor does.
+// in-process client speaking JSON-RPC as an editor does. With -daemon the
+// daemon is a separate process instead, the cline-ls binary given, over its
+// stdin and stdout as an editor starts it; the client and the daemon then
+// share the cores as two processes, not one Go scheduler.
 //
-//	go run ./bench/sessions [-sessions 100] [-calls 20] [-cpuprofile f] [-memprofile f] [-trace f]
+//	go run ./bench/sessions [-sessions 100] [-calls 20] [-daemon cline-ls] [-cpuprofile f] [-memprofile f] [-trace f]
 //
 // -trace writes an execution trace in which the daemon marks each tool
 // call update it sends and the client each one it receives;
@@ -95,12 +98,17 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the daemon's run to `file`")
 	traceFile := flag.String("trace", "", "write an execution trace of the daemon's run to `file` (bench/tailtrace reads it)")
 	memProfile := flag.String("memprofile", "", "write a profile of what the whole run allocated to `file`")
+	daemon := flag.String("daemon", "", "run the daemon as a separate process: the cline-ls `binary`, over its stdin and stdout")
 	flag.Parse()
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	code := run(*nSessions, *nCalls, *cpuProfile, *traceFile)
+	if *daemon != "" && (*cpuProfile != "" || *traceFile != "" || *memProfile != "") {
+		fmt.Fprintln(os.Stderr, "sessions: the profiles cover an in-process daemon: -cpuprofile, -trace and -memprofile go without -daemon")
+		os.Exit(2)
+	}
+	code := run(*nSessions, *nCalls, *daemon, *cpuProfile, *traceFile)
 	if *memProfile != "" {
 		if err := writeAllocs(*memProfile); err != nil {
 			code = fail(err)
@@ -111,8 +119,9 @@ func main() {
 
 // run does the benchmark and returns the exit code. The CPU profile and
 // the execution trace, when asked for, cover the daemon's run from
-// initialize to exit, not the direct calls before it.
-func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
+// initialize to exit, not the direct calls before it. daemon, if not "",
+// is the binary to run as a separate process.
+func run(nSessions, nCalls int, daemon, cpuProfile, traceFile string) int {
 	dir, err := os.MkdirTemp("", "cline-ls-bench-sessions-")
 	if err != nil {
 		return fail(err)
@@ -155,7 +164,10 @@ func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c := startClient()
+	c, err := startClient(daemon, dir)
+	if err != nil {
+		return fail(err)
+	}
 	settings := map[string]any{
 		"provider": map[string]any{"name": "replay", "transcript": tr},
 		"stateDir": filepath.Join(dir, "state"),
@@ -197,12 +209,13 @@ func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 	ready.Wait()
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0, daemonCPU0 := cpuTime(), c.daemonCPU()
 	start := time.Now()
 	close(startGate)
 	wg.Wait()
 	wall := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu, daemonCPU := cpuTime()-cpu0, c.daemonCPU()-daemonCPU0
+	daemonHWM := c.daemonStatus("VmHWM")
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	gc := gcData{cycles: ms1.NumGC - ms0.NumGC, pauses: time.Duration(ms1.PauseTotalNs - ms0.PauseTotalNs),
@@ -249,7 +262,7 @@ func run(nSessions, nCalls int, cpuProfile, traceFile string) int {
 	}
 
 	report(os.Stdout, reportData{
-		sessions: nSessions, calls: nCalls, wall: wall, cpu: cpu,
+		sessions: nSessions, calls: nCalls, daemon: daemon, wall: wall, cpu: cpu, daemonCPU: daemonCPU, daemonHWM: daemonHWM,
 		latencies: latencies, direct: direct, directLoaded: directLoaded,
 		hwm: hwm, rssAfter: rssAfter, rssFreed: rssFreed, heapAfter: ms.HeapAlloc,
 		frames: c.frames.Load(), gc: gc,
@@ -503,8 +516,11 @@ func cpuTime() time.Duration {
 }
 
 // procStatus returns a field of /proc/self/status in kB, or -1.
-func procStatus(field string) int {
-	data, err := os.ReadFile("/proc/self/status")
+func procStatus(field string) int { return procStatusOf("/proc/self/status", field) }
+
+// procStatusOf returns a field of the /proc status file path in kB, or -1.
+func procStatusOf(path, field string) int {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return -1
 	}
@@ -521,10 +537,12 @@ func procStatus(field string) int {
 }
 
 // client is an editor-like client of the real server, in this process
-// over a pipe, that records the tool calls of every session.
+// over a pipe or a separate process over its stdio, that records the tool
+// calls of every session.
 type client struct {
 	conn   *jsonrpcclient.Client
 	served chan serveResult
+	proc   *os.Process // the daemon's, or nil when it runs in this process
 
 	peakGoroutines atomic.Int64
 	frames         atomic.Int64 // messages received from the server
@@ -550,10 +568,15 @@ type sessionStats struct {
 	pending, completed, failed int
 }
 
-// startClient starts a server and connects a client to it.
-func startClient() *client {
-	srvEnd, cliEnd := net.Pipe()
+// startClient starts a server and connects a client to it: in this
+// process when daemon is "", else the binary daemon as a child whose
+// configuration and state live under dir.
+func startClient(daemon, dir string) (*client, error) {
 	c := &client{served: make(chan serveResult, 1), bySession: map[string]*sessionStats{}, unpaired: map[callKey]time.Time{}}
+	if daemon != "" {
+		return c, c.startProcess(daemon, dir)
+	}
+	srvEnd, cliEnd := net.Pipe()
 	srv := rpc.NewServer(rpc.Options{
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Version: "bench",
@@ -567,7 +590,75 @@ func startClient() *client {
 	// The client keeps no messages: it only times and counts them as they
 	// come; the server's requests, none expected, are answered -32601.
 	c.conn = jsonrpcclient.New(cliEnd, cliEnd, jsonrpcclient.Options{Observe: c.observe, Discard: true})
-	return c
+	return c, nil
+}
+
+// startProcess starts the binary daemon as an editor does, `serve` over
+// its stdin and stdout, with an environment of its own: no user
+// configuration, state under dir, errors only on stderr. Its exit code
+// reaches c.served.
+func (c *client) startProcess(daemon, dir string) error {
+	cmd := exec.Command(daemon, "serve", "--log-level=error")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_STATE_HOME=" + filepath.Join(dir, "state")}
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the daemon: %w", err)
+	}
+	c.proc = cmd.Process
+	c.conn = jsonrpcclient.New(stdout, stdin, jsonrpcclient.Options{Observe: c.observe, Discard: true})
+	go func() {
+		<-c.conn.Done() // the daemon's stdout ended: it is exiting
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = nil // the exit code tells
+		}
+		c.served <- serveResult{cmd.ProcessState.ExitCode(), err}
+	}()
+	return nil
+}
+
+// daemonCPU returns the user and system CPU time the daemon's process has
+// used, in clock ticks of 10 ms, or 0 when the daemon is in this process.
+func (c *client) daemonCPU() time.Duration {
+	if c.proc == nil {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.proc.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's parenthesis: state is the 3rd of
+	// the line, utime and stime the 14th and 15th.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// daemonStatus returns a field of the daemon process's /proc status in
+// kB, or -1 (also when the daemon is in this process).
+func (c *client) daemonStatus(field string) int {
+	if c.proc == nil {
+		return -1
+	}
+	return procStatusOf(fmt.Sprintf("/proc/%d/status", c.proc.Pid), field)
 }
 
 // initialize sends initialize and initialized.
@@ -603,14 +694,20 @@ func (c *client) close(ctx context.Context) (int, error) {
 	if err := c.conn.Notify(ctx, "exit", nil); err != nil {
 		errs = append(errs, fmt.Errorf("exit: %w", err))
 	}
+	if c.proc != nil {
+		c.conn.Close() // the daemon's stdin ends with exit
+	}
 	var r serveResult
 	select {
 	case r = <-c.served:
 	case <-ctx.Done():
-		return -1, errors.Join(append(errs, errors.New("Serve did not return"))...)
+		if c.proc != nil {
+			c.proc.Kill()
+		}
+		return -1, errors.Join(append(errs, errors.New("the server did not return"))...)
 	}
 	if r.err != nil {
-		errs = append(errs, fmt.Errorf("Serve: %w", r.err))
+		errs = append(errs, fmt.Errorf("the server: %w", r.err))
 	}
 	c.conn.Close()
 	<-c.conn.Done()
@@ -704,7 +801,9 @@ type gcData struct {
 // reportData is what the report prints.
 type reportData struct {
 	sessions, calls         int
-	wall, cpu               time.Duration
+	daemon                  string // the binary run as a separate process, or ""
+	wall, cpu, daemonCPU    time.Duration
+	daemonHWM               int             // kB, -1 when the daemon is in this process
 	latencies, direct       []time.Duration // direct is sorted
 	directLoaded            []time.Duration // sorted: the tools alone with the same concurrency
 	hwm, rssAfter, rssFreed int             // kB
@@ -726,11 +825,18 @@ func report(w io.Writer, d reportData) {
 	if d.calls != 20 {
 		args += fmt.Sprintf(" -calls %d", d.calls)
 	}
+	if d.daemon != "" {
+		args += " -daemon " + d.daemon
+	}
 	fmt.Fprintf(w, "Command: `go run ./bench/sessions%s`\n\n", args)
 	fmt.Fprintf(w, "Machine: %d CPUs (nproc %s, GOMAXPROCS %d), %s, %s/%s, %s\n\n",
 		runtime.NumCPU(), nproc(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, cpuModel())
-	fmt.Fprintf(w, "%d concurrent sessions × %d tool calls (read_files, list_files, search_codebase; replay model) on one connection; %d tool calls in all.\n\n",
-		d.sessions, d.calls, total)
+	where := "the daemon in this process over a pipe"
+	if d.daemon != "" {
+		where = "the daemon a separate process over its stdio"
+	}
+	fmt.Fprintf(w, "%d concurrent sessions × %d tool calls (read_files, list_files, search_codebase; replay model) on one connection, %s; %d tool calls in all.\n\n",
+		d.sessions, d.calls, where, total)
 
 	fmt.Fprintln(w, "| Measure | Value |")
 	fmt.Fprintln(w, "|---|---|")
@@ -738,11 +844,20 @@ func report(w io.Writer, d reportData) {
 	fmt.Fprintf(w, "| Sessions/s | %.1f |\n", float64(d.sessions)/d.wall.Seconds())
 	fmt.Fprintf(w, "| Tool calls/s | %.0f |\n", float64(total)/d.wall.Seconds())
 	fmt.Fprintf(w, "| Mean round per session (model reply + its tool call: wall / %d) | %s |\n", d.calls+1, fmtDur(d.wall/time.Duration(d.calls+1)))
-	fmt.Fprintf(w, "| CPU used during the sessions (user+sys, whole process) | %s (%.2f of %d cores) |\n",
-		fmtDur(d.cpu), d.cpu.Seconds()/d.wall.Seconds(), runtime.NumCPU())
+	if d.daemon == "" {
+		fmt.Fprintf(w, "| CPU used during the sessions (user+sys, whole process) | %s (%.2f of %d cores) |\n",
+			fmtDur(d.cpu), d.cpu.Seconds()/d.wall.Seconds(), runtime.NumCPU())
+	} else {
+		fmt.Fprintf(w, "| CPU used during the sessions (user+sys): daemon, client | %s (%.2f of %d cores), %s |\n",
+			fmtDur(d.daemonCPU), d.daemonCPU.Seconds()/d.wall.Seconds(), runtime.NumCPU(), fmtDur(d.cpu))
+	}
 	fmt.Fprintf(w, "| Messages server → client (all kinds) | %d (%.0f/s) |\n", d.frames, float64(d.frames)/d.wall.Seconds())
 	fmt.Fprintf(w, "| Allocated during the sessions (whole process) | %.1f MB |\n", float64(d.gc.allocated)/(1<<20))
 	fmt.Fprintf(w, "| GC cycles during the sessions (GOGC %s) | %d, stop-the-world pauses %s in all |\n", cmp.Or(os.Getenv("GOGC"), "default"), d.gc.cycles, fmtDur(d.gc.pauses))
+	if d.daemon != "" {
+		fmt.Fprintf(w, "| The daemon's peak RSS (VmHWM) | %s |\n", fmtKB(d.daemonHWM))
+		fmt.Fprintln(w, "| The rows below: the client's process only | |")
+	}
 	fmt.Fprintf(w, "| Peak RSS (VmHWM) | %s |\n", fmtKB(d.hwm))
 	fmt.Fprintf(w, "| RSS after shutdown (VmRSS) | %s |\n", fmtKB(d.rssAfter))
 	fmt.Fprintf(w, "| RSS after shutdown, GC and FreeOSMemory | %s (Go heap in use %.1f MB) |\n", fmtKB(d.rssFreed), float64(d.heapAfter)/(1<<20))
