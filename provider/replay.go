@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -24,6 +26,7 @@ import (
 //	    {
 //	      "expect": {"last_user_contains": "fix the test"},
 //	      "events": [
+//	        {"wait": {"ms": 400, "jitter_ms": 300}},
 //	        {"thinking": "The test name says ..."},
 //	        {"text": "Let me read it."},
 //	        {"tool_call": {"id": "c1", "name": "read_files", "args": {"files": [{"path": "a_test.go"}]}}},
@@ -39,7 +42,11 @@ import (
 // reply without a stop event stops with tool_use if it made a call and
 // end_turn otherwise; its usage, zero unless given, is sent just before
 // the end, as real providers do. An error event ends the reply with an
-// *Error, to rehearse broken streams. The optional expect checks the
+// *Error, to rehearse broken streams. A wait event pauses the stream as a
+// model's time to first token or a stall mid-reply would: ms milliseconds
+// plus a random part of up to jitter_ms, so that sessions replaying one
+// transcript drift apart as real ones do; a cancelled request ends the
+// wait at once. The optional expect checks the
 // request, so that a transcript which no longer matches the code fails
 // loudly instead of replaying answers to questions nobody asked.
 type Transcript struct {
@@ -65,6 +72,27 @@ type ReplayEvent struct {
 	Usage    *Usage     `json:"usage,omitempty"`
 	Stop     StopReason `json:"stop,omitempty"`
 	Error    string     `json:"error,omitempty"`
+	Wait     *Wait      `json:"wait,omitempty"`
+}
+
+// Wait is a pause in a replayed reply: MS milliseconds plus a uniformly
+// random part of [0, JitterMS).
+type Wait struct {
+	MS       int `json:"ms"`
+	JitterMS int `json:"jitter_ms,omitempty"`
+}
+
+// maxWaitMS bounds one wait (ms + jitter_ms), a minute: a transcript is a
+// rehearsal, not a way to hang a session.
+const maxWaitMS = 60_000
+
+// duration draws the pause.
+func (w Wait) duration() time.Duration {
+	d := time.Duration(w.MS) * time.Millisecond
+	if w.JitterMS > 0 {
+		d += rand.N(time.Duration(w.JitterMS) * time.Millisecond)
+	}
+	return d
 }
 
 // Expect is what a request must satisfy for its recorded reply to apply.
@@ -115,13 +143,16 @@ func (t Transcript) Validate() error {
 		for j, ev := range r.Events {
 			at := fmt.Sprintf("replay: reply %d, event %d", i+1, j+1)
 			n := 0
-			for _, set := range []bool{ev.Text != "", ev.Thinking != "", ev.ToolCall != nil, ev.Usage != nil, ev.Stop != "", ev.Error != ""} {
+			for _, set := range []bool{ev.Text != "", ev.Thinking != "", ev.ToolCall != nil, ev.Usage != nil, ev.Stop != "", ev.Error != "", ev.Wait != nil} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return fmt.Errorf("%s: sets %d fields, want exactly one of text, thinking, tool_call, usage, stop, error", at, n)
+				return fmt.Errorf("%s: sets %d fields, want exactly one of text, thinking, tool_call, usage, stop, error, wait", at, n)
+			}
+			if w := ev.Wait; w != nil && (w.MS < 0 || w.JitterMS < 0 || w.MS+w.JitterMS > maxWaitMS) {
+				return fmt.Errorf("%s: wait of %d ms with a jitter of %d ms, want both at least 0 and at most %d ms in all", at, w.MS, w.JitterMS, maxWaitMS)
 			}
 			if (ev.Stop != "" || ev.Error != "") && j != len(r.Events)-1 {
 				return fmt.Errorf("%s: stop and error must be the reply's last event", at)
@@ -260,9 +291,14 @@ func (r *Replay) play(ctx context.Context, n int, reply ReplayReply, yield func(
 		calls     int
 		delivered bool
 	)
+	// cancelled ends the reply with the request's own end, as a real
+	// provider's stream does.
+	cancelled := func(err error) {
+		yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, cause: err})
+	}
 	send := func(ev Event) bool {
 		if err := ctx.Err(); err != nil {
-			yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, cause: err})
+			cancelled(err)
 			return false
 		}
 		delivered = true
@@ -301,6 +337,15 @@ func (r *Replay) play(ctx context.Context, n int, reply ReplayReply, yield func(
 		case ev.Error != "":
 			yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, Message: ev.Error})
 			return
+		case ev.Wait != nil:
+			t := time.NewTimer(ev.Wait.duration())
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				cancelled(ctx.Err())
+				return
+			}
 		}
 	}
 	if stop == "" {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -174,6 +175,67 @@ func TestReplayErrorEventAndCancel(t *testing.T) {
 	}
 }
 
+// TestReplayWait: a wait event pauses the reply at least its ms, the
+// jitter draws differ from pause to pause, and a cancelled request ends a
+// long wait with the cancellation, not after the wait.
+func TestReplayWait(t *testing.T) {
+	r, err := NewReplay(Transcript{Replies: []ReplayReply{
+		{Events: []ReplayEvent{{Wait: &Wait{MS: 30}}, {Text: "after the pause"}}},
+		{Events: []ReplayEvent{{Text: "first "}, {Wait: &Wait{MS: 60_000}}, {Text: "never sent"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s, _ := r.Stream(context.Background(), Request{})
+	evs, err := drain(t, s)
+	if err != nil || texts(evs, EventText) != "after the pause" {
+		t.Fatalf("events %q, error %v", texts(evs, EventText), err)
+	}
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Errorf("the reply came after %v, before its 30 ms wait", d)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s, _ = r.Stream(ctx, Request{})
+	var got []string
+	var last error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev, err := range s {
+			if ev.Kind == EventText {
+				got = append(got, ev.Text)
+				cancel() // the wait that follows must end now, not in a minute
+			}
+			if err != nil {
+				last = err
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a failure guard: the wait is 60 s
+		t.Fatal("the cancelled request's wait did not end")
+	}
+	if strings.Join(got, "") != "first " || !errors.Is(last, context.Canceled) {
+		t.Errorf("text %q, error %v; want the text before the wait, then context.Canceled", got, last)
+	}
+
+	w := Wait{MS: 1, JitterMS: 1000}
+	seen := map[time.Duration]bool{}
+	for range 20 {
+		d := w.duration()
+		if d < time.Millisecond || d >= 1001*time.Millisecond {
+			t.Fatalf("a draw of %v is outside [1 ms, 1001 ms)", d)
+		}
+		seen[d] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("20 draws of a 1 s jitter gave %d distinct pauses", len(seen))
+	}
+}
+
 func TestReplayDefaults(t *testing.T) {
 	r, err := NewReplay(Transcript{Replies: []ReplayReply{
 		{Events: []ReplayEvent{{ToolCall: &ToolCall{Name: "list_files"}}}},
@@ -201,6 +263,9 @@ func TestTranscriptValidate(t *testing.T) {
 		"unknown stop":   {Replies: []ReplayReply{{Events: []ReplayEvent{{Stop: "paused"}}}}},
 		"args not obj":   {Replies: []ReplayReply{{Events: []ReplayEvent{{ToolCall: &ToolCall{Name: "x", Args: json.RawMessage(`[1]`)}}}}}},
 		"call sans name": {Replies: []ReplayReply{{Events: []ReplayEvent{{ToolCall: &ToolCall{}}}}}},
+		"negative wait":  {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: -1}}}}}},
+		"endless wait":   {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: 50_000, JitterMS: 20_000}}}}}},
+		"wait and text":  {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: 1}, Text: "a"}}}}},
 	} {
 		if _, err := NewReplay(tr); err == nil {
 			t.Errorf("%s: accepted", name)
