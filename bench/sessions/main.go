@@ -7,7 +7,16 @@
 // stdin and stdout as an editor starts it; the client and the daemon then
 // share the cores as two processes, not one Go scheduler.
 //
-//	go run ./bench/sessions [-sessions 100] [-calls 20] [-daemon cline-ls] [-cpuprofile f] [-memprofile f] [-trace f]
+//	go run ./bench/sessions [-sessions 100] [-calls 20] [-daemon cline-ls]
+//		[-model-wait d] [-model-jitter d] [-cpuprofile f] [-memprofile f] [-trace f]
+//
+// The replay model answers at once unless -model-wait and -model-jitter
+// give each reply a time to first token, as a real model's: the wait plus a
+// random part of up to the jitter, drawn anew for every reply, so that the
+// sessions drift apart as real ones do. At once, the sessions keep both
+// cores busy and the latencies are mostly waiting for a core; with a
+// model's pace, they show what the daemon adds to a call when it is not
+// saturated.
 //
 // -trace writes an execution trace in which the daemon marks each tool
 // call update it sends and the client each one it receives;
@@ -99,16 +108,23 @@ func main() {
 	traceFile := flag.String("trace", "", "write an execution trace of the daemon's run to `file` (bench/tailtrace reads it)")
 	memProfile := flag.String("memprofile", "", "write a profile of what the whole run allocated to `file`")
 	daemon := flag.String("daemon", "", "run the daemon as a separate process: the cline-ls `binary`, over its stdin and stdout")
+	modelWait := flag.Duration("model-wait", 0, "the replay model's time to first token for each reply")
+	modelJitter := flag.Duration("model-jitter", 0, "a random part of up to this added to each reply's wait")
 	flag.Parse()
 	if *nSessions < 1 || *nCalls < 1 {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
+		os.Exit(2)
+	}
+	if *modelWait < 0 || *modelJitter < 0 || *modelWait+*modelJitter > time.Minute {
+		fmt.Fprintln(os.Stderr, "sessions: -model-wait and -model-jitter must be at least 0 and at most a minute in all")
 		os.Exit(2)
 	}
 	if *daemon != "" && (*cpuProfile != "" || *traceFile != "" || *memProfile != "") {
 		fmt.Fprintln(os.Stderr, "sessions: the profiles cover an in-process daemon: -cpuprofile, -trace and -memprofile go without -daemon")
 		os.Exit(2)
 	}
-	code := run(*nSessions, *nCalls, *daemon, *cpuProfile, *traceFile)
+	code := run(config{sessions: *nSessions, calls: *nCalls, daemon: *daemon, wait: *modelWait, jitter: *modelJitter,
+		cpuProfile: *cpuProfile, traceFile: *traceFile})
 	if *memProfile != "" {
 		if err := writeAllocs(*memProfile); err != nil {
 			code = fail(err)
@@ -117,11 +133,19 @@ func main() {
 	os.Exit(code)
 }
 
+// config is what the flags ask for.
+type config struct {
+	sessions, calls       int
+	daemon                string        // the binary to run as a separate process, or ""
+	wait, jitter          time.Duration // the replay model's time to first token
+	cpuProfile, traceFile string
+}
+
 // run does the benchmark and returns the exit code. The CPU profile and
 // the execution trace, when asked for, cover the daemon's run from
-// initialize to exit, not the direct calls before it. daemon, if not "",
-// is the binary to run as a separate process.
-func run(nSessions, nCalls int, daemon, cpuProfile, traceFile string) int {
+// initialize to exit, not the direct calls before it.
+func run(cfg config) int {
+	nSessions, nCalls, daemon := cfg.sessions, cfg.calls, cfg.daemon
 	dir, err := os.MkdirTemp("", "cline-ls-bench-sessions-")
 	if err != nil {
 		return fail(err)
@@ -138,7 +162,7 @@ func run(nSessions, nCalls int, daemon, cpuProfile, traceFile string) int {
 		}
 	}
 	tr := filepath.Join(dir, "transcript.json")
-	if err := os.WriteFile(tr, transcript(nCalls), 0o644); err != nil {
+	if err := os.WriteFile(tr, transcript(nCalls, cfg.wait, cfg.jitter), 0o644); err != nil {
 		return fail(err)
 	}
 
@@ -157,7 +181,7 @@ func run(nSessions, nCalls int, daemon, cpuProfile, traceFile string) int {
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
 
-	stop, err := startProfiles(cpuProfile, traceFile)
+	stop, err := startProfiles(cfg.cpuProfile, cfg.traceFile)
 	if err != nil {
 		return fail(err)
 	}
@@ -262,7 +286,7 @@ func run(nSessions, nCalls int, daemon, cpuProfile, traceFile string) int {
 	}
 
 	report(os.Stdout, reportData{
-		sessions: nSessions, calls: nCalls, daemon: daemon, wall: wall, cpu: cpu, daemonCPU: daemonCPU, daemonHWM: daemonHWM,
+		sessions: nSessions, calls: nCalls, daemon: daemon, wait: cfg.wait, jitter: cfg.jitter, wall: wall, cpu: cpu, daemonCPU: daemonCPU, daemonHWM: daemonHWM,
 		latencies: latencies, direct: direct, directLoaded: directLoaded,
 		hwm: hwm, rssAfter: rssAfter, rssFreed: rssFreed, heapAfter: ms.HeapAlloc,
 		frames: c.frames.Load(), gc: gc,
@@ -353,8 +377,9 @@ func fail(err error) int {
 
 // transcript returns the replay transcript: nCalls replies of one tool
 // call each, cycling through script, each after the first checking the
-// previous call's result, then a plain-text reply ending the turn.
-func transcript(nCalls int) []byte {
+// previous call's result, then a plain-text reply ending the turn. Each
+// reply starts with a wait of wait plus up to jitter, if either is set.
+func transcript(nCalls int, wait, jitter time.Duration) []byte {
 	type obj = map[string]any
 	replies := make([]obj, 0, nCalls+1)
 	for i := range nCalls + 1 {
@@ -362,16 +387,21 @@ func transcript(nCalls int) []byte {
 		if i > 0 {
 			r["expect"] = obj{"last_tool_result_contains": script[(i-1)%len(script)].expect, "last_tool_result_is_error": false}
 		}
+		var events []obj
+		if wait > 0 || jitter > 0 {
+			events = append(events, obj{"wait": obj{"ms": wait.Milliseconds(), "jitter_ms": jitter.Milliseconds()}})
+		}
 		if i == nCalls {
-			r["events"] = []obj{{"text": "Done: I looked around the workspace."}, {"usage": obj{"input_tokens": 1000, "output_tokens": 10}}}
+			events = append(events, obj{"text": "Done: I looked around the workspace."}, obj{"usage": obj{"input_tokens": 1000, "output_tokens": 10}})
 		} else {
 			sc := script[i%len(script)]
-			r["events"] = []obj{
-				{"text": fmt.Sprintf("Step %d.", i+1)},
-				{"tool_call": obj{"id": fmt.Sprintf("call_%d", i+1), "name": sc.name, "args": sc.args}},
-				{"usage": obj{"input_tokens": 1000 + 10*i, "output_tokens": 20}},
-			}
+			events = append(events,
+				obj{"text": fmt.Sprintf("Step %d.", i+1)},
+				obj{"tool_call": obj{"id": fmt.Sprintf("call_%d", i+1), "name": sc.name, "args": sc.args}},
+				obj{"usage": obj{"input_tokens": 1000 + 10*i, "output_tokens": 20}},
+			)
 		}
+		r["events"] = events
 		replies = append(replies, r)
 	}
 	b, err := json.Marshal(obj{"model": "replay-bench", "replies": replies})
@@ -802,6 +832,7 @@ type gcData struct {
 type reportData struct {
 	sessions, calls         int
 	daemon                  string // the binary run as a separate process, or ""
+	wait, jitter            time.Duration
 	wall, cpu, daemonCPU    time.Duration
 	daemonHWM               int             // kB, -1 when the daemon is in this process
 	latencies, direct       []time.Duration // direct is sorted
@@ -828,6 +859,9 @@ func report(w io.Writer, d reportData) {
 	if d.daemon != "" {
 		args += " -daemon " + d.daemon
 	}
+	if d.wait > 0 || d.jitter > 0 {
+		args += fmt.Sprintf(" -model-wait %v -model-jitter %v", d.wait, d.jitter)
+	}
 	fmt.Fprintf(w, "Command: `go run ./bench/sessions%s`\n\n", args)
 	fmt.Fprintf(w, "Machine: %d CPUs (nproc %s, GOMAXPROCS %d), %s, %s/%s, %s\n\n",
 		runtime.NumCPU(), nproc(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, cpuModel())
@@ -835,8 +869,12 @@ func report(w io.Writer, d reportData) {
 	if d.daemon != "" {
 		where = "the daemon a separate process over its stdio"
 	}
-	fmt.Fprintf(w, "%d concurrent sessions × %d tool calls (read_files, list_files, search_codebase; replay model) on one connection, %s; %d tool calls in all.\n\n",
-		d.sessions, d.calls, where, total)
+	pace := "answering at once"
+	if d.wait > 0 || d.jitter > 0 {
+		pace = fmt.Sprintf("each reply after %v plus up to %v", d.wait, d.jitter)
+	}
+	fmt.Fprintf(w, "%d concurrent sessions × %d tool calls (read_files, list_files, search_codebase; replay model %s) on one connection, %s; %d tool calls in all.\n\n",
+		d.sessions, d.calls, pace, where, total)
 
 	fmt.Fprintln(w, "| Measure | Value |")
 	fmt.Fprintln(w, "|---|---|")
