@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -34,7 +35,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mode := fs.String("mode", "act", "session `mode`: plan, act, search, minimal or yolo")
-	provName := fs.String("provider", "", "model provider (anthropic, openai, openai-compatible, ollama, gemini, replay); default from the environment")
+	provName := fs.String("provider", "", "model provider ("+strings.Join(provider.Names(), ", ")+"); default from the environment")
 	model := fs.String("model", "", "model name")
 	baseURL := fs.String("base-url", "", "API base URL (OpenAI-compatible servers)")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key")

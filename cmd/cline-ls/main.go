@@ -2,11 +2,13 @@
 // launches it and talks JSON-RPC over stdio, like a language server.
 //
 //	cline-ls [serve] [--stdio] [--clientProcessId PID] [--log-file F] [--log-level debug|info|warn|error]
-//	cline-ls demo
+//	cline-ls demo [--replay] [--keep]
 //	cline-ls exec [flags] "task"
-//	cline-ls tools [--json] [--format F] [--mode M]
+//	cline-ls tools [--json] [--format F] [--mode M] [--apply-patch]
 //	cline-ls version
 //	cline-ls help
+//
+// "cline-ls COMMAND --help" lists a command's flags.
 package main
 
 import (
