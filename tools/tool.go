@@ -1,6 +1,8 @@
-// Package tools holds tool specs, the per-family registry, argument
-// validation, the converters to each provider's tool shape, the built-in
-// tools and the MCP bridge. It never imports rpc or session: what a tool
+// Package tools holds tool specs, the per-family registry, presets and the
+// one list of modes, argument validation, the converters to each
+// provider's tool shape, the built-in tools, a session's background
+// commands and the specs of MCP servers' tools (the MCP client is
+// tools/mcpbridge's). It never imports rpc or session: what a tool
 // needs from the editor or the user comes in through interfaces declared
 // here.
 //

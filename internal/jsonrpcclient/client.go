@@ -1,12 +1,14 @@
-// Package jsonrpcclient is the one JSON-RPC client of the daemon that this
-// repository has: the fake editor of the tests, the in-process client of
-// `cline-ls demo` and `exec`, the test drivers of a daemon process and the
-// benchmark programs all speak to the server through it. It frames
-// messages in either dialect (LSP's Content-Length headers or ACP's one
-// JSON value per line), matches replies to requests by id, answers the
-// server's requests with handlers installed per method, and keeps the
-// server's notifications and requests in wire order for the caller to
-// read or await.
+// Package jsonrpcclient is the one JSON-RPC client this repository has:
+// the fake editor of the tests, the in-process client of `cline-ls demo`
+// and `exec`, the test drivers of a daemon process and the benchmark
+// programs speak to the daemon through it, and the MCP client of
+// tools/mcpbridge to MCP servers. It frames messages in either dialect
+// (LSP's Content-Length headers or ACP's one JSON value per line), bounds
+// the frames it reads, matches replies to requests by id, can send a
+// cancel notification for a request given up, answers the server's
+// requests with handlers installed per method, and keeps the server's
+// notifications and requests in wire order for the caller to read or
+// await.
 package jsonrpcclient
 
 import (

@@ -1,7 +1,9 @@
 // Package rpctest provides a fake editor that drives a real rpc.Server over
 // an in-memory pipe, the way gopls's integration tests drive gopls: tests
 // open buffers, type into them, answer the server's requests and assert on
-// the notifications it sends.
+// the notifications it sends. ACPClient is a minimal ACP client of a
+// daemon's stdio with no line limit, for the tests and benchmarks that
+// move large files.
 package rpctest
 
 import (
