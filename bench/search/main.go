@@ -2,13 +2,16 @@
 // ripgrep on one tree: for each query it runs both several times with the
 // same options (ignore files honoured, hidden files searched, one line of
 // context, every match kept), checks that they found about the same
-// lines, and prints a table of median times and their ratio.
+// lines, and prints a table of median times and their ratio, with the
+// engine's time under the tool's cap of 300 results besides (-capped).
+// The queries are the arguments, or by default a literal, a word regexp
+// and a case-insensitive alternation.
 //
 // The engine runs in this process, so its times leave out a process
 // start that rg's include (about a millisecond); both read a warm page
 // cache, as after the first run.
 //
-//	go run ./bench/search -root "$(go env GOROOT)/src" -runs 5
+//	go run ./bench/search -root "$(go env GOROOT)/src" [-runs 5] [-rg rg] [-capped=false] [query ...]
 package main
 
 import (
