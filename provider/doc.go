@@ -11,11 +11,12 @@
 // folds the events back into the assistant message for the history.
 //
 // Each real client is our own, on net/http: it builds its API's JSON
-// request, reads the Server-Sent Events of the reply (http.go) and maps
-// them to Events. One retry policy (RetryPolicy) covers them all. It
-// retries rate limits, 5xx answers, failed connections and streams that
-// broke before yielding anything, with exponential backoff, jitter and
-// the server's Retry-After, a bounded number of times. A stream that
+// request, reads the Server-Sent Events of the reply (http.go, on
+// internal/sse) and maps them to Events. One retry policy (RetryPolicy)
+// covers them all. It retries rate limits, 408, 409 and 5xx answers,
+// failed connections and streams that broke before yielding anything,
+// with exponential backoff, jitter and the server's Retry-After, a
+// bounded number of times. A stream that
 // breaks after yielding events is reported, never retried: retrying would
 // repeat text the user has already seen. Failures are *Error values
 // naming the provider, the HTTP status and the attempts; a prompt over
