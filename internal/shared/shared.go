@@ -52,9 +52,9 @@ func Conformance(t testing.TB) string {
 
 // PatchCase is one Codex apply_patch scenario from
 // codex-apply-patch/codex_scenarios.json, with cline-ls's one deliberate
-// difference applied (conformance/README.md): a failing patch changes
-// nothing, so scenario 015 ends with its input tree, and its error must
-// name MustMention.
+// difference applied: a failing patch changes nothing (all or nothing),
+// so scenario 015 ends with its input tree, and its error must name
+// MustMention.
 type PatchCase struct {
 	Name        string            `json:"name"`
 	Input       map[string]string `json:"input"`

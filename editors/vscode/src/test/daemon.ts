@@ -11,7 +11,7 @@ import { createMessageConnection, MessageConnection, StreamMessageReader, Stream
 
 import type { Rpc } from '../protocol/types';
 
-/** repoRoot is /work/main: out/test → out → editors/vscode → editors → root. */
+/** repoRoot is the repository's root: out/test → out → editors/vscode → editors → root. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
 
 let built: string | undefined;
