@@ -23,7 +23,7 @@ var demoTranscript []byte
 
 // demo runs a plan-then-act session on a sample workspace through the real
 // server and an in-process client: the replay model by default, or a real
-// provider when its API key is in the environment.
+// provider when the environment or the config file names one.
 func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
