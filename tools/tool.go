@@ -77,8 +77,8 @@ type Spec struct {
 	// Name is what the model sees and calls.
 	Name        string
 	DisplayName string
-	// Description may hold {{CWD}}, {{OS}}, {{SHELL}} and {{MODE}}
-	// placeholders, filled at render time.
+	// Description may hold the placeholders Expand fills ({{CWD}},
+	// {{OS}}, {{SHELL}}, {{MODE}}, {{SKILLS}}), filled at render time.
 	Description string
 	// Parameters is the JSON Schema of the arguments (an object schema).
 	Parameters json.RawMessage
