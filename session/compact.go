@@ -272,12 +272,8 @@ func (s *Session) Compact(ctx context.Context) (before, after int, err error) {
 
 // overhead estimates the system prompt and tools of the next request.
 func (s *Session) overhead() int {
-	mode := s.Mode()
-	preset, _ := tools.PresetFor(mode)
-	tctx := s.toolContext(mode)
-	extra := s.extraTools()
-	tctx.HasMCP = len(extra) > 0
-	req, _, err := s.request(tctx, append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...))
+	tctx, enabled, _ := s.toolsFor(s.Mode())
+	req, _, err := s.request(tctx, enabled)
 	if err != nil {
 		return 0
 	}

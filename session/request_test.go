@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -89,5 +90,50 @@ func TestRequestFollowsModeAndTools(t *testing.T) {
 	mu.Unlock()
 	if got := describe(prompt(), "probe__mcp__look"); got != "Probes another way." {
 		t.Errorf("a dynamic tool whose description changed: %q", got)
+	}
+}
+
+// TestMCPCallToolsNeedAnMCPTool: use_mcp_tool and access_mcp_resource are
+// offered only while an MCP server's tool is there; configured subagents,
+// the other dynamic tools, do not bring them (a call would find no server).
+func TestMCPCallToolsNeedAnMCPTool(t *testing.T) {
+	var mu sync.Mutex
+	var extra []tools.Tool
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Updates: func(wire.SessionUpdate) {},
+		Subagents: []tools.SubagentConfig{{Name: "reviewer", Description: "Reviews a change.", Prompt: "Review it."}},
+		Extra:     func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offered := func() (mcp, subagent bool) {
+		t.Helper()
+		_, enabled, err := s.EnabledTools(tools.ModeAct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, mcp = tools.Pick(enabled, tools.NameUseMCPTool)
+		_, res := tools.Pick(enabled, tools.NameAccessMCPResource)
+		if mcp != res {
+			t.Errorf("use_mcp_tool offered %v, access_mcp_resource %v", mcp, res)
+		}
+		for _, tool := range enabled {
+			subagent = subagent || strings.HasPrefix(tool.Spec().Name, "subagent_")
+		}
+		return mcp, subagent
+	}
+	if mcp, sub := offered(); mcp || !sub {
+		t.Errorf("with a subagent and no MCP server: MCP call tools offered %v (want false), subagent tool %v (want true)", mcp, sub)
+	}
+	tool, err := tools.NewTool(tools.Spec{ID: "probe__mcp__look", Name: "probe__mcp__look", Description: "Looks.", Kind: tools.KindRead, ReadOnly: true,
+		Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+		func(json.RawMessage) (tools.Invocation, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	extra = []tools.Tool{tool}
+	mu.Unlock()
+	if mcp, _ := offered(); !mcp {
+		t.Error("with an MCP server's tool: the MCP call tools are not offered")
 	}
 }

@@ -627,7 +627,9 @@ func (s *Session) toolsFor(mode string) (tools.Context, []tools.Tool, []tools.To
 	preset, _ := tools.PresetFor(mode)
 	tctx := s.toolContext(mode)
 	extra := s.extraTools()
-	tctx.HasMCP = len(extra) > 0
+	// The generic MCP calls need a server: the subagents among the
+	// dynamic tools do not count.
+	tctx.HasMCP = len(extra) > len(s.subagents)
 	return tctx, append(s.registry.Enabled(preset, tctx), preset.Filter(tctx, extra)...), extra
 }
 
