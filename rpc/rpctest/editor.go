@@ -44,6 +44,7 @@ type Editor struct {
 	served chan struct{}
 	code   int
 	err    error
+	stop   sync.Once // the test's end: close the connection, wait for the server
 
 	// Mode selects how workspace/applyEdit is answered.
 	Mode ApplyMode
@@ -92,20 +93,31 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 		srvEnd.Close()
 	}()
 	e.Handle("workspace/applyEdit", e.applyEdit)
-	t.Cleanup(func() {
+	t.Cleanup(e.stopServer)
+	return e
+}
+
+// stopServer closes the connection and waits for the server to stop,
+// its background work (a checkpoint being taken, the watcher) included.
+// It runs once, from the first of the cleanups that New and Initialize
+// register: Initialize's runs before the folders made for its arguments
+// (t.TempDir) are removed, so no work of the server writes into a folder
+// being removed.
+func (e *Editor) stopServer() {
+	e.stop.Do(func() {
 		e.Close()
 		select {
 		case <-e.served:
 		case <-time.After(10 * time.Second):
-			t.Errorf("server did not stop after the editor closed the connection")
+			e.t.Errorf("server did not stop after the editor closed the connection")
 		}
 	})
-	return e
 }
 
 // Initialize sends initialize with the given capabilities and options
 // merged into a default request for folder root, then initialized.
 func (e *Editor) Initialize(ctx context.Context, root string, extra map[string]any) (map[string]any, error) {
+	e.t.Cleanup(e.stopServer)
 	params := map[string]any{
 		"processId": nil,
 		"rootUri":   nil,
