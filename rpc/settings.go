@@ -28,7 +28,6 @@ type Settings struct {
 	StateDir   string            `json:"stateDir,omitempty"`
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
 	Subagents   []SubagentSettings  `json:"subagents,omitempty"`
-	Experiments map[string]any      `json:"experiments,omitempty"`
 	Context     *ContextSettings    `json:"context,omitempty"`
 	Checkpoints *CheckpointSettings `json:"checkpoints,omitempty"`
 	// AllowBroadWorkspace lets "/" or the home folder itself be a
@@ -317,7 +316,6 @@ func (st Settings) clone() Settings {
 		out.Checkpoints = &c
 	}
 	out.Approvals = maps.Clone(st.Approvals)
-	out.Experiments = maps.Clone(st.Experiments)
 	out.Rules = slices.Clone(st.Rules)
 	for i := range out.Rules {
 		out.Rules[i].Modes = slices.Clone(out.Rules[i].Modes)
