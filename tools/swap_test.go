@@ -246,7 +246,7 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 		}
 	})
 	const rounds = 1000
-	edits, reads, escapes := 0, 0, 0
+	edits, reads, refused, escapes := 0, 0, 0, 0
 	ctx := context.Background()
 	for i := range rounds {
 		// Every edit finds its text in the file outside too, so one that
@@ -264,8 +264,11 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError {
+		switch {
+		case !res.IsError:
 			reads++
+		case strings.Contains(res.Content, "leads outside the workspace"):
+			refused++
 		}
 		if strings.Contains(res.Content, swapSecret) {
 			escapes++
@@ -283,5 +286,9 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 	if escapes > 0 {
 		t.Errorf("%d escapes", escapes)
 	}
-	t.Logf("flip test (tools): %d edits and %d reads tried, %d edits and %d reads done, %d flips, %d escapes", rounds, rounds, edits, reads, flips.Load(), escapes)
+	t.Logf("flip test (tools): %d edits and %d reads tried, %d edits and %d reads done, %d reads refused at the link, %d flips, %d escapes", rounds, rounds, edits, reads, refused, flips.Load(), escapes)
+	// The race was run only if the reads met both states of the path.
+	if flips.Load() == 0 || reads == 0 || refused == 0 {
+		t.Errorf("the reads did not meet both states (%d flips, %d reads of the file, %d refused at the link): the test proved nothing", flips.Load(), reads, refused)
+	}
 }

@@ -134,14 +134,18 @@ func TestRootsFlipRace(t *testing.T) {
 		}
 	})
 	const rounds = 1000
-	escapes, reads, writes := 0, 0, 0
+	escapes, reads, writes, refused := 0, 0, 0, 0
 	for i := range rounds {
 		data, _, err := r.ReadFile(target, 1<<20)
-		if err == nil {
+		var pe *PathError
+		switch {
+		case err == nil:
 			reads++
 			if strings.Contains(string(data), "secret") {
 				escapes++
 			}
+		case errors.As(err, &pe) && pe.Kind == PathSymlinkEscape:
+			refused++
 		}
 		if err := r.WriteFile(target, []byte("edit "+string(rune('a'+i%26))), 0o644); err == nil {
 			writes++
@@ -155,7 +159,11 @@ func TestRootsFlipRace(t *testing.T) {
 	if escapes > 0 {
 		t.Errorf("%d of %d reads returned the file outside", escapes, rounds)
 	}
-	t.Logf("flip test: %d reads and %d writes tried, %d reads and %d writes done, %d flips, %d escapes", rounds, rounds, reads, writes, flips.Load(), escapes)
+	t.Logf("flip test: %d reads and %d writes tried, %d reads and %d writes done, %d reads refused at the link, %d flips, %d escapes", rounds, rounds, reads, writes, refused, flips.Load(), escapes)
+	// The race was run only if the reads met both states of the path.
+	if flips.Load() == 0 || reads == 0 || refused == 0 {
+		t.Errorf("the reads did not meet both states (%d flips, %d reads of the file, %d refused at the link): the test proved nothing", flips.Load(), reads, refused)
+	}
 }
 
 // rootioAnswers fails the test rather than hang when f does not return.
