@@ -131,8 +131,9 @@ func (f *swapFixture) linkOut(rel, target string) {
 // TestSwapDuringApproval builds each file tool's call (as the scheduler
 // does before asking for approval), then swaps a path of the call for a
 // symbolic link out of the workspace (as a process could while the user
-// reads the approval), then runs it: nothing outside may change and no
-// result may show what is outside.
+// reads the approval), then runs it: nothing outside may change, no
+// result may show what is outside, and the call fails saying the link
+// leads outside (so it met the swap, and failed for no other reason).
 func TestSwapDuringApproval(t *testing.T) {
 	patch := func(body string) map[string]any {
 		return map[string]any{"input": "*** Begin Patch\n" + body + "*** End Patch"}
@@ -209,6 +210,9 @@ func TestSwapDuringApproval(t *testing.T) {
 				}
 			}
 			t.Logf("result (isError %v): %s", res.IsError, res.Content)
+			if !res.IsError || !strings.Contains(res.Content, "leads outside the workspace") && !strings.Contains(res.Content, "path escapes from parent") {
+				t.Errorf("the call was not refused at the link: isError %v, %s", res.IsError, res.Content)
+			}
 		})
 	}
 }
