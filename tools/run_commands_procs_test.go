@@ -5,7 +5,6 @@ package tools_test
 import (
 	"context"
 	"fmt"
-	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
+	"github.com/cline-ls/cline-ls/internal/proc/proctest"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -74,10 +75,10 @@ func waitMarker(t *testing.T, marker int) bool {
 
 func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid is not installed; the orphan forms need it")
+		testenv.Missing(t, "setsid is not installed (Debian: util-linux); the orphan forms need it")
 	}
 	if _, err := exec.LookPath("perl"); err != nil {
-		t.Skip("perl is not installed; the double-fork form needs it")
+		testenv.Missing(t, "perl is not installed (Debian: perl-base); the double-fork form needs it")
 	}
 	files := wsTree(t, nil)
 	sh := tools.CommandShell("/bin/sh")
@@ -130,7 +131,7 @@ func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 // before that is kept.
 func TestRunCommandsPipeHolderEndsTheRead(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid is not installed")
+		testenv.Missing(t, "setsid is not installed (Debian: util-linux)")
 	}
 	files := wsTree(t, nil)
 	marker := 4_000_000 + rand.IntN(1_000_000)

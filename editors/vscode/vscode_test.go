@@ -14,13 +14,14 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/testbin"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 func TestVSCodeClient(t *testing.T) {
 	if _, err := os.Stat("node_modules"); err != nil {
-		t.Skip("run npm ci in editors/vscode first")
+		testenv.Missing(t, "editors/vscode/node_modules is missing: run npm ci in editors/vscode first")
 	}
-	npm := tool("npm", "the extension's tests run under it", t.Skipf)
+	npm := testenv.LookPath(t, "npm", "the extension's tests run under it")
 	ctx := testContext(t)
 	// Build the daemon once here, so the Node tests need not.
 	bin := testbin.CLI(t)

@@ -1,0 +1,37 @@
+// Package testenv holds the one rule for a test whose prerequisite (a
+// program, an editor, installed packages) is missing: on a developer's
+// machine it is skipped, saying what is missing and how to get it; in CI
+// (the CI environment variable set) it fails, since CI installs all of
+// them and a skip there would hide the test for good.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// InCI reports whether the tests run in CI.
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// Missing ends the test for a missing prerequisite: t.Skipf outside CI,
+// t.Fatalf in it. format says what is missing and how to install it.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf(format+" (CI is set, and CI installs it: a skip would hide the test)", args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// LookPath returns the path of the program name, or ends the test through
+// Missing with why, which says what the test needs it for or how to
+// install it.
+func LookPath(t testing.TB, name, why string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, "%s is not on PATH: %s", name, why)
+	}
+	return p
+}
