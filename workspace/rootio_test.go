@@ -391,6 +391,38 @@ func TestFileKeyFollowsIdentity(t *testing.T) {
 	}
 }
 
+// nobodyBinary copies the test binary into a fresh folder that every user
+// may enter and write, as may its parent, so that a test running as root
+// can run it again as nobody (asNobody); it returns the copy and the
+// folder.
+func nobodyBinary(t *testing.T) (bin, base string) {
+	t.Helper()
+	base = t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(base, "workspace.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, base
+}
+
+// asNobody runs a child as the user and group nobody (65534).
+func asNobody() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+}
+
 const rootioOtherUserEnv = "CLINE_LS_ROOTIO_OTHER_USER_TARGET"
 
 // TestRootioOtherUserHelper is not a test on its own: the tests below run
@@ -416,27 +448,12 @@ func TestAtomicWriteAsOtherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run the helper as another user")
 	}
-	base := t.TempDir()
+	bin, base := nobodyBinary(t)
 	dir := filepath.Join(base, "shared")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{filepath.Dir(base), base, dir} {
-		if err := os.Chmod(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The helper runs the test binary, which must be reachable by the user.
-	bin := filepath.Join(base, "workspace.test")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	run := func(name string, mode os.FileMode) string {
@@ -450,7 +467,7 @@ func TestAtomicWriteAsOtherUser(t *testing.T) {
 		cmd := exec.Command(bin, "-test.run=^TestRootioOtherUserHelper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), rootioOtherUserEnv+"="+p)
 		cmd.Dir = base
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.SysProcAttr = asNobody()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("helper: %v\n%s", err, out)
