@@ -334,12 +334,24 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 		t.Fatal("no callback")
 	}
 
+	// Close must block while the callback runs. Looking once, at once,
+	// passed a Close that does not wait at all: it had not run yet. So
+	// wait until it has either returned (a failure) or is parked inside
+	// Close, then give it a while more: parked is not enough, since
+	// Close also parks briefly while fsnotify shuts down.
 	closeDone := make(chan error)
 	go func() { closeDone <- w.Close() }()
+	for !parkedIn("workspace.(*Watcher).Close") {
+		select {
+		case err := <-closeDone:
+			t.Fatalf("Close returned (%v) while a callback was running", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
 	select {
 	case err := <-closeDone:
 		t.Fatalf("Close returned (%v) while a callback was running", err)
-	default:
+	case <-time.After(50 * time.Millisecond): // a Close that does not wait returns well within this
 	}
 	close(release)
 	if err := <-closeDone; err != nil {
@@ -363,6 +375,19 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 		t.Error("index lost after Close")
 	}
 	watchWriteFile(t, filepath.Join(root, "b"), "") // must not reach the callback
+}
+
+// parkedIn reports whether a goroutine is blocked (not running or
+// runnable) with fn on its stack.
+func parkedIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(g, fn+"(") && !strings.Contains(header, "[running]") && !strings.Contains(header, "[runnable]") {
+			return true
+		}
+	}
+	return false
 }
 
 // watchManual builds a watcher without its goroutines: the test reads
