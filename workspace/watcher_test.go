@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // watchTimeout only guards against a hang; no test depends on it.
@@ -341,7 +343,7 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 	// Close also parks briefly while fsnotify shuts down.
 	closeDone := make(chan error)
 	go func() { closeDone <- w.Close() }()
-	for !parkedIn("workspace.(*Watcher).Close") {
+	for !testenv.Parked("workspace.(*Watcher).Close") {
 		select {
 		case err := <-closeDone:
 			t.Fatalf("Close returned (%v) while a callback was running", err)
@@ -375,19 +377,6 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 		t.Error("index lost after Close")
 	}
 	watchWriteFile(t, filepath.Join(root, "b"), "") // must not reach the callback
-}
-
-// parkedIn reports whether a goroutine is blocked (not running or
-// runnable) with fn on its stack.
-func parkedIn(fn string) bool {
-	buf := make([]byte, 1<<20)
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		header, _, _ := strings.Cut(g, "\n")
-		if strings.Contains(g, fn+"(") && !strings.Contains(header, "[running]") && !strings.Contains(header, "[runnable]") {
-			return true
-		}
-	}
-	return false
 }
 
 // watchManual builds a watcher without its goroutines: the test reads

@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,33 @@ func TestMissing(t *testing.T) {
 		if strings.Contains(string(out), "LookPath returned") {
 			t.Errorf("CI=%q: the test went on past the missing program:\n%s", c.ci, out)
 		}
+	}
+}
+
+// blockHere blocks until release is closed; Parked must find it.
+func blockHere(entered chan<- struct{}, release <-chan struct{}) {
+	close(entered)
+	<-release
+}
+
+func TestParked(t *testing.T) {
+	if Parked("testenv.blockHere") {
+		t.Fatal("Parked found a function no goroutine has called")
+	}
+	entered, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { blockHere(entered, release); close(done) }()
+	<-entered
+	for !Parked("testenv.blockHere") {
+		select {
+		case <-done:
+			t.Fatal("blockHere returned before it was released")
+		default:
+			runtime.Gosched()
+		}
+	}
+	close(release)
+	<-done
+	if Parked("testenv.blockHere") {
+		t.Error("Parked still finds blockHere after it returned")
 	}
 }
