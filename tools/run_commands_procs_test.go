@@ -95,9 +95,16 @@ func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 					res := wsRun(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command), sh)
 					wsWant(t, res.Content, "[exit code 0")
 				case "timeout":
+					// The orphan must have run before the timeout, or
+					// finding none after it proves nothing.
+					started := make(chan bool, 1)
+					go func() { started <- waitMarker(t, marker) }()
 					res := wsRun(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command+"\nsleep 30"), sh,
 						tools.CommandTimeout(time.Second))
 					wsWant(t, res.Content, "[timed out")
+					if !<-started {
+						t.Error("the marked process never started")
+					}
 				case "cancel":
 					inv, err := wsBuild(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command+"\nsleep 30"), sh)
 					if err != nil {
