@@ -22,7 +22,12 @@ import (
 // has not returned: checked at once, the call may not have run yet.
 func Parked(fn string) bool {
 	buf := make([]byte, 1<<20)
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+	n := runtime.Stack(buf, true)
+	for n == len(buf) { // cut short: all of them, or fn may be missed
+		buf = make([]byte, 2*len(buf))
+		n = runtime.Stack(buf, true)
+	}
+	for _, g := range strings.Split(string(buf[:n]), "\n\n") {
 		header, _, _ := strings.Cut(g, "\n")
 		if strings.Contains(g, fn+"(") && !strings.Contains(header, "[running]") && !strings.Contains(header, "[runnable]") {
 			return true
