@@ -10,6 +10,7 @@ package vscode_test
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,9 +39,17 @@ func TestVSCodeClient(t *testing.T) {
 	}
 	// npm test compiles (tsc) before it runs the tests.
 	out := run("test")
+	counts := map[string]int{}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "# tests") || strings.HasPrefix(line, "# pass") || strings.HasPrefix(line, "# fail") {
-			t.Log(line)
+		if name, n, ok := strings.Cut(strings.TrimPrefix(line, "# "), " "); ok && strings.HasPrefix(line, "# ") {
+			if v, err := strconv.Atoi(n); err == nil {
+				counts[name] = v
+				t.Log(line)
+			}
 		}
+	}
+	// node --test exits 0 when it finds no test, or skips them all.
+	if counts["tests"] == 0 || counts["pass"] != counts["tests"] {
+		t.Errorf("npm test ran %d tests, %d passed (%v); want all of at least one to pass:\n%s", counts["tests"], counts["pass"], counts, out)
 	}
 }
