@@ -52,10 +52,16 @@ func TestVSCodeRealEditor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("e2e/run.mjs: %v\n%s", err, out)
 	}
+	passed := false
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "[e2e]") {
 			t.Log(line)
+			passed = passed || strings.TrimSpace(line) == "[e2e] PASS"
 		}
+	}
+	// Exit 0 alone would pass a flow that ended early without failing.
+	if !passed {
+		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS):\n%s", out)
 	}
 }
 
