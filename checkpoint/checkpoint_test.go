@@ -403,12 +403,18 @@ func TestReopen(t *testing.T) {
 	w.wantGone("n.txt")
 }
 
+// TestUnknownCheckpoint: a session cannot restore another session's
+// checkpoint, nor one that does not exist; the refusal is ErrNotFound and
+// leaves the files as they are.
 func TestUnknownCheckpoint(t *testing.T) {
 	w := newWS(t, map[string]string{"a.txt": "a\n"})
 	info := w.checkpoint("s1", 1, nil)
-	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s2", CheckpointID: info.ID}); err == nil {
-		t.Error("restored another session's checkpoint")
+	w.write("a.txt", "changed since\n")
+	w.checkpoint("s1", 2, nil) // so that a restore of the first would undo the change without a conflict
+	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s2", CheckpointID: info.ID}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("restore of another session's checkpoint: err = %v, want ErrNotFound", err)
 	}
+	w.want("a.txt", "changed since\n")
 	if _, err := w.s.Restore(context.Background(), RestoreRequest{SessionID: "s1", CheckpointID: "nope"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("restore of a checkpoint that does not exist: err = %v, want ErrNotFound", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // diffU runs the system diff -u and returns its hunks without the header.
@@ -16,7 +18,7 @@ func diffU(t *testing.T, old, new string, context int) string {
 	t.Helper()
 	bin, err := exec.LookPath("diff")
 	if err != nil {
-		t.Skip("diff is not installed")
+		testenv.Missing(t, "diff is not installed (Debian: diffutils); TestUnifiedMatchesDiffU compares with it")
 	}
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")

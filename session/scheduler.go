@@ -179,6 +179,7 @@ type CallResult struct {
 func (s *Scheduler) Run(ctx context.Context, calls []Call) []CallResult {
 	b := &batch{
 		s:       s,
+		turn:    ctx,
 		calls:   calls,
 		items:   make([]*item, len(calls)),
 		results: make([]CallResult, len(calls)),
@@ -229,6 +230,7 @@ func (s *Scheduler) Run(ctx context.Context, calls []Call) []CallResult {
 // batch is the state of one Run.
 type batch struct {
 	s       *Scheduler
+	turn    context.Context // Run's; each call's context derives from it
 	calls   []Call
 	items   []*item // nil once a call has ended in validation
 	results []CallResult
@@ -322,10 +324,17 @@ func (b *batch) cancelFrom(i int) {
 	}
 }
 
+// stopped reports whether call i may no longer start: it or the turn was
+// cancelled. The turn is asked too because its cancel reaches the calls'
+// own contexts one after another, so a call's may not show it yet.
+func (b *batch) stopped(i int) bool {
+	return b.turn.Err() != nil || b.ctxs[i].Err() != nil
+}
+
 // run decides, asks about and executes call i.
 func (b *batch) run(i int) {
 	it, ctx, name := b.items[i], b.ctxs[i], b.items[i].spec.Name
-	if ctx.Err() != nil {
+	if b.stopped(i) {
 		b.finish(i, StateCancelled, notRun(name), nil)
 		return
 	}
@@ -354,7 +363,7 @@ func (b *batch) run(i int) {
 		}
 	}
 
-	if ctx.Err() != nil {
+	if b.stopped(i) {
 		b.finish(i, StateCancelled, notRun(name), nil)
 		return
 	}
@@ -390,7 +399,7 @@ func (b *batch) approve(i int, pc PolicyCall, v Verdict) bool {
 		CallID: b.calls[i].ID, Tool: name, Args: b.calls[i].Args, Description: *it.desc, Reason: v.Reason,
 	})
 	switch {
-	case ctx.Err() != nil || (err == nil && out.Choice == ApprovalCancelled):
+	case b.stopped(i) || (err == nil && out.Choice == ApprovalCancelled):
 		b.cancelFrom(i)
 		b.finish(i, StateCancelled, notRun(name), nil)
 		return false

@@ -261,6 +261,99 @@ func TestSchedulerCancelMidBatch(t *testing.T) {
 	}
 }
 
+// lagCtx is a turn's context whose cancellation reaches the contexts
+// derived from it only when the test says (through AfterFunc, which
+// context.WithCancel uses for a parent that has it). It holds open the
+// window a plain context's cancel leaves too, while it cancels its
+// children one by one, in no set order: the turn is cancelled, some of
+// its calls' contexts are, others not yet. (TestSchedulerCancelMidBatch
+// failed now and then under -race on a loaded machine for that reason.)
+type lagCtx struct {
+	context.Context // Background: no deadline, no values
+	mu              sync.Mutex
+	done            chan struct{}
+	err             error
+	funcs           []func() // registered by the derived contexts, in order
+}
+
+func newLagCtx() *lagCtx {
+	return &lagCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *lagCtx) Done() <-chan struct{} { return c.done }
+
+func (c *lagCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *lagCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.funcs = append(c.funcs, f)
+	return func() bool { return false }
+}
+
+// cancel cancels c; of the contexts derived from it, it reaches only the
+// ones with the given indexes (in the order they were derived).
+func (c *lagCtx) cancel(reach ...int) {
+	c.mu.Lock()
+	c.err = context.Canceled
+	close(c.done)
+	funcs := slices.Clone(c.funcs)
+	c.mu.Unlock()
+	for _, i := range reach {
+		funcs[i]()
+	}
+}
+
+// reachAll lets the cancellation reach every derived context.
+func (c *lagCtx) reachAll() {
+	c.mu.Lock()
+	funcs := slices.Clone(c.funcs)
+	c.mu.Unlock()
+	for _, f := range funcs {
+		f()
+	}
+}
+
+// TestSchedulerCancelledTurnRunsNoMoreCalls: once the turn's context is
+// cancelled, no further call starts, even while the cancellation has not
+// yet reached the later calls' own contexts.
+func TestSchedulerCancelledTurnRunsNoMoreCalls(t *testing.T) {
+	ctx := newLagCtx()
+	defer ctx.reachAll()
+	running := make(chan struct{})
+	h := newHarness(t)
+	h.add("cmd", tools.KindExecute, false, func(ctx context.Context, id string, _ tools.ExecOptions) (tools.Result, error) {
+		if id != "2" {
+			return tools.Result{Content: "ok"}, nil
+		}
+		close(running)
+		select {
+		case <-ctx.Done():
+			return tools.Result{}, ctx.Err()
+		case <-time.After(guard):
+			return tools.Errorf("never cancelled"), nil
+		}
+	})
+	h.add("read", tools.KindRead, true, nil)
+	go func() {
+		<-running
+		ctx.cancel(1) // the turn, and call 2's own context; not yet those of 3 and 4
+	}()
+	cfg := h.config(tools.ModeAct)
+	cfg.Policy = mustPolicy(t, PolicyConfig{Approvals: Approvals{Execute: Allow}})
+	results := NewScheduler(cfg).Run(ctx, []Call{call("cmd", "1"), call("cmd", "2"), call("cmd", "3"), call("read", "4")})
+	if got, want := states(results), []CallState{StateSuccess, StateCancelled, StateCancelled, StateCancelled}; !slices.Equal(got, want) {
+		t.Errorf("states %v, want %v", got, want)
+	}
+	if h.executed["3"] != 0 || h.executed["4"] != 0 {
+		t.Errorf("calls after the cancel ran: %v", h.executed)
+	}
+}
+
 func TestSchedulerApprovalCancelledCancelsTheRest(t *testing.T) {
 	h := newHarness(t)
 	h.add("edit", tools.KindEdit, false, nil)

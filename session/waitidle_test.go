@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/testenv"
 	"github.com/cline-ls/cline-ls/provider"
 )
 
@@ -22,12 +23,15 @@ func TestWaitIdleWakesWhenTheTurnEnds(t *testing.T) {
 	<-entered
 	idle := make(chan struct{})
 	go func() { s.WaitIdle(); close(idle) }()
-	select {
-	case <-idle:
-		t.Fatal("WaitIdle returned while the turn runs")
-	case <-turn:
-		t.Fatal("the turn ended before it was cancelled")
-	default:
+	// Until WaitIdle blocks or returns: looked at once, it has not run.
+	for !testenv.Parked("session.(*Session).WaitIdle") {
+		select {
+		case <-idle:
+			t.Fatal("WaitIdle returned while the turn runs")
+		case <-turn:
+			t.Fatal("the turn ended before it was cancelled")
+		case <-time.After(time.Millisecond):
+		}
 	}
 	s.Cancel()
 	select {

@@ -5,6 +5,8 @@ package tools_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,21 +138,29 @@ func TestBackgroundForgetsOldExitedCommands(t *testing.T) {
 	defer bg.Close()
 	opts := []tools.WorkspaceOption{tools.CommandShell("/bin/sh"), tools.BackgroundCommands(bg)}
 	for i := range 5 {
-		// Its first line comes at once and the rest a second later, so
-		// the start returns before it exits; with a cap of 1, the next
-		// start is refused until it has.
+		// Its first line comes at once and the rest once the test has
+		// made its flag file, after the start returned: so the start
+		// returns before it exits, and it then exits unread. With a cap
+		// of 1, the next start is refused until it has exited.
+		command := fmt.Sprintf("echo hi; while [ ! -f go%d ]; do sleep 0.02; done; echo bye", i+1)
 		started := false
 		for range 200 { // a failure guard of 10 s
-			res := wsRun(t, files, tools.NameRunCommands, `{"commands":["echo hi; sleep 1; echo bye"],"background":true}`, opts...)
+			res := wsRun(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q],"background":true}`, command), opts...)
 			if !res.IsError {
+				wsWant(t, res.Content, fmt.Sprintf("bg%d is running", i+1))
 				started = true
 				break
 			}
 			wsWant(t, res.Content, "1 background command running already")
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
 		if !started {
 			t.Fatalf("start %d was refused for good", i+1)
+		}
+		if i < 4 { // the last one runs on, for the count below
+			if err := os.WriteFile(filepath.Join(files.Root(), fmt.Sprintf("go%d", i+1)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if n := bg.Len(); n != 2 {

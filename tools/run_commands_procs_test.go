@@ -5,7 +5,6 @@ package tools_test
 import (
 	"context"
 	"fmt"
-	"github.com/cline-ls/cline-ls/internal/proc/proctest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
+	"github.com/cline-ls/cline-ls/internal/proc/proctest"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -74,10 +75,10 @@ func waitMarker(t *testing.T, marker int) bool {
 
 func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid is not installed; the orphan forms need it")
+		testenv.Missing(t, "setsid is not installed (Debian: util-linux); the orphan forms need it")
 	}
 	if _, err := exec.LookPath("perl"); err != nil {
-		t.Skip("perl is not installed; the double-fork form needs it")
+		testenv.Missing(t, "perl is not installed (Debian: perl-base); the double-fork form needs it")
 	}
 	files := wsTree(t, nil)
 	sh := tools.CommandShell("/bin/sh")
@@ -94,9 +95,16 @@ func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 					res := wsRun(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command), sh)
 					wsWant(t, res.Content, "[exit code 0")
 				case "timeout":
+					// The orphan must have run before the timeout, or
+					// finding none after it proves nothing.
+					started := make(chan bool, 1)
+					go func() { started <- waitMarker(t, marker) }()
 					res := wsRun(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command+"\nsleep 30"), sh,
 						tools.CommandTimeout(time.Second))
 					wsWant(t, res.Content, "[timed out")
+					if !<-started {
+						t.Error("the marked process never started")
+					}
 				case "cancel":
 					inv, err := wsBuild(t, files, tools.NameRunCommands, fmt.Sprintf(`{"commands":[%q]}`, command+"\nsleep 30"), sh)
 					if err != nil {
@@ -130,7 +138,7 @@ func TestRunCommandsLeaveNoOrphans(t *testing.T) {
 // before that is kept.
 func TestRunCommandsPipeHolderEndsTheRead(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid is not installed")
+		testenv.Missing(t, "setsid is not installed (Debian: util-linux)")
 	}
 	files := wsTree(t, nil)
 	marker := 4_000_000 + rand.IntN(1_000_000)

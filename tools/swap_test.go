@@ -131,8 +131,9 @@ func (f *swapFixture) linkOut(rel, target string) {
 // TestSwapDuringApproval builds each file tool's call (as the scheduler
 // does before asking for approval), then swaps a path of the call for a
 // symbolic link out of the workspace (as a process could while the user
-// reads the approval), then runs it: nothing outside may change and no
-// result may show what is outside.
+// reads the approval), then runs it: nothing outside may change, no
+// result may show what is outside, and the call fails saying the link
+// leads outside (so it met the swap, and failed for no other reason).
 func TestSwapDuringApproval(t *testing.T) {
 	patch := func(body string) map[string]any {
 		return map[string]any{"input": "*** Begin Patch\n" + body + "*** End Patch"}
@@ -209,6 +210,9 @@ func TestSwapDuringApproval(t *testing.T) {
 				}
 			}
 			t.Logf("result (isError %v): %s", res.IsError, res.Content)
+			if !res.IsError || !strings.Contains(res.Content, "leads outside the workspace") && !strings.Contains(res.Content, "path escapes from parent") {
+				t.Errorf("the call was not refused at the link: isError %v, %s", res.IsError, res.Content)
+			}
 		})
 	}
 }
@@ -246,7 +250,7 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 		}
 	})
 	const rounds = 1000
-	edits, reads, escapes := 0, 0, 0
+	edits, reads, refused, escapes := 0, 0, 0, 0
 	ctx := context.Background()
 	for i := range rounds {
 		// Every edit finds its text in the file outside too, so one that
@@ -264,8 +268,11 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError {
+		switch {
+		case !res.IsError:
 			reads++
+		case strings.Contains(res.Content, "leads outside the workspace"):
+			refused++
 		}
 		if strings.Contains(res.Content, swapSecret) {
 			escapes++
@@ -283,5 +290,9 @@ func TestFlipDuringEditsAndReads(t *testing.T) {
 	if escapes > 0 {
 		t.Errorf("%d escapes", escapes)
 	}
-	t.Logf("flip test (tools): %d edits and %d reads tried, %d edits and %d reads done, %d flips, %d escapes", rounds, rounds, edits, reads, flips.Load(), escapes)
+	t.Logf("flip test (tools): %d edits and %d reads tried, %d edits and %d reads done, %d reads refused at the link, %d flips, %d escapes", rounds, rounds, edits, reads, refused, flips.Load(), escapes)
+	// The race was run only if the reads met both states of the path.
+	if flips.Load() == 0 || reads == 0 || refused == 0 {
+		t.Errorf("the reads did not meet both states (%d flips, %d reads of the file, %d refused at the link): the test proved nothing", flips.Load(), reads, refused)
+	}
 }

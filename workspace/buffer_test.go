@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // referenceApply applies one change the slow, obvious way: convert both
@@ -170,7 +172,11 @@ func TestBuffersWaitSeesLaterChange(t *testing.T) {
 		_, err := b.Wait(ctx, "file:///a", func(Snapshot) bool { return false })
 		done <- err
 	}()
-	time.Sleep(10 * time.Millisecond) // lets the waiter block; correctness does not depend on it
+	// Once the waiter blocks: a Wait that starts after the close finds no
+	// buffer and answers ErrNotOpen without being woken.
+	for !testenv.Parked("workspace.(*Buffers).Wait") {
+		time.Sleep(time.Millisecond)
+	}
 	b.Close("file:///a")
 	if err := <-done; !errors.Is(err, ErrNotOpen) {
 		t.Fatalf("Wait after close = %v", err)

@@ -134,14 +134,18 @@ func TestRootsFlipRace(t *testing.T) {
 		}
 	})
 	const rounds = 1000
-	escapes, reads, writes := 0, 0, 0
+	escapes, reads, writes, refused := 0, 0, 0, 0
 	for i := range rounds {
 		data, _, err := r.ReadFile(target, 1<<20)
-		if err == nil {
+		var pe *PathError
+		switch {
+		case err == nil:
 			reads++
 			if strings.Contains(string(data), "secret") {
 				escapes++
 			}
+		case errors.As(err, &pe) && pe.Kind == PathSymlinkEscape:
+			refused++
 		}
 		if err := r.WriteFile(target, []byte("edit "+string(rune('a'+i%26))), 0o644); err == nil {
 			writes++
@@ -155,7 +159,11 @@ func TestRootsFlipRace(t *testing.T) {
 	if escapes > 0 {
 		t.Errorf("%d of %d reads returned the file outside", escapes, rounds)
 	}
-	t.Logf("flip test: %d reads and %d writes tried, %d reads and %d writes done, %d flips, %d escapes", rounds, rounds, reads, writes, flips.Load(), escapes)
+	t.Logf("flip test: %d reads and %d writes tried, %d reads and %d writes done, %d reads refused at the link, %d flips, %d escapes", rounds, rounds, reads, writes, refused, flips.Load(), escapes)
+	// The race was run only if the reads met both states of the path.
+	if flips.Load() == 0 || reads == 0 || refused == 0 {
+		t.Errorf("the reads did not meet both states (%d flips, %d reads of the file, %d refused at the link): the test proved nothing", flips.Load(), reads, refused)
+	}
 }
 
 // rootioAnswers fails the test rather than hang when f does not return.
@@ -197,9 +205,11 @@ func TestRootsRefuseSpecialFiles(t *testing.T) {
 	}
 	defer wf.Close()
 	wf.Write([]byte(strings.Repeat("y\n", 1000)))
+	// Refused as a pipe: a read that took the fed bytes and then failed
+	// (EAGAIN on the non-blocking descriptor) is no refusal.
 	err = rootioAnswers(t, "ReadFile of a fed FIFO", func() error { _, _, err := r.ReadFile(fifo, 1<<20); return err })
-	if err == nil {
-		t.Error("a fed FIFO was read as a file")
+	if nr := (*NotRegularFileError)(nil); !errors.As(err, &nr) || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadFile of a fed FIFO: error %v, want one naming a named pipe", err)
 	}
 
 	sock := filepath.Join(ws, "s.sock")
@@ -381,6 +391,38 @@ func TestFileKeyFollowsIdentity(t *testing.T) {
 	}
 }
 
+// nobodyBinary copies the test binary into a fresh folder that every user
+// may enter and write, as may its parent, so that a test running as root
+// can run it again as nobody (asNobody); it returns the copy and the
+// folder.
+func nobodyBinary(t *testing.T) (bin, base string) {
+	t.Helper()
+	base = t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(base, "workspace.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, base
+}
+
+// asNobody runs a child as the user and group nobody (65534).
+func asNobody() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+}
+
 const rootioOtherUserEnv = "CLINE_LS_ROOTIO_OTHER_USER_TARGET"
 
 // TestRootioOtherUserHelper is not a test on its own: the tests below run
@@ -406,27 +448,12 @@ func TestAtomicWriteAsOtherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to run the helper as another user")
 	}
-	base := t.TempDir()
+	bin, base := nobodyBinary(t)
 	dir := filepath.Join(base, "shared")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{filepath.Dir(base), base, dir} {
-		if err := os.Chmod(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The helper runs the test binary, which must be reachable by the user.
-	bin := filepath.Join(base, "workspace.test")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	run := func(name string, mode os.FileMode) string {
@@ -440,7 +467,7 @@ func TestAtomicWriteAsOtherUser(t *testing.T) {
 		cmd := exec.Command(bin, "-test.run=^TestRootioOtherUserHelper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), rootioOtherUserEnv+"="+p)
 		cmd.Dir = base
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.SysProcAttr = asNobody()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("helper: %v\n%s", err, out)

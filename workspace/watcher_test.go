@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // watchTimeout only guards against a hang; no test depends on it.
@@ -334,12 +336,24 @@ func TestWatchCloseWaitsForCallback(t *testing.T) {
 		t.Fatal("no callback")
 	}
 
+	// Close must block while the callback runs. Looking once, at once,
+	// passed a Close that does not wait at all: it had not run yet. So
+	// wait until it has either returned (a failure) or is parked inside
+	// Close, then give it a while more: parked is not enough, since
+	// Close also parks briefly while fsnotify shuts down.
 	closeDone := make(chan error)
 	go func() { closeDone <- w.Close() }()
+	for !testenv.Parked("workspace.(*Watcher).Close") {
+		select {
+		case err := <-closeDone:
+			t.Fatalf("Close returned (%v) while a callback was running", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
 	select {
 	case err := <-closeDone:
 		t.Fatalf("Close returned (%v) while a callback was running", err)
-	default:
+	case <-time.After(50 * time.Millisecond): // a Close that does not wait returns well within this
 	}
 	close(release)
 	if err := <-closeDone; err != nil {

@@ -1,11 +1,12 @@
 // Command search compares the search_codebase engine (tools/search) with
 // ripgrep on one tree: for each query it runs both several times with the
 // same options (ignore files honoured, hidden files searched, one line of
-// context, every match kept), checks that they found about the same
-// lines, and prints a table of median times and their ratio, with the
-// engine's time under the tool's cap of 300 results besides (-capped).
-// The queries are the arguments, or by default a literal, a word regexp
-// and a case-insensitive alternation.
+// context, every match kept), checks that they found the same lines (the
+// same files and line numbers; it stops otherwise, since the times would
+// then compare different work), and prints a table of median times and
+// their ratio, with the engine's time under the tool's cap of 300 results
+// besides (-capped). The queries are the arguments, or by default a
+// literal, a word regexp and a case-insensitive alternation.
 //
 // The engine runs in this process, so its times leave out a process
 // start that rg's include (about a millisecond); both read a warm page
@@ -57,11 +58,8 @@ func run(root, rg string, queries []string, runs int, capped bool) error {
 	fmt.Printf("|---|---|---|---|---|---|\n")
 	for _, q := range queries {
 		// One run of each first, so that both find the tree in the page
-		// cache.
-		if _, _, err := timeRG(rg, root, q); err != nil {
-			return err
-		}
-		if _, _, err := timeEngine(root, q, -1); err != nil {
+		// cache; it also checks that both find the same lines.
+		if err := sameLines(rg, root, q); err != nil {
 			return err
 		}
 		// The runs alternate between the tools, so that load from other
@@ -97,20 +95,65 @@ func run(root, rg string, queries []string, runs int, capped bool) error {
 	return nil
 }
 
-// timeEngine runs the engine as search_codebase does, less the output
+// sameLines runs both tools once and fails unless they report the same
+// matching lines (path and line number).
+func sameLines(rg, root, query string) error {
+	cmd := exec.Command(rg, rgArgs(root, query)...)
+	out, err := cmd.Output()
+	if err != nil && !(len(out) == 0 && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 1) {
+		return fmt.Errorf("%s: %w", rg, err)
+	}
+	theirs := map[string]bool{}
+	if _, err := scanMatchLines(bytes.NewReader(out), func(path, line string) { theirs[path+":"+line] = true }); err != nil {
+		return err
+	}
+	res, err := engine(root, query, -1)
+	if err != nil {
+		return err
+	}
+	ours := map[string]bool{}
+	for _, m := range res.Queries[0].Matches {
+		ours[fmt.Sprintf("%s:%d", m.Path, m.Line)] = true
+	}
+	var onlyRG, onlyOurs []string
+	for k := range theirs {
+		if !ours[k] {
+			onlyRG = append(onlyRG, k)
+		}
+	}
+	for k := range ours {
+		if !theirs[k] {
+			onlyOurs = append(onlyOurs, k)
+		}
+	}
+	if len(onlyRG) > 0 || len(onlyOurs) > 0 {
+		slices.Sort(onlyRG)
+		slices.Sort(onlyOurs)
+		return fmt.Errorf("query %q: rg and cline-ls found different lines (%d only rg's, such as %q; %d only ours, such as %q): the times would compare different work",
+			query, len(onlyRG), onlyRG[:min(3, len(onlyRG))], len(onlyOurs), onlyOurs[:min(3, len(onlyOurs))])
+	}
+	return nil
+}
+
+// engine runs the engine as search_codebase does, less the output
 // formatting, with max results per query (negative: all).
-func timeEngine(root, query string, max int) (time.Duration, int, error) {
+func engine(root, query string, max int) (*search.Result, error) {
 	// A fresh matcher per run, as a new session would have: reading the
 	// ignore files is part of the cost.
 	ign := workspace.NewIgnoreMatcher([]string{root})
-	start := time.Now()
-	res, err := search.Search(context.Background(), search.Options{
+	return search.Search(context.Background(), search.Options{
 		Root:       root,
 		Queries:    []string{query},
 		Ignored:    ign.Ignored,
 		Context:    1,
 		MaxResults: max,
 	})
+}
+
+// timeEngine times engine and counts the lines it found.
+func timeEngine(root, query string, max int) (time.Duration, int, error) {
+	start := time.Now()
+	res, err := engine(root, query, max)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -121,8 +164,7 @@ func timeEngine(root, query string, max int) (time.Duration, int, error) {
 // outside git repositories too, hidden files searched, one line of
 // context. Its output is read and counted, as a caller would.
 func timeRG(rg, root, query string) (time.Duration, int, error) {
-	args := []string{"--no-config", "--hidden", "--no-require-git", "-n", "--no-heading", "-C1",
-		"--field-match-separator", matchSep, "--field-context-separator", contextSep, "-e", query, root}
+	args := rgArgs(root, query)
 	cmd := exec.Command(rg, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -132,7 +174,7 @@ func timeRG(rg, root, query string) (time.Duration, int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, 0, fmt.Errorf("starting %s: %w", rg, err)
 	}
-	n, err := countMatchLines(out)
+	n, err := scanMatchLines(out, func(string, string) {})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -151,9 +193,15 @@ const (
 	contextSep = "\x1e"
 )
 
-// countMatchLines counts rg's match lines, leaving out context lines and
-// group separators.
-func countMatchLines(r io.Reader) (int, error) {
+// rgArgs are rg's arguments for the engine's semantics.
+func rgArgs(root, query string) []string {
+	return []string{"--no-config", "--hidden", "--no-require-git", "-n", "--no-heading", "-C1",
+		"--field-match-separator", matchSep, "--field-context-separator", contextSep, "-e", query, root}
+}
+
+// scanMatchLines counts rg's match lines, leaving out context lines and
+// group separators, and gives each one's path and line number to match.
+func scanMatchLines(r io.Reader, match func(path, line string)) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	n := 0
@@ -161,6 +209,8 @@ func countMatchLines(r io.Reader) (int, error) {
 		line := sc.Bytes()
 		if i := bytes.IndexAny(line, "\x1f\x1e"); i >= 0 && line[i] == 0x1f {
 			n++
+			num, _, _ := bytes.Cut(line[i+1:], []byte{0x1f})
+			match(string(line[:i]), string(num))
 		}
 	}
 	return n, sc.Err()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/testbin"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // flowTimeout guards one Emacs run; a flow takes a few seconds.
@@ -22,12 +23,12 @@ const flowTimeout = 3 * time.Minute
 
 // emacsOrSkip returns the emacs binary, or skips the test when Emacs or
 // Eglot (built in from Emacs 29, Debian's elpa-eglot on Emacs 28) is
-// missing.
+// missing (fails it in CI, which installs both).
 func emacsOrSkip(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("emacs")
 	if err != nil {
-		t.Skip("emacs is not installed (Debian: apt-get install emacs-nox elpa-eglot); skipping the Emacs client tests")
+		testenv.Missing(t, "emacs is not installed (Debian: apt-get install emacs-nox elpa-eglot); skipping the Emacs client tests")
 	}
 	probe := `(progn
   (unless (require 'eglot nil t)
@@ -45,7 +46,7 @@ func emacsOrSkip(t *testing.T) string {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			t.Skip("Emacs has no Eglot (Debian: apt-get install elpa-eglot); skipping the Emacs client tests")
+			testenv.Missing(t, "Emacs has no Eglot (Debian: apt-get install elpa-eglot); skipping the Emacs client tests")
 		}
 		t.Fatalf("probing emacs for eglot: %v\n%s", err, out)
 	}
@@ -173,7 +174,7 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 		// a user's does: script(1) gives it a pseudo-terminal.
 		scriptBin, err := exec.LookPath("script")
 		if err != nil {
-			t.Skip("script(1) is not installed (Debian: bsdutils); skipping the terminal flow")
+			testenv.Missing(t, "script(1) is not installed (Debian: bsdutils); skipping the terminal flow")
 		}
 		cmd = exec.CommandContext(ctx, scriptBin, "-qfec", shellQuote(emacs, "-nw", "-Q", "-l", script), "/dev/null")
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/testbin"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // daemon returns the cline-ls binary the tests run: the one
@@ -63,7 +64,7 @@ type result struct {
 func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
 	t.Helper()
 	if _, err := exec.LookPath("nvim"); err != nil {
-		t.Skip("nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
+		testenv.Missing(t, "nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
 	}
 	readInputs()
 	bin := daemon(t)

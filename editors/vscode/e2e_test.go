@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/testbin"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // TestVSCodeRealEditor runs e2e/run.mjs: the extension packaged as a VSIX,
@@ -18,18 +19,15 @@ import (
 // daemon built here. It needs the packages of editors/vscode and of
 // editors/vscode/e2e installed and Chromium, as .ci/run installs them, and
 // skips, saying which is missing, otherwise; in CI (CI set) a missing
-// piece fails it, since CI must have installed it.
+// piece fails it, since CI must have installed it. A daemon that does not
+// start as the extension starts it fails it everywhere.
 func TestVSCodeRealEditor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real VS Code in a browser takes tens of seconds; skipped in -short")
 	}
-	missing := t.Skipf
-	if os.Getenv("CI") != "" {
-		missing = t.Fatalf
-	}
 	for _, dir := range []string{"node_modules", filepath.Join("e2e", "node_modules", "code-server", "lib", "vscode", "node_modules"), filepath.Join("e2e", "node_modules", "playwright-core")} {
 		if _, err := os.Stat(dir); err != nil {
-			missing("%s is missing: npm ci in editors/vscode, then bash editors/vscode/e2e/install.sh (as .ci/run does)", dir)
+			testenv.Missing(t, "%s is missing: npm ci in editors/vscode, then bash editors/vscode/e2e/install.sh (as .ci/run does)", dir)
 		}
 	}
 	chromium := os.Getenv("CHROMIUM")
@@ -37,14 +35,14 @@ func TestVSCodeRealEditor(t *testing.T) {
 		chromium = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(chromium); err != nil {
-		missing("no Chromium at %s (apt-get install chromium, or set $CHROMIUM)", chromium)
+		testenv.Missing(t, "no Chromium at %s (apt-get install chromium, or set $CHROMIUM)", chromium)
 	}
-	tool("npm", "vsce runs the extension's bundle script with it", t.Skipf)
-	node := tool("node", "the flow's driver runs under it", t.Skipf)
+	testenv.LookPath(t, "npm", "vsce runs the extension's bundle script with it")
+	node := testenv.LookPath(t, "node", "the flow's driver runs under it")
 	ctx := testContext(t)
 	bin := testbin.CLI(t)
 	if msg := acceptsStdio(ctx, bin); msg != "" {
-		t.Skipf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
+		t.Fatalf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
 	}
 
 	run := exec.CommandContext(ctx, node, "run.mjs")
@@ -54,10 +52,16 @@ func TestVSCodeRealEditor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("e2e/run.mjs: %v\n%s", err, out)
 	}
+	passed := false
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "[e2e]") {
 			t.Log(line)
+			passed = passed || strings.TrimSpace(line) == "[e2e] PASS"
 		}
+	}
+	// Exit 0 alone would pass a flow that ended early without failing.
+	if !passed {
+		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS):\n%s", out)
 	}
 }
 

@@ -10,17 +10,19 @@ package vscode_test
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/testbin"
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 func TestVSCodeClient(t *testing.T) {
 	if _, err := os.Stat("node_modules"); err != nil {
-		t.Skip("run npm ci in editors/vscode first")
+		testenv.Missing(t, "editors/vscode/node_modules is missing: run npm ci in editors/vscode first")
 	}
-	npm := tool("npm", "the extension's tests run under it", t.Skipf)
+	npm := testenv.LookPath(t, "npm", "the extension's tests run under it")
 	ctx := testContext(t)
 	// Build the daemon once here, so the Node tests need not.
 	bin := testbin.CLI(t)
@@ -37,9 +39,17 @@ func TestVSCodeClient(t *testing.T) {
 	}
 	// npm test compiles (tsc) before it runs the tests.
 	out := run("test")
+	counts := map[string]int{}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "# tests") || strings.HasPrefix(line, "# pass") || strings.HasPrefix(line, "# fail") {
-			t.Log(line)
+		if name, n, ok := strings.Cut(strings.TrimPrefix(line, "# "), " "); ok && strings.HasPrefix(line, "# ") {
+			if v, err := strconv.Atoi(n); err == nil {
+				counts[name] = v
+				t.Log(line)
+			}
 		}
+	}
+	// node --test exits 0 when it finds no test, or skips them all.
+	if counts["tests"] == 0 || counts["pass"] != counts["tests"] {
+		t.Errorf("npm test ran %d tests, %d passed (%v); want all of at least one to pass:\n%s", counts["tests"], counts["pass"], counts, out)
 	}
 }

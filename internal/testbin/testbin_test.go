@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/testenv"
 )
 
 // TestSourceKey checks that the key follows what the build reads: a
@@ -15,7 +17,7 @@ import (
 func TestSourceKey(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skipf("go is not on PATH: %v", err)
+		testenv.Missing(t, "go is not on PATH: %v", err)
 	}
 	dir := t.TempDir()
 	write := func(name, text string) {

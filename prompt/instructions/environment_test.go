@@ -9,17 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/testenv"
 	"github.com/cline-ls/cline-ls/prompt"
 )
 
 var testNow = func() time.Time { return time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC) }
 
 // gitRepo makes a repository with `git init` on branch trunk, or skips
-// the test when git is not installed.
+// the test when git is not installed (fails it in CI).
 func gitRepo(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the status part of the context block is skipped then, and there is nothing to test it against")
+		testenv.Missing(t, "git is not installed: the status part of the context block is skipped then, and there is nothing to test it against")
 	}
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

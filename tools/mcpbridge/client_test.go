@@ -71,7 +71,7 @@ func runHostileServer(mode string) int {
 	if p := os.Getenv(hostileLogEnv); p != "" {
 		log, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	}
-	var asked []string
+	asked := map[string]string{} // mode asks: the client's answers, by our request's id
 	var pendingCall json.RawMessage
 	for in.Scan() {
 		if log != nil {
@@ -88,16 +88,21 @@ func runHostileServer(mode string) int {
 			continue
 		}
 		if m.Method == "" {
-			// An answer to our requests (mode asks): the ping's result,
-			// then the code refusing roots/list, then the call's answer.
+			// An answer to our requests (mode asks): the ping's result
+			// and the code refusing roots/list, in whichever order the
+			// client sends them (it answers requests side by side); the
+			// call is answered once both are in.
 			switch string(m.ID) {
 			case `"ping"`:
-				asked = append(asked, "ping:"+string(m.Result))
+				asked["ping"] = "ping:" + string(m.Result)
 			case `"roots"`:
+				asked["roots"] = "roots:none"
 				if m.Error != nil {
-					asked = append(asked, fmt.Sprintf("roots:%d", m.Error.Code))
+					asked["roots"] = fmt.Sprintf("roots:%d", m.Error.Code)
 				}
-				send(`{"jsonrpc":"2.0","id":` + string(pendingCall) + `,"result":{"content":[{"type":"text","text":"` + strings.Join(asked, " ") + `"}]}}`)
+			}
+			if len(asked) == 2 {
+				send(`{"jsonrpc":"2.0","id":` + string(pendingCall) + `,"result":{"content":[{"type":"text","text":"` + asked["ping"] + " " + asked["roots"] + `"}]}}`)
 			}
 			continue
 		}
