@@ -90,20 +90,32 @@ func New(t testing.TB, opts rpc.Options) *Editor {
 		srvEnd.Close()
 	}()
 	e.Handle("workspace/applyEdit", e.applyEdit)
-	t.Cleanup(func() {
-		e.Close()
-		select {
-		case <-e.served:
-		case <-time.After(10 * time.Second):
-			t.Errorf("server did not stop after the editor closed the connection")
-		}
-	})
+	t.Cleanup(e.stop)
 	return e
+}
+
+// stop closes the connection and waits for the server to stop. It runs
+// at the test's end, and again (a no-op then) at the end of Initialize's
+// cleanup.
+func (e *Editor) stop() {
+	e.Close()
+	select {
+	case <-e.served:
+	case <-time.After(10 * time.Second):
+		e.t.Errorf("server did not stop after the editor closed the connection")
+	}
 }
 
 // Initialize sends initialize with the given capabilities and options
 // merged into a default request for folder root, then initialized.
+//
+// The server is stopped again before the folders a test made for this
+// call are removed: cleanups run last-registered first, so a t.TempDir()
+// evaluated as an argument here (a root, a stateDir) would otherwise be
+// removed while the server still writes in it (the first checkpoint is
+// read in the background), and its RemoveAll fail.
 func (e *Editor) Initialize(ctx context.Context, root string, extra map[string]any) (map[string]any, error) {
+	e.t.Cleanup(e.stop)
 	params := map[string]any{
 		"processId": nil,
 		"rootUri":   nil,
