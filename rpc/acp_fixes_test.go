@@ -286,8 +286,9 @@ func TestACPSessionClose(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"name":"broken","command":"","args":[],"env":[]}]`), &bad); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: bad}); err == nil {
-		t.Fatal("session/new accepted an MCP server without a command")
+	_, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: bad})
+	if re := (*acp.RequestError)(nil); !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "mcpServers[0].command") {
+		t.Fatalf("session/new with an MCP server without a command = %v, want an invalid-params error naming mcpServers[0].command", err)
 	}
 	if list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{}); err != nil || len(list.Sessions) != 0 {
 		t.Fatalf("session/list after a refused session/new = %+v, %v", list.Sessions, err)

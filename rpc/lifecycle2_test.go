@@ -103,6 +103,9 @@ func TestRefusedNewSessionLeavesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("a session with a broken MCP server was accepted")
 	}
+	if c := codeOf(t, err); c != -32602 || !strings.Contains(err.Error(), "mcpServers[0].command") {
+		t.Fatalf("session/new with a broken MCP server: %d %v, want -32602 naming mcpServers[0].command", c, err)
+	}
 	var list struct {
 		Sessions []map[string]any `json:"sessions"`
 	}
