@@ -177,15 +177,25 @@ func TestBadConfigFileIsReported(t *testing.T) {
 	}
 }
 
-// TestSecondInitializeRefused: initialize is answered once per connection.
+// TestSecondInitializeRefused: initialize is answered once per connection;
+// a second one is refused as an invalid request and changes nothing (the
+// folders stay the first one's).
 func TestSecondInitializeRefused(t *testing.T) {
 	ctx := testCtx(t)
 	ed := rpctest.New(t, rpc.Options{})
-	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err != nil {
+	first, second := t.TempDir(), t.TempDir()
+	if _, err := ed.Initialize(ctx, first, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err == nil {
-		t.Errorf("a second initialize was accepted")
+	_, err := ed.Initialize(ctx, second, nil)
+	if err == nil {
+		t.Fatal("a second initialize was accepted")
+	}
+	if c := codeOf(t, err); c != -32600 || !strings.Contains(err.Error(), "already received") {
+		t.Errorf("second initialize: %d %v, want -32600 saying initialize was already received", c, err)
+	}
+	if got := ed.Server.Folders().Paths(); len(got) != 1 || got[0] != first {
+		t.Errorf("folders after a refused second initialize = %q, want only %q", got, first)
 	}
 }
 
