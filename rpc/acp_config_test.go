@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,13 @@ func selects(opts []acp.SessionConfigOption) map[string]string {
 func setOption(ctx context.Context, conn *acp.ClientSideConnection, id acp.SessionId, config, value string) (acp.SetSessionConfigOptionResponse, error) {
 	return conn.SetSessionConfigOption(ctx, acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
 		SessionId: id, ConfigId: acp.SessionConfigId(config), Value: acp.SessionConfigValueId(value)}})
+}
+
+// isInvalidParams reports whether err is a -32602 answer whose message
+// contains want.
+func isInvalidParams(err error, want string) bool {
+	var re *acp.RequestError
+	return errors.As(err, &re) && re.Code == -32602 && strings.Contains(re.Message, want)
 }
 
 // waitUpdate waits until the client has received an update f accepts.
@@ -155,15 +163,18 @@ func TestACPConfigOptions(t *testing.T) {
 	if res, err = setOption(ctx, conn, sess.SessionId, "approvals", "all"); err != nil || selects(res.ConfigOptions)["approvals"] != "all" {
 		t.Errorf("approvals: %v %v", selects(res.ConfigOptions), err)
 	}
-	if _, err := setOption(ctx, conn, sess.SessionId, "approvals", "sometimes"); err == nil {
-		t.Error("an unknown approval level was accepted")
+	if _, err := setOption(ctx, conn, sess.SessionId, "approvals", "sometimes"); !isInvalidParams(err, "configured, edits, all") {
+		t.Errorf("an unknown approval level: err = %v, want invalid params naming the levels", err)
 	}
-	if _, err := setOption(ctx, conn, sess.SessionId, "colour", "red"); err == nil || !strings.Contains(err.Error(), "configId") {
-		t.Errorf("an unknown option: err = %v", err)
+	if _, err := setOption(ctx, conn, sess.SessionId, "colour", "red"); !isInvalidParams(err, "configId") {
+		t.Errorf("an unknown option: err = %v, want invalid params naming configId", err)
 	}
 
 	if res, err = setOption(ctx, conn, sess.SessionId, "mode", "plan"); err != nil || selects(res.ConfigOptions)["mode"] != "plan" {
 		t.Fatalf("mode option: %v %v", selects(res.ConfigOptions), err)
+	}
+	if got := selects(res.ConfigOptions)["approvals"]; got != "all" {
+		t.Errorf("approvals after a refused level = %q, want all still", got)
 	}
 	waitUpdate(t, ctx, c, "current_mode_update to plan", func(u acp.SessionUpdate) bool {
 		return u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeId == "plan"
