@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,9 +177,9 @@ func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 func TestInputEndCancelsTheTurn(t *testing.T) {
 	ctx := testCtx(t)
 	root := t.TempDir()
-	marker := filepath.Join(root, "after-sleep")
+	marker, pidFile := filepath.Join(root, "after-sleep"), filepath.Join(root, "shell.pid")
 	fake := newFakeOpenAI(t,
-		fakeReply{calls: []fakeCall{{id: "c1", name: "run_commands", args: `{"commands":["sleep 3 && touch ` + marker + `"]}`}}},
+		fakeReply{calls: []fakeCall{{id: "c1", name: "run_commands", args: `{"commands":["echo $$ > ` + pidFile + `; sleep 3 && touch ` + marker + `"]}`}}},
 		fakeReply{calls: []fakeCall{{id: "c2", name: "write_to_file", args: `{"path":"late.txt","content":"x"}`}}},
 		fakeReply{text: []string{"done"}},
 	)
@@ -198,11 +199,20 @@ func TestInputEndCancelsTheTurn(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	pid := waitPID(t, ctx, pidFile)
 	ed.Disconnect()
 	if _, err := ed.Wait(ctx); err != nil && ctx.Err() != nil {
 		t.Fatalf("the daemon did not stop: %v", err)
 	}
-	time.Sleep(3500 * time.Millisecond) // past the command's own end, had it lived
+	// Once the command's shell is gone it can touch nothing more; had it
+	// lived, it would end (touching the marker) after its 3 s sleep.
+	for syscall.Kill(pid, 0) == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the command's shell %d outlived the editor", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the command went on after the editor left")
 	}

@@ -313,17 +313,7 @@ func TestCancelDuringRunningCommand(t *testing.T) {
 		}
 		done <- stop
 	}()
-	var pid int
-	for pid == 0 {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			fmt.Sscan(string(b), &pid)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the command did not start")
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	pid := waitPID(t, ctx, pidFile)
 	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": id})
 	if stop := <-done; stop != "cancelled" {
 		t.Fatalf("stopReason = %q", stop)
@@ -335,6 +325,24 @@ func TestCancelDuringRunningCommand(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// waitPID waits until a command has written a process id to file, and
+// returns it.
+func waitPID(t *testing.T, ctx context.Context, file string) int {
+	t.Helper()
+	var pid int
+	for pid == 0 {
+		if b, err := os.ReadFile(file); err == nil {
+			fmt.Sscan(string(b), &pid)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the command did not start: no process id in %s", file)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return pid
 }
 
 // TestPlanModeRefusesFileChangingCommands: plan mode runs read-only
