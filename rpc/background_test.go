@@ -97,7 +97,9 @@ func TestBackgroundCommandEndsWithItsSession(t *testing.T) {
 
 	t.Run("plan mode refuses a writing command", func(t *testing.T) {
 		var created struct{ SessionID string }
-		ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created)
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created); err != nil {
+			t.Fatal(err) // without a session the call would run in the editor's own (act) session
+		}
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "run_commands", "arguments": map[string]any{
 			"commands": []string{"touch " + filepath.Join(root, "made")}, "background": true}})
 		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
