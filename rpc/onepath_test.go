@@ -61,7 +61,9 @@ func TestCallToolRunsInItsSession(t *testing.T) {
 
 	t.Run("plan mode refuses edits", func(t *testing.T) {
 		var created struct{ SessionID string }
-		ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created)
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created); err != nil {
+			t.Fatal(err)
+		}
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "editor",
 			"arguments": map[string]any{"path": "a.txt", "old_text": "one", "new_text": "two"}})
 		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
@@ -101,11 +103,14 @@ func TestCallToolRunsInItsSession(t *testing.T) {
 	t.Run("always rules and redaction", func(t *testing.T) {
 		id := newSessionIn(t, ctx, ed, root)
 		before := asked.Load()
+		// The key comes from a file: a command's environment has no keys,
+		// so echoing the variable would print nothing to redact.
+		os.WriteFile(filepath.Join(root, "key.txt"), []byte(key+"\n"), 0o644)
 		for i := 0; i < 2; i++ {
 			res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
-				"arguments": map[string]any{"commands": []string{"echo $TEST_API_KEY"}}})
-			if strings.Contains(res.Content, key) {
-				t.Errorf("the key reached the editor: %s", res.Content)
+				"arguments": map[string]any{"commands": []string{"cat key.txt"}}})
+			if res.IsError || strings.Contains(res.Content, key) || !strings.Contains(res.Content, "[redacted]") {
+				t.Errorf("call %d: want the key's line redacted in the output: %+v", i+1, res)
 			}
 		}
 		if n := asked.Load() - before; n != 1 {
@@ -149,7 +154,7 @@ func TestSettingsChangeReachesSessions(t *testing.T) {
 	}
 	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
 		"arguments": map[string]any{"commands": []string{"echo hi"}}})
-	if !res.IsError || asked.Load() != 0 {
+	if !res.IsError || !strings.Contains(res.Content, "approvals.execute is deny") || asked.Load() != 0 {
 		t.Errorf("execute: deny did not reach the running session: %+v, asked %d", res, asked.Load())
 	}
 }
