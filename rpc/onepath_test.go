@@ -261,8 +261,19 @@ func TestCancelDoesNotWaitForAnotherSessionsDialog(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("A's call did not end after its cancel")
 	}
-	if _, err := ed.Await(ctx, "$/cancelRequest", func(json.RawMessage) bool { return true }); err != nil {
-		t.Errorf("A's open dialog was not cancelled: %v", err)
+	dialogs := ed.Messages("window/showMessageRequest")
+	if len(dialogs) != 1 {
+		t.Fatalf("%d dialogs opened, want A's only", len(dialogs))
+	}
+	m, err := ed.Await(ctx, "$/cancelRequest", nil)
+	if err != nil {
+		t.Fatalf("A's open dialog was not cancelled: %v", err)
+	}
+	// The cancel names A's dialog by its request id.
+	var got struct{ ID json.RawMessage }
+	json.Unmarshal(m.Params, &got)
+	if string(got.ID) != string(dialogs[0].ID) {
+		t.Errorf("$/cancelRequest %s, want the id of A's dialog, %s", m.Params, dialogs[0].ID)
 	}
 }
 

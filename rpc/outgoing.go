@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -24,7 +25,8 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 		if s.dialect == DialectACP {
 			cancel = methodACPCancelRequest
 		}
-		if nerr := s.conn.Notify(context.Background(), cancel, wire.CancelParams{ID: id}); nerr != nil {
+		// The id as the request spelled it (jsonrpc2.ID marshals as {}).
+		if nerr := s.conn.Notify(context.Background(), cancel, wire.CancelParams{ID: json.RawMessage(idKey(id))}); nerr != nil {
 			s.log.Debug("cancel not sent", "method", method, "err", nerr)
 		}
 	}
