@@ -116,12 +116,14 @@ func TestRefusedNewSessionLeavesNothing(t *testing.T) {
 	if len(list.Sessions) != 0 {
 		t.Errorf("session/list shows a refused session: %v", list.Sessions)
 	}
-	entries, _ := os.ReadDir(state)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".jsonl") {
-			t.Errorf("a session file was left: %s", filepath.Join(state, e.Name()))
+	// Session files live under the state folder's sessions/: look at the
+	// whole folder (reading only its top level found none ever).
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			t.Errorf("a session file was left: %s", p)
 		}
-	}
+		return nil
+	})
 }
 
 // TestReplaySendsWhatTheLiveSessionSent: a loaded session's tool calls
