@@ -178,17 +178,26 @@ func TestUserTypesWhileAgentEdits(t *testing.T) {
 			ed.Mode = mode.mode
 			ed.Open(ctx, uri, "package a\n\nfunc A() {}\n")
 			ed.Sync(ctx)
-			// The user types a comment at the top; the didChange is held.
+			// The user types a comment at the top; the didChange is held
+			// until the daemon's edit has reached the editor, so the edit
+			// is surely planned on the older version.
 			ed.Type(uri, rng(0, 0, 0, 0), "// typed by the user\n")
+			flushed := make(chan struct{})
 			go func() {
-				time.Sleep(200 * time.Millisecond) // the client's debounce
-				ed.Flush(context.Background(), uri)
+				defer close(flushed)
+				if _, err := ed.Await(ctx, "workspace/applyEdit", nil); err == nil {
+					ed.Flush(ctx, uri)
+				}
 			}()
 			r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.go", "old_text": "func A() {}", "new_text": "func A() int { return 1 }"})
+			<-flushed
 			if r.IsError {
 				t.Fatalf("result = %+v", r)
 			}
 			assertBuffer(t, ctx, ed, uri, "// typed by the user\npackage a\n\nfunc A() int { return 1 }\n")
+			if n := len(ed.Messages("workspace/applyEdit")); n != 2 {
+				t.Errorf("%d workspace/applyEdit requests, want 2: the stale one and the one planned again", n)
+			}
 		})
 	}
 }
