@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
@@ -212,13 +211,23 @@ func TestUserTypesOverTheEditedText(t *testing.T) {
 	ed.Open(ctx, uri, "alpha\nbeta\n")
 	ed.Sync(ctx)
 	ed.Type(uri, rng(1, 0, 1, 4), "BETA")
+	// The didChange comes once the daemon's edit (planned on "beta") has
+	// reached the editor, which refuses it: the re-run match is the one
+	// that fails.
+	flushed := make(chan struct{})
 	go func() {
-		time.Sleep(100 * time.Millisecond)
-		ed.Flush(context.Background(), uri)
+		defer close(flushed)
+		if _, err := ed.Await(ctx, "workspace/applyEdit", nil); err == nil {
+			ed.Flush(ctx, uri)
+		}
 	}()
 	r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.txt", "old_text": "beta", "new_text": "gamma"})
+	<-flushed
 	if !r.IsError || !strings.Contains(r.Content, "not found") {
 		t.Fatalf("result = %+v, want text not found", r)
+	}
+	if n := len(ed.Messages("workspace/applyEdit")); n != 1 {
+		t.Errorf("%d workspace/applyEdit requests, want 1, the stale one", n)
 	}
 	assertBuffer(t, ctx, ed, uri, "alpha\nBETA\n")
 }
