@@ -148,10 +148,19 @@ func TestEditRejectedByClientChangesNothing(t *testing.T) {
 	}
 	// A patch touching the open buffer and a closed file is all or
 	// nothing: the refused buffer edit rolls the disk write back.
+	// apply_patch is offered to the models trained on it, so this editor's
+	// model is one (without one, the call was refused as unknown before
+	// anything was written, and the rollback never ran).
+	ed, root = editWorkspace(t, map[string]string{"a.txt": "keep me\n", "other.txt": "closed\n"}, map[string]any{
+		"provider":  map[string]any{"name": "replay", "transcript": transcriptFor(t, "gpt-5", reply(text("unused")))},
+		"approvals": map[string]any{"edit": "allow"}}, nil)
+	uri = workspace.PathToURI(filepath.Join(root, "a.txt"))
+	ed.Open(ctx, uri, "keep me\n")
+	ed.Mode = rpctest.ApplyRefuse
 	patch := "*** Begin Patch\n*** Update File: other.txt\n@@\n-closed\n+changed\n*** Update File: a.txt\n@@\n-keep me\n+gone\n*** End Patch"
 	r = callTool(t, ctx, ed, "apply_patch", map[string]any{"input": patch})
-	if !r.IsError {
-		t.Fatalf("apply_patch result = %+v, want an error", r)
+	if !r.IsError || !strings.Contains(r.Content, "declined") {
+		t.Fatalf("apply_patch result = %+v, want an error saying the editor declined", r)
 	}
 	if got := readFile(t, filepath.Join(root, "other.txt")); got != "closed\n" {
 		t.Fatalf("other.txt = %q: the disk half of a refused patch was not rolled back", got)
