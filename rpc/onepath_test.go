@@ -289,15 +289,16 @@ func TestEditThatCannotApplyIsNotAskedAbout(t *testing.T) {
 	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}})
 	id := newSessionIn(t, ctx, ed, root)
 	for _, c := range []struct {
-		name string
-		args map[string]any
+		name   string
+		args   map[string]any
+		reason string
 	}{
-		{"editor", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "three"}},
-		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n"}},
+		{"editor", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "three"}, "text not found in a.txt"},
+		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n"}, "matches nothing in the file"},
 	} {
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": c.name, "arguments": c.args})
-		if !res.IsError {
-			t.Errorf("%s: applied: %+v", c.name, res)
+		if !res.IsError || !strings.Contains(res.Content, c.reason) {
+			t.Errorf("%s: %+v, want an error saying %q", c.name, res, c.reason)
 		}
 	}
 	if n := asked.Load(); n != 0 {
