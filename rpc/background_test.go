@@ -147,8 +147,8 @@ func TestBackgroundCommandApprovalSaysSo(t *testing.T) {
 	id := newSessionIn(t, ctx, ed, root)
 	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands", "arguments": map[string]any{
 		"commands": []string{"npm run dev"}, "background": true}})
-	if !res.IsError {
-		t.Errorf("a rejected start succeeded: %+v", res)
+	if !res.IsError || !strings.Contains(res.Content, "denied") {
+		t.Errorf("a rejected start: %+v, want it denied", res)
 	}
 	asks := ed.Messages("window/showMessageRequest")
 	if len(asks) != 1 || !strings.Contains(string(asks[0].Params), "Run in the background: npm run dev") ||
