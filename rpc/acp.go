@@ -176,7 +176,7 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 	}
-	_, err := a.s.conn.Call(ctx, methodRequestPermission, wire.RequestPermissionParams{
+	err := a.s.call(ctx, methodRequestPermission, wire.RequestPermissionParams{
 		SessionID: sessionID, ToolCall: toolCall, Options: approvalOptions,
 	}, &res)
 	if err != nil {
@@ -218,7 +218,7 @@ func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, 
 	var res struct {
 		Content string `json:"content"`
 	}
-	if _, err := f.s.conn.Call(ctx, methodReadTextFile, wire.ReadTextFileParams{SessionID: f.sessionID, Path: abs}, &res); err != nil {
+	if err := f.s.call(ctx, methodReadTextFile, wire.ReadTextFileParams{SessionID: f.sessionID, Path: abs}, &res); err != nil {
 		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %s", f.Display(abs), clientError(err))
 	}
 	ft := tools.FileText{Text: res.Content, Exists: true, Open: f.acpWrites()}
@@ -296,11 +296,11 @@ func clientError(err error) string {
 func (f *files) acpWrite(ctx context.Context, writes []tools.Change) error {
 	var done []tools.Change
 	for _, c := range writes {
-		_, err := f.s.conn.Call(ctx, methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: c.Path, Content: *c.NewText}, nil)
+		err := f.s.call(ctx, methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: c.Path, Content: *c.NewText}, nil)
 		if err != nil {
 			for i := len(done) - 1; i >= 0; i-- {
 				if done[i].Existed {
-					f.s.conn.Call(context.WithoutCancel(ctx), methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: done[i].Path, Content: done[i].OldText}, nil)
+					f.s.call(context.WithoutCancel(ctx), methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: done[i].Path, Content: done[i].OldText}, nil)
 				} else {
 					os.Remove(done[i].Path)
 				}

@@ -52,6 +52,15 @@ var approvalLevels = []approvalLevel{
 	}},
 }
 
+// approvalLevelIDs lists the levels' ids for an error message.
+func approvalLevelIDs() string {
+	ids := make([]string, len(approvalLevels))
+	for i, l := range approvalLevels {
+		ids[i] = l.id
+	}
+	return strings.Join(ids, ", ")
+}
+
 // acpConfigState is the sessions' choices made through config options.
 type acpConfigState struct {
 	mu       sync.Mutex
@@ -291,7 +300,7 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 		}
 	case configApprovals:
 		if !slices.ContainsFunc(approvalLevels, func(l approvalLevel) bool { return l.id == value }) {
-			return nil, invalidParams("value: approvals must be one of configured, edits, all; got %q", value)
+			return nil, invalidParams("value: approvals must be one of %s; got %q", approvalLevelIDs(), value)
 		}
 		s.acpcfg.mu.Lock()
 		if s.acpcfg.approval == nil {

@@ -273,7 +273,12 @@ func TestACPSessionClose(t *testing.T) {
 	)
 	c := &acpClient{files: map[string]string{}, blockPerm: make(chan struct{})}
 	defer close(c.blockPerm)
-	conn, init := startACP(t, ctx, c, rwFS, acpEnv(t, state, tr))
+	conn, wire, wireMu, _ := acpDaemon(t, c, acpEnv(t, state, tr)...)
+	init, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientCapabilities: acp.ClientCapabilities{Fs: rwFS}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	caps := init.AgentCapabilities.SessionCapabilities
 	if caps.Close == nil || caps.List == nil {
 		t.Fatalf("sessionCapabilities = %+v, want list and close", caps)
@@ -286,8 +291,9 @@ func TestACPSessionClose(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"name":"broken","command":"","args":[],"env":[]}]`), &bad); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: bad}); err == nil {
-		t.Fatal("session/new accepted an MCP server without a command")
+	_, err = conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: bad})
+	if re := (*acp.RequestError)(nil); !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "mcpServers[0].command") {
+		t.Fatalf("session/new with an MCP server without a command = %v, want an invalid-params error naming mcpServers[0].command", err)
 	}
 	if list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{}); err != nil || len(list.Sessions) != 0 {
 		t.Fatalf("session/list after a refused session/new = %+v, %v", list.Sessions, err)
@@ -320,6 +326,28 @@ func TestACPSessionClose(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("session/close did not end the turn")
+	}
+	// The permission request the turn gave up is withdrawn by its id, as
+	// ACP spells it: $/cancel_request {requestId}.
+	var permID, cancelled json.RawMessage
+	wireMu.Lock()
+	for _, line := range strings.Split(wire.String(), "\n") {
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct{ RequestID json.RawMessage }
+		}
+		json.Unmarshal([]byte(line), &m)
+		switch m.Method {
+		case "session/request_permission":
+			permID = m.ID
+		case "$/cancel_request":
+			cancelled = m.Params.RequestID
+		}
+	}
+	wireMu.Unlock()
+	if len(permID) == 0 || string(cancelled) != string(permID) {
+		t.Errorf("$/cancel_request named request %s, want the permission request's id %s", cancelled, permID)
 	}
 	// A closed session is not reopened by a prompt: the daemon refuses it
 	// at once, with an error naming session/load, and runs no turn (the

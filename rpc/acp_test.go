@@ -15,8 +15,6 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
-
-	"github.com/cline-ls/cline-ls/internal/shared"
 )
 
 // acpClient is the client side of the ACP Go SDK, a peer we did not write,
@@ -181,12 +179,9 @@ func (t *teeWriter) requestMethods() map[string]string {
 	return out
 }
 
-// sharedPath returns ../shared, or skips.
-func sharedPath(t *testing.T) string { return filepath.Dir(shared.Conformance(t)) }
-
 func TestACPSessionWithSDKClient(t *testing.T) {
 	ctx := testCtx(t)
-	schema := shared.LoadACPSchema(t)
+	schema := acpSchema(t)
 	root, state := t.TempDir(), t.TempDir()
 	path := filepath.Join(root, "notes.txt")
 	os.WriteFile(path, []byte("alpha\nbeta\n"), 0o644)
@@ -302,21 +297,10 @@ func TestACPSessionWithSDKClient(t *testing.T) {
 	}
 
 	// Every message the daemon sent validates against the ACP schema.
-	wireMu.Lock()
-	lines := strings.Split(strings.TrimSpace(wire.String()), "\n")
-	wireMu.Unlock()
-	if len(lines) < 10 {
-		t.Fatalf("only %d messages on the wire", len(lines))
-	}
-	requests := sent.requestMethods()
-	for _, line := range lines {
-		if err := schema.Check(line, requests); err != nil {
-			t.Errorf("message does not validate against the ACP schema: %v\n%s", err, line)
-		}
-	}
+	checkWire(t, schema, wire, wireMu, sent, 10)
 	// The checker itself must reject what ACP does not allow.
 	bad := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"usage_update","inputTokens":3}}}`
-	if schema.Check(bad, requests) == nil {
+	if schema != nil && schema.Check(bad, sent.requestMethods()) == nil {
 		t.Error("the schema check accepts a usage_update without used/size")
 	}
 }

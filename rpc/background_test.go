@@ -97,7 +97,9 @@ func TestBackgroundCommandEndsWithItsSession(t *testing.T) {
 
 	t.Run("plan mode refuses a writing command", func(t *testing.T) {
 		var created struct{ SessionID string }
-		ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created)
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created); err != nil {
+			t.Fatal(err) // without a session the call would run in the editor's own (act) session
+		}
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "run_commands", "arguments": map[string]any{
 			"commands": []string{"touch " + filepath.Join(root, "made")}, "background": true}})
 		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
@@ -145,8 +147,8 @@ func TestBackgroundCommandApprovalSaysSo(t *testing.T) {
 	id := newSessionIn(t, ctx, ed, root)
 	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands", "arguments": map[string]any{
 		"commands": []string{"npm run dev"}, "background": true}})
-	if !res.IsError {
-		t.Errorf("a rejected start succeeded: %+v", res)
+	if !res.IsError || !strings.Contains(res.Content, "denied") {
+		t.Errorf("a rejected start: %+v, want it denied", res)
 	}
 	asks := ed.Messages("window/showMessageRequest")
 	if len(asks) != 1 || !strings.Contains(string(asks[0].Params), "Run in the background: npm run dev") ||

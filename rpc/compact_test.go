@@ -17,7 +17,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/cline-ls/cline-ls/internal/shared"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
@@ -393,7 +392,7 @@ func TestCompactMethodsAndUsageShapes(t *testing.T) {
 // UsageUpdate, with the window set in the config file.
 func TestACPUsageUpdate(t *testing.T) {
 	ctx := testCtx(t)
-	schema := shared.LoadACPSchema(t)
+	schema := acpSchema(t)
 	root, config := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(config, "cline-ls"), 0o755)
 	os.WriteFile(filepath.Join(config, "cline-ls", "config.json"), []byte(`{"provider":{"contextWindow":20000},"context":{"compactAt":0.7}}`), 0o644)
@@ -423,13 +422,5 @@ func TestACPUsageUpdate(t *testing.T) {
 	if got == nil || got.Size != 20000 || got.Used != len(body)/4+20 || got.Cost != nil {
 		t.Fatalf("usage update = %+v (request of %d tokens)", got, len(body)/4)
 	}
-	wireMu.Lock()
-	lines := strings.Split(strings.TrimSpace(wire.String()), "\n")
-	wireMu.Unlock()
-	requests := sent.requestMethods()
-	for _, line := range lines {
-		if err := schema.Check(line, requests); err != nil {
-			t.Errorf("message does not validate against the ACP schema: %v\n%s", err, line)
-		}
-	}
+	checkWire(t, schema, wire, wireMu, sent, 1)
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
@@ -149,10 +148,19 @@ func TestEditRejectedByClientChangesNothing(t *testing.T) {
 	}
 	// A patch touching the open buffer and a closed file is all or
 	// nothing: the refused buffer edit rolls the disk write back.
+	// apply_patch is offered to the models trained on it, so this editor's
+	// model is one (without one, the call was refused as unknown before
+	// anything was written, and the rollback never ran).
+	ed, root = editWorkspace(t, map[string]string{"a.txt": "keep me\n", "other.txt": "closed\n"}, map[string]any{
+		"provider":  map[string]any{"name": "replay", "transcript": transcriptFor(t, "gpt-5", reply(text("unused")))},
+		"approvals": map[string]any{"edit": "allow"}}, nil)
+	uri = workspace.PathToURI(filepath.Join(root, "a.txt"))
+	ed.Open(ctx, uri, "keep me\n")
+	ed.Mode = rpctest.ApplyRefuse
 	patch := "*** Begin Patch\n*** Update File: other.txt\n@@\n-closed\n+changed\n*** Update File: a.txt\n@@\n-keep me\n+gone\n*** End Patch"
 	r = callTool(t, ctx, ed, "apply_patch", map[string]any{"input": patch})
-	if !r.IsError {
-		t.Fatalf("apply_patch result = %+v, want an error", r)
+	if !r.IsError || !strings.Contains(r.Content, "declined") {
+		t.Fatalf("apply_patch result = %+v, want an error saying the editor declined", r)
 	}
 	if got := readFile(t, filepath.Join(root, "other.txt")); got != "closed\n" {
 		t.Fatalf("other.txt = %q: the disk half of a refused patch was not rolled back", got)
@@ -178,17 +186,26 @@ func TestUserTypesWhileAgentEdits(t *testing.T) {
 			ed.Mode = mode.mode
 			ed.Open(ctx, uri, "package a\n\nfunc A() {}\n")
 			ed.Sync(ctx)
-			// The user types a comment at the top; the didChange is held.
+			// The user types a comment at the top; the didChange is held
+			// until the daemon's edit has reached the editor, so the edit
+			// is surely planned on the older version.
 			ed.Type(uri, rng(0, 0, 0, 0), "// typed by the user\n")
+			flushed := make(chan struct{})
 			go func() {
-				time.Sleep(200 * time.Millisecond) // the client's debounce
-				ed.Flush(context.Background(), uri)
+				defer close(flushed)
+				if _, err := ed.Await(ctx, "workspace/applyEdit", nil); err == nil {
+					ed.Flush(ctx, uri)
+				}
 			}()
 			r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.go", "old_text": "func A() {}", "new_text": "func A() int { return 1 }"})
+			<-flushed
 			if r.IsError {
 				t.Fatalf("result = %+v", r)
 			}
 			assertBuffer(t, ctx, ed, uri, "// typed by the user\npackage a\n\nfunc A() int { return 1 }\n")
+			if n := len(ed.Messages("workspace/applyEdit")); n != 2 {
+				t.Errorf("%d workspace/applyEdit requests, want 2: the stale one and the one planned again", n)
+			}
 		})
 	}
 }
@@ -203,13 +220,23 @@ func TestUserTypesOverTheEditedText(t *testing.T) {
 	ed.Open(ctx, uri, "alpha\nbeta\n")
 	ed.Sync(ctx)
 	ed.Type(uri, rng(1, 0, 1, 4), "BETA")
+	// The didChange comes once the daemon's edit (planned on "beta") has
+	// reached the editor, which refuses it: the re-run match is the one
+	// that fails.
+	flushed := make(chan struct{})
 	go func() {
-		time.Sleep(100 * time.Millisecond)
-		ed.Flush(context.Background(), uri)
+		defer close(flushed)
+		if _, err := ed.Await(ctx, "workspace/applyEdit", nil); err == nil {
+			ed.Flush(ctx, uri)
+		}
 	}()
 	r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.txt", "old_text": "beta", "new_text": "gamma"})
+	<-flushed
 	if !r.IsError || !strings.Contains(r.Content, "not found") {
 		t.Fatalf("result = %+v, want text not found", r)
+	}
+	if n := len(ed.Messages("workspace/applyEdit")); n != 1 {
+		t.Errorf("%d workspace/applyEdit requests, want 1, the stale one", n)
 	}
 	assertBuffer(t, ctx, ed, uri, "alpha\nBETA\n")
 }

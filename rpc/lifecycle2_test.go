@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,12 +68,15 @@ func TestLoadThenPromptKeepsTitleAndPlan(t *testing.T) {
 	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := promptText(ctx, ed2, id, "third task"); err == nil {
-		// The transcript has no reply left: the prompt fails, but its
-		// user message is saved.
-		t.Log("third prompt ended")
+	// The transcript has no reply left: the prompt fails, at once and
+	// for that reason (not on the test's guard), but its user message is
+	// saved.
+	if _, err := promptText(ctx, ed2, id, "third task"); err == nil || !strings.Contains(err.Error(), "has no reply") {
+		t.Fatalf("third prompt: err = %v, want the replay's \"has no reply\"", err)
 	}
-	ed2.Call(ctx, "cline/closeSession", map[string]any{"sessionId": id}, nil)
+	if err := ed2.Call(ctx, "cline/closeSession", map[string]any{"sessionId": id}, nil); err != nil {
+		t.Fatal(err)
+	}
 	_, recs, _ = st.Load(id)
 	var saved bool
 	for _, rec := range recs {
@@ -100,6 +104,9 @@ func TestRefusedNewSessionLeavesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("a session with a broken MCP server was accepted")
 	}
+	if c := codeOf(t, err); c != -32602 || !strings.Contains(err.Error(), "mcpServers[0].command") {
+		t.Fatalf("session/new with a broken MCP server: %d %v, want -32602 naming mcpServers[0].command", c, err)
+	}
 	var list struct {
 		Sessions []map[string]any `json:"sessions"`
 	}
@@ -109,12 +116,14 @@ func TestRefusedNewSessionLeavesNothing(t *testing.T) {
 	if len(list.Sessions) != 0 {
 		t.Errorf("session/list shows a refused session: %v", list.Sessions)
 	}
-	entries, _ := os.ReadDir(state)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".jsonl") {
-			t.Errorf("a session file was left: %s", filepath.Join(state, e.Name()))
+	// Session files live under the state folder's sessions/: look at the
+	// whole folder (reading only its top level found none ever).
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			t.Errorf("a session file was left: %s", p)
 		}
-	}
+		return nil
+	})
 }
 
 // TestReplaySendsWhatTheLiveSessionSent: a loaded session's tool calls
@@ -170,9 +179,9 @@ func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 func TestInputEndCancelsTheTurn(t *testing.T) {
 	ctx := testCtx(t)
 	root := t.TempDir()
-	marker := filepath.Join(root, "after-sleep")
+	marker, pidFile := filepath.Join(root, "after-sleep"), filepath.Join(root, "shell.pid")
 	fake := newFakeOpenAI(t,
-		fakeReply{calls: []fakeCall{{id: "c1", name: "run_commands", args: `{"commands":["sleep 3 && touch ` + marker + `"]}`}}},
+		fakeReply{calls: []fakeCall{{id: "c1", name: "run_commands", args: `{"commands":["echo $$ > ` + pidFile + `; sleep 3 && touch ` + marker + `"]}`}}},
 		fakeReply{calls: []fakeCall{{id: "c2", name: "write_to_file", args: `{"path":"late.txt","content":"x"}`}}},
 		fakeReply{text: []string{"done"}},
 	)
@@ -192,11 +201,20 @@ func TestInputEndCancelsTheTurn(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	pid := waitPID(t, ctx, pidFile)
 	ed.Disconnect()
 	if _, err := ed.Wait(ctx); err != nil && ctx.Err() != nil {
 		t.Fatalf("the daemon did not stop: %v", err)
 	}
-	time.Sleep(3500 * time.Millisecond) // past the command's own end, had it lived
+	// Once the command's shell is gone it can touch nothing more; had it
+	// lived, it would end (touching the marker) after its 3 s sleep.
+	for syscall.Kill(pid, 0) == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the command's shell %d outlived the editor", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the command went on after the editor left")
 	}

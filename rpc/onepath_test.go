@@ -61,7 +61,9 @@ func TestCallToolRunsInItsSession(t *testing.T) {
 
 	t.Run("plan mode refuses edits", func(t *testing.T) {
 		var created struct{ SessionID string }
-		ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created)
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "plan"}, &created); err != nil {
+			t.Fatal(err)
+		}
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": created.SessionID, "name": "editor",
 			"arguments": map[string]any{"path": "a.txt", "old_text": "one", "new_text": "two"}})
 		if !res.IsError || !strings.Contains(res.Content, "plan mode") {
@@ -101,11 +103,14 @@ func TestCallToolRunsInItsSession(t *testing.T) {
 	t.Run("always rules and redaction", func(t *testing.T) {
 		id := newSessionIn(t, ctx, ed, root)
 		before := asked.Load()
+		// The key comes from a file: a command's environment has no keys,
+		// so echoing the variable would print nothing to redact.
+		os.WriteFile(filepath.Join(root, "key.txt"), []byte(key+"\n"), 0o644)
 		for i := 0; i < 2; i++ {
 			res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
-				"arguments": map[string]any{"commands": []string{"echo $TEST_API_KEY"}}})
-			if strings.Contains(res.Content, key) {
-				t.Errorf("the key reached the editor: %s", res.Content)
+				"arguments": map[string]any{"commands": []string{"cat key.txt"}}})
+			if res.IsError || strings.Contains(res.Content, key) || !strings.Contains(res.Content, "[redacted]") {
+				t.Errorf("call %d: want the key's line redacted in the output: %+v", i+1, res)
 			}
 		}
 		if n := asked.Load() - before; n != 1 {
@@ -149,7 +154,7 @@ func TestSettingsChangeReachesSessions(t *testing.T) {
 	}
 	res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": "run_commands",
 		"arguments": map[string]any{"commands": []string{"echo hi"}}})
-	if !res.IsError || asked.Load() != 0 {
+	if !res.IsError || !strings.Contains(res.Content, "approvals.execute is deny") || asked.Load() != 0 {
 		t.Errorf("execute: deny did not reach the running session: %+v, asked %d", res, asked.Load())
 	}
 }
@@ -177,15 +182,25 @@ func TestBadConfigFileIsReported(t *testing.T) {
 	}
 }
 
-// TestSecondInitializeRefused: initialize is answered once per connection.
+// TestSecondInitializeRefused: initialize is answered once per connection;
+// a second one is refused as an invalid request and changes nothing (the
+// folders stay the first one's).
 func TestSecondInitializeRefused(t *testing.T) {
 	ctx := testCtx(t)
 	ed := rpctest.New(t, rpc.Options{})
-	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err != nil {
+	first, second := t.TempDir(), t.TempDir()
+	if _, err := ed.Initialize(ctx, first, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ed.Initialize(ctx, t.TempDir(), nil); err == nil {
-		t.Errorf("a second initialize was accepted")
+	_, err := ed.Initialize(ctx, second, nil)
+	if err == nil {
+		t.Fatal("a second initialize was accepted")
+	}
+	if c := codeOf(t, err); c != -32600 || !strings.Contains(err.Error(), "already received") {
+		t.Errorf("second initialize: %d %v, want -32600 saying initialize was already received", c, err)
+	}
+	if got := ed.Server.Folders().Paths(); len(got) != 1 || got[0] != first {
+		t.Errorf("folders after a refused second initialize = %q, want only %q", got, first)
 	}
 }
 
@@ -246,8 +261,19 @@ func TestCancelDoesNotWaitForAnotherSessionsDialog(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("A's call did not end after its cancel")
 	}
-	if _, err := ed.Await(ctx, "$/cancelRequest", func(json.RawMessage) bool { return true }); err != nil {
-		t.Errorf("A's open dialog was not cancelled: %v", err)
+	dialogs := ed.Messages("window/showMessageRequest")
+	if len(dialogs) != 1 {
+		t.Fatalf("%d dialogs opened, want A's only", len(dialogs))
+	}
+	m, err := ed.Await(ctx, "$/cancelRequest", nil)
+	if err != nil {
+		t.Fatalf("A's open dialog was not cancelled: %v", err)
+	}
+	// The cancel names A's dialog by its request id.
+	var got struct{ ID json.RawMessage }
+	json.Unmarshal(m.Params, &got)
+	if string(got.ID) != string(dialogs[0].ID) {
+		t.Errorf("$/cancelRequest %s, want the id of A's dialog, %s", m.Params, dialogs[0].ID)
 	}
 }
 
@@ -263,15 +289,16 @@ func TestEditThatCannotApplyIsNotAskedAbout(t *testing.T) {
 	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}})
 	id := newSessionIn(t, ctx, ed, root)
 	for _, c := range []struct {
-		name string
-		args map[string]any
+		name   string
+		args   map[string]any
+		reason string
 	}{
-		{"editor", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "three"}},
-		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n"}},
+		{"editor", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "three"}, "text not found in a.txt"},
+		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\ntwo\n=======\nthree\n+++++++ REPLACE\n"}, "matches nothing in the file"},
 	} {
 		res := callIn(t, ctx, ed, map[string]any{"sessionId": id, "name": c.name, "arguments": c.args})
-		if !res.IsError {
-			t.Errorf("%s: applied: %+v", c.name, res)
+		if !res.IsError || !strings.Contains(res.Content, c.reason) {
+			t.Errorf("%s: %+v, want an error saying %q", c.name, res, c.reason)
 		}
 	}
 	if n := asked.Load(); n != 0 {

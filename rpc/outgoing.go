@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -12,19 +13,25 @@ import (
 // What the daemon sends the client on its own: requests it waits on,
 // messages, and work that must follow an answer on the wire.
 
-// call sends a request to the client and waits for its answer. When ctx
-// ends first (the turn was cancelled), the client is told with
-// $/cancelRequest ($/cancel_request in ACP), so that a dialog it still
-// shows for a question nobody waits for closes.
+// call sends a request to the client and waits for its answer; every
+// request the daemon sends goes through it. When ctx ends first (the turn
+// was cancelled, the session closed), the client is told with
+// $/cancelRequest ($/cancel_request in ACP) naming the request, so that a
+// dialog it still shows for a question nobody waits for closes.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
 	defer s.wakeWhileWaiting(method)()
 	id, err := s.conn.Call(ctx, method, params, result)
 	if err != nil && ctx.Err() != nil {
-		cancel := methodCancel
+		// The id as the request spelled it (jsonrpc2.ID marshals as {}).
+		given := json.RawMessage(idKey(id))
+		var cancel string
+		var p any
 		if s.dialect == DialectACP {
-			cancel = methodACPCancelRequest
+			cancel, p = methodACPCancelRequest, wire.CancelRequestParams{RequestID: given}
+		} else {
+			cancel, p = methodCancel, wire.CancelParams{ID: given}
 		}
-		if nerr := s.conn.Notify(context.Background(), cancel, wire.CancelParams{ID: id}); nerr != nil {
+		if nerr := s.conn.Notify(context.Background(), cancel, p); nerr != nil {
 			s.log.Debug("cancel not sent", "method", method, "err", nerr)
 		}
 	}

@@ -38,9 +38,11 @@ func TestHandlerPanicAnswersErrorAndKeepsServing(t *testing.T) {
 	defer cancel()
 	srvEnd, cliEnd := net.Pipe()
 	served := make(chan struct{})
+	var code int
+	var serveErr error
 	go func() {
 		defer close(served)
-		NewServer(Options{}).Serve(context.Background(), srvEnd, srvEnd)
+		code, serveErr = NewServer(Options{}).Serve(context.Background(), srvEnd, srvEnd)
 		srvEnd.Close()
 	}()
 	c := jsonrpcclient.New(cliEnd, cliEnd, jsonrpcclient.Options{})
@@ -65,6 +67,9 @@ func TestHandlerPanicAnswersErrorAndKeepsServing(t *testing.T) {
 	c.Notify(ctx, methodExit, nil)
 	select {
 	case <-served:
+		if code != 0 || serveErr != nil {
+			t.Errorf("Serve after shutdown and exit = %d, %v; want 0, nil", code, serveErr)
+		}
 	case <-ctx.Done():
 		t.Fatal("the daemon did not exit")
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -234,32 +235,91 @@ func TestRedactionFollowsSettings(t *testing.T) {
 }
 
 // TestTwoConcurrentSessions runs two sessions' prompts at once; each gets
-// its own replies and updates.
+// its own replies and updates, and a second prompt to a session whose
+// turn runs is refused, not queued or interleaved. The model server holds
+// every request until the test lets go, so both turns are in flight
+// together (a daemon that ran one session's turn after the other's would
+// never send the second request).
 func TestTwoConcurrentSessions(t *testing.T) {
 	ctx := testCtx(t)
-	tr := transcript(t, reply(text("same script")))
+	var (
+		mu       sync.Mutex
+		asked    []string // the prompt each model request carried
+		arrived  = make(chan struct{}, 8)
+		release  = make(chan struct{})
+		promptRe = regexp.MustCompile(`hello [^"\\]+`) // the user's text in the request's JSON
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var prompt string
+		if all := promptRe.FindAllString(string(b), -1); len(all) > 0 {
+			prompt = all[len(all)-1] // the last message, the prompt's
+		}
+		mu.Lock()
+		asked = append(asked, prompt)
+		mu.Unlock()
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, delta := range []map[string]any{{"content": "reply to " + prompt}, {}} {
+			finish := any(nil)
+			if len(delta) == 0 {
+				finish = "stop"
+			}
+			c, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+			fmt.Fprintf(w, "data: %s\n\n", c)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	free := sync.OnceFunc(func() { close(release) })
+	defer free() // on a failure too, before srv.Close, which waits for the held requests
 	root := t.TempDir()
-	ed := rpctest.New(t, rpc.Options{})
-	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
-		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir()}})
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "TEST_API_KEY" {
+			return "sk-test"
+		}
+		return ""
+	}})
+	ed.Initialize(ctx, root, map[string]any{"initializationOptions": openAISettings(srv.URL, t.TempDir())})
 	a, b := newSessionIn(t, ctx, ed, root), newSessionIn(t, ctx, ed, root)
 	var wg sync.WaitGroup
 	for _, id := range []string{a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if stop, err := promptText(ctx, ed, id, "hello "+id); err != nil || stop != "end_turn" {
 				t.Errorf("%s: %q %v", id, stop, err)
 			}
-		}()
+		})
 	}
+	for range 2 {
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			t.Fatal("the two sessions' turns did not reach the model together")
+		}
+	}
+	// A's turn is held at the model: another prompt to A is refused.
+	_, err := promptText(ctx, ed, a, "hello again")
+	if c := codeOf(t, err); c != -32602 || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("a second prompt while the turn runs: %d %v, want -32602 saying a prompt is already running", c, err)
+	}
+	free()
 	wg.Wait()
 	for _, id := range []string{a, b} {
-		if got := agentText(updates(ed, id)); got != "same script" {
+		if got := agentText(updates(ed, id)); got != "reply to hello "+id {
 			t.Errorf("%s text = %q", id, got)
 		}
 	}
-	// A second prompt while one runs is refused, not interleaved.
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 {
+		t.Errorf("the model was asked %d times (%q), want once per session: the refused prompt asked it too", len(asked), asked)
+	}
 }
 
 // TestSubagent: spawn_agent runs a child session (search preset, no
@@ -313,17 +373,7 @@ func TestCancelDuringRunningCommand(t *testing.T) {
 		}
 		done <- stop
 	}()
-	var pid int
-	for pid == 0 {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			fmt.Sscan(string(b), &pid)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the command did not start")
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	pid := waitPID(t, ctx, pidFile)
 	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": id})
 	if stop := <-done; stop != "cancelled" {
 		t.Fatalf("stopReason = %q", stop)
@@ -335,6 +385,24 @@ func TestCancelDuringRunningCommand(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// waitPID waits until a command has written a process id to file, and
+// returns it.
+func waitPID(t *testing.T, ctx context.Context, file string) int {
+	t.Helper()
+	var pid int
+	for pid == 0 {
+		if b, err := os.ReadFile(file); err == nil {
+			fmt.Sscan(string(b), &pid)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the command did not start: no process id in %s", file)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return pid
 }
 
 // TestPlanModeRefusesFileChangingCommands: plan mode runs read-only

@@ -105,9 +105,16 @@ func TestDidChangeConfiguration(t *testing.T) {
 	if st := ed.Server.CurrentSettings(); st.Mode != "yolo" || st.MaxTurns != 7 {
 		t.Fatalf("settings after change = %+v", st)
 	}
+	// A change of the wrong type is reported, naming the field, and
+	// changes nothing.
 	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"mode": 3}})
-	if _, err := ed.Await(ctx, "window/logMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "mode") }); err != nil {
+	if _, err := ed.Await(ctx, "window/logMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "settings.mode: expected a string")
+	}); err != nil {
 		t.Fatal(err)
+	}
+	if st := ed.Server.CurrentSettings(); st.Mode != "yolo" || st.MaxTurns != 7 {
+		t.Fatalf("settings after a refused change = %+v", st)
 	}
 }
 

@@ -118,10 +118,16 @@ type MessageAction struct {
 	Title string `json:"title"`
 }
 
-// CancelParams is the params of $/cancelRequest (and ACP's
-// $/cancel_request): the id of the request given up.
+// CancelParams is the params of LSP's $/cancelRequest: the id of the
+// request given up.
 type CancelParams struct {
 	ID any `json:"id"`
+}
+
+// CancelRequestParams is the params of ACP's $/cancel_request, which
+// names the request given up requestId.
+type CancelRequestParams struct {
+	RequestID any `json:"requestId"`
 }
 
 // ProgressCreateParams is the params of window/workDoneProgress/create.

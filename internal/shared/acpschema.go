@@ -85,6 +85,9 @@ func readACPSchema(path string) (*ACPSchema, error) {
 		default:
 			continue
 		}
+		if side == "protocol" { // both ways ($/cancel_request): the client handles it too
+			side = "client"
+		}
 		branch(side+" "+kind+" "+method, name)
 	}
 	branches = append(branches, map[string]any{"properties": map[string]any{"key": map[string]any{"const": "error"}}, "required": []any{"key"}})

@@ -115,7 +115,8 @@ func (e *Editor) stopServer() {
 }
 
 // Initialize sends initialize with the given capabilities and options
-// merged into a default request for folder root, then initialized.
+// merged into a default request for folder root, then initialized. It
+// registers stopServer as a cleanup of its own (see there).
 func (e *Editor) Initialize(ctx context.Context, root string, extra map[string]any) (map[string]any, error) {
 	e.t.Cleanup(e.stopServer)
 	params := map[string]any{
