@@ -220,12 +220,10 @@ func TestSchedulerMutatingCallsRunAloneInOrder(t *testing.T) {
 	}
 }
 
-func TestSchedulerCancelMidBatch(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	running := make(chan struct{})
-	h := newHarness(t)
-	h.add("cmd", tools.KindExecute, false, func(ctx context.Context, id string, _ tools.ExecOptions) (tools.Result, error) {
+// holdCall2 is a command whose call "2" closes running and then waits for
+// its context to end (up to guard); the other calls succeed at once.
+func holdCall2(running chan struct{}) func(context.Context, string, tools.ExecOptions) (tools.Result, error) {
+	return func(ctx context.Context, id string, _ tools.ExecOptions) (tools.Result, error) {
 		if id != "2" {
 			return tools.Result{Content: "ok"}, nil
 		}
@@ -236,7 +234,15 @@ func TestSchedulerCancelMidBatch(t *testing.T) {
 		case <-time.After(guard):
 			return tools.Errorf("never cancelled"), nil
 		}
-	})
+	}
+}
+
+func TestSchedulerCancelMidBatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	running := make(chan struct{})
+	h := newHarness(t)
+	h.add("cmd", tools.KindExecute, false, holdCall2(running))
 	h.add("read", tools.KindRead, true, nil)
 	go func() {
 		select {
@@ -326,18 +332,7 @@ func TestSchedulerCancelledTurnRunsNoMoreCalls(t *testing.T) {
 	defer ctx.reachAll()
 	running := make(chan struct{})
 	h := newHarness(t)
-	h.add("cmd", tools.KindExecute, false, func(ctx context.Context, id string, _ tools.ExecOptions) (tools.Result, error) {
-		if id != "2" {
-			return tools.Result{Content: "ok"}, nil
-		}
-		close(running)
-		select {
-		case <-ctx.Done():
-			return tools.Result{}, ctx.Err()
-		case <-time.After(guard):
-			return tools.Errorf("never cancelled"), nil
-		}
-	})
+	h.add("cmd", tools.KindExecute, false, holdCall2(running))
 	h.add("read", tools.KindRead, true, nil)
 	go func() {
 		<-running
