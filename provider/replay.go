@@ -151,7 +151,7 @@ func (t Transcript) Validate() error {
 			if n != 1 {
 				return fmt.Errorf("%s: sets %d fields, want exactly one of text, thinking, tool_call, usage, stop, error, wait", at, n)
 			}
-			if w := ev.Wait; w != nil && (w.MS < 0 || w.JitterMS < 0 || w.MS+w.JitterMS > maxWaitMS) {
+			if w := ev.Wait; w != nil && (w.MS < 0 || w.JitterMS < 0 || w.MS > maxWaitMS || w.JitterMS > maxWaitMS-w.MS) {
 				return fmt.Errorf("%s: wait of %d ms with a jitter of %d ms, want both at least 0 and at most %d ms in all", at, w.MS, w.JitterMS, maxWaitMS)
 			}
 			if (ev.Stop != "" || ev.Error != "") && j != len(r.Events)-1 {

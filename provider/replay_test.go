@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,6 +267,8 @@ func TestTranscriptValidate(t *testing.T) {
 		"negative wait":  {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: -1}}}}}},
 		"endless wait":   {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: 50_000, JitterMS: 20_000}}}}}},
 		"wait and text":  {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: 1}, Text: "a"}}}}},
+		// ms + jitter_ms wraps around to a negative sum.
+		"wrapping wait": {Replies: []ReplayReply{{Events: []ReplayEvent{{Wait: &Wait{MS: math.MaxInt, JitterMS: 1}}}}}},
 	} {
 		if _, err := NewReplay(tr); err == nil {
 			t.Errorf("%s: accepted", name)
