@@ -41,7 +41,7 @@ func (s *Server) getSession(id string) (*liveSession, error) {
 	closed := s.sess.closedByClient[id]
 	s.sess.mu.Unlock()
 	if closed {
-		return nil, invalidParams("sessionId: session %q was closed; reopen it with session/load", id)
+		return nil, closedSession(id)
 	}
 	s.awaitRelease(id)
 	st, err := s.sessionStore()
@@ -62,8 +62,20 @@ func (s *Server) getSession(id string) (*liveSession, error) {
 		go s.release(ls) // another call reopened it first
 		return prev, nil
 	}
+	if s.sess.closedByClient[id] {
+		// Another call reopened it while this one did, and the client
+		// closed that copy since: this one must not bring it back.
+		go s.release(ls)
+		return nil, closedSession(id)
+	}
 	s.addSessionLocked(id, ls)
 	return ls, nil
+}
+
+// closedSession is the error for a call naming a session the client
+// closed.
+func closedSession(id string) error {
+	return invalidParams("sessionId: session %q was closed; reopen it with session/load", id)
 }
 
 // idleRelease is how long a session may sit unused before it is released
@@ -264,7 +276,18 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.addSession(p.SessionID, ls)
+	s.sess.mu.Lock()
+	prev := s.sess.byID[p.SessionID]
+	if prev == nil {
+		s.addSessionLocked(p.SessionID, ls)
+	}
+	s.sess.mu.Unlock()
+	if prev != nil {
+		// A call that names it (cline/callTool) reopened it meanwhile:
+		// that copy stays, the one writer of the history.
+		go s.release(ls)
+		ls, mode = prev, prev.Mode()
+	}
 	ls.Replay(recs)
 	return wire.ModesResult{Modes: sessionModes(mode)}, nil
 }
