@@ -397,18 +397,47 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	s.sess.mu.Lock()
 	ls := s.detachLocked(p.SessionID)
 	if ls != nil {
-		if s.sess.closedByClient == nil {
-			s.sess.closedByClient = make(map[string]bool)
-		}
-		s.sess.closedByClient[p.SessionID] = true
+		s.markClosedLocked(p.SessionID)
 	}
 	s.sess.mu.Unlock()
 	if ls == nil {
-		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
+		// Released for being idle (or saved by an earlier daemon):
+		// nothing of it runs, but the close holds all the same.
+		if !s.saved(p.SessionID) {
+			return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
+		}
+		s.sess.mu.Lock()
+		s.markClosedLocked(p.SessionID)
+		s.sess.mu.Unlock()
+		return wire.Empty{}, nil
 	}
 	jsonrpc2.Async(ctx) // the turn may wait on the client while it ends
 	s.release(ls)
 	return wire.Empty{}, nil
+}
+
+// markClosedLocked records that the client closed session id, which
+// only session/load reopens (addSessionLocked forgets it). s.sess.mu is
+// held.
+func (s *Server) markClosedLocked(id string) {
+	if s.sess.closedByClient == nil {
+		s.sess.closedByClient = make(map[string]bool)
+	}
+	s.sess.closedByClient[id] = true
+}
+
+// saved reports whether session id has a history in the store.
+func (s *Server) saved(id string) bool {
+	if session.CheckSessionID(id) != nil {
+		return false
+	}
+	s.awaitRelease(id)
+	st, err := s.sessionStore()
+	if err != nil {
+		return false
+	}
+	_, _, err = st.Load(id)
+	return err == nil
 }
 
 // release ends a live session that is no longer in byID: its turn and

@@ -198,3 +198,46 @@ func TestHistoryFlushFailureWarns(t *testing.T) {
 		t.Error("the session's own output does not say that it is not being saved")
 	}
 }
+
+// TestCloseOfIdleReleasedSessionHolds: a session released for being idle
+// and then closed by the client is closed like a live one: the close
+// succeeds, and a prompt naming it afterwards is refused until
+// session/load, not reopened quietly.
+func TestCloseOfIdleReleasedSessionHolds(t *testing.T) {
+	ctx := testCtx(t)
+	tr := transcript(t, reply(text("An answer.")))
+	state, root := t.TempDir(), t.TempDir()
+	logs := newLogWatch()
+	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 300 * time.Millisecond})
+	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
+	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ SessionID string }
+	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	id := created.SessionID
+	prompt := func() error {
+		var res struct{ StopReason string }
+		return ed.Call(ctx, "session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "a question"}}}, &res)
+	}
+	if err := prompt(); err != nil {
+		t.Fatal(err)
+	}
+	if err := logs.await(ctx, "releasing idle session", "session", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.Call(ctx, "cline/closeSession", map[string]any{"sessionId": id}, nil); err != nil {
+		t.Fatalf("closing the released session: %v", err)
+	}
+	if err := prompt(); err == nil || !strings.Contains(err.Error(), "was closed") {
+		t.Fatalf("a prompt to the closed session: %v, want it refused as closed", err)
+	}
+	if err := ed.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := prompt(); err != nil {
+		t.Fatalf("a prompt after session/load: %v", err)
+	}
+}
