@@ -175,7 +175,11 @@ func TestBuffersWaitSeesLaterChange(t *testing.T) {
 	// Once the waiter blocks: a Wait that starts after the close finds no
 	// buffer and answers ErrNotOpen without being woken.
 	for !testenv.Parked("workspace.(*Buffers).Wait") {
-		time.Sleep(time.Millisecond)
+		select {
+		case err := <-done: // without this, a Wait that returns spins here until the test's timeout
+			t.Fatalf("Wait returned (%v) before the close", err)
+		case <-time.After(time.Millisecond):
+		}
 	}
 	b.Close("file:///a")
 	if err := <-done; !errors.Is(err, ErrNotOpen) {
