@@ -283,7 +283,8 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	}
 	s.sess.mu.Unlock()
 	if prev != nil {
-		// A call that names it (cline/callTool) reopened it meanwhile:
+		// A call that names it off the read loop (cline/restore of the
+		// conversation) reopened it meanwhile:
 		// that copy stays, the one writer of the history.
 		go s.release(ls)
 		ls, mode = prev, prev.Mode()

@@ -241,3 +241,39 @@ func TestCloseOfIdleReleasedSessionHolds(t *testing.T) {
 		t.Fatalf("a prompt after session/load: %v", err)
 	}
 }
+
+// TestCancelOfSessionNotLiveIsQuiet: session/cancel naming a session that
+// is not live (here one the client closed) has no turn to cancel: it is
+// not reported as a failure, and it reopens nothing (before, it looked the
+// session up like a prompt does, which reopens one released for being
+// idle, MCP servers and all, only to cancel nothing).
+func TestCancelOfSessionNotLiveIsQuiet(t *testing.T) {
+	ctx := testCtx(t)
+	tr := transcript(t, reply(text("An answer.")))
+	state, root := t.TempDir(), t.TempDir()
+	logs := newLogWatch()
+	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs)})
+	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
+	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ SessionID string }
+	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.Call(ctx, "cline/closeSession", map[string]any{"sessionId": created.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": created.SessionID})
+	// Notifications are handled in wire order: once session/list is
+	// answered, the cancel has been.
+	if err := ed.Call(ctx, "session/list", map[string]any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range logs.records {
+		r.Attrs(func(a slog.Attr) bool { t.Log(r.Message, a.Key, a.Value.String()); return true })
+	}
+	if logs.has("notification failed", "method", "session/cancel") {
+		t.Error("session/cancel of a closed session was reported as failed")
+	}
+}
