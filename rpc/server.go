@@ -236,14 +236,14 @@ func (s *Server) shutdownSessions() { s.cancelAll() }
 // order they arrived; requests that wait on the client release the loop
 // with jsonrpc2.Async first.
 func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
-	method := req.Method() // borrows the read buffer: valid on the read loop only
+	// req.Method() borrows the read buffer, which the next frame is read
+	// into once the handler returns or releases the loop (jsonrpc2.Async):
+	// a copy, since method outlives both (a panic after the release, a log
+	// record kept by its handler).
+	method := strings.Clone(req.Method())
 	defer func() {
 		// A bug in one handler fails its request, not the daemon.
 		if p := recover(); p != nil {
-			// Asked again: a handler that released the read loop
-			// (jsonrpc2.Async) may panic after the buffer method borrows
-			// was read over; the release gave req a copy of its own.
-			method := req.Method()
 			s.log.Error("handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
 			res, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, p)
 			if !req.IsCall() {
