@@ -210,9 +210,13 @@ func (s *Server) sessionCancel(raw []byte) error {
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	ls, err := s.getSession(p.SessionID)
-	if err != nil {
-		return err
+	// Only a live session runs a turn: one released for being idle or
+	// closed has nothing to cancel, and looking it up as a prompt does
+	// would reopen it (MCP servers and all) for nothing.
+	ls := s.lookup(p.SessionID)
+	if ls == nil {
+		s.log.Debug("session/cancel: no live session", "session", p.SessionID)
+		return nil
 	}
 	ls.Cancel()
 	s.approvals.cancelSession(p.SessionID)
