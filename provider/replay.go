@@ -82,9 +82,11 @@ type Wait struct {
 	JitterMS int `json:"jitter_ms,omitempty"`
 }
 
-// maxWaitMS bounds one wait (ms + jitter_ms), a minute: a transcript is a
+// MaxWait bounds one wait (ms + jitter_ms), a minute: a transcript is a
 // rehearsal, not a way to hang a session.
-const maxWaitMS = 60_000
+const MaxWait = time.Minute
+
+const maxWaitMS = int(MaxWait / time.Millisecond)
 
 // duration draws the pause.
 func (w Wait) duration() time.Duration {

@@ -65,6 +65,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
@@ -115,8 +116,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sessions: -sessions and -calls must be at least 1")
 		os.Exit(2)
 	}
-	if *modelWait < 0 || *modelJitter < 0 || *modelWait+*modelJitter > time.Minute {
-		fmt.Fprintln(os.Stderr, "sessions: -model-wait and -model-jitter must be at least 0 and at most a minute in all")
+	if *modelWait < 0 || *modelJitter < 0 || *modelWait+*modelJitter > provider.MaxWait {
+		fmt.Fprintf(os.Stderr, "sessions: -model-wait and -model-jitter must be at least 0 and at most %v in all (the replay model's limit)\n", provider.MaxWait)
 		os.Exit(2)
 	}
 	if *daemon != "" && (*cpuProfile != "" || *traceFile != "" || *memProfile != "") {

@@ -36,8 +36,12 @@ func Parked(fn string) bool {
 	return false
 }
 
-// InCI reports whether the tests run in CI.
-func InCI() bool { return os.Getenv("CI") != "" }
+// InCI reports whether the tests run in CI: CI is set to anything but
+// "0" or "false".
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}
 
 // Missing ends the test for a missing prerequisite: t.Skipf outside CI,
 // t.Fatalf in it. format says what is missing and how to install it.
