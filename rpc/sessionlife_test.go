@@ -87,23 +87,39 @@ func (w *logWatch) await(ctx context.Context, msg, key, value string) error {
 // TestIdleSessionReleasedAndReopened: a session left unused past the
 // idle limit is released, and a prompt to it afterwards reopens it from
 // its saved history and carries on, with both turns in that history.
-func TestIdleSessionReleasedAndReopened(t *testing.T) {
-	ctx := testCtx(t)
-	// A reopened session gets a fresh replay model, which starts at the
-	// transcript's first reply again: one reply serves both turns.
+// replaySession is an editor on a fresh workspace and state folder, with
+// the replay model answering "An answer." and one act session.
+type replaySession struct {
+	ed              *rpctest.Editor
+	logs            *logWatch
+	root, state, id string
+}
+
+// newReplaySession starts one; idleRelease, if not 0, is the server's.
+// A session reopened after a release gets a fresh replay model, which
+// starts at the transcript's first reply again: the one reply serves
+// every turn.
+func newReplaySession(t *testing.T, ctx context.Context, idleRelease time.Duration) replaySession {
+	t.Helper()
+	rs := replaySession{root: t.TempDir(), state: t.TempDir(), logs: newLogWatch()}
 	tr := transcript(t, reply(text("An answer.")))
-	state, root := t.TempDir(), t.TempDir()
-	logs := newLogWatch()
-	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 300 * time.Millisecond}) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
-	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
-	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
+	rs.ed = rpctest.New(t, rpc.Options{Logger: slog.New(rs.logs), IdleRelease: idleRelease})
+	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": rs.state}
+	if _, err := rs.ed.Initialize(ctx, rs.root, map[string]any{"initializationOptions": opts}); err != nil {
 		t.Fatal(err)
 	}
 	var created struct{ SessionID string }
-	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
+	if err := rs.ed.Call(ctx, "session/new", map[string]any{"cwd": rs.root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
 		t.Fatal(err)
 	}
-	id := created.SessionID
+	rs.id = created.SessionID
+	return rs
+}
+
+func TestIdleSessionReleasedAndReopened(t *testing.T) {
+	ctx := testCtx(t)
+	rs := newReplaySession(t, ctx, 300*time.Millisecond) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
+	ed, logs, id, state := rs.ed, rs.logs, rs.id, rs.state
 	prompt := func(text string) {
 		t.Helper()
 		var res struct{ StopReason string }
@@ -205,19 +221,8 @@ func TestHistoryFlushFailureWarns(t *testing.T) {
 // session/load, not reopened quietly.
 func TestCloseOfIdleReleasedSessionHolds(t *testing.T) {
 	ctx := testCtx(t)
-	tr := transcript(t, reply(text("An answer.")))
-	state, root := t.TempDir(), t.TempDir()
-	logs := newLogWatch()
-	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs), IdleRelease: 300 * time.Millisecond})
-	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
-	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
-		t.Fatal(err)
-	}
-	var created struct{ SessionID string }
-	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
-		t.Fatal(err)
-	}
-	id := created.SessionID
+	rs := newReplaySession(t, ctx, 300*time.Millisecond)
+	ed, logs, id, root := rs.ed, rs.logs, rs.id, rs.root
 	prompt := func() error {
 		var res struct{ StopReason string }
 		return ed.Call(ctx, "session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "a question"}}}, &res)
@@ -249,22 +254,12 @@ func TestCloseOfIdleReleasedSessionHolds(t *testing.T) {
 // idle, MCP servers and all, only to cancel nothing).
 func TestCancelOfSessionNotLiveIsQuiet(t *testing.T) {
 	ctx := testCtx(t)
-	tr := transcript(t, reply(text("An answer.")))
-	state, root := t.TempDir(), t.TempDir()
-	logs := newLogWatch()
-	ed := rpctest.New(t, rpc.Options{Logger: slog.New(logs)})
-	opts := map[string]any{"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state}
-	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
+	rs := newReplaySession(t, ctx, 0)
+	ed, logs, id := rs.ed, rs.logs, rs.id
+	if err := ed.Call(ctx, "cline/closeSession", map[string]any{"sessionId": id}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var created struct{ SessionID string }
-	if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root, "mode": "act", "mcpServers": []any{}}, &created); err != nil {
-		t.Fatal(err)
-	}
-	if err := ed.Call(ctx, "cline/closeSession", map[string]any{"sessionId": created.SessionID}, nil); err != nil {
-		t.Fatal(err)
-	}
-	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": created.SessionID})
+	ed.Notify(ctx, "session/cancel", map[string]any{"sessionId": id})
 	// Notifications are handled in wire order: once session/list is
 	// answered, the cancel has been.
 	if err := ed.Call(ctx, "session/list", map[string]any{}, nil); err != nil {
