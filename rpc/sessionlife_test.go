@@ -84,9 +84,6 @@ func (w *logWatch) await(ctx context.Context, msg, key, value string) error {
 	}
 }
 
-// TestIdleSessionReleasedAndReopened: a session left unused past the
-// idle limit is released, and a prompt to it afterwards reopens it from
-// its saved history and carries on, with both turns in that history.
 // replaySession is an editor on a fresh workspace and state folder, with
 // the replay model answering "An answer." and one act session.
 type replaySession struct {
@@ -116,6 +113,9 @@ func newReplaySession(t *testing.T, ctx context.Context, idleRelease time.Durati
 	return rs
 }
 
+// TestIdleSessionReleasedAndReopened: a session left unused past the
+// idle limit is released, and a prompt to it afterwards reopens it from
+// its saved history and carries on, with both turns in that history.
 func TestIdleSessionReleasedAndReopened(t *testing.T) {
 	ctx := testCtx(t)
 	rs := newReplaySession(t, ctx, 300*time.Millisecond) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
