@@ -571,7 +571,9 @@ func (r *compiledRule) matches(c PolicyCall, sub subject) bool {
 // characters as they are.
 func canonicalJSON(raw json.RawMessage) string {
 	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written, not as float64
+	if dec.Decode(&v) != nil {
 		return string(raw)
 	}
 	var b bytes.Buffer
