@@ -125,11 +125,14 @@ type Rule struct {
 	Tool string `json:"tool"`
 	// ArgPattern, when set, is a regular expression (RE2 syntax, not
 	// anchored: use ^ and $ to match whole) the call must also match. For
-	// a call that runs commands it is matched against each command: an
-	// allow rule matches only if every command does, an ask or deny rule
-	// if any does, so "allow ^go test" never lets "go test && rm -rf ~"
-	// through. For other calls it is matched against the arguments as
-	// compact JSON, e.g. "path":"secrets/.
+	// a call that runs commands it is matched against each part of each
+	// command line (tools.CommandParts): an allow rule matches a part only
+	// when the part is one simple command with literal words, so "allow
+	// ^go test" never lets "go test && rm -rf ~" or "go test $(rm -rf ~)"
+	// through; an ask or deny rule matches a part as written, its words,
+	// what a wrapper in it runs, or the whole line. For other calls it is
+	// matched against the checked arguments as canonical JSON (keys
+	// sorted, each once), e.g. "path":"secrets/.
 	ArgPattern string `json:"argPattern,omitempty"`
 	// Decision is allow, ask or deny.
 	Decision Decision `json:"decision"`
@@ -238,14 +241,15 @@ type Verdict struct {
 // Policy decides whether a tool call runs, asks the user first, or is
 // refused. The order of precedence:
 //
+//  0. What the mode's guard refuses (ModeRefusal) is denied.
 //  1. Rules, configured and session ones together: of those matching the
-//     call (tool, mode, argument pattern) the highest priority wins, ties
-//     going to deny, then ask. Session rules carry SessionRulePriority.
+//     call (tool, mode, argument pattern or the scope of an "always"
+//     answer) the highest priority wins, ties going to deny, then ask.
+//     Session rules carry SessionRulePriority. A call running commands
+//     is decided part by part, and its most cautious part decides.
 //  2. Without a matching rule, the approvals setting of the call's
 //     category, then the category's default.
-//  3. In a mode whose preset allows only read-only commands (plan), a
-//     command not recognised as one is asked about even if allowed above.
-//  4. In a mode whose preset approves everything (yolo), ask becomes
+//  3. In a mode whose preset approves everything (yolo), ask becomes
 //     allow: nobody is there to answer. A deny still stands, so a rule
 //     can fence even yolo off from what must never happen.
 //
