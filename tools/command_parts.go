@@ -75,7 +75,7 @@ func commandParts(line string, depth int) []CommandPart {
 		if !ok || st.Cmd == nil {
 			return true
 		}
-		plain := !st.Background && !st.Coprocess && !st.Negated && len(st.Redirs) == 0
+		plain := !st.Background && !st.Coprocess && !st.Negated && !slices.ContainsFunc(st.Redirs, writesOrReads)
 		switch cmd := st.Cmd.(type) {
 		case *syntax.BinaryCmd:
 			// &&, ||, | and |& only join their two sides, which are
@@ -101,6 +101,35 @@ func commandParts(line string, depth int) []CommandPart {
 		return true
 	})
 	return parts
+}
+
+// writesOrReads reports whether a redirection makes a command read or
+// write something its words do not show. Joining one output to another
+// (2>&1, >&2) and discarding output (>/dev/null, 2>>/dev/null, &>/dev/null)
+// do not; every other redirection, a file descriptor named by a variable
+// included, does.
+func writesOrReads(r *syntax.Redirect) bool {
+	if r.N != nil && !isDigits(r.N.Value) {
+		return true
+	}
+	target, ok := "", r.Word != nil
+	if ok {
+		target, ok = literalWord(r.Word)
+	}
+	if !ok {
+		return true
+	}
+	switch r.Op {
+	case syntax.DplOut:
+		return !isDigits(target) && target != "-"
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+		return target != "/dev/null"
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // callPart judges one simple command's assignments and words.
@@ -176,10 +205,18 @@ func wrapped(words []string) []string {
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
 		prog = prog[i+1:]
 	}
+	var out []string
+	if prog == "find" {
+		for i, w := range words {
+			if (w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir") && i+1 < len(words) {
+				out = append(out, strings.Join(words[i+1:], " "))
+			}
+		}
+		return out
+	}
 	if !slices.Contains(wrappers, prog) {
 		return nil
 	}
-	var out []string
 	for i := 1; i < len(words); i++ {
 		if w := words[i]; w != "" && !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
 			out = append(out, strings.Join(words[i:], " "))

@@ -27,6 +27,14 @@ func TestCommandParts(t *testing.T) {
 		"go test `touch x`":             {{"go test `touch x`", false}, {"touch x", true}},
 		`go test "$(touch x)"`:          {{`go test "$(touch x)"`, false}, {"touch x", true}},
 		"go test > out":                 {{"go test > out", false}},
+		"go test ./... 2>&1":            {{"go test ./... 2>&1", true}},
+		"go test >/dev/null 2>&1":       {{"go test >/dev/null 2>&1", true}},
+		"go test 2>&$fd":                {{"go test 2>&$fd", false}},
+		"go test >&out":                 {{"go test >&out", false}},
+		"go test >>out 2>&1":            {{"go test >>out 2>&1", false}},
+		"go test < in":                  {{"go test < in", false}},
+		"go test {fd}>out":              {{"go test {fd}>out", false}},
+		"go test <<<x":                  {{"go test <<<x", false}},
 		"go test &":                     {{"go test &", false}},
 		"go test & touch x":             {{"go test &", false}, {"touch x", true}},
 		"(go test; touch x)":            {{"(go test; touch x)", false}, {"go test", true}, {"touch x", true}},
@@ -61,13 +69,14 @@ func TestCommandParts(t *testing.T) {
 // precedes it and behind a wrapper.
 func TestCommandPartSubjects(t *testing.T) {
 	for line, want := range map[string]string{
-		"FORCE=1 rm -r dir":  "rm -r dir",
-		">log rm -r dir":     "rm -r dir",
-		"env A=1 rm -r dir":  "rm -r dir",
-		"nice -n 5 rm -r x":  "rm -r x",
-		"timeout 5 rm -r x":  "rm -r x",
-		"rm -r $(echo dir)":  "rm -r",
-		"sudo -u me rm -r x": "rm -r x",
+		"FORCE=1 rm -r dir":        "rm -r dir",
+		">log rm -r dir":           "rm -r dir",
+		"env A=1 rm -r dir":        "rm -r dir",
+		"nice -n 5 rm -r x":        "rm -r x",
+		"timeout 5 rm -r x":        "rm -r x",
+		"rm -r $(echo dir)":        "rm -r",
+		"sudo -u me rm -r x":       "rm -r x",
+		`find . -exec rm -r {} \;`: "rm -r",
 	} {
 		parts := CommandParts(line)
 		if len(parts) == 0 || !slices.Contains(parts[0].Subjects(), want) {
