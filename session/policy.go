@@ -236,6 +236,8 @@ func ModeRefusal(c PolicyCall) error {
 type Verdict struct {
 	Decision Decision
 	Reason   string
+	// forMode: the deciding rule names the call's mode among its modes.
+	forMode bool
 }
 
 // Policy decides whether a tool call runs, asks the user first, or is
@@ -416,7 +418,7 @@ func (p *Policy) Decide(c PolicyCall) Decision {
 func (p *Policy) Explain(c PolicyCall) Verdict {
 	cat := CategoryOf(c.Tool, c.Kind, c.ReadOnly)
 	if err := ModeRefusal(c); err != nil {
-		return Verdict{Deny, err.Error()}
+		return Verdict{Decision: Deny, Reason: err.Error()}
 	}
 	subjects := c.subjects()
 	p.mu.RLock()
@@ -428,9 +430,9 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 		pv, ok := p.bestRule(c, sub)
 		if !ok {
 			if d := p.approvals.get(cat); d != "" {
-				pv = Verdict{d, fmt.Sprintf("approvals.%s is %s", cat, d)}
+				pv = Verdict{Decision: d, Reason: fmt.Sprintf("approvals.%s is %s", cat, d)}
 			} else {
-				pv = Verdict{defaultDecision(cat), fmt.Sprintf("default for %s tools", cat)}
+				pv = Verdict{Decision: defaultDecision(cat), Reason: fmt.Sprintf("default for %s tools", cat)}
 			}
 		}
 		if len(subjects) > 1 && sub.part != nil {
@@ -443,8 +445,14 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	p.mu.RUnlock()
 
 	preset, _ := tools.PresetFor(c.Mode)
+	// An MCP tool may change anything, and the mode cannot tell whether
+	// it does: where only what changes nothing runs unasked (plan), the
+	// user is asked, unless a rule for this very mode allows it.
+	if preset.ReadOnlyCommands && v.Decision == Allow && !v.forMode && cat == CategoryMCP && c.Tool != tools.NameAccessMCPResource {
+		v = Verdict{Decision: Ask, Reason: fmt.Sprintf("%s; %s mode asks before an MCP tool, which may change files", v.Reason, c.Mode)}
+	}
 	if preset.AutoApprove && v.Decision == Ask {
-		v = Verdict{Allow, v.Reason + "; " + c.Mode + " mode approves it"}
+		v = Verdict{Decision: Allow, Reason: v.Reason + "; " + c.Mode + " mode approves it"}
 	}
 	// A write into a repository's .git folder (hooks, config) can run
 	// code at the user's next git command: it is always the user's call,
@@ -452,9 +460,9 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	if cat == CategoryEdit && v.Decision != Deny {
 		if p, ok := gitPath(c.Paths); ok {
 			if preset.AutoApprove {
-				v = Verdict{Deny, fmt.Sprintf("%s is inside a .git folder, and %s mode approves without asking, so writes there are refused", p, c.Mode)}
+				v = Verdict{Decision: Deny, Reason: fmt.Sprintf("%s is inside a .git folder, and %s mode approves without asking, so writes there are refused", p, c.Mode)}
 			} else if v.Decision == Allow {
-				v = Verdict{Ask, fmt.Sprintf("%s is inside a .git folder; writes there always need the user's approval", p)}
+				v = Verdict{Decision: Ask, Reason: fmt.Sprintf("%s is inside a .git folder; writes there always need the user's approval", p)}
 			}
 		}
 	}
@@ -524,7 +532,7 @@ func (p *Policy) bestRule(c PolicyCall, sub subject) (Verdict, bool) {
 	if best == nil {
 		return Verdict{}, false
 	}
-	return Verdict{best.Decision, best.describe()}, true
+	return Verdict{best.Decision, best.describe(), len(best.Modes) > 0}, true
 }
 
 func (r *compiledRule) describe() string {

@@ -142,3 +142,27 @@ func TestCanonicalJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanModeAsksBeforeMCPTools: an MCP tool may change anything, so in
+// plan mode a call the settings allow is asked about; a rule naming plan
+// mode still allows it, and reading a resource is not a tool call.
+func TestPlanModeAsksBeforeMCPTools(t *testing.T) {
+	p := mustPolicy(t, PolicyConfig{Approvals: Approvals{MCP: Allow}, Rules: []Rule{
+		{Tool: "docs__mcp__search", Decision: Allow, Modes: []string{tools.ModePlan}},
+	}})
+	for tool, want := range map[string]Decision{
+		"fs__mcp__write":            Ask,
+		tools.NameUseMCPTool:        Ask,
+		"docs__mcp__search":         Allow,
+		tools.NameAccessMCPResource: Allow,
+	} {
+		c := PolicyCall{Tool: tool, Kind: tools.KindOther, Mode: tools.ModePlan, Args: json.RawMessage(`{}`)}
+		if got := p.Explain(c); got.Decision != want {
+			t.Errorf("%s in plan mode: %s (%s), want %s", tool, got.Decision, got.Reason, want)
+		}
+		c.Mode = tools.ModeAct
+		if got := p.Decide(c); got != Allow {
+			t.Errorf("%s in act mode: %s, want allow", tool, got)
+		}
+	}
+}
