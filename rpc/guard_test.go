@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
@@ -176,6 +177,62 @@ func TestAlwaysOptionsNameTheirScope(t *testing.T) {
 		}
 		if r, _ := run("write_to_file", edit("src/b.txt"), "reject_once"); !r.IsError || !strings.Contains(r.Content, "denied") {
 			t.Errorf("an edit of src/b.txt after always allowing docs/a.txt: %+v", r)
+		}
+	})
+
+	t.Run("session/request_permission", func(t *testing.T) {
+		ctx := testCtx(t)
+		tr := transcript(t,
+			reply(call("w1", "write_to_file", edit("docs/a.txt"))),
+			reply(call("w2", "write_to_file", edit("docs/a.txt"))),
+			reply(call("w3", "write_to_file", edit("src/b.txt"))),
+			reply(text("Done.")),
+		)
+		getenv, _ := parityEnv(t, tr)
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+		os.MkdirAll(filepath.Join(root, "src"), 0o755)
+		c := connect(t, jsonrpcclient.ACP, getenv)
+		var mu sync.Mutex
+		var asked [][]string
+		c.Handle("session/request_permission", func(_ context.Context, p json.RawMessage) (any, error) {
+			var r struct {
+				Options []struct {
+					OptionID string `json:"optionId"`
+					Name     string `json:"name"`
+				} `json:"options"`
+			}
+			json.Unmarshal(p, &r)
+			var names []string
+			for _, o := range r.Options {
+				names = append(names, o.OptionID+"="+o.Name)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, names)
+			answer := "allow_always"
+			if len(asked) > 1 {
+				answer = "reject_once"
+			}
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": answer}}, nil
+		})
+		if err := c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		parityPrompt(t, ctx, c, map[string]any{"cwd": root, "mcpServers": []any{}})
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) != 2 {
+			t.Fatalf("asked %d times, want 2 (docs/a.txt once, src/b.txt): %q", len(asked), asked)
+		}
+		if !slices.Contains(asked[0], "allow_always=Always allow edits of docs/a.txt") || !slices.Contains(asked[0], "reject_always=Always reject edits of docs/a.txt") {
+			t.Errorf("first options %q", asked[0])
+		}
+		if !slices.Contains(asked[1], "allow_always=Always allow edits of src/b.txt") {
+			t.Errorf("second options %q", asked[1])
+		}
+		if _, err := os.Stat(filepath.Join(root, "src", "b.txt")); err == nil {
+			t.Error("src/b.txt was written though rejected")
 		}
 	})
 }
