@@ -70,20 +70,20 @@ func ScopeFor(c PolicyCall) Scope {
 				labels = append(labels, tools.ShortTitle(label))
 			}
 		}
-		sc.Label = strings.Join(labels, ", ")
+		sc.Label = listLabel(labels)
 	case cat == CategoryEdit && len(c.absPaths()) > 0:
 		for _, p := range c.absPaths() {
 			sc.paths = append(sc.paths, p)
 			labels = append(labels, relLabel(c.Root, p))
 		}
-		sc.Label = "edits of " + strings.Join(labels, ", ")
+		sc.Label = "edits of " + listLabel(labels)
 	case len(c.URLs) > 0:
 		for _, u := range c.URLs {
 			if h := strings.ToLower(u.Host); !slices.Contains(sc.hosts, h) {
 				sc.hosts = append(sc.hosts, h)
 			}
 		}
-		sc.Label = "fetches from " + strings.Join(sc.hosts, ", ")
+		sc.Label = "fetches from " + listLabel(sc.hosts)
 	case c.Tool == tools.NameUseMCPTool || c.Tool == tools.NameAccessMCPResource:
 		var a map[string]any
 		json.Unmarshal(c.Args, &a)
@@ -125,6 +125,16 @@ func (c PolicyCall) absPaths() []string {
 	}
 	slices.Sort(abs)
 	return slices.Compact(abs)
+}
+
+// listLabel joins the items of a label, the first few of a long list
+// named and the rest counted, so an option stays readable.
+func listLabel(items []string) string {
+	const shown = 3
+	if len(items) <= shown+1 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
 }
 
 // relLabel names a path for a label: relative to the session's folder

@@ -166,3 +166,15 @@ func TestPlanModeAsksBeforeMCPTools(t *testing.T) {
 		}
 	}
 }
+
+func TestScopeLabelOfManyParts(t *testing.T) {
+	c := PolicyCall{Tool: tools.NameRunCommands, Kind: tools.KindExecute, Commands: []string{"go test; go vet; ls; pwd; make all"}}
+	if got := ScopeFor(c).Label; got != "go test …, go vet …, ls and 2 more" {
+		t.Errorf("label %q", got)
+	}
+	p := mustPolicy(t, PolicyConfig{})
+	p.Remember(c, Allow)
+	if got := p.Decide(PolicyCall{Tool: tools.NameRunCommands, Kind: tools.KindExecute, Commands: []string{"make all"}}); got != Allow {
+		t.Errorf("a part not named in the label but covered: %s", got)
+	}
+}

@@ -197,6 +197,12 @@ func runsString(words []string, args []*syntax.Word) (string, bool) {
 var wrappers = []string{"env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "sudo", "doas",
 	"xargs", "stdbuf", "setsid", "chrt", "ionice", "taskset", "unbuffer", "watch", "strace", "ltrace", "flock", "chroot", "runuser"}
 
+// maxWrapped bounds the commands wrapped finds in one part: each is a
+// copy of the words after it, so a line of many words would otherwise
+// cost their square. A wrapper's own options and arguments come first,
+// and fewer than this many of them.
+const maxWrapped = 8
+
 // wrapped returns, for a wrapper program, each command its words could
 // be asking it to run (from every later word that is not an option or an
 // assignment), so that an ask or deny rule on the program sees it.
@@ -208,7 +214,7 @@ func wrapped(words []string) []string {
 	var out []string
 	if prog == "find" {
 		for i, w := range words {
-			if (w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir") && i+1 < len(words) {
+			if (w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir") && i+1 < len(words) && len(out) < maxWrapped {
 				out = append(out, strings.Join(words[i+1:], " "))
 			}
 		}
@@ -217,7 +223,7 @@ func wrapped(words []string) []string {
 	if !slices.Contains(wrappers, prog) {
 		return nil
 	}
-	for i := 1; i < len(words); i++ {
+	for i := 1; i < len(words) && len(out) < maxWrapped; i++ {
 		if w := words[i]; w != "" && !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
 			out = append(out, strings.Join(words[i:], " "))
 		}

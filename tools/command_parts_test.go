@@ -109,3 +109,13 @@ func TestValidationRefusesCaseVariants(t *testing.T) {
 		t.Errorf("an unrelated extra key: %v", err)
 	}
 }
+
+// TestCommandPartsBounded: a wrapper with many words costs no more than
+// a bounded number of copies of them.
+func TestCommandPartsBounded(t *testing.T) {
+	line := "env " + strings.Repeat("word ", 50_000)
+	parts := CommandParts(line)
+	if len(parts) != 1 || len(parts[0].Inner) > maxWrapped {
+		t.Fatalf("%d parts, %d inner commands", len(parts), len(parts[0].Inner))
+	}
+}
