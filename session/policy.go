@@ -204,8 +204,9 @@ func NewPolicyCall(spec tools.Spec, inv tools.Invocation, args json.RawMessage, 
 	return c
 }
 
-// ModeRefusal is the mode's guard, the one place its rules about what a
-// call may do are decided: in a mode that runs only commands changing
+// ModeRefusal is the mode's guard, the one place where a mode refuses a
+// call for what it would do (the policy's ask before an MCP tool in plan
+// mode is a question, not a refusal): in a mode that runs only commands changing
 // nothing (plan), a call whose commands are not all recognised as such
 // (tools.ReadOnlyRefusal), a call that runs something it does not name,
 // or one that edits files, is refused before anyone is asked. The
