@@ -98,6 +98,13 @@ func TestPlanModeRefusesEveryArgumentShape(t *testing.T) {
 		`{"commands":{"0":"touch made"}}`,
 		`{"commands":"echo hi > made"}`,
 		`{"commands":"ls; touch made"}`,
+		`{"commands":"ls\ntouch made"}`,
+		`{"comm\u0061nds":"touch made"}`,
+		`{"commands":"[\"[\\\"touch made\\\"]\"]"}`,
+		`{"commands":["touch made"],"background":"yes"}`,
+		`{"commands":null}`,
+		`{"commands":[]}`,
+		`{"commands":[""]}`,
 	} {
 		t.Run(args, func(t *testing.T) {
 			ap := &askLog{answers: []ApprovalChoice{AllowOnce}}
