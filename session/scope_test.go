@@ -178,3 +178,14 @@ func TestScopeLabelOfManyParts(t *testing.T) {
 		t.Errorf("a part not named in the label but covered: %s", got)
 	}
 }
+
+// BenchmarkExplainCommand is the price of judging a command line part by
+// part, per call.
+func BenchmarkExplainCommand(b *testing.B) {
+	p, _ := NewPolicy(PolicyConfig{Rules: []Rule{{Tool: tools.NameRunCommands, ArgPattern: "^go test", Decision: Allow}, {Tool: "*", ArgPattern: "^rm ", Decision: Deny}}})
+	c := PolicyCall{Tool: tools.NameRunCommands, Kind: tools.KindExecute, Mode: tools.ModeAct,
+		Commands: []string{"go test ./... 2>&1 | tail -20 && go vet ./session"}}
+	for b.Loop() {
+		p.Explain(c)
+	}
+}
