@@ -236,3 +236,24 @@ func TestAlwaysOptionsNameTheirScope(t *testing.T) {
 		}
 	})
 }
+
+// TestDenyRuleSeesCoercedCommandsWholeDaemon: a configured deny of ^rm
+// holds however the editor's or model's call spells the command; sent
+// as a bare string or a JSON list inside a string it was matched against
+// the raw arguments and ran.
+func TestDenyRuleSeesCoercedCommandsWholeDaemon(t *testing.T) {
+	ctx := testCtx(t)
+	ed, root := editWorkspace(t, map[string]string{"dir/f": "x"}, map[string]any{
+		"approvals": map[string]any{"execute": "allow"},
+		"rules":     []any{map[string]any{"tool": "run_commands", "argPattern": "^rm ", "decision": "deny"}},
+	}, nil)
+	for _, commands := range []any{"rm -r dir", `["rm -r dir"]`, []string{"ls && rm -r dir"}} {
+		r := callTool(t, ctx, ed, "run_commands", map[string]any{"commands": commands})
+		if !r.IsError || !strings.Contains(r.Content, "denies") {
+			t.Errorf("%v: %+v", commands, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "dir", "f")); err != nil {
+		t.Errorf("the folder was removed: %v", err)
+	}
+}
