@@ -177,7 +177,7 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		} `json:"outcome"`
 	}
 	err := a.s.call(ctx, methodRequestPermission, wire.RequestPermissionParams{
-		SessionID: sessionID, ToolCall: toolCall, Options: approvalOptions,
+		SessionID: sessionID, ToolCall: toolCall, Options: approvalOptions(req),
 	}, &res)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -14,12 +14,24 @@ import (
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// approvalOptions are the answers offered with an approval request.
-var approvalOptions = []wire.PermissionOption{
-	{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce},
-	{OptionID: "allow_always", Name: "Always allow", Kind: wire.AllowAlways},
-	{OptionID: "reject_once", Name: "Reject", Kind: wire.RejectOnce},
-	{OptionID: "reject_always", Name: "Always reject", Kind: wire.RejectAlways},
+// approvalOptions are the answers offered with an approval request, in
+// every channel. The "always" ones name what they cover (req.Always,
+// the session's Scope of the call: "Always allow edits of docs/a.txt"),
+// so the user knows what the answer lets through later.
+func approvalOptions(req session.ApprovalRequest) []wire.PermissionOption {
+	return []wire.PermissionOption{
+		{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce},
+		{OptionID: "allow_always", Name: alwaysLabel("Always allow", req), Kind: wire.AllowAlways},
+		{OptionID: "reject_once", Name: "Reject", Kind: wire.RejectOnce},
+		{OptionID: "reject_always", Name: alwaysLabel("Always reject", req), Kind: wire.RejectAlways},
+	}
+}
+
+func alwaysLabel(verb string, req session.ApprovalRequest) string {
+	if req.Always == "" {
+		return verb
+	}
+	return verb + " " + req.Always
 }
 
 // approvals is the connection's approval broker. It asks through
@@ -98,7 +110,7 @@ func (a *approvals) askCline(ctx context.Context, sessionID string, req session.
 			Locations:  session.Locations(d.Locations),
 			RawInput:   session.ClientInput(req.Args),
 		},
-		Options: approvalOptions,
+		Options: approvalOptions(req),
 		Diff:    d.Preview,
 		Command: d.Command,
 	}
@@ -188,10 +200,11 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	if d.Preview != "" {
 		fmt.Fprintf(&msg, "\n\n%s", d.Preview)
 	}
+	always := alwaysLabel("Always allow", req)
 	params := wire.ShowMessageRequestParams{
 		Type:    wire.MessageInfo,
 		Message: msg.String(),
-		Actions: []wire.MessageAction{{Title: "Allow"}, {Title: "Always allow"}, {Title: "Reject"}},
+		Actions: []wire.MessageAction{{Title: "Allow"}, {Title: always}, {Title: "Reject"}},
 	}
 	var res *struct {
 		Title string `json:"title"`
@@ -212,7 +225,9 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	switch res.Title {
 	case "Allow":
 		return session.ApprovalOutcome{Choice: session.AllowOnce}, nil
-	case "Always allow":
+	case always, "Always allow":
+		// The bare title is what clients were offered before the label
+		// named its scope; the scope is the same.
 		return session.ApprovalOutcome{Choice: session.AllowAlways}, nil
 	}
 	return session.ApprovalOutcome{Choice: session.RejectOnce}, nil

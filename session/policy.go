@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -124,11 +125,14 @@ type Rule struct {
 	Tool string `json:"tool"`
 	// ArgPattern, when set, is a regular expression (RE2 syntax, not
 	// anchored: use ^ and $ to match whole) the call must also match. For
-	// a call that runs commands it is matched against each command: an
-	// allow rule matches only if every command does, an ask or deny rule
-	// if any does, so "allow ^go test" never lets "go test && rm -rf ~"
-	// through. For other calls it is matched against the arguments as
-	// compact JSON, e.g. "path":"secrets/.
+	// a call that runs commands it is matched against each part of each
+	// command line (tools.CommandParts): an allow rule matches a part only
+	// when the part is one simple command with literal words, so "allow
+	// ^go test" never lets "go test && rm -rf ~" or "go test $(rm -rf ~)"
+	// through; an ask or deny rule matches a part as written, its words,
+	// what a wrapper in it runs, or the whole line. For other calls it is
+	// matched against the checked arguments as canonical JSON (keys
+	// sorted, each once), e.g. "path":"secrets/.
 	ArgPattern string `json:"argPattern,omitempty"`
 	// Decision is allow, ask or deny.
 	Decision Decision `json:"decision"`
@@ -153,23 +157,79 @@ type PolicyConfig struct {
 	Rules     []Rule    `json:"rules"`
 }
 
-// PolicyCall is what the policy needs to know about a call.
+// PolicyCall is what the policy needs to know about a call. The
+// scheduler makes it from the call's invocation (NewPolicyCall), after
+// validation and coercion, so that the guard and the rules judge what
+// will run, whatever shape the model's arguments had.
 type PolicyCall struct {
 	// Tool is the name of the tool called, aliases resolved.
 	Tool     string
 	Kind     tools.Kind
 	ReadOnly bool
-	// Args are the call's raw JSON arguments.
+	// Args are the call's arguments as the tool runs them: validated and
+	// coerced (tools.BuildChecked).
 	Args json.RawMessage
-	// Commands are the shell commands the call would run. When nil, a
-	// call of the execute category takes them from its arguments
-	// ("commands": [...] or "command": "...").
+	// Commands are the shell commands the call runs, as its invocation
+	// reports them (tools.CommandRunner); nil for a call that runs none.
 	Commands []string
+	// URLs are the pages the call fetches (tools.Fetcher).
+	URLs []*url.URL
 	// Mode is the session's mode.
 	Mode string
 	// Paths are the absolute paths the call would change (its
-	// description's locations and changes), for the rule on .git.
+	// description's locations and changes), for the rule on .git and
+	// the scope of an "always" answer.
 	Paths []string
+	// Root is the session's folder, to name paths in labels.
+	Root string
+}
+
+// NewPolicyCall describes a validated call for the policy: args are the
+// checked arguments (tools.BuildChecked), desc the invocation's
+// description (nil before it has described itself).
+func NewPolicyCall(spec tools.Spec, inv tools.Invocation, args json.RawMessage, mode string, desc *tools.Description) PolicyCall {
+	c := PolicyCall{Tool: spec.Name, Kind: spec.Kind, ReadOnly: spec.ReadOnly, Args: args, Mode: mode}
+	if r, ok := inv.(tools.CommandRunner); ok {
+		c.Commands = r.Commands()
+		if c.Commands == nil {
+			c.Commands = []string{}
+		}
+	}
+	if f, ok := inv.(tools.Fetcher); ok {
+		c.URLs = f.URLs()
+	}
+	if desc != nil {
+		c.Paths = desc.Paths()
+	}
+	return c
+}
+
+// ModeRefusal is the mode's guard, the one place where a mode refuses a
+// call for what it would do (the policy's ask before an MCP tool in plan
+// mode is a question, not a refusal): in a mode that runs only commands changing
+// nothing (plan), a call whose commands are not all recognised as such
+// (tools.ReadOnlyRefusal), a call that runs something it does not name,
+// or one that edits files, is refused before anyone is asked. The
+// scheduler asks it for every validated call; Explain denies what it
+// refuses, for a caller that asks the policy directly.
+func ModeRefusal(c PolicyCall) error {
+	preset, _ := tools.PresetFor(c.Mode)
+	if !preset.ReadOnlyCommands {
+		return nil
+	}
+	cat := CategoryOf(c.Tool, c.Kind, c.ReadOnly)
+	switch {
+	case c.Commands != nil:
+		if len(c.Commands) == 0 {
+			return &tools.ValidationError{Tool: c.Tool, Problems: []tools.Problem{{Path: "commands", Message: "no command to check; " + c.Mode + " mode runs only commands that change no files"}}}
+		}
+		return tools.ReadOnlyRefusal(c.Commands)
+	case cat == CategoryExecute:
+		return fmt.Errorf("%s is not available in %s mode: it runs programs the mode cannot check for changes; changing files needs act mode", c.Tool, c.Mode)
+	case cat == CategoryEdit:
+		return fmt.Errorf("%s is not available in %s mode, which changes no files; changing files needs act mode", c.Tool, c.Mode)
+	}
+	return nil
 }
 
 // Verdict is a decision with the reason for it, for logs and for the
@@ -177,19 +237,22 @@ type PolicyCall struct {
 type Verdict struct {
 	Decision Decision
 	Reason   string
+	// forMode: the deciding rule names the call's mode among its modes.
+	forMode bool
 }
 
 // Policy decides whether a tool call runs, asks the user first, or is
 // refused. The order of precedence:
 //
+//  0. What the mode's guard refuses (ModeRefusal) is denied.
 //  1. Rules, configured and session ones together: of those matching the
-//     call (tool, mode, argument pattern) the highest priority wins, ties
-//     going to deny, then ask. Session rules carry SessionRulePriority.
+//     call (tool, mode, argument pattern or the scope of an "always"
+//     answer) the highest priority wins, ties going to deny, then ask.
+//     Session rules carry SessionRulePriority. A call running commands
+//     is decided part by part, and its most cautious part decides.
 //  2. Without a matching rule, the approvals setting of the call's
 //     category, then the category's default.
-//  3. In a mode whose preset allows only read-only commands (plan), a
-//     command not recognised as one is asked about even if allowed above.
-//  4. In a mode whose preset approves everything (yolo), ask becomes
+//  3. In a mode whose preset approves everything (yolo), ask becomes
 //     allow: nobody is there to answer. A deny still stands, so a rule
 //     can fence even yolo off from what must never happen.
 //
@@ -206,6 +269,8 @@ type compiledRule struct {
 	index   int // position in the configuration, for reasons; -1 for session rules
 	tool    *regexp.Regexp
 	pattern *regexp.Regexp
+	// scope, on a rule from an "always" answer, is what it covers.
+	scope *Scope
 }
 
 // NewPolicy returns a policy with the configuration, which is checked:
@@ -292,10 +357,15 @@ func (p *Policy) AddSessionRule(r Rule) error {
 	if err != nil {
 		return err
 	}
+	return p.addSession(cr)
+}
+
+func (p *Policy) addSession(cr compiledRule) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, s := range p.session {
-		if s.Tool == r.Tool && s.ArgPattern == r.ArgPattern && s.Decision == r.Decision && slices.Equal(s.Modes, r.Modes) {
+		if s.Tool == cr.Tool && s.ArgPattern == cr.ArgPattern && s.Decision == cr.Decision &&
+			slices.Equal(s.Modes, cr.Modes) && s.scope.equal(cr.scope) {
 			return nil
 		}
 	}
@@ -304,33 +374,38 @@ func (p *Policy) AddSessionRule(r Rule) error {
 }
 
 // Remember records an "always allow" (d = Allow) or "always reject"
-// (d = Deny) answer about a call as a session rule. For a call that runs
-// commands the rule covers exactly those commands; for any other call it
-// covers the tool.
+// (d = Deny) answer about a call as a session rule covering ScopeFor(c):
+// what the user saw, and no more.
 func (p *Policy) Remember(c PolicyCall, d Decision) error {
-	return p.AddSessionRule(SessionRuleFor(c, d))
-}
-
-// SessionRuleFor is the rule Remember adds for an answer about a call.
-func SessionRuleFor(c PolicyCall, d Decision) Rule {
-	r := Rule{Tool: c.Tool, Decision: d, Priority: SessionRulePriority}
-	if cmds := c.commands(); len(cmds) > 0 {
-		quoted := make([]string, len(cmds))
-		for i, cmd := range cmds {
-			quoted[i] = regexp.QuoteMeta(cmd)
-		}
-		r.ArgPattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	if !d.valid() {
+		return fmt.Errorf("decision: %q is not allow, ask or deny", d)
 	}
-	return r
+	sc := ScopeFor(c)
+	return p.addSession(compiledRule{
+		Rule:  Rule{Tool: c.Tool, Decision: d, Priority: SessionRulePriority},
+		index: -1,
+		tool:  regexp.MustCompile("^" + regexp.QuoteMeta(c.Tool) + "$"),
+		scope: &sc,
+	})
 }
 
-// SessionRules returns the rules added during the session, for saving it.
-func (p *Policy) SessionRules() []Rule {
+// SessionRule is a rule the session added, with the scope of the answer
+// it came from (empty for one added by AddSessionRule).
+type SessionRule struct {
+	Rule
+	Scope string
+}
+
+// SessionRules returns the rules added during the session.
+func (p *Policy) SessionRules() []SessionRule {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	out := make([]Rule, len(p.session))
+	out := make([]SessionRule, len(p.session))
 	for i, s := range p.session {
-		out[i] = s.Rule
+		out[i] = SessionRule{Rule: s.Rule}
+		if s.scope != nil {
+			out[i].Scope = s.scope.Label
+		}
 	}
 	return out
 }
@@ -343,28 +418,42 @@ func (p *Policy) Decide(c PolicyCall) Decision {
 // Explain returns the policy's decision about a call and why.
 func (p *Policy) Explain(c PolicyCall) Verdict {
 	cat := CategoryOf(c.Tool, c.Kind, c.ReadOnly)
+	if err := ModeRefusal(c); err != nil {
+		return Verdict{Decision: Deny, Reason: err.Error()}
+	}
+	subjects := c.subjects()
 	p.mu.RLock()
-	v, ok := p.bestRule(c)
-	if !ok {
-		if d := p.approvals.get(cat); d != "" {
-			v = Verdict{d, fmt.Sprintf("approvals.%s is %s", cat, d)}
-		} else {
-			v = Verdict{defaultDecision(cat), fmt.Sprintf("default for %s tools", cat)}
+	// A call is decided part by part (each command a command line runs),
+	// and the most cautious part decides: a command line is allowed only
+	// if every part is, and asked about or denied if any part is.
+	var v Verdict
+	for i, sub := range subjects {
+		pv, ok := p.bestRule(c, sub)
+		if !ok {
+			if d := p.approvals.get(cat); d != "" {
+				pv = Verdict{Decision: d, Reason: fmt.Sprintf("approvals.%s is %s", cat, d)}
+			} else {
+				pv = Verdict{Decision: defaultDecision(cat), Reason: fmt.Sprintf("default for %s tools", cat)}
+			}
+		}
+		if len(subjects) > 1 && sub.part != nil {
+			pv.Reason = fmt.Sprintf("%s, for %q", pv.Reason, tools.ShortTitle(sub.part.Text))
+		}
+		if i == 0 || pv.Decision.strength() > v.Decision.strength() {
+			v = pv
 		}
 	}
 	p.mu.RUnlock()
 
 	preset, _ := tools.PresetFor(c.Mode)
-	if preset.ReadOnlyCommands && cat == CategoryExecute && v.Decision == Allow {
-		for _, cmd := range c.commands() {
-			if why := tools.WhyNotReadOnly(cmd); why != "" {
-				v = Verdict{Ask, fmt.Sprintf("%s mode runs only commands that change nothing, and %q may change files (%s)", c.Mode, cmd, why)}
-				break
-			}
-		}
+	// An MCP tool may change anything, and the mode cannot tell whether
+	// it does: where only what changes nothing runs unasked (plan), the
+	// user is asked, unless a rule for this very mode allows it.
+	if preset.ReadOnlyCommands && v.Decision == Allow && !v.forMode && cat == CategoryMCP && c.Tool != tools.NameAccessMCPResource {
+		v = Verdict{Decision: Ask, Reason: fmt.Sprintf("%s; %s mode asks before an MCP tool, which may change files", v.Reason, c.Mode)}
 	}
 	if preset.AutoApprove && v.Decision == Ask {
-		v = Verdict{Allow, v.Reason + "; " + c.Mode + " mode approves it"}
+		v = Verdict{Decision: Allow, Reason: v.Reason + "; " + c.Mode + " mode approves it"}
 	}
 	// A write into a repository's .git folder (hooks, config) can run
 	// code at the user's next git command: it is always the user's call,
@@ -372,9 +461,9 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	if cat == CategoryEdit && v.Decision != Deny {
 		if p, ok := gitPath(c.Paths); ok {
 			if preset.AutoApprove {
-				v = Verdict{Deny, fmt.Sprintf("%s is inside a .git folder, and %s mode approves without asking, so writes there are refused", p, c.Mode)}
+				v = Verdict{Decision: Deny, Reason: fmt.Sprintf("%s is inside a .git folder, and %s mode approves without asking, so writes there are refused", p, c.Mode)}
 			} else if v.Decision == Allow {
-				v = Verdict{Ask, fmt.Sprintf("%s is inside a .git folder; writes there always need the user's approval", p)}
+				v = Verdict{Decision: Ask, Reason: fmt.Sprintf("%s is inside a .git folder; writes there always need the user's approval", p)}
 			}
 		}
 	}
@@ -393,13 +482,46 @@ func gitPath(paths []string) (string, bool) {
 	return "", false
 }
 
-// bestRule finds the winning rule; the caller holds p.mu.
-func (p *Policy) bestRule(c PolicyCall) (Verdict, bool) {
+// subject is one thing rules are matched against: a part of one of the
+// call's command lines, or, for a call that runs no commands, the call's
+// arguments as canonical JSON.
+type subject struct {
+	part *tools.CommandPart
+	line string // the command line part is of
+	args string
+}
+
+// subjects splits the call into what the rules judge one at a time.
+func (c PolicyCall) subjects() []subject {
+	if c.Commands == nil {
+		return []subject{{args: canonicalJSON(c.Args)}}
+	}
+	var out []subject
+	for _, line := range c.Commands {
+		parts := tools.CommandParts(line)
+		if len(parts) == 0 {
+			// Nothing to run (a comment): judged as the line, which no
+			// rule pattern can allow.
+			parts = []tools.CommandPart{{Text: line}}
+		}
+		for i := range parts {
+			out = append(out, subject{part: &parts[i], line: line})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, subject{part: &tools.CommandPart{}})
+	}
+	return out
+}
+
+// bestRule finds the rule that wins for one subject of the call; the
+// caller holds p.mu.
+func (p *Policy) bestRule(c PolicyCall, sub subject) (Verdict, bool) {
 	var best *compiledRule
 	for _, set := range [][]compiledRule{p.rules, p.session} {
 		for i := range set {
 			r := &set[i]
-			if !r.matches(c) {
+			if !r.matches(c, sub) {
 				continue
 			}
 			if best == nil || r.Priority > best.Priority ||
@@ -411,7 +533,7 @@ func (p *Policy) bestRule(c PolicyCall) (Verdict, bool) {
 	if best == nil {
 		return Verdict{}, false
 	}
-	return Verdict{best.Decision, best.describe()}, true
+	return Verdict{best.Decision, best.describe(), len(best.Modes) > 0}, true
 }
 
 func (r *compiledRule) describe() string {
@@ -423,57 +545,55 @@ func (r *compiledRule) describe() string {
 	if r.ArgPattern != "" {
 		s += fmt.Sprintf(" matching %q", r.ArgPattern)
 	}
+	if r.scope != nil && r.scope.Label != "" {
+		s += ": " + r.scope.Label
+	}
 	return s + ")"
 }
 
-func (r *compiledRule) matches(c PolicyCall) bool {
+// matches reports whether the rule applies to one subject of the call.
+// An allow rule's pattern matches a part of a command line only when the
+// part is one simple command whose every word is a literal (so the
+// pattern sees all it runs) and the pattern matches it; an ask or deny
+// rule's pattern matches when it matches the part, its words, what a
+// wrapper in it runs, or the whole command line.
+func (r *compiledRule) matches(c PolicyCall, sub subject) bool {
 	if len(r.Modes) > 0 && !slices.Contains(r.Modes, c.Mode) {
 		return false
 	}
 	if !r.tool.MatchString(c.Tool) {
 		return false
 	}
+	if r.scope != nil {
+		return r.scope.covers(c, sub, r.Decision)
+	}
 	if r.pattern == nil {
 		return true
 	}
-	subjects := c.commands()
-	if len(subjects) == 0 {
-		subjects = []string{compactJSON(c.Args)}
+	if sub.part == nil {
+		return r.pattern.MatchString(sub.args)
 	}
 	if r.Decision == Allow {
-		for _, s := range subjects {
-			if !r.pattern.MatchString(s) {
-				return false
-			}
-		}
-		return true
+		return sub.part.Simple && r.pattern.MatchString(sub.part.Text)
 	}
-	return slices.ContainsFunc(subjects, r.pattern.MatchString)
+	return slices.ContainsFunc(sub.part.Subjects(), r.pattern.MatchString) || r.pattern.MatchString(sub.line)
 }
 
-// commands returns the shell commands the call runs, if it is of the
-// execute category.
-func (c PolicyCall) commands() []string {
-	if c.Commands != nil || CategoryOf(c.Tool, c.Kind, c.ReadOnly) != CategoryExecute {
-		return c.Commands
-	}
-	var args struct {
-		Commands []string `json:"commands"`
-		Command  string   `json:"command"`
-	}
-	if json.Unmarshal(c.Args, &args) != nil {
-		return nil
-	}
-	if args.Command != "" {
-		return append(args.Commands, args.Command)
-	}
-	return args.Commands
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+// canonicalJSON is the arguments as rule patterns see them: compact, keys
+// sorted, each key once (the last, as the tools' decoder takes it), HTML
+// characters as they are.
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written, not as float64
+	if dec.Decode(&v) != nil {
 		return string(raw)
 	}
-	return b.String()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -68,6 +68,10 @@ type ApprovalRequest struct {
 	Description tools.Description
 	// Reason says why the policy asks, for a client that shows it.
 	Reason string
+	// Always names what an "always allow" or "always reject" answer
+	// would cover (Scope.Label: "go test …", "edits of docs/a.txt"), for
+	// the labels of those options.
+	Always string
 }
 
 // ApprovalOutcome is the user's answer.
@@ -111,6 +115,8 @@ type CallUpdate struct {
 type SchedulerConfig struct {
 	// Mode is the session's mode, for the policy and for messages.
 	Mode string
+	// Root is the session's folder, to name paths in approval labels.
+	Root string
 	// Tools finds the tool a call names among those the mode enables, by
 	// name or legacy alias (tools.Pick over Registry.Enabled does this).
 	Tools func(name string) (tools.Tool, bool)
@@ -244,6 +250,7 @@ type batch struct {
 type item struct {
 	spec tools.Spec
 	inv  tools.Invocation
+	args json.RawMessage // as validated and coerced
 	desc *tools.Description
 }
 
@@ -295,26 +302,31 @@ func (b *batch) validate(i int) *item {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inv, err := build(tool, args)
+	inv, checked, err := build(tool, args)
+	if err == nil {
+		// The mode's guard judges the call as it will run: the commands
+		// the invocation holds, whatever shape the arguments had.
+		err = ModeRefusal(NewPolicyCall(tool.Spec(), inv, checked, b.s.cfg.Mode, nil))
+	}
 	if err != nil {
 		// A *tools.ValidationError is worded for the model; any other
 		// Build error is shown as it is, since nothing ran.
 		b.finish(i, StateError, tools.Result{Content: err.Error(), IsError: true}, nil)
 		return nil
 	}
-	it := &item{spec: tool.Spec(), inv: inv}
+	it := &item{spec: tool.Spec(), inv: inv, args: checked}
 	b.items[i] = it
 	b.notify(i, CallUpdate{State: StateScheduled})
 	return it
 }
 
-func build(tool tools.Tool, args json.RawMessage) (inv tools.Invocation, err error) {
+func build(tool tools.Tool, raw json.RawMessage) (inv tools.Invocation, args json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error validating the call: %v", p)
 		}
 	}()
-	return tool.Build(args)
+	return tools.BuildChecked(tool, raw)
 }
 
 // cancelFrom cancels call i and every call after it.
@@ -351,7 +363,8 @@ func (b *batch) run(i int) {
 		return
 	}
 
-	pc := PolicyCall{Tool: name, Kind: it.spec.Kind, ReadOnly: it.spec.ReadOnly, Args: b.calls[i].Args, Mode: b.s.cfg.Mode, Paths: desc.Paths()}
+	pc := NewPolicyCall(it.spec, it.inv, it.args, b.s.cfg.Mode, &desc)
+	pc.Root = b.s.cfg.Root
 	v := b.s.cfg.Policy.Explain(pc)
 	switch v.Decision {
 	case Deny:
@@ -397,6 +410,7 @@ func (b *batch) approve(i int, pc PolicyCall, v Verdict) bool {
 	b.notify(i, CallUpdate{State: StateAwaitingApproval})
 	out, err := b.s.cfg.Approver.Approve(ctx, ApprovalRequest{
 		CallID: b.calls[i].ID, Tool: name, Args: b.calls[i].Args, Description: *it.desc, Reason: v.Reason,
+		Always: ScopeFor(pc).Label,
 	})
 	switch {
 	case b.stopped(i) || (err == nil && out.Choice == ApprovalCancelled):

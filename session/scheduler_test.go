@@ -48,12 +48,17 @@ func (h *harness) add(name string, kind tools.Kind, readOnly bool, exec execFunc
 	}
 	tool, err := tools.NewTool(spec, func(args json.RawMessage) (tools.Invocation, error) {
 		var a struct {
-			ID string `json:"id"`
+			ID       string   `json:"id"`
+			Commands []string `json:"commands"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
 			return nil, err
 		}
-		return &fakeInvocation{h: h, name: name, kind: kind, id: a.ID, exec: exec}, nil
+		inv := &fakeInvocation{h: h, name: name, kind: kind, id: a.ID, exec: exec}
+		if kind == tools.KindExecute {
+			return &fakeRunner{inv, append([]string{}, a.Commands...)}, nil
+		}
+		return inv, nil
 	})
 	if err != nil {
 		h.t.Fatal(err)
@@ -105,6 +110,15 @@ func (f *fakeInvocation) Execute(ctx context.Context, opts tools.ExecOptions) (t
 	}
 	return f.exec(ctx, f.id, opts)
 }
+
+// fakeRunner is a fake invocation that runs commands, as run_commands'
+// does (tools.CommandRunner).
+type fakeRunner struct {
+	*fakeInvocation
+	commands []string
+}
+
+func (f *fakeRunner) Commands() []string { return f.commands }
 
 func call(name, id string) Call {
 	return Call{ID: "call-" + id, Name: name, Args: json.RawMessage(fmt.Sprintf(`{"id":%q}`, id))}

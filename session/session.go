@@ -646,8 +646,8 @@ func (s *Session) EnabledTools(mode string) (tools.Context, []tools.Tool, error)
 // schedule runs a batch of calls through the one tool path every call
 // takes, the model's and the editor's alike: resolve the tool in the
 // mode's set (a tool the mode lacks is refused, naming the mode), the
-// mode's guards (plan mode runs only commands that change nothing),
-// validation, the policy with the session's rules, the approval, the
+// validation, the mode's guard on what the call will run (ModeRefusal:
+// plan mode runs only commands that change nothing), the policy with the session's rules, the approval, the
 // execution, each state reported to the client. Results come back with
 // their content redacted.
 func (s *Session) schedule(ctx context.Context, mode string, calls []provider.ToolCall) []CallResult {
@@ -657,15 +657,11 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
 		s.cfg.Updates(s.toolCallStart(c))
 	}
-	preset, _ := tools.PresetFor(mode)
 	sched := NewScheduler(SchedulerConfig{
 		Mode: mode,
+		Root: s.cfg.CWD,
 		Tools: func(name string) (tools.Tool, bool) {
-			t, ok := tools.Pick(enabled, name)
-			if ok && preset.ReadOnlyCommands && t.Spec().Name == tools.NameRunCommands {
-				t = readOnlyCommands{t}
-			}
-			return t, ok
+			return tools.Pick(enabled, name)
 		},
 		Exists: func(name string) bool {
 			if _, ok := tools.Pick(extra, name); ok {
@@ -1013,24 +1009,6 @@ func DiffContent(path, oldText, newText string, existed bool) wire.DiffItem {
 	}
 	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
 	return wire.Diff(path, o, n, true)
-}
-
-// readOnlyCommands is run_commands in a mode that allows only commands
-// that change nothing (plan): others are refused at Build, with the
-// reason, before anyone is asked to approve them. It is a guard against
-// mistakes, not a sandbox.
-type readOnlyCommands struct{ tools.Tool }
-
-func (r readOnlyCommands) Build(raw json.RawMessage) (tools.Invocation, error) {
-	var a struct {
-		Commands []string `json:"commands"`
-	}
-	if json.Unmarshal(raw, &a) == nil {
-		if err := tools.ReadOnlyRefusal(a.Commands); err != nil {
-			return nil, err
-		}
-	}
-	return r.Tool.Build(raw)
 }
 
 // callTitle is a first title for a call, before it is validated and can

@@ -233,6 +233,10 @@ func (t *specTool) Build(raw json.RawMessage) (Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.buildChecked(args)
+}
+
+func (t *specTool) buildChecked(args json.RawMessage) (Invocation, error) {
 	if t.build == nil {
 		return nil, fmt.Errorf("tools: %s has no implementation", t.spec.Name)
 	}
@@ -242,6 +246,25 @@ func (t *specTool) Build(raw json.RawMessage) (Invocation, error) {
 		ve.Tool = t.spec.Name
 	}
 	return inv, err
+}
+
+// BuildChecked is t.Build that also returns the arguments as the tool's
+// implementation receives them: validated, coerced to the schema's types
+// and with null optional fields dropped. Whatever judges a call's
+// arguments (the approval rules) judges these, not what the model sent.
+// A tool that does not check a schema of its own returns raw.
+func BuildChecked(t Tool, raw json.RawMessage) (Invocation, json.RawMessage, error) {
+	st, ok := t.(*specTool)
+	if !ok {
+		inv, err := t.Build(raw)
+		return inv, raw, err
+	}
+	args, err := st.v.check(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := st.buildChecked(args)
+	return inv, args, err
 }
 
 // schemas returns the parsed forms the converters need.

@@ -68,6 +68,16 @@ type fetchCall struct {
 	urls     []*url.URL
 }
 
+// URLs returns the pages the call fetches (Fetcher).
+func (c *fetchCall) URLs() []*url.URL {
+	out := make([]*url.URL, len(c.urls))
+	for i, u := range c.urls {
+		cp := *u
+		out[i] = &cp
+	}
+	return out
+}
+
 // Describe names the pages.
 func (c *fetchCall) Describe(context.Context) Description {
 	var names []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,9 @@ type runCommandsCall struct {
 	// returns with its first output.
 	background bool
 }
+
+// Commands returns the commands the call runs, in order (CommandRunner).
+func (c *runCommandsCall) Commands() []string { return slices.Clone(c.commands) }
 
 // Describe shows the commands, for the approval request.
 func (c *runCommandsCall) Describe(context.Context) Description {

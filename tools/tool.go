@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 )
 
@@ -107,6 +108,22 @@ type Invocation interface {
 	// Execute runs the call. Model-fixable failures are a Result with
 	// IsError; a returned error is a fault of the daemon.
 	Execute(ctx context.Context, opts ExecOptions) (Result, error)
+}
+
+// CommandRunner is an invocation that runs shell commands. Commands
+// returns them exactly as they will run, after validation and coercion
+// (a bare string or a JSON list inside a string become the list), so that
+// the mode's guard and the approval rules judge what runs and never the
+// raw arguments.
+type CommandRunner interface {
+	Commands() []string
+}
+
+// Fetcher is an invocation that fetches URLs: URLs returns them as they
+// will be fetched, for the approval rules and "always" answers, which are
+// scoped to the hosts.
+type Fetcher interface {
+	URLs() []*url.URL
 }
 
 // Description is an invocation's account of itself.

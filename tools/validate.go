@@ -341,6 +341,14 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 		slices.Sort(keys)
 		var unknown []string
 		for _, k := range keys {
+			if p, ok := caseVariant(s.Properties, k); ok {
+				// Go's decoder would give this key's value to the
+				// property, past the checks made on the property's own
+				// key: the value run would not be the value checked.
+				e.probs = append(e.probs, Problem{Path: joinPath(path, k),
+					Message: fmt.Sprintf("unknown parameter; names are case-sensitive: use %s", p)})
+				continue
+			}
 			if ps, ok := s.Properties[k]; ok {
 				e.explain(ps, v[k], joinPath(path, k), depth+1)
 			} else if s.matchesPattern(k, func(ps *schema) { e.explain(ps, v[k], joinPath(path, k), depth+1) }) {
@@ -371,6 +379,20 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 		}
 	}
 	e.applied--
+}
+
+// caseVariant reports whether key is not a property but names one when
+// case is ignored, and which.
+func caseVariant(props map[string]*schema, key string) (string, bool) {
+	if _, ok := props[key]; ok {
+		return "", false
+	}
+	for p := range props {
+		if strings.EqualFold(p, key) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // matchesPattern reports whether a property name matches one of the
