@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -72,7 +73,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		fmt.Fprintln(stderr, "cline-ls exec:", errText(err))
 		return 1
 	}
 	prov := map[string]any{}
@@ -92,7 +93,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
-			fmt.Fprintln(stderr, "cline-ls exec: --log-file:", err)
+			fmt.Fprintln(stderr, "cline-ls exec: --log-file:", errText(err))
 			return 2
 		}
 		defer f.Close()
@@ -105,12 +106,12 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	c.approve = approvalPolicy(*approve)
 	c.terminal = bufio.NewReader(stdin)
 	if err := c.initialize(ctx, cwd, settings); err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec: initialize:", err)
+		fmt.Fprintln(stderr, "cline-ls exec: initialize:", errText(err))
 		return 1
 	}
 	var created struct{ SessionID string }
 	if err := c.call(ctx, "session/new", map[string]any{"cwd": cwd, "mode": *mode}, &created); err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		fmt.Fprintln(stderr, "cline-ls exec:", errText(err))
 		return 1
 	}
 	done := make(chan struct{})
@@ -126,12 +127,12 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		"prompt": []any{map[string]any{"type": "text", "text": task}}}, &res)
 	close(done)
 	if err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		fmt.Fprintln(stderr, "cline-ls exec:", errText(err))
 		c.close(context.Background())
 		return 1
 	}
 	if !c.json {
-		c.println("stop", res.StopReason)
+		c.println("stop", termsafe.Line(res.StopReason))
 	}
 	c.close(context.Background())
 	if res.StopReason != "end_turn" {
