@@ -38,6 +38,8 @@ type client struct {
 	json     bool // print events as JSON lines
 	approve  approvalPolicy
 	terminal *bufio.Reader // answers for approveAsk
+	// interrupt ends a wait for the terminal (Ctrl-C); nil for none.
+	interrupt context.Context
 
 	conn      *jsonrpcclient.Client
 	srv       *rpc.Server
@@ -325,7 +327,11 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		c.mu.Lock()
 		fmt.Fprint(c.out, "allow? [y/N/a(lways)] ")
 		c.mu.Unlock()
-		line, _ := c.terminal.ReadString('\n')
+		line, ok := c.readLine()
+		if !ok {
+			option = "reject_once"
+			break
+		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 		case "a", "always":
@@ -335,7 +341,7 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 			c.mu.Lock()
 			fmt.Fprint(c.out, "rejected; tell the agent why or what to do instead (Enter for nothing): ")
 			c.mu.Unlock()
-			line, _ := c.terminal.ReadString('\n')
+			line, _ := c.readLine()
 			feedback = strings.TrimSpace(line)
 		}
 	default:
@@ -346,6 +352,26 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		resp["feedback"] = feedback
 	}
 	c.conn.Call(ctx, "cline/approvalResponse", resp, nil)
+}
+
+// readLine reads an answer from the terminal, or gives up (false) on an
+// interrupt: the read itself cannot be stopped, and the turn is ending.
+func (c *client) readLine() (string, bool) {
+	if c.interrupt == nil {
+		line, _ := c.terminal.ReadString('\n')
+		return line, true
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := c.terminal.ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		return line, true
+	case <-c.interrupt.Done():
+		return "", false
+	}
 }
 
 // applyEdit applies a workspace edit to the client's buffers, as an editor

@@ -30,7 +30,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	fs.SetOutput(stderr)
 	replay := fs.Bool("replay", false, "use the recorded model even when an API key is set")
 	keep := fs.Bool("keep", false, "keep the demo workspace instead of removing it")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
 	ctx := context.Background()
