@@ -147,3 +147,45 @@ func TestExecSecondInterruptExitsAtOnce(t *testing.T) {
 		t.Errorf("the command %v still runs after exec exited", proctest.MarkerPIDs(marker))
 	}
 }
+
+// TestExecCtrlCAtTheApprovalPrompt: Ctrl-C while exec asks on the
+// terminal whether to allow a command cancels the turn and exits 130;
+// the read of the terminal, which cannot be stopped, is given up (exec
+// waited for it before, and hung with the terminal open).
+func TestExecCtrlCAtTheApprovalPrompt(t *testing.T) {
+	bin := testbin.CLI(t)
+	dir := t.TempDir()
+	tpath := filepath.Join(dir, "transcript.json")
+	os.WriteFile(tpath, []byte(`{"replies":[{"events":[{"tool_call":{"id":"c1","name":"run_commands","args":{"commands":["touch made"]}}}]},{"events":[{"text":"ok"}]}]}`), 0o600)
+	cmd := exec.Command(bin, "exec", "--provider", "replay", "--transcript", tpath, "--approve", "ask", "make it")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	terminal, err := cmd.StdinPipe() // held open, never answered
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer terminal.Close()
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	asked := false
+	for range 1000 { // a failure guard of 20 s
+		if asked = strings.Contains(stdout.String(), "allow? [y/N/a(lways)]"); asked {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !asked {
+		t.Fatalf("exec never asked; it said:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := exitCode(t, cmd); code != 130 {
+		t.Errorf("exit code %d after Ctrl-C at the prompt, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
+		t.Error("the command ran although it was never allowed")
+	}
+}
