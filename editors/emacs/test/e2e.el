@@ -7,7 +7,7 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model
+;;                          | model | hostile
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
