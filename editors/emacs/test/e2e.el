@@ -817,7 +817,7 @@ answer to a question is the option as sent."
       (e2e-check-session-log
        "think \\x1b]52;c;cm0gLXJmIH4=\\x07 done"
        "hello \\x1b[2J\\r \\u009b31m \\u202eevil zw\\u200bsp"
-       "[ ] step \\x1b[1A\\nfake"
+       "[ ] step \\x1b[1A\\nfake 100% %s"
        "Run touch pwned-spoof\\r\\x1b[2K\\x1b[1Als"
        "Run touch y; printf '\\033]52;c;aGk=\\007out"
        "-> a\\rb"
@@ -825,7 +825,7 @@ answer to a question is the option as sent."
       (e2e-check-contains "streamed text keeps its line breaks" log "zw\\u200bsp\nnext line")
       (e2e-check "the question was asked" asked)
       (e2e-check-clean "the question's prompt" (nth 1 asked))
-      (e2e-check-contains "its prompt shows the controls" (nth 1 asked) "one \\x1b[2K\\u202eplease")
+      (e2e-check-contains "its prompt shows the controls" (nth 1 asked) "one \\x1b[2K\\u202eplease 50% ")
       (e2e-check-equal "its choices are shown visibly" (nth 2 asked) "a\\rb")
       (e2e-check-clean "the messages" (mapconcat #'identity messages " | "))
       (e2e-check-contains "the approval message shows the controls"
