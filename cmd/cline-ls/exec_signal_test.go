@@ -125,9 +125,9 @@ func TestExecCtrlCCancelsTheTurn(t *testing.T) {
 
 // TestExecSecondInterruptExitsAtOnce: a second interrupt does not wait
 // for the turn to end. The process is stopped while both signals are
-// sent, so that they arrive together; the exit code says which ended it,
-// 128+15 for the second (SIGTERM), where the first (SIGINT) ending the
-// turn would have given 130.
+// sent, so that they arrive together, and exec must exit (with 128 and
+// the signal that came second; the kernel may hand them over in either
+// order) without printing the end of the turn the first one cancelled.
 func TestExecSecondInterruptExitsAtOnce(t *testing.T) {
 	bin := testbin.CLI(t)
 	marker := 8_900_000 + rand.IntN(300_000)*2
@@ -137,8 +137,11 @@ func TestExecSecondInterruptExitsAtOnce(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGINT)
 	syscall.Kill(pid, syscall.SIGTERM)
 	syscall.Kill(pid, syscall.SIGCONT)
-	if code := exitCode(t, cmd); code != 128+int(syscall.SIGTERM) {
-		t.Errorf("exit code %d, want %d from the second signal; stdout:\n%s\nstderr:\n%s", code, 128+int(syscall.SIGTERM), stdout.String(), stderr.String())
+	if code := exitCode(t, cmd); code != 128+int(syscall.SIGTERM) && code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit code %d, want 128+signal; stdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "cancelling the turn"); n != 1 {
+		t.Errorf("stderr says %d times that the turn is being cancelled, want once:\n%s", n, stderr.String())
 	}
 	if strings.Contains(stdout.String(), "stop:") {
 		t.Errorf("exec waited for the turn to end:\n%s", stdout.String())
