@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
@@ -43,12 +42,15 @@ func (f *files) Resolve(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if f.cwd != "" && path != "" && !filepath.IsAbs(path) {
-		// Relative to the session's folder, which may be below a
-		// workspace folder; the roots still decide whether it is inside.
-		path = filepath.Join(f.cwd, path)
+	// Relative to the session's folder, which may be below a workspace
+	// folder; the roots decide what is relative (a URI is not) and
+	// whether the result is inside.
+	var abs string
+	if f.cwd != "" {
+		abs, err = r.ResolveIn(f.cwd, path)
+	} else {
+		abs, err = r.Resolve(path)
 	}
-	abs, err := r.Resolve(path)
 	if err != nil {
 		return "", err
 	}

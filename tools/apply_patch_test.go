@@ -208,3 +208,40 @@ func TestApplyPatchTool(t *testing.T) {
 		}
 	})
 }
+
+// TestApplyPatchPathsThatAreURIs: apply_patch's paths go through the one
+// resolver: a file: URI names its file, in Add, Update and Move alike;
+// any other URI is refused and the patch changes nothing; a file whose
+// name reads as a scheme is reached by "./".
+func TestApplyPatchPathsThatAreURIs(t *testing.T) {
+	h := newEditHarness(t)
+	h.write("a.txt", "a\n")
+	h.write("notes:v2.txt", "n\n")
+	u := func(rel string) string { return "file://" + h.root + "/" + rel }
+	res := h.run(tools.NameApplyPatch, map[string]any{"input": "*** Begin Patch\n*** Add File: " + u("new/b%20c.txt") +
+		"\n+fresh\n*** Update File: " + u("a.txt") + "\n*** Move to: " + u("moved/a.txt") + "\n@@\n-a\n+A\n" +
+		"*** Update File: ./notes:v2.txt\n@@\n-n\n+N\n*** End Patch"})
+	if res.IsError {
+		t.Fatalf("patch through file URIs: %s", res.Content)
+	}
+	want := map[string]string{"new/b c.txt": "fresh\n", "moved/a.txt": "A\n", "notes:v2.txt": "N\n"}
+	if got := h.tree(); !maps.Equal(got, want) {
+		t.Errorf("tree after the patch: %v, want %v", got, want)
+	}
+	for _, p := range []string{"untitled:Untitled-1", "vscode-remote://h" + h.root + "/x.txt", "http://example.com/x", "notes:v2.txt", "file:///C:/x.txt"} {
+		inv, err := h.build(tools.NameApplyPatch, map[string]any{"input": "*** Begin Patch\n*** Add File: x.txt\n+x\n*** Add File: " + p + "\n+y\n*** End Patch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := inv.Execute(context.Background(), tools.ExecOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(res.Content, "URI") && !strings.Contains(res.Content, "Windows") {
+			t.Errorf("patch adding %q: %v %q, want the URI refused", p, res.IsError, res.Content)
+		}
+		if got := h.tree(); !maps.Equal(got, want) {
+			t.Errorf("patch adding %q changed the tree: %v", p, got)
+		}
+	}
+}

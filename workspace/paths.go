@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"unicode"
@@ -169,7 +170,12 @@ func (r *Roots) Display(abs string) string {
 	abs = filepath.Clean(abs)
 	if pathWithin(r.folders[0], abs) {
 		if rel, err := filepath.Rel(r.folders[0], abs); err == nil {
-			return filepath.ToSlash(rel)
+			rel = filepath.ToSlash(rel)
+			if pathHasScheme(rel) {
+				// "notes:v2.txt" would read back as a URI.
+				rel = "./" + rel
+			}
+			return rel
 		}
 	}
 	return abs
@@ -177,7 +183,7 @@ func (r *Roots) Display(abs string) string {
 
 // Resolve turns a model- or client-given path into an absolute path inside
 // a workspace folder. p may be relative to the primary folder, absolute, or
-// a file:// URI. The result is real: every symlink along the existing part
+// a file: URI (any other URI is refused, see pathScheme). The result is real: every symlink along the existing part
 // of the path is evaluated, so opening it cannot be redirected elsewhere,
 // and writing to it writes the link's target. A target that does not exist
 // yet (a file to create, perhaps in new folders) is allowed; its deepest
@@ -186,13 +192,15 @@ func (r *Roots) Resolve(p string) (string, error) {
 	return r.resolve(r.folders[0], p)
 }
 
-// ResolveIn is Resolve with relative paths taken against dir, which must be
-// an absolute folder inside the workspace (a session's working folder, say).
-// The result may lie in any workspace folder.
+// ResolveIn is Resolve with relative paths taken against dir, an absolute
+// folder (a session's working folder, say). Only a path that is relative
+// once read (not a URI, not absolute) starts there, and the result must
+// lie in a workspace folder all the same, so a dir outside the workspace
+// leaves only paths into it usable.
 func (r *Roots) ResolveIn(dir, p string) (string, error) {
 	dir = filepath.Clean(dir)
-	if !filepath.IsAbs(dir) || !r.Contains(dir) {
-		return "", fmt.Errorf("workspace: base folder %q is not inside the workspace", dir)
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("workspace: base folder %q is not absolute", dir)
 	}
 	return r.resolve(dir, p)
 }
@@ -319,36 +327,52 @@ func pathIsVarRef(p string) bool {
 	return c == '{' || c == '_' || pathIsASCIILetter(c)
 }
 
-// pathHasScheme reports a URI scheme such as "file://" or "https://". The
-// scheme must be two characters or more so that "C:/" stays a drive path.
-func pathHasScheme(p string) bool {
-	i := strings.Index(p, "://")
-	if i < 2 {
-		return strings.HasPrefix(strings.ToLower(p), "file:")
-	}
-	for j := 0; j < i; j++ {
-		c := p[j]
-		if !(pathIsASCIILetter(c) || j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-')) {
-			return false
+// pathScheme returns the URI scheme p starts with, as RFC 3986 spells
+// one (a letter, then letters, digits, '+', '-' or '.', then ':'), or "".
+// Such a path is a URI, never a folder or file named after the scheme:
+// "untitled:Untitled-1" and "vscode-remote://..." are refused, not
+// created. A scheme is two characters or more so that "C:/" stays a
+// drive path, and one that follows a '/' ("notes/a:b.txt") is a name. A
+// file whose own name starts so is written "./notes:v2.txt", as Display
+// shows it.
+func pathScheme(p string) string {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case pathIsASCIILetter(c):
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case c == ':' && i >= 2:
+			return p[:i]
+		default:
+			return ""
 		}
 	}
-	return true
+	return ""
 }
 
-// pathFromURI extracts the local path of a file URI.
+// pathHasScheme reports whether p is a URI (see pathScheme).
+func pathHasScheme(p string) bool { return pathScheme(p) != "" }
+
+// pathFromURI extracts the local path of a file URI: RFC 8089's forms
+// (file:///p, file://localhost/p, file:/p), percent-decoded. Other
+// schemes, other hosts and Windows drives are refused, each saying so.
 func pathFromURI(raw string) (string, PathErrorKind, string) {
+	if scheme := pathScheme(raw); !strings.EqualFold(scheme, "file") {
+		return "", PathNotFile, fmt.Sprintf("a %s: URI does not name a local file; give a path inside the workspace (a file whose name starts with %q is written ./%s)",
+			scheme, scheme+":", pathFirstName(raw))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", PathNotFile, "the URI cannot be parsed: " + err.Error()
+		return "", PathNotFile, "the URI cannot be parsed: " + strings.TrimPrefix(err.Error(), "parse "+strconv.Quote(raw)+": ")
 	}
-	if !strings.EqualFold(u.Scheme, "file") {
-		return "", PathNotFile, fmt.Sprintf("%s: URIs do not name local files; give a path inside the workspace", u.Scheme)
+	if pathIsDrive(u.Opaque) || pathIsDrive(u.Host) || pathIsDrive(strings.TrimPrefix(u.Path, "/")) {
+		return "", PathWindows, "Windows drive paths are not valid here; give a path inside the workspace"
 	}
 	if u.Opaque != "" {
 		return "", PathNotFile, "a file URI must be absolute (file:///path)"
 	}
-	if u.Host != "" && u.Host != "localhost" {
-		return "", PathNotFile, "file URIs on another host are not supported"
+	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+		return "", PathNotFile, fmt.Sprintf("file URIs on another host (%s) are not supported; give a path inside the workspace", u.Host)
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
 		return "", PathNotFile, "the URI has a query or fragment; give only the file's path"
@@ -357,6 +381,19 @@ func pathFromURI(raw string) (string, PathErrorKind, string) {
 		return "", PathEmpty, "the URI names no path"
 	}
 	return u.Path, 0, ""
+}
+
+// pathIsDrive reports a Windows drive at the start of s: "C:", "C|", "C:/x".
+func pathIsDrive(s string) bool {
+	return len(s) >= 2 && pathIsASCIILetter(s[0]) && (s[1] == ':' || s[1] == '|') && (len(s) == 2 || s[2] == '/' || s[2] == '\\')
+}
+
+// pathFirstName returns p up to its first '/'.
+func pathFirstName(p string) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return p
 }
 
 // pathHasDotDot reports whether p has a ".." component.

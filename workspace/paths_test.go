@@ -123,6 +123,22 @@ func TestPathResolveHostile(t *testing.T) {
 		{"uri opaque", "file:src/main.go", PathNotFile},
 		{"uri nul", "file://" + f.ws + "/a%00b", PathNUL},
 		{"uri tilde", "file:///~/x", PathOutside},
+		{"uri windows drive", "file:///C:/Windows/win.ini", PathWindows},
+		{"uri windows drive bar", "file:///c%7C/Windows/win.ini", PathWindows},
+		{"uri windows drive as host", "file://C:/Windows/win.ini", PathWindows},
+		{"uri windows drive opaque", "file:C:/Windows/win.ini", PathWindows},
+		{"uri unc", "file:////server/share/x", PathWindows},
+		{"uri empty", "file:", PathEmpty},
+		{"uri bad escape", "file://%2Fetc/x", PathNotFile},
+		{"uri other host", "file://server.example" + f.ws + "/file.txt", PathNotFile},
+		{"untitled", "untitled:Untitled-1", PathNotFile},
+		{"untitled slash", "untitled:/x.txt", PathNotFile},
+		{"vscode remote", "vscode-remote://ssh-remote+host" + f.ws + "/file.txt", PathNotFile},
+		{"http", "http://example.com/x.go", PathNotFile},
+		{"scheme one slash", "https:/example.com/x", PathNotFile},
+		{"scheme upper", "HTTP://example.com/x", PathNotFile},
+		{"scheme plus", "git+ssh://host/repo", PathNotFile},
+		{"scheme colon name", "notes:v2.txt", PathNotFile},
 		{"symlinked dir out", "link_out/secret.txt", PathSymlinkEscape},
 		{"symlinked dir itself", "link_out", PathSymlinkEscape},
 		{"symlink final file", "link_out_file", PathSymlinkEscape},
@@ -195,7 +211,13 @@ func TestPathResolveLegit(t *testing.T) {
 		{"lone dollar", "$", ws + "/$"},
 		{"tilde inside name", "a~b/~c", ws + "/a~b/~c"},
 		{"tilde after dot", "./~backup", ws + "/~backup"},
-		{"colon in name", "notes:v2.txt", ws + "/notes:v2.txt"},
+		{"colon in name", "./notes:v2.txt", ws + "/notes:v2.txt"},
+		{"colon later", "notes/a:b.txt", ws + "/notes/a:b.txt"},
+		{"colon after a digit", "2024:notes.txt", ws + "/2024:notes.txt"},
+		{"colon after a dot", ".x:y", ws + "/.x:y"},
+		{"uri one slash", "file:" + ws + "/file.txt", ws + "/file.txt"},
+		{"uri percent-encoded", "file://" + ws + "/dir%20with%20spaces/f.txt", ws + "/dir with spaces/f.txt"},
+		{"uri localhost upper", "file://LOCALHOST" + ws + "/file.txt", ws + "/file.txt"},
 		{"symlinked dir inside", "link_in/main.go", ws + "/src/main.go"},
 		{"symlinked file inside", "link_file_in", ws + "/src/main.go"},
 		{"dangling link inside", "dangling_in", ws + "/src/new.txt"},
@@ -244,6 +266,39 @@ func TestPathResolveIn(t *testing.T) {
 	}
 	if _, err := f.roots.ResolveIn(f.outside, "secret.txt"); err == nil {
 		t.Error("ResolveIn with a base outside the workspace succeeded")
+	}
+	// A URI or an absolute path is not relative to the base: before
+	// they were joined to it, "file:///ws/x" became the folder "file:".
+	for given, want := range map[string]string{
+		"file://" + f.ws + "/file.txt":            filepath.Join(f.ws, "file.txt"),
+		"file://localhost" + f.ws2 + "/other.txt": filepath.Join(f.ws2, "other.txt"),
+		"file:" + f.ws + "/new/x.txt":             filepath.Join(f.ws, "new/x.txt"),
+		f.ws2 + "/other.txt":                      filepath.Join(f.ws2, "other.txt"),
+		"notes/a:b.txt":                           filepath.Join(base, "notes/a:b.txt"),
+	} {
+		if got, err := f.roots.ResolveIn(base, given); err != nil || got != want {
+			t.Errorf("ResolveIn(src, %q) = %q, %v; want %q", given, got, err, want)
+		}
+	}
+	for _, given := range []string{"file:///etc/passwd", "untitled:Untitled-1", "vscode-remote://ssh-remote+h" + f.ws + "/file.txt", "http://example.com/x"} {
+		if got, err := f.roots.ResolveIn(base, given); !errors.As(err, &pe) {
+			t.Errorf("ResolveIn(src, %q) = %q, %v; want a refusal", given, got, err)
+		} else if strings.Contains(got+err.Error(), base+"/") {
+			t.Errorf("ResolveIn(src, %q): %v names a path below the base", given, err)
+		}
+	}
+}
+
+// TestPathDisplayResolvesBack: what Display shows the model resolves to
+// the same file, a name that reads as a URI scheme included.
+func TestPathDisplayResolvesBack(t *testing.T) {
+	f := newPathFixture(t)
+	for _, rel := range []string{"file.txt", "notes:v2.txt", "file:x", "untitled:Untitled-1", "src/a:b", "2024:x", "docs/ünïcödé 文件.md"} {
+		abs := filepath.Join(f.ws, rel)
+		d := f.roots.Display(abs)
+		if got, err := f.roots.Resolve(d); err != nil || got != abs {
+			t.Errorf("Display(%q) = %q, which resolves to %q, %v", abs, d, got, err)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -37,6 +38,8 @@ type client struct {
 	json     bool // print events as JSON lines
 	approve  approvalPolicy
 	terminal *bufio.Reader // answers for approveAsk
+	// interrupt ends a wait for the terminal (Ctrl-C); nil for none.
+	interrupt context.Context
 
 	conn      *jsonrpcclient.Client
 	srv       *rpc.Server
@@ -147,16 +150,17 @@ func (c *client) observe(m jsonrpcclient.Message) {
 	case "window/logMessage", "window/showMessage":
 		var msg struct{ Message string }
 		json.Unmarshal(m.Params, &msg)
-		c.println("log", msg.Message)
+		c.println("log", termsafe.Text(msg.Message))
 	}
 }
 
 // printUpdate prints one session/update readably, or as a JSON line.
+// Everything in it may come from the model, a file or a command, so
+// every field is printed through termsafe: Line for one-line fields,
+// Text for bodies.
 func (c *client) printUpdate(params json.RawMessage) {
 	if c.json {
-		c.mu.Lock()
-		fmt.Fprintf(c.out, "%s\n", params)
-		c.mu.Unlock()
+		c.printJSON(params)
 		return
 	}
 	var p struct {
@@ -185,16 +189,16 @@ func (c *client) printUpdate(params json.RawMessage) {
 	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
 		var block struct{ Text string }
 		json.Unmarshal(u.Content, &block)
-		c.stream(u.Kind, block.Text)
+		c.stream(u.Kind, termsafe.Text(block.Text))
 	case "tool_call":
-		c.println("tool", fmt.Sprintf("%s %s", u.Title, u.ID))
+		c.println("tool", termsafe.Line(u.Title)+" "+termsafe.Line(u.ID))
 	case "tool_call_update":
 		if u.Status == "completed" || u.Status == "failed" {
 			c.mu.Lock()
 			diffed := c.diffed[u.ID]
 			c.mu.Unlock()
 			if diffed { // its result is the diff just printed
-				c.println("tool", u.ID+" "+u.Status)
+				c.println("tool", termsafe.Line(u.ID)+" "+termsafe.Line(u.Status))
 				break
 			}
 			var items []struct {
@@ -205,16 +209,16 @@ func (c *client) printUpdate(params json.RawMessage) {
 			if len(items) > 0 {
 				text = firstLines(items[0].Content.Text, 6)
 			}
-			c.println("tool", fmt.Sprintf("%s %s\n%s", u.ID, u.Status, indent(text)))
+			c.println("tool", termsafe.Line(u.ID)+" "+termsafe.Line(u.Status)+"\n"+indent(termsafe.Text(text)))
 		}
 	case "plan":
 		var b strings.Builder
 		for _, e := range u.Entries {
-			fmt.Fprintf(&b, "[%s] %s\n", e.Status, e.Content)
+			fmt.Fprintf(&b, "[%s] %s\n", termsafe.Line(e.Status), termsafe.Line(e.Content))
 		}
 		c.println("plan", strings.TrimRight(b.String(), "\n"))
 	case "current_mode_update":
-		c.println("mode", u.ModeID)
+		c.println("mode", termsafe.Line(u.ModeID))
 	case "usage_update":
 		c.println("usage", fmt.Sprintf("%d tokens in, %d out; context %d of %d", u.Input, u.Output, u.Context.Used, u.Context.Size))
 	case "compaction":
@@ -241,10 +245,10 @@ func (c *client) printDiff(params json.RawMessage) {
 		if p, err := workspace.URIToPath(d.URI); err == nil {
 			name = filepath.Base(p)
 		}
-		c.println("diff", fmt.Sprintf("applied to %s as approved (+%d -%d)", name, d.Added, d.Removed))
+		c.println("diff", fmt.Sprintf("applied to %s as approved (+%d -%d)", termsafe.Line(name), d.Added, d.Removed))
 		return
 	}
-	c.println("diff", "\n"+indent(d.Diff))
+	c.println("diff", "\n"+indent(termsafe.Text(d.Diff)))
 }
 
 // stream prints streamed text as it arrives, starting a labelled line when
@@ -263,6 +267,17 @@ func (c *client) stream(kind, text string) {
 	fmt.Fprint(c.out, text)
 }
 
+// printJSON prints one message as a JSON line, with what a terminal
+// would act on written as \u escapes (the same value to a JSON reader).
+func (c *client) printJSON(params json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out.Write(append(termsafe.JSON(params), '\n'))
+}
+
+// println prints a labelled line. text must have been made safe for the
+// terminal (termsafe) by the caller, which knows which of its parts are
+// one-line fields.
 func (c *client) println(label, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -287,11 +302,17 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		Command string `json:"command"`
 	}
 	json.Unmarshal(params, &req)
-	detail := req.Diff
+	// What is approved is shown exactly: a command with nothing hidden
+	// (a carriage return cannot draw "ls" over "touch x"), and a note
+	// when it holds what the terminal would not have shown.
+	detail := termsafe.Text(req.Diff)
 	if req.Command != "" {
-		detail = "$ " + req.Command
+		detail = "$ " + termsafe.Exact(req.Command)
+		if !termsafe.Safe(req.Command) {
+			detail += "\n(the command holds characters a terminal does not show; they are written above as \\x.., \\u.., \\t)"
+		}
 	}
-	c.println("approve?", req.ToolCall.Title+"\n"+indent(detail))
+	c.println("approve?", termsafe.Line(req.ToolCall.Title)+"\n"+indent(detail))
 	if req.Diff != "" {
 		c.mu.Lock()
 		c.previewed[req.ToolCall.ID] = true
@@ -306,7 +327,11 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		c.mu.Lock()
 		fmt.Fprint(c.out, "allow? [y/N/a(lways)] ")
 		c.mu.Unlock()
-		line, _ := c.terminal.ReadString('\n')
+		line, ok := c.readLine()
+		if !ok {
+			option = "reject_once"
+			break
+		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 		case "a", "always":
@@ -316,7 +341,7 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 			c.mu.Lock()
 			fmt.Fprint(c.out, "rejected; tell the agent why or what to do instead (Enter for nothing): ")
 			c.mu.Unlock()
-			line, _ := c.terminal.ReadString('\n')
+			line, _ := c.readLine()
 			feedback = strings.TrimSpace(line)
 		}
 	default:
@@ -327,6 +352,26 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 		resp["feedback"] = feedback
 	}
 	c.conn.Call(ctx, "cline/approvalResponse", resp, nil)
+}
+
+// readLine reads an answer from the terminal, or gives up (false) on an
+// interrupt: the read itself cannot be stopped, and the turn is ending.
+func (c *client) readLine() (string, bool) {
+	if c.interrupt == nil {
+		line, _ := c.terminal.ReadString('\n')
+		return line, true
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := c.terminal.ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		return line, true
+	case <-c.interrupt.Done():
+		return "", false
+	}
 }
 
 // applyEdit applies a workspace edit to the client's buffers, as an editor
@@ -367,6 +412,10 @@ func (c *client) applyEdit(ctx context.Context, params json.RawMessage) (any, er
 	}
 	return map[string]any{"applied": true}, nil
 }
+
+// errText is an error as exec and demo print it: its message may carry
+// a model's or a server's text.
+func errText(err error) string { return termsafe.Text(err.Error()) }
 
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/rpc"
 )
 
@@ -29,13 +30,13 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	fs.SetOutput(stderr)
 	replay := fs.Bool("replay", false, "use the recorded model even when an API key is set")
 	keep := fs.Bool("keep", false, "keep the demo workspace instead of removing it")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "cline-ls-demo-")
 	if err != nil {
-		fmt.Fprintln(stderr, "cline-ls demo:", err)
+		fmt.Fprintln(stderr, "cline-ls demo:", errText(err))
 		return 1
 	}
 	if !*keep {
@@ -46,7 +47,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 		p := filepath.Join(ws, f.Name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			fmt.Fprintln(stderr, "cline-ls demo:", err)
+			fmt.Fprintln(stderr, "cline-ls demo:", errText(err))
 			return 1
 		}
 	}
@@ -61,24 +62,24 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	} else {
 		fmt.Fprintln(stdout, "model:   live provider from the environment")
 	}
-	fmt.Fprintln(stdout, "folder: ", ws)
+	fmt.Fprintln(stdout, "folder: ", termsafe.Line(ws))
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c := startClient(stdout, logger, env)
 	if err := c.initialize(ctx, ws, settings); err != nil {
-		fmt.Fprintln(stderr, "cline-ls demo: initialize:", err)
+		fmt.Fprintln(stderr, "cline-ls demo: initialize:", errText(err))
 		return 1
 	}
 	greet := filepath.Join(ws, "greet.go")
 	if err := c.open(ctx, greet); err != nil {
-		fmt.Fprintln(stderr, "cline-ls demo:", err)
+		fmt.Fprintln(stderr, "cline-ls demo:", errText(err))
 		return 1
 	}
 	fmt.Fprintln(stdout, "editor:  opened greet.go as a buffer")
 
 	var created struct{ SessionID string }
 	if err := c.call(ctx, "session/new", map[string]any{"cwd": ws, "mode": "plan"}, &created); err != nil {
-		fmt.Fprintln(stderr, "cline-ls demo: session/new:", err)
+		fmt.Fprintln(stderr, "cline-ls demo: session/new:", errText(err))
 		return 1
 	}
 	steps := []struct{ mode, prompt string }{
@@ -87,7 +88,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	}
 	for _, st := range steps {
 		if err := c.call(ctx, "session/set_mode", map[string]any{"sessionId": created.SessionID, "modeId": st.mode}, nil); err != nil {
-			fmt.Fprintln(stderr, "cline-ls demo: set_mode:", err)
+			fmt.Fprintln(stderr, "cline-ls demo: set_mode:", errText(err))
 			return 1
 		}
 		c.println("user", st.prompt)
@@ -95,14 +96,14 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 		err := c.call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID,
 			"prompt": []any{map[string]any{"type": "text", "text": st.prompt}}}, &res)
 		if err != nil {
-			fmt.Fprintln(stderr, "cline-ls demo: prompt:", err)
+			fmt.Fprintln(stderr, "cline-ls demo: prompt:", errText(err))
 			return 1
 		}
-		c.println("stop", res.StopReason)
+		c.println("stop", termsafe.Line(res.StopReason))
 	}
 	disk, _ := os.ReadFile(greet)
-	c.println("buffer", "greet.go in the editor (unsaved):\n"+indent(c.bufferText(greet)))
-	c.println("disk", "greet.go on disk (untouched until the user saves):\n"+indent(string(disk)))
+	c.println("buffer", "greet.go in the editor (unsaved):\n"+indent(termsafe.Text(c.bufferText(greet))))
+	c.println("disk", "greet.go on disk (untouched until the user saves):\n"+indent(termsafe.Text(string(disk))))
 	if code := c.close(ctx); code != 0 {
 		return code
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,8 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -43,7 +46,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	asJSON := fs.Bool("json", false, "print session updates as JSON lines")
 	approve := fs.String("approve", "ask", "answer approvals: ask (on the terminal), allow, or deny")
 	logFile := fs.String("log-file", "", "write the daemon's logs to `FILE`")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
@@ -72,7 +75,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
+		fmt.Fprintln(stderr, "cline-ls exec:", errText(err))
 		return 1
 	}
 	prov := map[string]any{}
@@ -92,29 +95,31 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
-			fmt.Fprintln(stderr, "cline-ls exec: --log-file:", err)
+			fmt.Fprintln(stderr, "cline-ls exec: --log-file:", errText(err))
 			return 2
 		}
 		defer f.Close()
 		logOut = f
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Ctrl-C (or SIGTERM) cancels the turn, which then ends "cancelled"
+	// and exits 128+signal as a shell reports it; a second one exits at
+	// once, for a turn that does not end.
+	ctx, interrupted := watchInterrupts(stderr)
+	defer interrupted.stop()
 	c := startClient(stdout, slog.New(slog.NewTextHandler(logOut, nil)), getenv)
 	c.json = *asJSON
 	c.approve = approvalPolicy(*approve)
 	c.terminal = bufio.NewReader(stdin)
+	c.interrupt = ctx
 	if err := c.initialize(ctx, cwd, settings); err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec: initialize:", err)
-		return 1
+		return c.fail(stderr, "", "initialize", err, interrupted.code())
 	}
 	var created struct{ SessionID string }
 	if err := c.call(ctx, "session/new", map[string]any{"cwd": cwd, "mode": *mode}, &created); err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
-		return 1
+		return c.fail(stderr, "", "", err, interrupted.code())
 	}
 	done := make(chan struct{})
-	go func() { // Ctrl-C cancels the turn; the prompt then returns "cancelled"
+	go func() {
 		select {
 		case <-ctx.Done():
 			c.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": created.SessionID})
@@ -126,16 +131,96 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		"prompt": []any{map[string]any{"type": "text", "text": task}}}, &res)
 	close(done)
 	if err != nil {
-		fmt.Fprintln(stderr, "cline-ls exec:", err)
-		c.close(context.Background())
-		return 1
+		return c.fail(stderr, created.SessionID, "", err, interrupted.code())
 	}
-	if !c.json {
-		c.println("stop", res.StopReason)
-	}
+	c.printEnd(created.SessionID, res.StopReason, "")
 	c.close(context.Background())
-	if res.StopReason != "end_turn" {
+	switch {
+	case interrupted.code() != 0:
+		return interrupted.code()
+	case res.StopReason != "end_turn":
 		return 1
 	}
 	return 0
 }
+
+// fail reports an error that ends exec: on stderr, and as the last JSON
+// line with --json. The code is 1, or the interrupt's when the error
+// follows one (a call cut short by Ctrl-C).
+func (c *client) fail(stderr io.Writer, sessionID, step string, err error, interruptCode int) int {
+	prefix := "cline-ls exec:"
+	if step != "" {
+		prefix += " " + step + ":"
+	}
+	fmt.Fprintln(stderr, prefix, errText(err))
+	c.printEnd(sessionID, "", err.Error())
+	c.close(context.Background())
+	if interruptCode != 0 {
+		return interruptCode
+	}
+	return 1
+}
+
+// printEnd prints how the task ended, the last line exec prints: the stop
+// reason, or with --json the final event, {"sessionId", "stopReason"} or
+// {"sessionId", "error"} (README, Commands).
+func (c *client) printEnd(sessionID, stopReason, errMsg string) {
+	if !c.json {
+		if stopReason != "" {
+			c.println("stop", termsafe.Line(stopReason))
+		}
+		return
+	}
+	end := map[string]any{"sessionId": sessionID}
+	if errMsg != "" {
+		end["error"] = errMsg
+	} else {
+		end["stopReason"] = stopReason
+	}
+	raw, _ := json.Marshal(end)
+	c.printJSON(raw)
+}
+
+// interrupts counts the interrupting signals exec has had.
+type interrupts struct {
+	sigs   chan os.Signal
+	mu     sync.Mutex
+	signal syscall.Signal // the first one, 0 before
+}
+
+// watchInterrupts returns a context cancelled by the first SIGINT or
+// SIGTERM; the second exits the process at once with 128+signal.
+func watchInterrupts(stderr io.Writer) (context.Context, *interrupts) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interrupts{sigs: make(chan os.Signal, 2)}
+	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range in.sigs {
+			s, _ := sig.(syscall.Signal)
+			in.mu.Lock()
+			first := in.signal == 0
+			if first {
+				in.signal = s
+			}
+			in.mu.Unlock()
+			if !first {
+				os.Exit(128 + int(s))
+			}
+			fmt.Fprintln(stderr, "cline-ls exec: cancelling the turn (Ctrl-C again to quit at once)")
+			cancel()
+		}
+	}()
+	return ctx, in
+}
+
+// code is the exit code the first interrupt asks for, 0 before one.
+func (in *interrupts) code() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.signal == 0 {
+		return 0
+	}
+	return 128 + int(in.signal)
+}
+
+func (in *interrupts) stop() { signal.Stop(in.sigs) }

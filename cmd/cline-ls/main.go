@@ -103,7 +103,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// only one there is, and may add the editor's process id.
 	fs.Bool("stdio", false, "talk over stdin and stdout (the only transport; accepted for editors that pass it)")
 	clientPID := fs.Int("clientProcessId", 0, "exit once the process with this `PID` (the editor) is gone")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
 	var level slog.Level
@@ -184,15 +184,27 @@ func copyInput(dst io.Writer, src io.Reader) error {
 var logLevels = []string{"debug", "info", "warn", "error"}
 
 // parseFlags parses args into fs. When it returns false the command ends
-// with the code: 0 for --help, 2 for a bad flag (fs has printed why).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+// with the code: 0 for --help, whose flag list goes to stdout as help
+// does, 2 for a bad flag, which fs has named on its own output, followed
+// by the list.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, ok bool) {
+	errOut := fs.Output()
+	list := func(w io.Writer) {
+		fs.SetOutput(w)
+		fmt.Fprintf(w, "usage of cline-ls %s:\n", fs.Name())
+		fs.PrintDefaults()
+		fs.SetOutput(errOut)
+	}
+	fs.Usage = func() {} // Parse would print the list to errOut, --help too
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
 		return 0, true
 	case errors.Is(err, flag.ErrHelp):
+		list(stdout)
 		return 0, false
 	}
+	list(errOut)
 	return 2, false
 }
 

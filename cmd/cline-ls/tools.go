@@ -21,7 +21,7 @@ func toolsCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", tools.FormatOpenAI, "`format` of --json: anthropic, openai, gemini or xml")
 	mode := fs.String("mode", "act", "session `mode`: plan, act, search, minimal or yolo")
 	applyPatch := fs.Bool("apply-patch", false, "the variant for models trained on apply_patch")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
 	fs.Visit(func(f *flag.Flag) { *asJSON = *asJSON || f.Name == "format" })

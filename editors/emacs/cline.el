@@ -638,6 +638,53 @@ tokens of the turn and the session (`cline-status-string')."
   (force-mode-line-update t))
 
 
+;;; Text from the daemon, shown visibly
+
+(defconst cline--hidden-chars
+  (concat "\x00-\x08\x0b-\x1f\x7f\u0080-\u009f"
+          "\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f"
+          "\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb"
+          "\U000e0000-\U000e0fff"
+          (string #x3fff80) "-" (string #x3fffff))
+  "What a terminal would act on, or Emacs draw misleadingly: C0 controls
+but line breaks and tabs, DEL, C1 (\\u009b is an 8-bit CSI), bidi
+overrides and isolates (bidi reordering is on in every buffer),
+zero-width and other invisible characters, raw bytes.")
+
+(defconst cline--hidden-re (concat "[" cline--hidden-chars "]")
+  "A character `cline--visible' escapes in text.")
+
+(defconst cline--hidden-exact-re
+  (concat "[" cline--hidden-chars "\t\n\u00ad\u034f\u200c\u200d\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+  "A character `cline--visible' escapes in a one-line field: also line
+breaks, tabs, joiners and variation selectors.")
+
+(defun cline--visible (text &optional exact)
+  "TEXT from the daemon with what would not show plainly escaped.
+A model's reply, a file's text or name, a command and its output all
+reach the user through this one rule: an escape sequence, a carriage
+return, a bidi override or a zero-width character is written as
+\\x1b, \\r, \\u202e, so the user sees that something was there.
+With EXACT (a command to approve, a title, a file name) line breaks,
+tabs and joiners are escaped too.  The result holds no `%' directive
+of its own: it is text, never a format string."
+  (let ((case-fold-search nil)
+        (text (if (stringp text) text (format "%s" (or text "")))))
+    (if (not (string-match-p (if exact cline--hidden-exact-re cline--hidden-re) text))
+        text
+      (replace-regexp-in-string
+       (if exact cline--hidden-exact-re cline--hidden-re)
+       (lambda (m)
+         (let ((c (aref m 0)))
+           (cond ((= c ?\r) "\\r")
+                 ((= c ?\n) "\\n")
+                 ((= c ?\t) "\\t")
+                 ((< c #x80) (format "\\x%02x" c))
+                 ((>= c #x3fff80) (format "\\x%02x" (- c #x3fff00)))
+                 ((<= c #xffff) (format "\\u%04x" c))
+                 (t (format "\\U%08x" c)))))
+       text t t))))
+
 ;;; The *cline* buffer: the chat
 
 (defvar-local cline--last-block nil
@@ -878,7 +925,7 @@ They are sent, as selected now, with the next prompt."
 (defun cline--session-label (x)
   "The completion candidate of the session/list entry X."
   (format "%s  %s  [%s]" (or (plist-get x :updatedAt) "")
-          (string-trim (replace-regexp-in-string "\n" " " (or (plist-get x :title) "")))
+          (string-trim (cline--visible (replace-regexp-in-string "\n" " " (or (plist-get x :title) "")) t))
           (plist-get x :sessionId)))
 
 ;;;###autoload
@@ -937,7 +984,7 @@ Its history is shown again in `*cline*' and the chat's prompts go to it."
 (defun cline--checkpoint-name (cp)
   "How the checkpoint CP is named to the user: its title, or its time."
   (let ((title (plist-get cp :title)))
-    (format "%S" (if (and title (not (string-empty-p title))) title (or (plist-get cp :time) "?")))))
+    (cline--visible (format "%S" (if (and title (not (string-empty-p title))) title (or (plist-get cp :time) "?"))) t)))
 
 (defun cline--restore (s cp scope)
   "Restore session S to checkpoint CP: SCOPE is files, conversation or both."
@@ -1025,9 +1072,10 @@ change, \\[cline-checkpoint-restore-files] restores the files,
         (dolist (cp cps)
           (insert (propertize (format "  %s  %s  %s\n"
                                       (or (plist-get cp :time) "")
-                                      (or (plist-get cp :title) "")
-                                      (mapconcat (lambda (p) (cline--display-path nil p))
-                                                 (plist-get cp :files) " "))
+                                      (cline--visible (or (plist-get cp :title) "") t)
+                                      (cline--visible (mapconcat (lambda (p) (cline--display-path nil p))
+                                                                 (plist-get cp :files) " ")
+                                                      t))
                               'cline-checkpoint cp)))
         (goto-char (point-min))
         (forward-line 1))
@@ -1106,7 +1154,8 @@ on a fresh line."
   "Write TEXT as a line of KIND in FACE."
   (cline--appending
     (cline--block kind)
-    (insert (if face (propertize text 'face face) text) "\n")
+    (let ((text (cline--visible text)))
+      (insert (if face (propertize text 'face face) text) "\n"))
     (setq cline--last-block kind)))
 
 (defun cline--log-meta (text)
@@ -1148,13 +1197,14 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   "Write the error ERR of WHAT."
   (cline--log-line 'error (format "[%s failed: %s]" what (cline--error-text err))
                    'cline-failed-face)
-  (message "cline: %s failed: %s" what (cline--error-text err)))
+  (message "cline: %s failed: %s" what (cline--visible (cline--error-text err))))
 
 (defun cline--log-chunk (kind text)
   "Append the streamed TEXT to a block of KIND (agent or thought)."
   (cline--appending
     (cline--block kind)
-    (insert (if (eq kind 'thought) (propertize text 'face 'cline-thought-face) text))))
+    (let ((text (cline--visible text)))
+      (insert (if (eq kind 'thought) (propertize text 'face 'cline-thought-face) text)))))
 
 (defun cline--status-face (status)
   "Face of a tool call STATUS."
@@ -1172,7 +1222,7 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   (save-excursion
     (goto-char beg)
     (delete-region beg end)
-    (insert (propertize text 'face face))
+    (insert (propertize (cline--visible text t) 'face face))
     (set-marker end (point))))
 
 (defun cline--log-tool-call (sid u)
@@ -1185,11 +1235,11 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
       (cline--block 'tool)
       (insert "  * ")
       (let ((tb (point)))
-        (insert (propertize title 'face 'cline-tool-face))
+        (insert (propertize (cline--visible title t) 'face 'cline-tool-face))
         (let ((te (point)))
-          (insert (if (and kind (not (equal kind "other"))) (format " (%s)" kind) "") " [")
+          (insert (if (and kind (not (equal kind "other"))) (format " (%s)" (cline--visible kind t)) "") " [")
           (let ((sb (point)))
-            (insert (propertize status 'face (cline--status-face status)))
+            (insert (propertize (cline--visible status t) 'face (cline--status-face status)))
             (let ((se (point)))
               (insert "]\n")
               (puthash (cline--tool-key sid id)
@@ -1239,7 +1289,7 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
             (insert (format "  [%s] %s\n"
                             (pcase (plist-get e :status)
                               ("completed" "x") ("in_progress" "~") (_ " "))
-                            (plist-get e :content))))
+                            (cline--visible (plist-get e :content) t))))
           entries)
     (setq cline--last-block 'plan)))
 
@@ -1304,8 +1354,8 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
     (let ((inhibit-read-only t))
       (erase-buffer)
       (if (cline--unified-p text) (diff-mode) (cline-diff-mode))
-      (insert header "\n")
-      (insert (or text ""))
+      (insert (cline--visible header) "\n")
+      (insert (cline--visible (or text "")))
       (unless (bolp) (insert "\n"))
       (goto-char (point-min))
       (setq buffer-read-only t)
@@ -1402,7 +1452,7 @@ gets its first lines written under the link."
     (cline--appending
       (cline--block 'diff)
       (insert "  ")
-      (insert-text-button (format "diff %s +%s -%s" path added removed)
+      (insert-text-button (format "diff %s +%s -%s" (cline--visible path t) added removed)
                           'action (lambda (_) (cline--show-diff path added removed diff))
                           'follow-link t
                           'help-echo "Show this diff")
@@ -1418,7 +1468,7 @@ gets its first lines written under the link."
       (unless (or previewed cline-display-diffs (null diff))
         (let ((lines (cline--diff-lines diff)))
           (dolist (l (seq-take lines cline--inline-diff-lines))
-            (insert (propertize (concat "    " l "\n") 'face
+            (insert (propertize (concat "    " (cline--visible l t) "\n") 'face
                                 (cond ((string-prefix-p "+" l) 'diff-added)
                                       ((string-prefix-p "-" l) 'diff-removed)
                                       (t 'cline-meta-face)))))
@@ -1440,7 +1490,7 @@ gets its first lines written under the link."
     (when (plist-get params :diff)
       (puthash (cline--tool-key (plist-get params :sessionId) (plist-get call :toolCallId))
                t cline--previewed))
-    (cline--log-line 'approval (format "  ? approval needed: %s" title) 'cline-pending-face))
+    (cline--log-line 'approval (format "  ? approval needed: %s" (cline--visible title t)) 'cline-pending-face))
   (setq cline--approval-queue
         (append cline--approval-queue
                 (list (append (list :server server :received (float-time)) params))))
@@ -1470,8 +1520,14 @@ gets its first lines written under the link."
   (let* ((call (plist-get req :toolCall))
          (diff (plist-get req :diff))
          (command (plist-get req :command))
-         (header (concat (format "cline-ls asks to run: %s" (plist-get call :title))
-                         (if command (format "\n$ %s" command) ""))))
+         ;; The command is shown exactly, each line escaped, with a
+         ;; note when it held what would not have shown.
+         (lines (and command (split-string command "\n")))
+         (shown (mapcar (lambda (l) (cline--visible l t)) lines))
+         (header (concat (format "cline-ls asks to run: %s" (cline--visible (plist-get call :title) t))
+                         (mapconcat (lambda (l) (concat "\n$ " l)) shown "")
+                         (if (equal shown lines) ""
+                           "\n(the command holds characters that do not show; they are written above as \\x.., \\u.., \\t)"))))
     (cline--fill-diff-buffer
      "*cline-approval*" header
      (or diff
@@ -1522,7 +1578,7 @@ gets its first lines written under the link."
     (cline--display-aside buf)
     (cline--status-changed)
     (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
-             (or (plist-get (plist-get req :toolCall) :title) "a tool"))))
+             (cline--visible (or (plist-get (plist-get req :toolCall) :title) "a tool") t))))
 
 (defun cline-approve ()
   "Select the window of the waiting approval, to answer it with its keys."
@@ -1597,15 +1653,15 @@ With FEEDBACK-P, ask for feedback for the agent first."
   "Ask which of OPTIONS (approval options) to take for TITLE; return one."
   (pcase cline-approval-style
     ('y-or-n-p
-     (let ((kind (if (y-or-n-p (format "cline: allow %s? " title))
+     (let ((kind (if (y-or-n-p (format "cline: allow %s? " (cline--visible title t)))
                      "allow_once" "reject_once")))
        (or (cl-find kind options :key (lambda (o) (plist-get o :kind)) :test #'equal)
            (list :optionId kind :name kind :kind kind))))
     (_
-     (let* ((names (mapcar (lambda (o) (plist-get o :name)) options))
+     (let* ((names (mapcar (lambda (o) (cline--visible (plist-get o :name) t)) options))
             ;; No default: RET typed ahead must not allow.
-            (choice (completing-read (format "cline: %s: " title) names nil t)))
-       (cl-find choice options :key (lambda (o) (plist-get o :name)) :test #'equal)))))
+            (choice (completing-read (format "cline: %s: " (cline--visible title t)) names nil t)))
+       (cl-find choice options :key (lambda (o) (cline--visible (plist-get o :name) t)) :test #'equal)))))
 
 (defun cline--ask-approval (req)
   "Ask the user about approval request REQ and send the answer."
@@ -1656,11 +1712,14 @@ With FEEDBACK-P, ask for feedback for the agent first."
    &key question options &allow-other-keys)
   "Ask the agent's QUESTION, offering OPTIONS; a quit answers null."
   (cline--log-line 'question (format "  ? %s" question) 'cline-pending-face)
-  (let* ((choices (append options nil))
+  ;; The choices are shown visibly; the answer is the option as sent.
+  (let* ((choices (mapcar (lambda (o) (cons (cline--visible o t) o)) (append options nil)))
+         (prompt (format "cline asks: %s " (cline--visible question)))
          (answer (condition-case nil
                      (if choices
-                         (completing-read (format "cline asks: %s " question) choices)
-                       (read-string (format "cline asks: %s " question)))
+                         (let ((picked (completing-read prompt (mapcar #'car choices))))
+                           (or (cdr (assoc picked choices)) picked))
+                       (read-string prompt))
                    (quit nil))))
     (when (and answer (string-empty-p answer)) (setq answer nil))
     (cline--log-line 'question (format "    -> %s" (or answer "(no answer)"))

@@ -106,8 +106,10 @@ func shellQuote(args ...string) string {
 // an earlier daemon reopened and continued) and codeaction (stock Eglot:
 // a code action on a flymake diagnostic runs a turn) and nokey (the first
 // run with no API key, then the README's offline model), review (an
-// edit's hunk taken back in Ediff) and model (model and mode switched from
-// the chat).
+// edit's hunk taken back in Ediff), model (model and mode switched from
+// the chat) and hostile (control, bidi and zero-width characters from the
+// model, commands and files shown as escapes, the command approved
+// exactly).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -128,6 +130,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
 		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
 		{name: "model", disk: "hello\n", minChecks: 6},
+		{name: "hostile", disk: "hello\n", minChecks: 20},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

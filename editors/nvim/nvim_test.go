@@ -244,6 +244,13 @@ func TestQuestion(t *testing.T) {
 	runNvim(t, "plugin", "question", "question", true).check(t)
 }
 
+// What the model, commands and files send is shown visibly in the
+// session buffer, the approval view, messages and pickers: terminal
+// controls, C1, bidi and zero-width characters as escapes.
+func TestHostileTextShownVisibly(t *testing.T) {
+	runNvim(t, "plugin", "hostile", "hostile", true).check(t)
+}
+
 // :ClineCancel during an approval ends the turn as cancelled; the session
 // takes the next task.
 func TestCancel(t *testing.T) {

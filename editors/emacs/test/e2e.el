@@ -7,7 +7,7 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model
+;;                          | model | hostile
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -773,6 +773,65 @@ runs on the model chosen (its context window says so), in the mode chosen."
 
 ;;; Main
 
+;; Characters a terminal would act on, or Emacs draw misleadingly.
+(defconst e2e-hidden-re
+  "[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u200b\u202a-\u202e\u2066-\u2069]")
+
+(defun e2e-check-clean (what text)
+  "Check that TEXT holds no character of `e2e-hidden-re'."
+  (let ((case-fold-search nil))
+    (e2e-check (format "%s holds no raw control, C1, bidi or zero-width character" what)
+               (and text (not (string-match-p e2e-hidden-re text)))
+               (format "%S" text))))
+
+(defun e2e-flow-hostile ()
+  "What the model, commands and files send shows visibly: escape
+sequences, carriage returns, C1, bidi and zero-width characters as
+\\x1b, \\r, \\u202e in `*cline*', the approval view, the minibuffer's
+prompts and messages; the command approved is shown exactly; the
+answer to a question is the option as sent."
+  (setq e2e-script
+        '((completing-read "cline asks: " (lambda (choices) (car choices)))))
+  (let* ((messages nil)
+         (record (lambda (fmt &rest args)
+                   (when fmt (push (apply #'format-message fmt args) messages))))
+         (buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         first)
+    (advice-add 'message :before record)
+    (unwind-protect
+        (let ((before (e2e-turns-ended)))
+          (with-current-buffer buf (cline-task "be hostile"))
+          (setq first (e2e-approve "a"))
+          (e2e-approve "a")
+          (e2e-wait "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60))
+      (advice-remove 'message record))
+    (let ((view (car first))
+          (log (e2e-buffer-text "*cline*"))
+          (asked (e2e-asked 'completing-read "cline asks: ")))
+      (e2e-check-clean "the approval view" view)
+      (e2e-check-contains "the approval shows the command exactly" view
+                          "$ touch pwned-spoof\\r\\x1b[2K\\x1b[1Als\n")
+      (e2e-check-contains "and says it held some" view "the command holds characters that do not show")
+      (e2e-check-clean "*cline*" log)
+      (e2e-check-session-log
+       "think \\x1b]52;c;cm0gLXJmIH4=\\x07 done"
+       "hello \\x1b[2J\\r \\u009b31m \\u202eevil zw\\u200bsp"
+       "[ ] step \\x1b[1A\\nfake 100% %s"
+       "Run touch pwned-spoof\\r\\x1b[2K\\x1b[1Als"
+       "Run touch y; printf '\\033]52;c;aGk=\\007out"
+       "-> a\\rb"
+       "[turn ended: end_turn]")
+      (e2e-check-contains "streamed text keeps its line breaks" log "zw\\u200bsp\nnext line")
+      (e2e-check "the question was asked" asked)
+      (e2e-check-clean "the question's prompt" (nth 1 asked))
+      (e2e-check-contains "its prompt shows the controls" (nth 1 asked) "one \\x1b[2K\\u202eplease 50% ")
+      (e2e-check-equal "its choices are shown visibly" (nth 2 asked) "a\\rb")
+      (e2e-check-clean "the messages" (mapconcat #'identity messages " | "))
+      (e2e-check-contains "the approval message shows the controls"
+                          (mapconcat #'identity messages " | ") "approval needed: Run touch pwned-spoof\\r\\x1b"))
+    (eglot-shutdown server)))
+
 (defun e2e-dump (name)
   "Print buffer NAME to stderr, for a failure's report."
   (when-let ((text (e2e-buffer-text name)))
@@ -795,6 +854,7 @@ runs on the model chosen (its context window says so), in the mode chosen."
         ("nokey" (e2e-flow-nokey))
         ("review" (e2e-flow-review))
         ("model" (e2e-flow-model))
+        ("hostile" (e2e-flow-hostile))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

@@ -621,6 +621,57 @@ function scenarios.units()
   H.eq(lines, { '# Cline asks: Run go test', '# kind: execute', '', '$ go test ./...' }, 'a command is previewed')
 end
 
+-- hostile: what the model, commands and files send is shown visibly
+-- wherever the plugin draws it (the session buffer, the approval view,
+-- messages, pickers): escape sequences, carriage returns, C1 controls,
+-- bidi overrides and zero-width characters as \x1b, \r, \u202e; the
+-- command approved is shown exactly; a line break in a one-line field is
+-- not an error; the answer to a question is the option as sent.
+function scenarios.hostile()
+  local notes = {}
+  vim.notify = function(msg)
+    table.insert(notes, msg)
+  end
+  start()
+  local raw = '[%z\1-\8\11-\31\127]'
+  local function clean(text, what)
+    H.expect(not text:find(raw), what .. ' holds no raw control character', vim.inspect(text))
+    for _, seq in ipairs({ '\194[\128-\159]', '\226\128[\139\170-\174]', '\226\129[\166-\169]' }) do
+      H.expect(not text:find(seq), what .. ' holds no C1, bidi or zero-width character', vim.inspect(text))
+    end
+  end
+  H.ui.select_answer = function(items)
+    return items[1]
+  end
+  vim.cmd('ClineTask be hostile')
+  local st = cline().state(env.ws)
+  local first = H.approve('a')
+  local ptext = table.concat(first.lines, '\n')
+  clean(ptext, 'the approval view')
+  H.contains(ptext, '$ touch pwned-spoof\\r\\x1b[2K\\x1b[1Als\n', 'the approval shows the command exactly')
+  H.contains(ptext, 'the command holds characters that do not show', 'and says it held some')
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends with end_turn')
+  local text = session_text()
+  clean(text, 'the session buffer')
+  H.contains(text, 'think \\x1b]52;c;cm0gLXJmIH4=\\x07 done', 'a thought shows its escape sequence')
+  H.contains(text, 'hello \\x1b[2J\\r \\u009b31m \\u202eevil zw\\u200bsp\nnext line', 'streamed text shows its controls, its lines kept')
+  H.contains(text, '\\x1b]52;c;aGk=\\x07out\\r', 'command output shows its escape sequence')
+  H.contains(text, '\\u009bJ\\u202ex', 'and its C1 and bidi characters')
+  H.contains(text, '[question] Pick\\none \\x1b[2K\\u202eplease — answered: a\\rb', 'a question with a line break is one line')
+  H.contains(text, '[ ] step \\x1b[1A\\nfake', 'a plan entry is one line')
+  H.contains(text, '[tool] Run touch pwned-spoof\\r\\x1b[2K\\x1b[1Als', 'a tool title shows its controls')
+  local sel = H.ui.selects[1]
+  H.expect(sel ~= nil, 'the question went to vim.ui.select')
+  H.eq(sel.items, { 'a\rb', 'c' }, 'the picker gets the options as sent')
+  H.eq(sel.opts.format_item(sel.items[1]), 'a\\rb', 'and shows them visibly')
+  H.eq(sel.opts.prompt, 'Pick\none \\x1b[2K\\u202eplease', 'its prompt shows the controls')
+  local all = table.concat(notes, '\n')
+  H.contains(all, 'approval needed: Run touch pwned-spoof\\r\\x1b', 'the approval message shows the controls')
+  clean(all:gsub('\n', ' '), 'the messages')
+end
+
 H.run(function()
   local fn = scenarios[env.scenario]
   if not fn then

@@ -9,6 +9,7 @@
 -- The answer goes back as the request cline/approvalResponse.
 local config = require('cline.config')
 local scratch = require('cline.scratch')
+local visible = require('cline.safe').visible
 
 local M = {}
 
@@ -31,7 +32,7 @@ local said = {
 
 local function title_of(req)
   local tc = type(req.toolCall) == 'table' and req.toolCall or {}
-  return (type(tc.title) == 'string' and tc.title ~= '' and tc.title) or tc.toolCallId or 'a tool call'
+  return visible((type(tc.title) == 'string' and tc.title ~= '' and tc.title) or tc.toolCallId or 'a tool call', 'exact')
 end
 
 -- preview_lines is what the user reads before answering.
@@ -39,17 +40,25 @@ local function preview_lines(req)
   local tc = type(req.toolCall) == 'table' and req.toolCall or {}
   local lines = { '# Cline asks: ' .. title_of(req) }
   if type(tc.kind) == 'string' then
-    table.insert(lines, '# kind: ' .. tc.kind)
+    table.insert(lines, '# kind: ' .. visible(tc.kind, 'exact'))
   end
   for _, loc in ipairs(type(tc.locations) == 'table' and tc.locations or {}) do
     if type(loc) == 'table' and loc.path then
-      table.insert(lines, '# file: ' .. loc.path .. (loc.line and (':' .. loc.line) or ''))
+      table.insert(lines, '# file: ' .. visible(loc.path, 'exact') .. (loc.line and (':' .. visible(loc.line, 'exact')) or ''))
     end
   end
   if type(req.command) == 'string' and req.command ~= '' then
+    -- The command is shown exactly: nothing in it hidden, and a note
+    -- when it held what would not have shown.
     table.insert(lines, '')
+    local hid = false
     for _, l in ipairs(vim.split(req.command, '\n', { plain = true })) do
-      table.insert(lines, '$ ' .. l)
+      local shown = visible(l, 'exact')
+      hid = hid or shown ~= l
+      table.insert(lines, '$ ' .. shown)
+    end
+    if hid then
+      table.insert(lines, '# the command holds characters that do not show; they are written above as \\x.., \\u.., \\t')
     end
   end
   if type(req.diff) == 'string' and req.diff ~= '' then

@@ -245,7 +245,7 @@ function M.open(req, root, answer)
     end, { buffer = b, nowait = true, silent = true, desc = 'Cline: leave the hunks (the approval still waits)' })
   end
   api.nvim_set_current_win(bwin)
-  vim.notify('cline: take the hunks you want into ' .. shown .. ' (do here, dp from the proposal), then ga; gq leaves', vim.log.levels.INFO)
+  vim.notify('cline: take the hunks you want into ' .. require('cline.safe').visible(shown, 'exact') .. ' (do here, dp from the proposal), then ga; gq leaves', vim.log.levels.INFO)
   return true
 end
 

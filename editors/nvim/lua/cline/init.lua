@@ -33,8 +33,10 @@ local by_client = {}
 local did_setup = false
 local turn_done -- defined with the sessions below
 
+-- Messages carry the daemon's text: a carriage return in one would draw
+-- over it.
 local function notify(msg, level)
-  vim.notify('cline: ' .. msg, level or vim.log.levels.INFO)
+  vim.notify('cline: ' .. require('cline.safe').visible(msg), level or vim.log.levels.INFO)
 end
 
 -- How to choose a model in Neovim, added to the daemon's "no model" error.
@@ -807,7 +809,8 @@ function M.sessions()
       kind = 'cline_session',
       format_item = function(x)
         local cur = x.sessionId == st.session_id and ' (current)' or ''
-        return string.format('%s  %s%s', tostring(x.updatedAt or ''):sub(1, 16):gsub('T', ' '), x.title or x.sessionId, cur)
+        local when = tostring(x.updatedAt or ''):sub(1, 16):gsub('T', ' ')
+        return require('cline.safe').visible(string.format('%s  %s%s', when, x.title or x.sessionId, cur), 'exact')
       end,
     }, function(choice)
       if choice then
@@ -936,7 +939,7 @@ function M.checkpoints()
       prompt = 'Cline checkpoint:',
       kind = 'cline_checkpoint',
       format_item = function(c)
-        return string.format('turn %d  %s  %s', (c.turn or 0) + 1, tostring(c.title or c.checkpointId), table.concat(c.files or {}, ', '))
+        return require('cline.safe').visible(string.format('turn %d  %s  %s', (c.turn or 0) + 1, tostring(c.title or c.checkpointId), table.concat(c.files or {}, ', ')), 'exact')
       end,
     }, function(choice)
       if choice then

@@ -6,14 +6,18 @@
 -- where only a picker that answers before returning (the built-in one)
 -- can be used, and others fall back to inputlist().
 local compat = require('cline.compat')
+local visible = require('cline.safe').visible
 
 local M = {}
 
 local function ask(params, answer)
-  local question = type(params.question) == 'string' and params.question or 'Cline asks'
+  -- Shown visibly; the answer is the option as the daemon sent it.
+  local question = visible(type(params.question) == 'string' and params.question or 'Cline asks')
   local options = type(params.options) == 'table' and params.options or {}
   if #options > 0 then
-    vim.ui.select(options, { prompt = question, kind = 'cline_question' }, answer)
+    vim.ui.select(options, { prompt = question, kind = 'cline_question', format_item = function(o)
+      return visible(o, 'exact')
+    end }, answer)
   else
     vim.ui.input({ prompt = question .. ' ' }, answer)
   end
@@ -23,12 +27,12 @@ end
 local function fallback(params)
   local options = type(params.options) == 'table' and params.options or {}
   if #options == 0 then
-    local ok, text = pcall(vim.fn.input, (params.question or 'Cline asks') .. ' ')
+    local ok, text = pcall(vim.fn.input, visible(params.question or 'Cline asks') .. ' ')
     return ok and text ~= '' and text or nil
   end
-  local items = { params.question or 'Cline asks:' }
+  local items = { visible(params.question or 'Cline asks:') }
   for i, o in ipairs(options) do
-    table.insert(items, string.format('%d. %s', i, o))
+    table.insert(items, string.format('%d. %s', i, visible(o, 'exact')))
   end
   local ok, choice = pcall(vim.fn.inputlist, items)
   if ok and choice >= 1 and choice <= #options then

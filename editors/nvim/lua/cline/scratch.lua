@@ -1,6 +1,7 @@
 -- Named scratch buffers shown in splits: the approval preview and the
 -- diff buffer.
 local api = vim.api
+local visible = require('cline.safe').visible
 
 local M = {}
 
@@ -23,8 +24,14 @@ function M.buffer(name, filetype)
   return buf
 end
 
--- set replaces (or, with append, extends) a scratch buffer's lines.
+-- set replaces (or, with append, extends) a scratch buffer's lines,
+-- which come from the daemon and are made visible.
 function M.set(buf, lines, append)
+  local shown = {}
+  for i, l in ipairs(lines) do
+    shown[i] = visible(l, 'line')
+  end
+  lines = shown
   vim.bo[buf].modifiable = true
   if append and not (api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == '') then
     api.nvim_buf_set_lines(buf, -1, -1, false, lines)

@@ -8,6 +8,7 @@
 -- session waits for.
 local compat = require('cline.compat')
 local config = require('cline.config')
+local visible = require('cline.safe').visible
 
 local api = vim.api
 local ns = api.nvim_create_namespace('cline')
@@ -269,9 +270,15 @@ function View:scroll(wins)
 end
 
 -- append adds whole lines at the end of the transcript and returns the
--- row of the first.
+-- row of the first. Lines come from the daemon: they are made visible
+-- (a line break in one is escaped, not an error).
 function View:append(lines)
   local row
+  local shown = {}
+  for i, l in ipairs(lines) do
+    shown[i] = visible(l, 'line')
+  end
+  lines = shown
   self:write(function(buf, tail)
     row = tail
     api.nvim_buf_set_lines(buf, tail, tail, false, lines)
@@ -305,7 +312,7 @@ end
 function View:stream(kind, text, prefix)
   prefix = prefix or ''
   local fresh = self:block(kind, true)
-  local parts = split_lines(text)
+  local parts = split_lines(visible(text))
   for i = 2, #parts do
     parts[i] = prefix .. parts[i]
   end
@@ -346,7 +353,7 @@ local status_words = {
 }
 
 local function tool_line(t)
-  return string.format('[tool] %s (%s)', t.title, status_words[t.status] or t.status or '?')
+  return string.format('[tool] %s (%s)', visible(t.title, 'exact'), visible(status_words[t.status] or t.status or '?', 'exact'))
 end
 
 local function mark_row(buf, id)
@@ -361,6 +368,7 @@ function View:set_line(mark, text)
   if not row then
     return
   end
+  text = visible(text, 'line')
   self:write(function(b)
     -- set_text keeps the change inside the row, so that the marks of the
     -- lines around it stay where they are.
@@ -450,7 +458,7 @@ local plan_marks = { completed = '[x]', in_progress = '[~]', pending = '[ ]' }
 function View:plan_update(entries)
   local lines = { 'Plan:' }
   for _, e in ipairs(entries or {}) do
-    table.insert(lines, string.format('  %s %s', plan_marks[e.status] or '[ ]', e.content or ''))
+    table.insert(lines, string.format('  %s %s', plan_marks[e.status] or '[ ]', visible(e.content, 'exact')))
   end
   self:block('plan', true)
   self:append(lines)
