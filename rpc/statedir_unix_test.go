@@ -160,7 +160,9 @@ func TestDamagedCheckpointIndexIsReplaced(t *testing.T) {
 			if got := agentText(updates(ed, id)); !strings.Contains(got, "index.json.bad-") {
 				t.Errorf("the session's text does not say the index was replaced: %q", got)
 			}
-			var list struct{ Checkpoints []struct{ CheckpointID string } }
+			var list struct {
+				Checkpoints []struct{ CheckpointID string }
+			}
 			if err := ed.Call(ctx, "cline/checkpoints", map[string]any{"sessionId": id}, &list); err != nil || len(list.Checkpoints) != 3 {
 				t.Errorf("checkpoints after the repair: %+v, %v; want 3", list.Checkpoints, err)
 			}
