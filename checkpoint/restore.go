@@ -169,7 +169,7 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	open := make(map[string]string, len(req.Open))
 	for p, text := range req.Open {
 		p = filepath.Clean(p)
-		if s.folderOf(p) != "" && !s.ign.Ignored(p, false) {
+		if s.folderOf(p) != "" && !s.own.Holds(p) && !s.ign.Ignored(p, false) {
 			open[p] = text
 		}
 	}
@@ -183,6 +183,13 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	}
 	for p := range cOv {
 		paths[p] = true
+	}
+	// The daemon's own files are never restored, even from a checkpoint
+	// taken when a walk did not yet leave them out.
+	for p := range paths {
+		if s.own.Holds(p) {
+			delete(paths, p)
+		}
 	}
 	var changes []change
 	var skipped []string

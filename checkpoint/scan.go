@@ -213,7 +213,7 @@ func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
 			continue
 		}
 		if e.dir {
-			if ignored(name, true) {
+			if ignored(name, true) || sc.store.own.Holds(abs+string(filepath.Separator)+name) {
 				continue
 			}
 			sub, err := dir.sub(name)

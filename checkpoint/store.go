@@ -72,6 +72,9 @@ type Options struct {
 	// same store (a first checkpoint of a large tree takes seconds);
 	// zero means DefaultLockWait.
 	LockWait time.Duration
+	// Own are the daemon's own folders, never checkpointed or restored
+	// though they lie in a workspace folder; nil means StateDir's.
+	Own *workspace.OwnPaths
 	// Now is time.Now outside tests.
 	Now func() time.Time
 }
@@ -177,6 +180,7 @@ type Store struct {
 	folders []string         // cleaned, outer ones only, in the caller's order
 	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
 	paths   *workspace.Roots // confines restore writes
+	own     *workspace.OwnPaths
 	blobs   *blobs
 	// ign is kept across scans so that ignore files are read once, not
 	// on every checkpoint; checkIgnoreFiles invalidates what changed.
@@ -232,8 +236,13 @@ func Open(opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	own := opts.Own
+	if own == nil {
+		own = workspace.NewOwnPaths(opts.StateDir) // made: its real path is known
+	}
+	paths.SetOwn(own)
 	s := &Store{
-		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths,
+		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths, own: own,
 		blobs:   newBlobs(filepath.Join(dir, "blobs"), max(opts.MaxFileBytes, opts.MaxCheckpointBytes)),
 		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
 		ignStat: make(map[string]ignoreStat),
@@ -679,7 +688,7 @@ func (s *Store) storeOverlays(sd scanned, overlay map[string]string) ([]overlayR
 	var written int64
 	for p, text := range overlay {
 		p = filepath.Clean(p)
-		if s.folderOf(p) == "" || s.ign.Ignored(p, false) {
+		if s.folderOf(p) == "" || s.own.Holds(p) || s.ign.Ignored(p, false) {
 			continue
 		}
 		if int64(len(text)) > s.blobs.limit {

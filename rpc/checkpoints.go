@@ -49,7 +49,7 @@ func (s *Server) checkpointStore() (*checkpoint.Store, error) {
 		s.ckpt.store = nil
 	}
 	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
-	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes})
+	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes, Own: s.ownPaths()})
 	if err != nil {
 		return nil, err
 	}

@@ -203,3 +203,68 @@ func TestCheckpointFailureIsToldOnce(t *testing.T) {
 		t.Errorf("the session's text: %q, want the warning once", text)
 	}
 }
+
+// The state directory inside the workspace (XDG_STATE_HOME under the
+// folder, or a home folder opened as the workspace): its files are not
+// listed, searched, readable by a tool, nor part of a checkpoint or a
+// restore, though the daemon writes them during the turn.
+func TestStateDirInsideWorkspaceIsNotTheWorkspaces(t *testing.T) {
+	ctx := testCtx(t)
+	root := stateWorkspace(t)
+	state := filepath.Join(root, ".local", "state", "cline-ls")
+	ed := stateEditor(t, root, state)
+	id := editTurn(t, ctx, ed, root)
+	session := filepath.Join(state, "sessions", id+".jsonl")
+	if _, err := os.Stat(session); err != nil {
+		t.Fatalf("the session file is not in the state directory inside the workspace: %v", err)
+	}
+
+	list := callTool(t, ctx, ed, "list_files", map[string]any{"path": ".", "recursive": true})
+	if strings.Contains(list.Content, "cline-ls") || strings.Contains(list.Content, "sessions") || !strings.Contains(list.Content, "a.txt") {
+		t.Errorf("list_files shows the state directory:\n%s", list.Content)
+	}
+	found := callTool(t, ctx, ed, "search_codebase", map[string]any{"queries": []string{id}})
+	if strings.Contains(found.Content, ".jsonl") || strings.Contains(found.Content, "index.json") {
+		t.Errorf("search_codebase finds the daemon's own files:\n%s", found.Content)
+	}
+	for _, p := range []string{".local/state/cline-ls/sessions/" + id + ".jsonl", session} {
+		if r := callTool(t, ctx, ed, "read_files", map[string]any{"files": []any{map[string]any{"path": p}}}); !r.IsError && strings.Contains(r.Content, `"type":"meta"`) {
+			t.Errorf("read_files %s read the session file:\n%s", p, r.Content)
+		}
+	}
+
+	var cks struct {
+		Checkpoints []struct {
+			CheckpointID string
+			Files        []string
+		}
+	}
+	if err := ed.Call(ctx, "cline/checkpoints", map[string]any{"sessionId": id}, &cks); err != nil || len(cks.Checkpoints) == 0 {
+		t.Fatalf("checkpoints: %+v, %v", cks, err)
+	}
+	for _, c := range cks.Checkpoints {
+		for _, f := range c.Files {
+			if strings.Contains(f, "cline-ls") {
+				t.Errorf("checkpoint %s lists the daemon's own %s", c.CheckpointID, f)
+			}
+		}
+	}
+	var res struct {
+		Restored  []string
+		Conflicts []struct{ Path, Reason string }
+	}
+	if err := ed.Call(ctx, "cline/restore", map[string]any{"sessionId": id, "checkpointId": cks.Checkpoints[0].CheckpointID, "scope": "files"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Restored {
+		if strings.Contains(p, "cline-ls") {
+			t.Errorf("the restore lists the daemon's own %s as restored", p)
+		}
+	}
+	for _, c := range res.Conflicts {
+		t.Errorf("restore conflict %s: %s", c.Path, c.Reason)
+	}
+	if got := readFile(t, filepath.Join(root, "a.txt")); got != "alpha\n" {
+		t.Errorf("a.txt = %q after the restore", got)
+	}
+}
