@@ -150,23 +150,32 @@ func TestSpecialLockFile(t *testing.T) {
 	}
 }
 
-// The blobs folder removed under a running store: the next checkpoint
-// makes it again, says so, and is itself restorable.
+// The blobs folder, or the store's whole folder, removed under a running
+// store: the next checkpoint makes it again, says so, and is itself
+// restorable.
 func TestRemovedBlobsFolderIsMadeAgain(t *testing.T) {
-	w := newWS(t, map[string]string{"a.txt": "one\n", "sub/b.txt": "bee\n"})
-	w.checkpoint("s1", 1, nil)
-	if err := os.RemoveAll(filepath.Join(w.s.dir, "blobs")); err != nil {
-		t.Fatal(err)
+	for _, what := range []string{"blobs", "store"} {
+		t.Run(what, func(t *testing.T) {
+			w := newWS(t, map[string]string{"a.txt": "one\n", "sub/b.txt": "bee\n"})
+			w.checkpoint("s1", 1, nil)
+			gone := filepath.Join(w.s.dir, "blobs")
+			if what == "store" {
+				gone = w.s.dir
+			}
+			if err := os.RemoveAll(gone); err != nil {
+				t.Fatal(err)
+			}
+			info := w.checkpoint("s1", 2, nil)
+			if len(info.Notes) != 1 || !strings.Contains(info.Notes[0], "blobs") {
+				t.Errorf("notes %q: want one saying the blobs folder was made again", info.Notes)
+			}
+			w.write("a.txt", "two\n")
+			w.write("sub/b.txt", "bzz\n")
+			if p := w.restore("s1", info.ID, nil, true); len(p.Failed) > 0 {
+				t.Fatalf("restore of the checkpoint after the blobs folder was made again: %+v", p.Failed)
+			}
+			w.want("a.txt", "one\n")
+			w.want("sub/b.txt", "bee\n")
+		})
 	}
-	info := w.checkpoint("s1", 2, nil)
-	if len(info.Notes) != 1 || !strings.Contains(info.Notes[0], "blobs") {
-		t.Errorf("notes %q: want one saying the blobs folder was made again", info.Notes)
-	}
-	w.write("a.txt", "two\n")
-	w.write("sub/b.txt", "bzz\n")
-	if p := w.restore("s1", info.ID, nil, true); len(p.Failed) > 0 {
-		t.Fatalf("restore of the checkpoint after the blobs folder was made again: %+v", p.Failed)
-	}
-	w.want("a.txt", "one\n")
-	w.want("sub/b.txt", "bee\n")
 }

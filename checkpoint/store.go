@@ -359,19 +359,26 @@ var errDamagedIndex = errors.New("damaged")
 // withLock runs fn with s.mu held, under the store's lock file (waiting
 // for another daemon's operation up to LockWait) and with the index read
 // afresh: what another daemon saved is in s.records before fn looks.
+// The lock file comes first, so that a wait for another daemon does not
+// hold s.mu, which List (on the connection's read loop) takes.
 func (s *Store) withLock(ctx context.Context, fn func() error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.roots == nil {
-		return errClosed
-	}
 	wait, cancel := context.WithTimeout(ctx, s.opts.LockWait)
 	defer cancel()
+	// A store folder removed whole is made again (syncIndex says so, as
+	// its blobs folder is then missing too).
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	l, err := workspace.LockStateFile(wait, s.lockPath())
 	if err != nil {
 		return fmt.Errorf("checkpoint: the store is busy or unusable: %w", err)
 	}
 	defer l.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roots == nil {
+		return errClosed
+	}
 	if err := s.syncIndex(true); err != nil {
 		return err
 	}
