@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -93,4 +94,37 @@ func TestSessionHeldByAnotherDaemon(t *testing.T) {
 		t.Fatalf("window B's session/load once A closed it: %v", err)
 	}
 	wantHeld(t, "session/load in A once B holds it", a.ed.Call(ctx, "session/load", load, nil))
+}
+
+// TestSessionLetGoOnIdleReleaseAndExit: a daemon lets go of a session it
+// released for being idle, and of every session when it exits, so that
+// the other window may load them.
+func TestSessionLetGoOnIdleReleaseAndExit(t *testing.T) {
+	ctx := testCtx(t)
+	a := newReplaySession(t, ctx, 300*time.Millisecond)
+	if err := a.logs.await(ctx, "releasing idle session", "session", a.id); err != nil {
+		t.Fatal(err)
+	}
+	b := secondWindow(t, ctx, a)
+	load := map[string]any{"sessionId": a.id, "cwd": a.root, "mcpServers": []any{}}
+	// The log line comes as the release starts; the lock goes as it ends.
+	for {
+		err := b.Call(ctx, "session/load", load, nil)
+		var re *jsonrpc2.Error
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &re) || re.Code != -32002 || ctx.Err() != nil {
+			t.Fatalf("window B's session/load after A released it: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantHeld(t, "window A's prompt to the session B now holds", a.ed.Call(ctx, "session/prompt",
+		map[string]any{"sessionId": a.id, "prompt": []any{map[string]any{"type": "text", "text": "again"}}}, nil))
+	if _, err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ed.Call(ctx, "session/load", load, nil); err != nil {
+		t.Fatalf("window A's session/load once B exited: %v", err)
+	}
 }
