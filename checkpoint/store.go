@@ -640,20 +640,13 @@ func (s *Store) latestDirs() (map[string]cachedTree, error) {
 	return dirs, nil
 }
 
-// latestSnapshot returns the files of the newest checkpoint by path.
-func (s *Store) latestSnapshot() (snapshot, error) {
-	dirs, err := s.latestDirs()
-	if err != nil {
-		return nil, err
-	}
-	return flatDirs(dirs), nil
-}
-
 // Prime prepares the first checkpoint of a workspace that has none: it
 // reads and stores every file and folder tree now, so that the
 // checkpoint a turn takes before its first change only reads what
 // changed since. The blobs it stores are referenced by that checkpoint;
-// Prune, which runs only after a checkpoint, keeps them. With
+// Prune, which runs only after a checkpoint, keeps them, and another
+// daemon's leaves them for BlobGrace (should it remove them later, the
+// count of collections in the index makes this store forget them). With
 // checkpoints on disk it only loads the newest one's folders.
 func (s *Store) Prime(ctx context.Context) error {
 	s.mu.Lock()
