@@ -615,7 +615,12 @@ func storeCheckRecord(rec Record) error {
 // plus the title records, so long histories cost a scan, not a decode.
 // Files it cannot read are logged and skipped.
 func (s *Store) List(cwd string) ([]Summary, error) {
-	entries, err := os.ReadDir(s.dir)
+	d, err := workspace.OpenDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("session store: list: %w", err)
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return nil, fmt.Errorf("session store: list: %w", err)
 	}
@@ -788,7 +793,7 @@ func (lr *storeLineReader) next(keep func(head []byte) bool) ([]byte, bool, erro
 
 // storeSyncDir makes a directory's entries durable.
 func storeSyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := workspace.OpenDir(dir)
 	if err != nil {
 		return err
 	}

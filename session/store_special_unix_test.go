@@ -107,3 +107,24 @@ func returnsOrFail(t *testing.T, fn func()) {
 		t.Fatal("blocked on a special file")
 	}
 }
+
+// The sessions folder itself swapped for a FIFO under a running store:
+// List and Create fail at once naming it.
+func TestSessionsFolderSwappedForFIFO(t *testing.T) {
+	s, _, _ := newTestStore(t, StoreOptions{})
+	if err := os.RemoveAll(s.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(s.dir, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	returnsOrFail(t, func() {
+		if _, err := s.List(""); err == nil || !strings.Contains(err.Error(), s.dir) {
+			t.Errorf("List: %v, want an error naming %s", err, s.dir)
+		}
+		if l, err := s.Create(Meta{SessionID: "s1", Cwd: "/w"}); err == nil {
+			l.Close()
+			t.Error("Create in a FIFO succeeded")
+		}
+	})
+}

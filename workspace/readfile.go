@@ -124,6 +124,38 @@ func OpenRegular(path string, flag int) (*os.File, fs.FileInfo, error) {
 	return regularOpened(f, path)
 }
 
+// OpenDir opens the folder at path for listing or syncing by the same
+// rules as OpenRegular: the open does not block (a FIFO put in a
+// folder's place would wait for a writer), and anything but a folder is
+// a *NotFolderError naming path.
+func OpenDir(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.IsDir() {
+		f.Close()
+		return nil, &NotFolderError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+// NotFolderError is returned by OpenDir for anything but a folder.
+type NotFolderError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+// Error implements error.
+func (e *NotFolderError) Error() string {
+	return fmt.Sprintf("%s is %s, not a folder", e.Path, FileKind(e.Mode))
+}
+
 // regularOpened returns f, just opened, with its stat if it is a regular
 // file; otherwise it closes f and says what it is.
 func regularOpened(f *os.File, path string) (*os.File, fs.FileInfo, error) {

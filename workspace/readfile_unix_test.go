@@ -107,3 +107,26 @@ func TestCapReaderStopsAtTheLimit(t *testing.T) {
 		t.Errorf("reading exactly the cap: %q, %v", data, err)
 	}
 }
+
+func TestOpenDirRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o600)
+	for _, p := range []string{fifo, file} {
+		if d, err := OpenDir(p); !errors.As(err, new(*NotFolderError)) {
+			if d != nil {
+				d.Close()
+			}
+			t.Errorf("OpenDir(%s): %v, want *NotFolderError", filepath.Base(p), err)
+		}
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+}
