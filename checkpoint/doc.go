@@ -11,9 +11,9 @@
 // file replaced atomically. Two daemons on one workspace (two editor
 // windows) share the store: each changes the index under the store's
 // lock file after reading it afresh, a collection keeps every blob the
-// index names and every blob younger than a grace period, and a count
-// of collections in the index tells the others to forget what they knew
-// was stored. Every file of the store is read as the workspace's are:
+// index names and every blob younger than a grace period, and the mark
+// a collection leaves in the index tells the others to forget what they
+// knew was stored. Every file of the store is read as the workspace's are:
 // regular files only, without blocking, with a byte cap; an index that
 // cannot be read is moved aside and a new one started, with a note for
 // the user (Info.Notes). Change detection is by stat (size, mtime,

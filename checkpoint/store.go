@@ -155,13 +155,14 @@ type overlayRef struct {
 // indexFile is the store's metadata, replaced atomically on every change,
 // under the store's lock file, by whichever daemon changes it: each
 // re-reads it under the lock first, so none writes back what it alone
-// remembers. GC counts the collections that removed blobs: a daemon
-// that sees it change drops what it knew of stored blobs.
+// remembers. GC is drawn afresh by every collection that removes blobs
+// (random, so that no writer can bring back a value another daemon last
+// saw): a daemon that sees it change drops what it knew of stored blobs.
 type indexFile struct {
 	Version     int       `json:"version"`
 	Folders     []string  `json:"folders"`
 	Checkpoints []*record `json:"checkpoints"`
-	GC          int64     `json:"gc,omitempty"`
+	GC          string    `json:"gc,omitempty"`
 }
 
 const indexVersion = 1
@@ -204,7 +205,7 @@ type Store struct {
 	// scan: another daemon's newer checkpoint makes trees stale.
 	treesOf string // guarded by mu
 	// seen is the index file as last read or written (its identity and
-	// GC count), so that an unchanged one is not decoded again.
+	// GC mark), so that an unchanged one is not decoded again.
 	seen  indexSeen // guarded by mu
 	notes []string  // guarded by mu; repairs not yet reported (Info.Notes)
 }
@@ -213,7 +214,7 @@ type Store struct {
 type indexSeen struct {
 	exists           bool
 	ino, size, mtime int64
-	gc               int64
+	gc               string
 	blobsIno         int64 // the blobs folder's, which removing it changes
 }
 
@@ -402,13 +403,10 @@ func (s *Store) syncIndex(locked bool) error {
 			return fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
 		}
 		s.notes = append(s.notes, fmt.Sprintf("%v; it was moved to %s and a new index started: earlier checkpoints cannot be restored", err, aside))
-		s.records, seen, idx = nil, indexSeen{gc: s.seen.gc + 1}, nil
+		s.records, seen, idx = nil, indexSeen{gc: newGC()}, nil
 		s.forgetBlobs()
 	}
-	if bi, err := os.Lstat(s.blobsPath()); err != nil || !bi.IsDir() {
-		if !locked {
-			return nil
-		}
+	if bi, err := os.Lstat(s.blobsPath()); locked && (err != nil || !bi.IsDir()) {
 		if err == nil {
 			return fmt.Errorf("checkpoint: %s is %s, not a folder", s.blobsPath(), workspace.FileKind(bi.Mode()))
 		}
@@ -484,12 +482,12 @@ func (s *Store) readIndex() (indexSeen, *indexFile, error) {
 }
 
 // saveIndex writes s.records; the lock is held (withLock). gcRan says
-// blobs were removed since the index was read, which the count tells
+// blobs were removed since the index was read, which a new GC mark tells
 // other daemons.
 func (s *Store) saveIndex(gcRan bool) error {
 	gc := s.seen.gc
 	if gcRan {
-		gc++
+		gc = newGC()
 	}
 	data, err := json.Marshal(indexFile{Version: indexVersion, Folders: s.folders, Checkpoints: s.records, GC: gc})
 	if err != nil {
@@ -504,6 +502,13 @@ func (s *Store) saveIndex(gcRan bool) error {
 	}
 	s.seen = seen
 	return nil
+}
+
+// newGC draws the mark of a collection (indexFile.GC).
+func newGC() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // takeNotes returns the repairs not yet reported.
@@ -646,7 +651,7 @@ func (s *Store) latestDirs() (map[string]cachedTree, error) {
 // changed since. The blobs it stores are referenced by that checkpoint;
 // Prune, which runs only after a checkpoint, keeps them, and another
 // daemon's leaves them for BlobGrace (should it remove them later, the
-// count of collections in the index makes this store forget them). With
+// mark of collections in the index makes this store forget them). With
 // checkpoints on disk it only loads the newest one's folders.
 func (s *Store) Prime(ctx context.Context) error {
 	s.mu.Lock()
@@ -847,7 +852,7 @@ func (s *Store) pruneStats() (PruneStats, error) {
 		s.records = slices.Clone(s.records[first:])
 		// The index goes first: a crash between the two steps leaves
 		// unreferenced blobs, never a checkpoint missing its blobs. Its
-		// GC count tells other daemons to forget the blobs they knew.
+		// new GC mark tells other daemons to forget the blobs they knew.
 		if err := s.saveIndex(len(garbage) > 0); err != nil {
 			s.records = old
 			return st, err
