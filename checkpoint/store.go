@@ -656,6 +656,8 @@ func (s *Store) latestDirs() (map[string]cachedTree, error) {
 func (s *Store) Prime(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Another daemon's checkpoints since Open count as this one's would.
+	_ = s.syncIndex(false)
 	if len(s.records) > 0 || s.trees != nil {
 		_, err := s.latestDirs()
 		return err
