@@ -66,3 +66,21 @@ func TestStateDirInsideWorkspaceIsNotCheckpointed(t *testing.T) {
 		})
 	}
 }
+
+// A workspace folder that is the state directory (or inside it) has
+// nothing of the user's: a checkpoint lists none of it.
+func TestWorkspaceInsideStateDirIsNotCheckpointed(t *testing.T) {
+	state := t.TempDir()
+	root := filepath.Join(state, "checkpoints")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := &ws{t: t, dir: root, state: state, now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	w.opts = Options{StateDir: state, Folders: []string{root}, Now: func() time.Time { return w.now }, BlobGrace: -1}
+	w.open()
+	w.checkpoint("s1", 1, nil)
+	w.write("file-of-the-store", "x\n")
+	if info := w.checkpoint("s1", 2, nil); len(info.Files) != 0 {
+		t.Errorf("files %v, want none: they are the store's own", info.Files)
+	}
+}

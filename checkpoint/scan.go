@@ -108,6 +108,9 @@ func (s *Store) scan(ctx context.Context, save bool, prev map[string]cachedTree,
 	}
 	sc.budget.Store(s.opts.MaxCheckpointBytes)
 	for i, folder := range s.folders {
+		if s.own.Holds(folder) {
+			continue // a workspace folder inside the state directory: none of it is the user's
+		}
 		h, err := openTop(s.roots[i])
 		if err != nil {
 			sc.fail(fmt.Errorf("checkpoint: %w", err))
