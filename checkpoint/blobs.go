@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // blobs is the content-addressed store: blobs/<first two hex digits>/<rest>.
@@ -21,14 +23,23 @@ import (
 // trusted as already there, and every read checks the hash, so a lost
 // blob makes a restore fail loudly rather than write wrong content.
 type blobs struct {
-	dir string
+	dir   string
+	limit int64 // the largest blob read
 
 	mu   sync.Mutex
 	have map[string]int64 // guarded by mu; hashes known to be stored, with their size
 }
 
-func newBlobs(dir string) *blobs {
-	return &blobs{dir: dir, have: make(map[string]int64)}
+func newBlobs(dir string, limit int64) *blobs {
+	return &blobs{dir: dir, limit: limit, have: make(map[string]int64)}
+}
+
+// forget drops what put and checks remembered: another daemon's
+// collection may have removed any of it.
+func (b *blobs) forget() {
+	b.mu.Lock()
+	clear(b.have)
+	b.mu.Unlock()
 }
 
 // hashOf returns the hex sha256 of data.
@@ -127,7 +138,9 @@ func (b *blobs) get(hash string) ([]byte, error) {
 	if len(hash) != sha256.Size*2 {
 		return nil, fmt.Errorf("checkpoint: bad blob name %q", hash)
 	}
-	data, err := os.ReadFile(b.path(hash))
+	// The state directory's rules: a FIFO or a device put in a blob's
+	// place must not block or fill memory.
+	data, err := workspace.ReadRegularFile(b.path(hash), b.limit)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read blob: %w", err)
 	}
@@ -137,13 +150,20 @@ func (b *blobs) get(hash string) ([]byte, error) {
 	return data, nil
 }
 
-// gc removes every blob whose hash keep does not hold, and temporary
-// files older than an hour (left by a crash). It returns the bytes of the
-// blobs kept and removed.
-func (b *blobs) gc(keep map[string]bool) (kept, removed int64, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	old := time.Now().Add(-time.Hour)
+// garbage is a blob to remove: its path, hash and size.
+type garbage struct {
+	path, hash string
+	size       int64
+}
+
+// unreferenced lists the blobs whose hash keep does not hold and that
+// were written more than grace ago (another daemon may be about to name
+// a newer one: Prime's blobs wait for a first checkpoint), and removes
+// temporary files older than an hour (left by a crash). It returns them
+// with the bytes of the blobs kept.
+func (b *blobs) unreferenced(keep map[string]bool, grace time.Duration) (out []garbage, kept int64, err error) {
+	now := time.Now()
+	old, young := now.Add(-time.Hour), now.Add(-grace)
 	err = filepath.WalkDir(b.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -166,21 +186,31 @@ func (b *blobs) gc(keep map[string]bool) (kept, removed int64, err error) {
 			return nil
 		}
 		hash := filepath.Base(filepath.Dir(p)) + name
-		if keep[hash] {
+		if keep[hash] || !fi.ModTime().Before(young) {
 			kept += fi.Size()
 			return nil
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		delete(b.have, hash)
-		removed += fi.Size()
+		out = append(out, garbage{path: p, hash: hash, size: fi.Size()})
 		return nil
 	})
 	if err != nil {
-		return kept, removed, fmt.Errorf("checkpoint: collect blobs: %w", err)
+		return nil, kept, fmt.Errorf("checkpoint: collect blobs: %w", err)
 	}
-	return kept, removed, nil
+	return out, kept, nil
+}
+
+// remove deletes the blobs unreferenced listed and returns their bytes.
+func (b *blobs) remove(list []garbage) (removed int64, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, g := range list {
+		if err := os.Remove(g.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("checkpoint: collect blobs: %w", err)
+		}
+		delete(b.have, g.hash)
+		removed += g.size
+	}
+	return removed, nil
 }
 
 // tree is one folder's listing, stored as a blob like file contents, so

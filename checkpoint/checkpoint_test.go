@@ -28,7 +28,9 @@ func newWS(t *testing.T, files map[string]string) *ws {
 	for p, text := range files {
 		w.write(p, text)
 	}
-	w.opts = Options{StateDir: w.state, Folders: []string{w.dir}, Now: func() time.Time { return w.now }}
+	// No grace for unnamed blobs: these tests count what a prune removes
+	// (TestPruneKeepsYoungBlobs has the grace).
+	w.opts = Options{StateDir: w.state, Folders: []string{w.dir}, Now: func() time.Time { return w.now }, BlobGrace: -1}
 	w.open()
 	return w
 }

@@ -169,7 +169,7 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	open := make(map[string]string, len(req.Open))
 	for p, text := range req.Open {
 		p = filepath.Clean(p)
-		if s.folderOf(p) != "" && !s.ign.Ignored(p, false) {
+		if s.folderOf(p) != "" && !s.own.Holds(p) && !s.ign.Ignored(p, false) {
 			open[p] = text
 		}
 	}
@@ -183,6 +183,13 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	}
 	for p := range cOv {
 		paths[p] = true
+	}
+	// The daemon's own files are never restored, even from a checkpoint
+	// taken when a walk did not yet leave them out.
+	for p := range paths {
+		if s.own.Holds(p) {
+			delete(paths, p)
+		}
 	}
 	var changes []change
 	var skipped []string
@@ -284,8 +291,16 @@ func overlayMap(refs []overlayRef) map[string]string {
 // diff from now to the checkpoint. Files a restore without force would
 // keep are listed with the reason.
 func (s *Store) Diff(ctx context.Context, req RestoreRequest) ([]FileDiff, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	var out []FileDiff
+	err := s.withLock(ctx, func() error {
+		var err error
+		out, err = s.diff(ctx, req)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) diff(ctx context.Context, req RestoreRequest) ([]FileDiff, error) {
 	pl, err := s.plan(ctx, req)
 	if err != nil {
 		return nil, err
@@ -363,8 +378,16 @@ func (s *Store) currentMode(abs string) fs.FileMode {
 // or removed now; open buffers come back in the plan for the caller to
 // edit. Conflicting files are kept unless req.Force.
 func (s *Store) Restore(ctx context.Context, req RestoreRequest) (*Plan, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	var p *Plan
+	err := s.withLock(ctx, func() error {
+		var err error
+		p, err = s.restore(ctx, req)
+		return err
+	})
+	return p, err
+}
+
+func (s *Store) restore(ctx context.Context, req RestoreRequest) (*Plan, error) {
 	pl, err := s.plan(ctx, req)
 	if err != nil {
 		return nil, err

@@ -108,6 +108,9 @@ func (s *Store) scan(ctx context.Context, save bool, prev map[string]cachedTree,
 	}
 	sc.budget.Store(s.opts.MaxCheckpointBytes)
 	for i, folder := range s.folders {
+		if s.own.Holds(folder) {
+			continue // a workspace folder inside the state directory: none of it is the user's
+		}
 		h, err := openTop(s.roots[i])
 		if err != nil {
 			sc.fail(fmt.Errorf("checkpoint: %w", err))
@@ -213,7 +216,7 @@ func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
 			continue
 		}
 		if e.dir {
-			if ignored(name, true) {
+			if ignored(name, true) || sc.store.own.Holds(abs+string(filepath.Separator)+name) {
 				continue
 			}
 			sub, err := dir.sub(name)

@@ -27,6 +27,11 @@ const (
 	DefaultMaxAge             = 7 * 24 * time.Hour
 	DefaultMaxStoreBytes      = 500 << 20
 	DefaultWorkers            = 2
+	DefaultBlobGrace          = 10 * time.Minute
+	DefaultLockWait           = time.Minute
+	// maxIndexBytes caps the index read: a few hundred bytes per
+	// checkpoint, so a larger one is not an index.
+	maxIndexBytes = 64 << 20
 	// maxListedFiles caps Info.Files; FilesMore counts the rest.
 	maxListedFiles = 500
 )
@@ -58,6 +63,18 @@ type Options struct {
 	MaxStoreBytes int64
 	// Workers bounds the goroutines that walk and hash.
 	Workers int
+	// BlobGrace is how long a blob no checkpoint names is kept after it
+	// was written: another daemon on the same store may have stored it
+	// for a checkpoint it has not saved yet (Prime's blobs wait for the
+	// first checkpoint). Zero means DefaultBlobGrace; negative, none.
+	BlobGrace time.Duration
+	// LockWait bounds the wait for another daemon's operation on the
+	// same store (a first checkpoint of a large tree takes seconds);
+	// zero means DefaultLockWait.
+	LockWait time.Duration
+	// Own are the daemon's own folders, never checkpointed or restored
+	// though they lie in a workspace folder; nil means StateDir's.
+	Own *workspace.OwnPaths
 	// Now is time.Now outside tests.
 	Now func() time.Time
 }
@@ -87,6 +104,12 @@ func (o *Options) fill() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.BlobGrace == 0 {
+		o.BlobGrace = DefaultBlobGrace
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = DefaultLockWait
+	}
 }
 
 // Info describes a checkpoint.
@@ -102,6 +125,10 @@ type Info struct {
 	// session's first), sorted; FilesMore counts those left out past 500.
 	Files     []string `json:"files"`
 	FilesMore int      `json:"filesMore,omitempty"`
+	// Notes says what the store repaired on the way to this checkpoint
+	// (an index moved aside, a blobs folder made again), for the user:
+	// older checkpoints may be gone. Not stored.
+	Notes []string `json:"-"`
 }
 
 // record is a checkpoint as the index file holds it.
@@ -125,17 +152,26 @@ type overlayRef struct {
 	Size int64  `json:"size"`
 }
 
-// indexFile is the store's metadata, replaced atomically on every change.
+// indexFile is the store's metadata, replaced atomically on every change,
+// under the store's lock file, by whichever daemon changes it: each
+// re-reads it under the lock first, so none writes back what it alone
+// remembers. GC is drawn afresh by every collection that removes blobs
+// (random, so that no writer can bring back a value another daemon last
+// saw): a daemon that sees it change drops what it knew of stored blobs.
 type indexFile struct {
 	Version     int       `json:"version"`
 	Folders     []string  `json:"folders"`
 	Checkpoints []*record `json:"checkpoints"`
+	GC          string    `json:"gc,omitempty"`
 }
 
 const indexVersion = 1
 
 // Store holds the checkpoints of one workspace. Its methods are safe for
-// concurrent use and run one at a time.
+// concurrent use and run one at a time; between processes (two editor
+// windows on one workspace, each with its daemon), every change of the
+// index, every collection of blobs and every restore runs under the
+// store's lock file with the index read afresh (withLock).
 type Store struct {
 	opts    Options // guarded by mu where applyLimits changes it (MaxAge, MaxStoreBytes, MaxCheckpointBytes)
 	asked   Options // guarded by mu; as the caller gave them, before defaults
@@ -145,6 +181,7 @@ type Store struct {
 	folders []string         // cleaned, outer ones only, in the caller's order
 	roots   []*os.Root       // one per folder: file reads cannot leave it; nil once closed (guarded by mu)
 	paths   *workspace.Roots // confines restore writes
+	own     *workspace.OwnPaths
 	blobs   *blobs
 	// ign is kept across scans so that ignore files are read once, not
 	// on every checkpoint; checkIgnoreFiles invalidates what changed.
@@ -164,6 +201,21 @@ type Store struct {
 	latestScan int64                 // guarded by mu
 	sinceGC    int64                 // guarded by mu; blob bytes written since the last Prune
 	gcDone     bool                  // guarded by mu; Prune ran in this process
+	// treesOf is the id of the record trees belongs to, "" for Prime's
+	// scan: another daemon's newer checkpoint makes trees stale.
+	treesOf string // guarded by mu
+	// seen is the index file as last read or written (its identity and
+	// GC mark), so that an unchanged one is not decoded again.
+	seen  indexSeen // guarded by mu
+	notes []string  // guarded by mu; repairs not yet reported (Info.Notes)
+}
+
+// indexSeen identifies a version of the index file.
+type indexSeen struct {
+	exists           bool
+	ino, size, mtime int64
+	gc               string
+	blobsIno         int64 // the blobs folder's, which removing it changes
 }
 
 // Open opens (creating if need be) the store for opts.Folders.
@@ -185,9 +237,14 @@ func Open(opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	own := opts.Own
+	if own == nil {
+		own = workspace.NewOwnPaths(opts.StateDir) // made: its real path is known
+	}
+	paths.SetOwn(own)
 	s := &Store{
-		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths,
-		blobs:   newBlobs(filepath.Join(dir, "blobs")),
+		opts: opts, asked: asked, dir: dir, folders: folders, paths: paths, own: own,
+		blobs:   newBlobs(filepath.Join(dir, "blobs"), max(opts.MaxFileBytes, opts.MaxCheckpointBytes)),
 		ign:     workspace.NewIgnoreMatcher(folders, opts.Exclude...),
 		ignStat: make(map[string]ignoreStat),
 
@@ -201,7 +258,9 @@ func Open(opts Options) (*Store, error) {
 		}
 		s.roots = append(s.roots, r)
 	}
-	if err := s.loadIndex(); err != nil {
+	// A damaged index does not fail the open: the first checkpoint,
+	// under the lock, moves it aside (syncIndex).
+	if err := s.syncIndex(false); err != nil && !errors.Is(err, errDamagedIndex) {
 		s.Close()
 		return nil, err
 	}
@@ -291,34 +350,172 @@ func workspaceKey(folders []string) string {
 
 func (s *Store) indexPath() string { return filepath.Join(s.dir, "index.json") }
 
-func (s *Store) loadIndex() error {
-	data, err := os.ReadFile(s.indexPath())
-	if errors.Is(err, fs.ErrNotExist) {
+func (s *Store) lockPath() string  { return filepath.Join(s.dir, "lock") }
+func (s *Store) blobsPath() string { return filepath.Join(s.dir, "blobs") }
+
+// errDamagedIndex is wrapped by readIndex's error for an index file that
+// cannot be one of ours: not a regular file, too large, not JSON.
+var errDamagedIndex = errors.New("damaged")
+
+// withLock runs fn with s.mu held, under the store's lock file (waiting
+// for another daemon's operation up to LockWait) and with the index read
+// afresh: what another daemon saved is in s.records before fn looks.
+// The lock file comes first, so that a wait for another daemon does not
+// hold s.mu, which List (on the connection's read loop) takes.
+func (s *Store) withLock(ctx context.Context, fn func() error) error {
+	wait, cancel := context.WithTimeout(ctx, s.opts.LockWait)
+	defer cancel()
+	// A store folder removed whole is made again (syncIndex says so, as
+	// its blobs folder is then missing too).
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	l, err := workspace.LockStateFile(wait, s.lockPath())
+	if err != nil {
+		return fmt.Errorf("checkpoint: the store is busy or unusable: %w", err)
+	}
+	defer l.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roots == nil {
+		return errClosed
+	}
+	if err := s.syncIndex(true); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// syncIndex brings s.records to the index file if it changed since it
+// was last read or written. With the lock held (locked) it also repairs
+// what it can: a damaged index is moved aside to index.json.bad-<time>
+// and the store starts afresh; a removed blobs folder is made again.
+// Either way, and when another daemon's collection removed blobs, what
+// this one knew of stored blobs and trees is dropped.
+func (s *Store) syncIndex(locked bool) error {
+	seen, idx, err := s.readIndex()
+	if err != nil {
+		if !locked || !errors.Is(err, errDamagedIndex) {
+			return err
+		}
+		aside := s.indexPath() + ".bad-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+		if rerr := os.Rename(s.indexPath(), aside); rerr != nil {
+			return fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
+		}
+		s.notes = append(s.notes, fmt.Sprintf("%v; it was moved to %s and a new index started: earlier checkpoints cannot be restored", err, aside))
+		s.records, seen, idx = nil, indexSeen{gc: newGC()}, nil
+		s.forgetBlobs()
+	}
+	if bi, err := os.Lstat(s.blobsPath()); locked && (err != nil || !bi.IsDir()) {
+		if err == nil {
+			return fmt.Errorf("checkpoint: %s is %s, not a folder", s.blobsPath(), workspace.FileKind(bi.Mode()))
+		}
+		if err := os.MkdirAll(s.blobsPath(), 0o700); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		s.notes = append(s.notes, fmt.Sprintf("the checkpoint store's blobs folder %s was missing; it was made again: earlier checkpoints cannot be restored", s.blobsPath()))
+		s.forgetBlobs()
+	}
+	if bi, err := os.Lstat(s.blobsPath()); err == nil {
+		seen.blobsIno = int64(inode(bi))
+	}
+	if seen == s.seen {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("checkpoint: read index: %w", err)
+	if seen.gc != s.seen.gc || seen.blobsIno != s.seen.blobsIno {
+		s.forgetBlobs()
 	}
-	var idx indexFile
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return fmt.Errorf("checkpoint: index %s is damaged: %w", s.indexPath(), err)
+	if idx != nil {
+		s.records = idx.Checkpoints
+	} else if !seen.exists {
+		s.records = nil // no index (yet, or removed)
 	}
-	if idx.Version != indexVersion {
-		return fmt.Errorf("checkpoint: index %s has version %d, this build reads %d", s.indexPath(), idx.Version, indexVersion)
+	if n := len(s.records); s.trees != nil && (n > 0 && s.records[n-1].ID != s.treesOf || n == 0 && s.treesOf != "") {
+		s.trees, s.latestScan = nil, 0 // another daemon's checkpoint is the newest now
 	}
-	s.records = idx.Checkpoints
+	s.seen = seen
 	return nil
 }
 
-func (s *Store) saveIndex() error {
-	data, err := json.Marshal(indexFile{Version: indexVersion, Folders: s.folders, Checkpoints: s.records})
+// forgetBlobs drops what this process knew to be stored: another
+// daemon's collection (or the user) may have removed any of it.
+func (s *Store) forgetBlobs() {
+	s.blobs.forget()
+	s.trees, s.latestScan, s.treesOf = nil, 0, ""
+}
+
+// readIndex reads the index file with the state directory's rules: a
+// regular file, opened without blocking, read with a cap. A missing one
+// is an empty store (a zero indexSeen and a nil index); an index this
+// build cannot read is an error naming the file.
+func (s *Store) readIndex() (indexSeen, *indexFile, error) {
+	p := s.indexPath()
+	f, fi, err := workspace.OpenRegular(p, os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
+		return indexSeen{gc: s.seen.gc}, nil, nil
+	}
+	var nr *workspace.NotRegularFileError
+	if errors.As(err, &nr) {
+		return indexSeen{}, nil, fmt.Errorf("checkpoint: index %s is %w: %v", p, errDamagedIndex, err)
+	}
+	if err != nil {
+		return indexSeen{}, nil, fmt.Errorf("checkpoint: read index: %w", err)
+	}
+	defer f.Close()
+	seen := indexSeen{exists: true, ino: int64(inode(fi)), size: fi.Size(), mtime: fi.ModTime().UnixNano(), gc: s.seen.gc}
+	if s.seen.exists && seen.ino == s.seen.ino && seen.size == s.seen.size && seen.mtime == s.seen.mtime {
+		return s.seen, nil, nil
+	}
+	r, err := workspace.CapReader(f, p, fi, maxIndexBytes)
+	if err != nil {
+		return indexSeen{}, nil, fmt.Errorf("checkpoint: index %s is %w: %v", p, errDamagedIndex, err)
+	}
+	var idx indexFile
+	if err := json.NewDecoder(r).Decode(&idx); err != nil {
+		return indexSeen{}, nil, fmt.Errorf("checkpoint: index %s is %w: %v", p, errDamagedIndex, err)
+	}
+	if idx.Version != indexVersion {
+		return indexSeen{}, nil, fmt.Errorf("checkpoint: index %s has version %d, this build reads %d", p, idx.Version, indexVersion)
+	}
+	seen.gc = idx.GC
+	return seen, &idx, nil
+}
+
+// saveIndex writes s.records; the lock is held (withLock). gcRan says
+// blobs were removed since the index was read, which a new GC mark tells
+// other daemons.
+func (s *Store) saveIndex(gcRan bool) error {
+	gc := s.seen.gc
+	if gcRan {
+		gc = newGC()
+	}
+	data, err := json.Marshal(indexFile{Version: indexVersion, Folders: s.folders, Checkpoints: s.records, GC: gc})
 	if err != nil {
 		return err
 	}
 	if err := workspace.WriteFileAtomic(s.indexPath(), data, 0o600); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	seen := indexSeen{gc: gc, blobsIno: s.seen.blobsIno}
+	if fi, err := os.Stat(s.indexPath()); err == nil {
+		seen.exists, seen.ino, seen.size, seen.mtime = true, int64(inode(fi)), fi.Size(), fi.ModTime().UnixNano()
+	}
+	s.seen = seen
 	return nil
+}
+
+// newGC draws the mark of a collection (indexFile.GC).
+func newGC() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// takeNotes returns the repairs not yet reported.
+func (s *Store) takeNotes() []string {
+	n := s.notes
+	s.notes = nil
+	return n
 }
 
 // Request says who makes a checkpoint.
@@ -335,16 +532,26 @@ type Request struct {
 // Checkpoint records the workspace now. Only files whose stat differs
 // from the latest checkpoint are read.
 func (s *Store) Checkpoint(ctx context.Context, req Request) (Info, error) {
+	var info Info
+	err := s.withLock(ctx, func() error {
+		var err error
+		info, err = s.checkpoint(ctx, req)
+		return err
+	})
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.checkpoint(ctx, req)
+	info.Notes = s.takeNotes()
+	s.mu.Unlock()
+	return info, err
 }
 
 func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	s.applyLimits()
 	base, err := s.latestDirs()
 	if err != nil {
-		return Info{}, err
+		// The newest checkpoint's trees are gone (blobs removed by hand,
+		// say): this checkpoint reads every file rather than none being
+		// taken at all.
+		base, s.trees, s.latestScan = nil, nil, 0
 	}
 	trust := s.latestScan
 	// The scan start is compared with file mtimes, so it is the real
@@ -389,11 +596,11 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		rec.Files = []string{}
 	}
 	s.records = append(s.records, rec)
-	if err := s.saveIndex(); err != nil {
+	if err := s.saveIndex(false); err != nil {
 		s.records = s.records[:len(s.records)-1]
 		return Info{}, err
 	}
-	s.trees, s.latestScan = dirs, rec.Scan
+	s.trees, s.latestScan, s.treesOf = dirs, rec.Scan, rec.ID
 	s.sinceGC += written
 	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
 		if err := s.prune(); err != nil {
@@ -434,28 +641,23 @@ func (s *Store) latestDirs() (map[string]cachedTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.trees, s.latestScan = dirs, last.Scan
+	s.trees, s.latestScan, s.treesOf = dirs, last.Scan, last.ID
 	return dirs, nil
-}
-
-// latestSnapshot returns the files of the newest checkpoint by path.
-func (s *Store) latestSnapshot() (snapshot, error) {
-	dirs, err := s.latestDirs()
-	if err != nil {
-		return nil, err
-	}
-	return flatDirs(dirs), nil
 }
 
 // Prime prepares the first checkpoint of a workspace that has none: it
 // reads and stores every file and folder tree now, so that the
 // checkpoint a turn takes before its first change only reads what
 // changed since. The blobs it stores are referenced by that checkpoint;
-// Prune, which runs only after a checkpoint, keeps them. With
+// Prune, which runs only after a checkpoint, keeps them, and another
+// daemon's leaves them for BlobGrace (should it remove them later, the
+// mark of collections in the index makes this store forget them). With
 // checkpoints on disk it only loads the newest one's folders.
 func (s *Store) Prime(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Another daemon's checkpoints since Open count as this one's would.
+	_ = s.syncIndex(false)
 	if len(s.records) > 0 || s.trees != nil {
 		_, err := s.latestDirs()
 		return err
@@ -469,7 +671,7 @@ func (s *Store) Prime(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.trees, s.latestScan = dirs, start.UnixNano()
+	s.trees, s.latestScan, s.treesOf = dirs, start.UnixNano(), ""
 	return nil
 }
 
@@ -493,8 +695,11 @@ func (s *Store) storeOverlays(sd scanned, overlay map[string]string) ([]overlayR
 	var written int64
 	for p, text := range overlay {
 		p = filepath.Clean(p)
-		if s.folderOf(p) == "" || s.ign.Ignored(p, false) {
+		if s.folderOf(p) == "" || s.own.Holds(p) || s.ign.Ignored(p, false) {
 			continue
+		}
+		if int64(len(text)) > s.blobs.limit {
+			continue // a restore could not read it back
 		}
 		h := hashOf([]byte(text))
 		if st, ok := sd.lookup(p); ok && st.Hash == h {
@@ -536,6 +741,12 @@ func changedPaths(disk []string, ao, bo []overlayRef) []string {
 func (s *Store) List(session string) []Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The index is replaced by a rename, so reading it needs no lock:
+	// another daemon's checkpoints are listed as soon as it saved them.
+	// One that cannot be read leaves the list as it was last read.
+	// The next checkpoint, under the lock, repairs a damaged one and
+	// says so.
+	_ = s.syncIndex(false)
 	var out []Info
 	for _, r := range s.records {
 		if r.SessionID == session {
@@ -580,10 +791,14 @@ type PruneStats struct {
 // checkpoint always stays), and deletes the blobs no checkpoint reaches.
 // Checkpoint calls it when enough was written since the last run.
 func (s *Store) Prune() (PruneStats, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.applyLimits()
-	return s.pruneStats()
+	var st PruneStats
+	err := s.withLock(context.Background(), func() error {
+		s.applyLimits()
+		var err error
+		st, err = s.pruneStats()
+		return err
+	})
+	return st, err
 }
 
 func (s *Store) prune() error {
@@ -626,19 +841,27 @@ func (s *Store) pruneStats() (PruneStats, error) {
 		}
 		total += added
 	}
-	if first > 0 {
+	// Every checkpoint of the store is in s.records, re-read under the
+	// lock (withLock), so keep holds every blob any daemon's index names.
+	garbage, kept, err := s.blobs.unreferenced(keep, s.opts.BlobGrace)
+	st.KeptBytes = kept
+	if err != nil {
+		return st, err
+	}
+	if first > 0 || len(garbage) > 0 {
 		st.Removed = first
 		old := s.records
 		s.records = slices.Clone(s.records[first:])
 		// The index goes first: a crash between the two steps leaves
-		// unreferenced blobs, never a checkpoint missing its blobs.
-		if err := s.saveIndex(); err != nil {
+		// unreferenced blobs, never a checkpoint missing its blobs. Its
+		// new GC mark tells other daemons to forget the blobs they knew.
+		if err := s.saveIndex(len(garbage) > 0); err != nil {
 			s.records = old
 			return st, err
 		}
 	}
-	kept, removed, err := s.blobs.gc(keep)
-	st.KeptBytes, st.RemovedBytes = kept, removed
+	removed, err := s.blobs.remove(garbage)
+	st.RemovedBytes = removed
 	if err != nil {
 		return st, err
 	}

@@ -85,6 +85,15 @@ func TestACPLoadInFreshDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each daemon lets go of the session before the next loads it, as an
+	// acpx process does by ending: one daemon writes a session at a time.
+	letGo := func(conn *acp.ClientSideConnection) {
+		t.Helper()
+		if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: sess.SessionId}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	letGo(conn1)
 	for i, tr := range []struct{ transcript, prompt, want string }{
 		{first, "what do the notes say", "It says beta."},
 		{second, "and now", "Still beta."},
@@ -110,6 +119,7 @@ func TestACPLoadInFreshDaemon(t *testing.T) {
 				t.Fatalf("session/list = %+v, want the first prompt as the title", list.Sessions)
 			}
 		}
+		letGo(conn)
 	}
 	_, recs := savedRecords(t, state, string(sess.SessionId))
 	var usage int

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/checkpoint"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -21,6 +22,9 @@ type checkpointState struct {
 	mu    sync.Mutex
 	store *checkpoint.Store // guarded by mu
 	key   string            // guarded by mu; the state dir and folders store was opened for
+
+	toldMu sync.Mutex
+	told   map[string]bool // guarded by toldMu; sessions told that undo is unavailable
 }
 
 // checkpointStore returns the store for the current workspace folders,
@@ -45,7 +49,7 @@ func (s *Server) checkpointStore() (*checkpoint.Store, error) {
 		s.ckpt.store = nil
 	}
 	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
-	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes})
+	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes, Own: s.ownPaths()})
 	if err != nil {
 		return nil, err
 	}
@@ -118,24 +122,57 @@ func (s *Server) primeCheckpoints() {
 }
 
 // takeCheckpoint is the session's checkpoint hook; settings can turn it
-// off. A failure only costs the undo point, so it is logged and the turn
-// goes on.
+// off. A failure only costs the undo point, so the turn goes on, but the
+// user is told, once per session, that undo is unavailable and why; what
+// the store repaired on the way (an index moved aside) is told as it
+// happens.
 func (s *Server) takeCheckpoint(sessionID string, turn int, callID, title string) {
 	if !s.checkpointsEnabled() {
 		return
 	}
 	st, err := s.checkpointStore()
 	if err != nil {
-		s.log.Debug("no checkpoint", "session", sessionID, "err", err)
+		s.log.Warn("no checkpoint", "session", sessionID, "err", err)
+		s.checkpointTrouble(sessionID, err)
 		return
 	}
-	_, err = st.Checkpoint(s.bgCtx, checkpoint.Request{
+	info, err := st.Checkpoint(s.bgCtx, checkpoint.Request{
 		SessionID: sessionID, Turn: turn, ToolCallID: callID, Title: title,
 		Overlay: bufferTexts(s.openBuffers()),
 	})
-	if err != nil {
-		s.log.Warn("checkpoint failed", "session", sessionID, "err", err)
+	for _, note := range info.Notes {
+		s.log.Warn("checkpoint store repaired", "session", sessionID, "note", note)
+		s.tellSession(sessionID, "checkpoints: "+note)
 	}
+	if err != nil && s.bgCtx.Err() == nil {
+		s.log.Warn("checkpoint failed", "session", sessionID, "err", err)
+		s.checkpointTrouble(sessionID, err)
+	}
+}
+
+// checkpointTrouble tells the user that the session's changes cannot be
+// undone, once per session: every later checkpoint would fail the same
+// way.
+func (s *Server) checkpointTrouble(sessionID string, err error) {
+	s.ckpt.toldMu.Lock()
+	told := s.ckpt.told[sessionID]
+	if s.ckpt.told == nil {
+		s.ckpt.told = make(map[string]bool)
+	}
+	s.ckpt.told[sessionID] = true
+	s.ckpt.toldMu.Unlock()
+	if !told {
+		s.tellSession(sessionID, "undo is unavailable: no checkpoint could be taken before this change: "+err.Error())
+	}
+}
+
+// tellSession puts a warning in the session's conversation (both
+// dialects; ACP has no other place for one) and, in the LSP dialect,
+// shows it as window/showMessage.
+func (s *Server) tellSession(sessionID, msg string) {
+	msg = s.redact(msg)
+	s.sendUpdate(sessionID, wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
+	s.showMessage(2, "cline-ls: "+msg)
 }
 
 // Wire shapes of PROTOCOL.md §8.

@@ -84,7 +84,10 @@ func (f *files) Root() string {
 }
 
 func (f *files) Ignored(abs string, isDir bool) bool {
-	return f.s.ignoreMatcher().Ignored(abs, isDir)
+	// The daemon's state directory counts as ignored, so the listing and
+	// search walkers (and list_code_definitions) leave it out.
+	r, _ := f.roots()
+	return f.s.ignoreMatcher().Ignored(abs, isDir) || r.Own().Holds(abs)
 }
 
 func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {

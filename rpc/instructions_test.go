@@ -90,6 +90,11 @@ func TestInstructionsInPromptAndOnTheWire(t *testing.T) {
 	runPrompt(t, ctx, ed, id, "second task")
 
 	// The replayed history shows the user's words, not the context block.
+	// The first daemon lets go of the session first: one writes it at a
+	// time.
+	if _, err := ed.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
 	ed2 := rpctest.New(t, rpc.Options{Getenv: getenv})
 	if _, err := ed2.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
 		t.Fatal(err)
@@ -107,7 +112,7 @@ func TestInstructionsInPromptAndOnTheWire(t *testing.T) {
 		t.Errorf("replayed user messages = %q", users)
 	}
 
-	if err := ed.Call(ctx, "cline/instructions", map[string]any{"sessionId": "s-none"}, nil); err == nil || codeOf(t, err) != -32602 {
+	if err := ed2.Call(ctx, "cline/instructions", map[string]any{"sessionId": "s-none"}, nil); err == nil || codeOf(t, err) != -32602 {
 		t.Errorf("unknown session: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package rpc_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -29,6 +30,15 @@ func replayEditor(t *testing.T, root, state, tr string) *rpctest.Editor {
 	return ed
 }
 
+// letGo ends the daemon behind ed, which lets go of its sessions for
+// another daemon to load.
+func letGo(t *testing.T, ctx context.Context, ed *rpctest.Editor) {
+	t.Helper()
+	if _, err := ed.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestLoadThenPromptKeepsTitleAndPlan: a session loaded by a new daemon
 // and prompted again keeps its first title and its plan (before, the
 // second prompt renamed it and the plan was gone).
@@ -45,6 +55,7 @@ func TestLoadThenPromptKeepsTitleAndPlan(t *testing.T) {
 	if _, err := promptText(ctx, ed, id, "first task"); err != nil {
 		t.Fatal(err)
 	}
+	letGo(t, ctx, ed) // one daemon writes a session at a time
 	ed2 := replayEditor(t, root, state, transcript(t, reply(text("again"))))
 	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
 		t.Fatal(err)
@@ -157,6 +168,7 @@ func TestReplaySendsWhatTheLiveSessionSent(t *testing.T) {
 		return
 	}
 	liveStarts, liveEnds := pick(typedUpdates(t, ed, id))
+	letGo(t, ctx, ed)
 	ed2 := replayEditor(t, root, state, transcript(t))
 	if err := ed2.Call(ctx, "session/load", map[string]any{"sessionId": id, "cwd": root, "mcpServers": []any{}}, nil); err != nil {
 		t.Fatal(err)

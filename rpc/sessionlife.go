@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"time"
@@ -317,7 +318,7 @@ func (s *Server) sessionList(raw []byte) (any, error) {
 	}
 	out := make([]wire.SessionInfo, len(list))
 	for i, x := range list {
-		out[i] = wire.SessionInfo{SessionID: x.SessionID, Cwd: x.Cwd, Title: x.Title, UpdatedAt: x.UpdatedAt}
+		out[i] = wire.SessionInfo{SessionID: x.SessionID, Cwd: x.Cwd, Title: x.Title, UpdatedAt: x.UpdatedAt, HeldBy: x.HeldBy}
 	}
 	return wire.ListSessionsResult{Sessions: out}, nil
 }
@@ -355,14 +356,22 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 		return nil, "", jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
 	}
 	r := session.Resume(meta, recs)
-	own, err := s.sessionMCP(mcpServers, cwd)
-	if err != nil {
-		return nil, "", err
-	}
+	// The history first: one another daemon holds is refused before any
+	// MCP server starts for it.
 	log, err := st.Open(id)
 	if err != nil {
+		if held := sessionHeld(err); held != nil {
+			return nil, "", held
+		}
 		s.warnNotSaved(err)
 		log = nil
+	}
+	own, err := s.sessionMCP(mcpServers, cwd)
+	if err != nil {
+		if log != nil {
+			log.Close()
+		}
+		return nil, "", err
 	}
 	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: r.Mode, history: r.History, log: log, mcp: own,
 		title: r.Title, plan: r.Plan})
@@ -377,6 +386,24 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 	}
 	ls.Restore(r)
 	return ls, r.Mode, nil
+}
+
+// codeSessionHeld is PROTOCOL.md §12's error for a session another daemon
+// holds; its data is {"heldBy": pid}.
+const codeSessionHeld jsonrpc2.Code = -32002
+
+// sessionHeld returns the wire error for a session another daemon holds
+// (session.HeldError), nil for any other error: the one place that
+// decides how a load, a reopen for a prompt or a call, says so.
+func sessionHeld(err error) error {
+	var held *session.HeldError
+	if !errors.As(err, &held) {
+		return nil
+	}
+	data, _ := json.Marshal(struct {
+		HeldBy int `json:"heldBy"`
+	}{held.PID})
+	return &jsonrpc2.Error{Code: codeSessionHeld, Message: held.Error(), Data: data}
 }
 
 // warnNotSaved tells the user that a session's history cannot be saved.

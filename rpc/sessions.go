@@ -19,6 +19,7 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // sessions holds the connection's agent sessions.
@@ -101,6 +102,13 @@ func (s *Server) stateDir() string {
 		return d
 	}
 	return session.DefaultStateDir(s.opts.Getenv)
+}
+
+// ownPaths are the daemon's own folders, never part of a workspace (not
+// checkpointed, listed, searched or resolved to): the state directory in
+// force and the default one.
+func (s *Server) ownPaths() *workspace.OwnPaths {
+	return workspace.NewOwnPaths(s.stateDir(), session.DefaultStateDir(s.opts.Getenv))
 }
 
 func (s *Server) sessionStore() (*session.Store, error) {

@@ -81,6 +81,9 @@ func (s *Server) foldersChangedThen(run func(func())) {
 	if paths := s.folders.Paths(); len(paths) > 0 {
 		roots, rootsErr = workspace.NewRoots(paths...)
 	}
+	if roots != nil {
+		roots.SetOwn(s.ownPaths())
+	}
 	s.ws.mu.Lock()
 	old := s.ws.watcher
 	oldReady := s.ws.ready

@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // Session files (docs/DESIGN.md §5) are JSON lines, one record per line, in
@@ -65,6 +67,29 @@ const storeFormatVersion = 1
 
 // storeMaxIDLen bounds session ids, which become file names.
 const storeMaxIDLen = 128
+
+// DefaultMaxSessionBytes is the largest session file a Store reads: far
+// more than any conversation a model's window holds, and far less than
+// an endless file (a link to /dev/zero, a runaway writer) would take.
+const DefaultMaxSessionBytes = 256 << 20
+
+// HeldError is the error for a session whose history another daemon
+// holds open (PROTOCOL.md §12): one writer per session, across
+// processes, or the two histories would fork. PID is that daemon's
+// process, 0 when it could not be read.
+type HeldError struct {
+	ID  string
+	PID int
+}
+
+// Error implements error.
+func (e *HeldError) Error() string {
+	who := "another cline-ls"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another cline-ls (process %d)", e.PID)
+	}
+	return fmt.Sprintf("session %s is open in %s; close it there, or fork it to continue it here", e.ID, who)
+}
 
 // ErrInvalidSessionID is wrapped by every error about a session id that
 // cannot name a session file.
@@ -131,6 +156,9 @@ type Summary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// ParentID is set for subagent sessions, which callers may hide.
 	ParentID string `json:"parentId,omitempty"`
+	// HeldBy is the process of another daemon that holds the session
+	// open, 0 when none does (or this store holds it).
+	HeldBy int `json:"heldBy,omitempty"`
 }
 
 // StoreOptions tune a Store.
@@ -145,11 +173,16 @@ type StoreOptions struct {
 	// last lines and unreadable files skipped by List. slog.Default when
 	// nil.
 	Logger *slog.Logger
+	// MaxFileBytes caps the session file read; 0 means
+	// DefaultMaxSessionBytes.
+	MaxFileBytes int64
 }
 
 // Store keeps session files under one state directory. It is safe for
-// concurrent use. Within one Store a session has at most one open Log;
-// the store does not lock files against other processes.
+// concurrent use. A session has at most one open Log: within one Store
+// by a map, and across stores and processes by an flock of
+// <sessionId>.lock beside the file, held while the Log is open, which
+// holds the holder's process id for others to name (*HeldError).
 type Store struct {
 	dir  string // <state dir>/sessions
 	opts StoreOptions
@@ -193,6 +226,9 @@ func NewStoreWithOptions(dir string, opts StoreOptions) (*Store, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxSessionBytes
+	}
 	return &Store{dir: sessions, opts: opts, log: logger, open: map[string]bool{}}, nil
 }
 
@@ -224,6 +260,25 @@ func CheckSessionID(id string) error {
 // path returns the file of a valid session id.
 func (s *Store) path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
 
+// lockPath returns the lock file of a valid session id.
+func (s *Store) lockPath(id string) string { return filepath.Join(s.dir, id+".lock") }
+
+// openRead opens a session file for reading by the state directory's
+// rules: a regular file (a FIFO or a device cannot block or flood the
+// daemon), read through a cap of MaxFileBytes.
+func (s *Store) openRead(id string) (*os.File, *bufio.Reader, error) {
+	f, fi, err := workspace.OpenRegular(s.path(id), os.O_RDONLY)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := workspace.CapReader(f, s.path(id), fi, s.opts.MaxFileBytes)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, bufio.NewReaderSize(r, 64<<10), nil
+}
+
 // Create starts the file of a new session with its meta record, made
 // durable before Create returns, and returns the Log to append to it.
 // CreatedAt defaults to now. It fails, wrapping fs.ErrExist, when the
@@ -241,19 +296,20 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	if err := s.claim(id); err != nil {
+	lock, err := s.claim(id)
+	if err != nil {
 		return nil, err
 	}
 	path := s.path(id)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		s.release(id)
+		s.release(id, lock)
 		return nil, fmt.Errorf("session %s: create: %w", id, err)
 	}
 	fail := func(err error) (*Log, error) {
 		f.Close()
 		os.Remove(path)
-		s.release(id)
+		s.release(id, lock)
 		return nil, fmt.Errorf("session %s: create: %w", id, err)
 	}
 	if _, err := f.Write(line); err != nil {
@@ -267,7 +323,7 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 	if err := storeSyncDir(s.dir); err != nil {
 		return fail(err)
 	}
-	return &Log{store: s, id: id, f: f, size: int64(len(line))}, nil
+	return &Log{store: s, id: id, f: f, size: int64(len(line)), lock: lock}, nil
 }
 
 // Remove deletes a session's file (a session/new that failed after its
@@ -279,6 +335,7 @@ func (s *Store) Remove(id string) error {
 	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s: remove: %w", id, err)
 	}
+	os.Remove(s.lockPath(id))
 	return nil
 }
 
@@ -289,39 +346,94 @@ func (s *Store) Open(id string) (*Log, error) {
 	if err := CheckSessionID(id); err != nil {
 		return nil, err
 	}
-	if err := s.claim(id); err != nil {
+	lock, err := s.claim(id)
+	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.path(id), os.O_RDWR|os.O_APPEND, 0)
+	f, _, err := workspace.OpenRegular(s.path(id), os.O_RDWR|os.O_APPEND)
 	if err != nil {
-		s.release(id)
+		s.release(id, lock)
 		return nil, fmt.Errorf("session %s: open: %w", id, err)
 	}
 	size, err := s.repairTail(id, f)
 	if err != nil {
 		f.Close()
-		s.release(id)
+		s.release(id, lock)
 		return nil, fmt.Errorf("session %s: open: %w", id, err)
 	}
-	return &Log{store: s, id: id, f: f, size: size}, nil
+	return &Log{store: s, id: id, f: f, size: size, lock: lock}, nil
 }
 
-// claim records that id has an open Log; two Logs on one file would
-// interleave their turns and defeat the repair done by Open.
-func (s *Store) claim(id string) error {
+// claim records that id has an open Log and takes its lock file; two
+// Logs on one file, in this daemon or another, would interleave their
+// turns and defeat the repair done by Open. A session another holds is
+// a *HeldError.
+func (s *Store) claim(id string) (*workspace.StateLock, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open[id] {
-		return fmt.Errorf("session %s: already open", id)
+		return nil, fmt.Errorf("session %s: already open", id)
+	}
+	lock, err := workspace.TryLockStateFile(s.lockPath(id))
+	if errors.Is(err, workspace.ErrLocked) {
+		return nil, &HeldError{ID: id, PID: s.holder(id)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	// Who holds it, for the others' errors and lists.
+	f := lock.File()
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	s.open[id] = true
-	return nil
+	return lock, nil
 }
 
-func (s *Store) release(id string) {
+// release undoes claim: the lock file is emptied, so that a list does
+// not name this process once it let go, and unlocked.
+func (s *Store) release(id string, lock *workspace.StateLock) {
+	if lock != nil {
+		lock.File().Truncate(0)
+		lock.Unlock()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.open, id)
+}
+
+// holder reads the process id in a session's lock file: 0 when there is
+// none, or the file is not one this store wrote.
+func (s *Store) holder(id string) int {
+	data, err := workspace.ReadRegularFile(s.lockPath(id), 32)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// heldBy reports the process of another daemon (or another Store of this
+// one) that holds session id open, 0 when none does. It reads the pid a
+// holder writes and checks that process lives, rather than try the lock,
+// which would make a daemon opening the session at that moment fail; a
+// daemon killed without releasing leaves its pid, which the check of its
+// life sees through (unless the pid was reused meanwhile).
+func (s *Store) heldBy(id string) int {
+	s.mu.Lock()
+	mine := s.open[id]
+	s.mu.Unlock()
+	if mine {
+		return 0
+	}
+	pid := s.holder(id)
+	if pid == 0 || !processAlive(pid) {
+		return 0
+	}
+	return pid
 }
 
 // repairTail truncates a torn last line (no newline, or not JSON) and
@@ -413,12 +525,12 @@ func (s *Store) Load(id string) (Meta, []Record, error) {
 	if err := CheckSessionID(id); err != nil {
 		return Meta{}, nil, err
 	}
-	f, err := os.Open(s.path(id))
+	f, br, err := s.openRead(id)
 	if err != nil {
 		return Meta{}, nil, fmt.Errorf("session %s: load: %w", id, err)
 	}
 	defer f.Close()
-	lr := storeLineReader{r: bufio.NewReaderSize(f, 64<<10)}
+	lr := storeLineReader{r: br}
 	var (
 		meta    *Meta
 		recs    []Record
@@ -503,7 +615,12 @@ func storeCheckRecord(rec Record) error {
 // plus the title records, so long histories cost a scan, not a decode.
 // Files it cannot read are logged and skipped.
 func (s *Store) List(cwd string) ([]Summary, error) {
-	entries, err := os.ReadDir(s.dir)
+	d, err := workspace.OpenDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("session store: list: %w", err)
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return nil, fmt.Errorf("session store: list: %w", err)
 	}
@@ -538,12 +655,12 @@ func (s *Store) List(cwd string) ([]Summary, error) {
 // summarize reads one session's Summary; match is false when its cwd is
 // not cwd, in which case it stops after the meta line.
 func (s *Store) summarize(id, cwd string) (sum Summary, match bool, err error) {
-	f, err := os.Open(s.path(id))
+	f, br, err := s.openRead(id)
 	if err != nil {
 		return Summary{}, false, err
 	}
 	defer f.Close()
-	lr := storeLineReader{r: bufio.NewReaderSize(f, 64<<10)}
+	lr := storeLineReader{r: br}
 	// Keep whole lines only when their head says they are needed, or
 	// cannot say what they are.
 	keep := func(head []byte) bool {
@@ -597,6 +714,7 @@ func (s *Store) summarize(id, cwd string) (sum Summary, match bool, err error) {
 		}
 	}
 	sum.UpdatedAt = latest
+	sum.HeldBy = s.heldBy(id)
 	return sum, true, nil
 }
 
@@ -675,7 +793,7 @@ func (lr *storeLineReader) next(keep func(head []byte) bool) ([]byte, bool, erro
 
 // storeSyncDir makes a directory's entries durable.
 func storeSyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := workspace.OpenDir(dir)
 	if err != nil {
 		return err
 	}
@@ -706,6 +824,8 @@ type Log struct {
 	spare  []byte // the other buffer, reused while buf is being written
 	closed bool
 	err    error // sticky: the file's state is unknown after it
+
+	lock *workspace.StateLock // the session's lock file, held until Close
 }
 
 // ID returns the session id the Log appends to.
@@ -767,7 +887,7 @@ func (l *Log) Close() error {
 	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("session %s: close: %w", l.id, cerr)
 	}
-	l.store.release(l.id)
+	l.store.release(l.id, l.lock)
 	return err
 }
 

@@ -231,7 +231,10 @@ type ListSessionsResult struct {
 
 // SessionInfo is a stored session as session/list shows it.
 type SessionInfo struct {
-	Cwd       string    `json:"cwd"`
+	Cwd string `json:"cwd"`
+	// HeldBy is the process of another daemon that has the session open
+	// (PROTOCOL.md §12): loading it here is refused until it lets go.
+	HeldBy    int       `json:"heldBy,omitempty"`
 	SessionID string    `json:"sessionId"`
 	Title     string    `json:"title"`
 	UpdatedAt time.Time `json:"updatedAt"`

@@ -188,7 +188,7 @@ func TestRequestsMatchTheSchema(t *testing.T) {
 		{"ReadTextFileRequest", wire.ReadTextFileParams{SessionID: "s1", Path: "/w/a.txt"}},
 		{"WriteTextFileRequest", wire.WriteTextFileParams{SessionID: "s1", Path: "/w/a.txt", Content: "b\n"}},
 		{"NewSessionResponse", wire.NewSessionResult{SessionID: "s1", Modes: wire.SessionModes{CurrentModeID: "act", AvailableModes: []wire.Mode{{ID: "act", Name: "Act", Description: "does"}}}}},
-		{"ListSessionsResponse", wire.ListSessionsResult{Sessions: []wire.SessionInfo{{SessionID: "s1", Cwd: "/w", Title: "t", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}},
+		{"ListSessionsResponse", wire.ListSessionsResult{Sessions: []wire.SessionInfo{{SessionID: "s1", Cwd: "/w", Title: "t", UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, {SessionID: "s2", Cwd: "/w", HeldBy: 4242, UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}},
 		{"PromptResponse", wire.PromptResult{StopReason: "end_turn"}},
 		{"InitializeResponse", wire.ACPInitializeResult{ProtocolVersion: 1, AuthMethods: []wire.AuthMethod{}, AgentInfo: wire.Implementation{Name: "cline-ls", Version: "v"},
 			AgentCapabilities: wire.AgentCapabilities{LoadSession: true, PromptCapabilities: wire.PromptCapabilities{Image: true, EmbeddedContext: true},

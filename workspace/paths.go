@@ -73,6 +73,21 @@ func (e *PathError) Error() string {
 type Roots struct {
 	folders []string   // real (symlink-free), cleaned, absolute; primary first
 	handles []*os.Root // the folders opened, in the same order; see rootio.go
+	own     *OwnPaths  // the daemon's own folders, never resolved to; set once by SetOwn
+}
+
+// SetOwn names the daemon's own folders (its state directory), which
+// Resolve then refuses however a path reaches them. It is called once,
+// before r is shared.
+func (r *Roots) SetOwn(o *OwnPaths) { r.own = o }
+
+// Own returns the daemon's own folders given to SetOwn (nil: none), for
+// the walkers that list or search the workspace to leave out.
+func (r *Roots) Own() *OwnPaths {
+	if r == nil {
+		return nil
+	}
+	return r.own
 }
 
 // NewRoots validates the workspace folders. Each must be an existing
@@ -252,6 +267,9 @@ func (r *Roots) resolve(base, given string) (string, error) {
 	resolved, link, kind, reason := pathEvalSymlinks(start, abs, r.Contains)
 	if kind != 0 {
 		return fail(kind, "%s", reason)
+	}
+	if r.own.Holds(abs) || r.own.Holds(resolved) {
+		return fail(PathOutside, "the path is in cline-ls's own state directory, which is not part of the workspace")
 	}
 	if r.Contains(resolved) {
 		return resolved, nil

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"unicode/utf8"
@@ -95,22 +96,127 @@ func FileKind(m fs.FileMode) string {
 // system's, such as fs.ErrNotExist. The bytes are returned as they are,
 // BOM and line endings included.
 func ReadTextFile(path string, opts ReadOptions) ([]byte, error) {
-	// Non-blocking, so that a FIFO cannot hang the open; the type is
-	// checked on the opened descriptor, so a swap after a Stat cannot
-	// slip a device past the check.
-	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
+	f, fi, err := OpenRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	return readText(f, path, fi, opts)
+}
+
+// OpenRegular opens path with flag (os.O_RDONLY, os.O_RDWR|os.O_APPEND,
+// …) for a file outside the workspace folders that the daemon keeps
+// itself (the state directory), and returns it with its type and size
+// as read from the opened descriptor. The open does not block on a
+// FIFO, and the type is checked on the descriptor, so a swap after a
+// Stat cannot slip a device past the check: anything but a regular file
+// is a *NotRegularFileError naming path. Other errors are the file
+// system's, such as fs.ErrNotExist.
+func OpenRegular(path string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|readOpenFlags, 0)
+	if err != nil {
+		// A socket cannot be opened at all (ENXIO); say what it is.
+		if fi, lerr := os.Stat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
+		}
+		return nil, nil, err
+	}
+	return regularOpened(f, path)
+}
+
+// OpenDir opens the folder at path for listing or syncing by the same
+// rules as OpenRegular: the open does not block (a FIFO put in a
+// folder's place would wait for a writer), and anything but a folder is
+// a *NotFolderError naming path.
+func OpenDir(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|readOpenFlags, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return readText(f, path, fi, opts)
+	if !fi.IsDir() {
+		f.Close()
+		return nil, &NotFolderError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+// NotFolderError is returned by OpenDir for anything but a folder.
+type NotFolderError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+// Error implements error.
+func (e *NotFolderError) Error() string {
+	return fmt.Sprintf("%s is %s, not a folder", e.Path, FileKind(e.Mode))
+}
+
+// regularOpened returns f, just opened, with its stat if it is a regular
+// file; otherwise it closes f and says what it is.
+func regularOpened(f *os.File, path string) (*os.File, fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &NotRegularFileError{Path: path, Mode: fi.Mode()}
+	}
+	return f, fi, nil
+}
+
+// ReadRegularFile reads the whole regular file at path, opened by
+// OpenRegular, refusing one over limit bytes (*FileTooLargeError). The
+// limit counts the bytes actually read, so a file that grows while it
+// is read cannot make it read more than limit+1.
+func ReadRegularFile(path string, limit int64) ([]byte, error) {
+	f, fi, err := OpenRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, path, fi, limit)
+}
+
+// CapReader returns a reader of f (opened by OpenRegular, fi its stat)
+// for a caller that reads it in parts, line by line, and so cannot take
+// ReadRegularFile's whole buffer: it refuses at once a file whose size
+// is over limit, and fails its read past limit bytes with a
+// *FileTooLargeError naming path, should the file grow meanwhile.
+func CapReader(f io.Reader, path string, fi fs.FileInfo, limit int64) (io.Reader, error) {
+	if fi.Size() > limit {
+		return nil, &FileTooLargeError{Path: path, Size: fi.Size(), Limit: limit}
+	}
+	return &cappedReader{r: f, left: limit, path: path, limit: limit}, nil
+}
+
+type cappedReader struct {
+	r           io.Reader
+	left, limit int64
+	path        string
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, &FileTooLargeError{Path: c.path, Size: c.limit + 1, Limit: c.limit}
+	}
+	// One byte past the limit is asked for, to tell a file of exactly
+	// limit bytes from a longer one.
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n + int(c.left), &FileTooLargeError{Path: c.path, Size: c.limit + 1, Limit: c.limit}
+	}
+	return n, err
 }
 
 // readText reads the opened regular file f under ReadTextFile's rules.

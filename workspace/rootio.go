@@ -72,16 +72,7 @@ func (r *Roots) Open(abs string) (*os.File, fs.FileInfo, error) {
 		}
 		return nil, nil, rootErr(abs, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, &NotRegularFileError{Path: abs, Mode: fi.Mode()}
-	}
-	return f, fi, nil
+	return regularOpened(f, abs)
 }
 
 // ReadFile reads the whole regular file at abs, confined to its folder,
