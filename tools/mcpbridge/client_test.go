@@ -39,11 +39,17 @@ const hostileInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}
 func hostileAnswer(mode, method string, params json.RawMessage) string {
 	switch method {
 	case methodInitialize:
+		if mode == "silentinit" {
+			return ""
+		}
 		if mode == "oldversion" {
 			return strings.Replace(hostileInit, "2025-06-18", "1999-01-01", 1)
 		}
 		return hostileInit
 	case methodToolsList:
+		if mode == "silentlist" {
+			return ""
+		}
 		if mode == "loopcursor" {
 			return `{"tools":[],"nextCursor":"again"}`
 		}
@@ -128,7 +134,7 @@ func runHostileServer(mode string) int {
 			pendingCall = m.ID
 			send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 			send(`{"jsonrpc":"2.0","id":"roots","method":"roots/list"}`)
-		case "silent":
+		case "silent", "silentinit", "silentlist":
 		case "dies":
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
 			out.Flush()
@@ -330,7 +336,7 @@ func hostileHTTP(t *testing.T, mode string) *httptest.Server {
 		case "garbage":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, "this is not JSON at all")
-		case "silent":
+		case "silent", "silentinit", "silentlist":
 			<-r.Context().Done()
 		case "dies":
 			// An event stream cut in the middle of the answer.
@@ -439,4 +445,81 @@ func FuzzToolResult(f *testing.F) {
 			t.Fatalf("%q gave a result of %d characters", in, n)
 		}
 	})
+}
+
+// TestRequestTimeouts: every request to a server that never answers ends
+// at the server's limit, with an error naming the server, what was asked
+// and the limit: a tool call and a resource read (cancelled on the
+// server), the handshake and the listing (the server fails to start).
+// The per-server timeoutSeconds wins over the Manager's default.
+func TestRequestTimeouts(t *testing.T) {
+	t.Run("call and read", func(t *testing.T) {
+		before, _ := clientGoroutines()
+		cfg, received := hostileServer(t, "silent")
+		one := 1.0
+		cfg.TimeoutSeconds = &one
+		// A default the test would not outlive: only the server's own
+		// setting can end these calls.
+		h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 10 * guard})
+		res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+		for _, want := range []string{`MCP server "hostile"`, `calling tool "one"`, "time limit of 1s", "timeoutSeconds"} {
+			if !res.IsError || !strings.Contains(res.Content, want) {
+				t.Errorf("call = %+v, want an error result saying %q", res, want)
+			}
+		}
+		res = run(t, h.builtin(t, "access_mcp_resource"), `{"server_name":"hostile","uri":"test://x"}`)
+		for _, want := range []string{`MCP server "hostile"`, `reading "test://x"`, "time limit of 1s"} {
+			if !res.IsError || !strings.Contains(res.Content, want) {
+				t.Errorf("read = %+v, want an error result saying %q", res, want)
+			}
+		}
+		deadline := time.Now().Add(guard)
+		for {
+			b, _ := os.ReadFile(received)
+			if strings.Count(string(b), `"method":"notifications/cancelled"`) >= 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the two requests given up were not both cancelled on the server; it read:\n%s", b)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		checkNoLeak(t, h, before)
+	})
+	for mode, says := range map[string]string{
+		"silentinit": "no answer to initialize within 300ms",
+		"silentlist": "listing tools: no answer to tools/list within 300ms",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			before, _ := clientGoroutines()
+			cfg, _ := hostileServer(t, mode)
+			h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 300 * time.Millisecond})
+			if st := h.statusOf(t, "hostile"); st.State != StateFailed || !strings.Contains(st.Err, says) {
+				t.Errorf("status %+v, want failed saying %q", st, says)
+			}
+			checkNoLeak(t, h, before)
+		})
+	}
+}
+
+// TestTimeoutDefault: a Manager given no CallTimeout still bounds every
+// request, and a server's timeoutSeconds replaces the bound for it alone.
+func TestTimeoutDefault(t *testing.T) {
+	five := 5.0
+	m, err := New([]ServerConfig{{Name: "a", Command: "x"}, {Name: "b", Command: "x", TimeoutSeconds: &five}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.byName["a"].timeout(); got != DefaultCallTimeout {
+		t.Errorf("timeout without a setting = %v, want %v", got, DefaultCallTimeout)
+	}
+	if got := m.byName["b"].timeout(); got != 5*time.Second {
+		t.Errorf("timeout with timeoutSeconds 5 = %v, want 5s", got)
+	}
+	// The Manager keeps its own copy of the setting.
+	five = 1
+	if got := m.byName["b"].timeout(); got != 5*time.Second {
+		t.Errorf("timeout after the caller changed its value = %v, want 5s", got)
+	}
 }

@@ -59,6 +59,10 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultMaxRestarts    = 3
 	DefaultRestartDelay   = time.Second
+	// DefaultCallTimeout is Cline's own default for an MCP request, what
+	// its users expect: long enough for a search or a build a server
+	// runs, short enough that a hung server is noticed within the turn.
+	DefaultCallTimeout = 60 * time.Second
 )
 
 // maxRestartDelay caps the doubling backoff between restart attempts.
@@ -98,8 +102,12 @@ type Options struct {
 	// ConnectTimeout bounds starting a server: launching it, the MCP
 	// handshake and listing its tools. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
-	// CallTimeout, when positive, bounds one tool call or resource read;
-	// zero leaves the bound to the caller's context (the user cancelling).
+	// CallTimeout bounds each request to a server whose configuration
+	// sets no timeoutSeconds: the handshake, each page of a listing, a
+	// tool call, a resource read. Zero means DefaultCallTimeout. A
+	// request that times out is cancelled on the server
+	// (notifications/cancelled) and fails naming the server and the
+	// limit.
 	CallTimeout time.Duration
 	// MaxRestarts is how many attempts are made to bring back a server
 	// that died before it is marked failed. Zero means
@@ -162,6 +170,9 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 	if opts.MaxRestarts == 0 {
 		opts.MaxRestarts = DefaultMaxRestarts
 	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
 	if opts.RestartDelay <= 0 {
 		opts.RestartDelay = DefaultRestartDelay
 	}
@@ -181,6 +192,10 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		c.Args = slices.Clone(c.Args)
 		c.Env = slices.Clone(c.Env)
 		c.Headers = slices.Clone(c.Headers)
+		if c.TimeoutSeconds != nil {
+			t := *c.TimeoutSeconds
+			c.TimeoutSeconds = &t
+		}
 		s := newServer(m, c)
 		m.servers = append(m.servers, s)
 		m.byName[c.Name] = s

@@ -67,6 +67,15 @@ func newServer(m *Manager, c ServerConfig) *server {
 	return s
 }
 
+// timeout bounds each request to the server: its configured
+// timeoutSeconds, else the Manager's CallTimeout.
+func (s *server) timeout() time.Duration {
+	if t := s.cfg.Timeout(); t > 0 {
+		return t
+	}
+	return s.m.opts.CallTimeout
+}
+
 // status returns the server's status now.
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
@@ -278,9 +287,11 @@ var errNoAnswer = errors.New("no answer")
 
 // connect starts the server (or opens its HTTP session), does the MCP
 // handshake and lists its tools and resources, all within
-// ConnectTimeout.
+// ConnectTimeout, or the server's own timeout when that is longer (a
+// server given minutes per request may need them to start); each request
+// within that by the server's request timeout.
 func (s *server) connect() (*conn, error) {
-	timeout := s.m.opts.ConnectTimeout
+	timeout := max(s.m.opts.ConnectTimeout, s.cfg.Timeout())
 	ctx, cancel := context.WithTimeoutCause(s.m.ctx, timeout, errNoAnswer)
 	defer cancel()
 	c := &conn{}
@@ -292,7 +303,7 @@ func (s *server) connect() (*conn, error) {
 	}
 	l, err := s.open(ctx, c)
 	if err == nil {
-		c.sess = newSession(l, s.logger, poke)
+		c.sess = newSession(l, s.timeout(), s.logger, poke)
 		err = c.sess.initialize(ctx, s.m.opts.Version)
 	}
 	if err == nil {
