@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 // Tests of the MCP client beyond what the SDK's well-behaved servers show:
@@ -50,6 +53,9 @@ func hostileAnswer(mode, method string, params json.RawMessage) string {
 		if mode == "silentlist" {
 			return ""
 		}
+		if mode == "wide" {
+			return wideToolsPage(params)
+		}
 		if mode == "loopcursor" {
 			return `{"tools":[],"nextCursor":"again"}`
 		}
@@ -61,6 +67,24 @@ func hostileAnswer(mode, method string, params json.RawMessage) string {
 		return hostileTools[0]
 	}
 	return ""
+}
+
+// wideToolsPage is a page of the 1,000 tools, 2 MB of descriptions, that
+// the wide server lists: ten pages of 100.
+func wideToolsPage(params json.RawMessage) string {
+	var p cursorParams
+	_ = json.Unmarshal(params, &p)
+	page, _ := strconv.Atoi(p.Cursor)
+	var res listToolsResult
+	for i := range 100 {
+		n := page*100 + i
+		res.Tools = append(res.Tools, mcpTool{Name: fmt.Sprintf("tool%04d", n), Description: strings.Repeat("describes ", 200), InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	if page < 9 {
+		res.NextCursor = strconv.Itoa(page + 1)
+	}
+	b, _ := json.Marshal(res)
+	return string(b)
 }
 
 // runHostileServer is a stdio MCP server written by hand, so that it can
@@ -123,6 +147,8 @@ func runHostileServer(mode string) int {
 			send("this is not JSON at all")
 			send(`{"jsonrpc":"2.0","id":"someone-else","result":{"content":[{"type":"text","text":"wrong"}]}}`)
 			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":"not a result object"`) // cut short
+			answer(ok)
+		case "wide":
 			answer(ok)
 		case "huge":
 			answer(`{"content":[{"type":"text","text":"` + strings.Repeat("x", maxMessage) + `"}]}`)
@@ -521,5 +547,53 @@ func TestTimeoutDefault(t *testing.T) {
 	five = 1
 	if got := m.byName["b"].timeout(); got != 5*time.Second {
 		t.Errorf("timeout after the caller changed its value = %v, want 5s", got)
+	}
+}
+
+// TestWideServerCapped: a server listing 1,000 tools with 2 MB of
+// descriptions gets a capped share of the model's tool list; its status
+// (what the editor is told) and the log say so, naming the server; the
+// tools left out can still be called by name through use_mcp_tool.
+func TestWideServerCapped(t *testing.T) {
+	cfg, _ := hostileServer(t, "wide")
+	h := start(t, []ServerConfig{cfg}, Options{})
+	got := h.m.Tools()
+	if len(got) == 0 || len(got) > tools.DefaultMCPLimits.PerServer {
+		t.Fatalf("%d tools offered, want some and at most %d", len(got), tools.DefaultMCPLimits.PerServer)
+	}
+	size := 0
+	for _, tl := range got {
+		sp := tl.Spec()
+		size += len(sp.Name) + len(sp.Description) + len(sp.Parameters)
+	}
+	// The note the model is given comes on top of the limit; a few
+	// hundred bytes.
+	if size > tools.DefaultMCPLimits.TotalBytes+1000 {
+		t.Errorf("%d bytes offered, want about %d at most", size, tools.DefaultMCPLimits.TotalBytes)
+	}
+	st := h.statusOf(t, "hostile")
+	if st.Tools != 1000 || st.Offered != len(got) || !strings.Contains(st.Note, `MCP server "hostile" lists 1000 tools;`) {
+		t.Errorf("status %+v, want 1000 tools listed, %d offered, and a note naming the server", st, len(got))
+	}
+	h.status.mu.Lock()
+	reported := slices.ContainsFunc(h.status.seen, func(s ServerStatus) bool { return s.Note == st.Note })
+	h.status.mu.Unlock()
+	if !reported {
+		t.Error("no status report carried the note")
+	}
+	if !strings.Contains(h.logs.String(), "tools left out") || !strings.Contains(h.logs.String(), "server=hostile") {
+		t.Errorf("the log does not say which server lost tools:\n%s", h.logs.String())
+	}
+	if !strings.Contains(got[0].Spec().Description, st.Note) {
+		t.Errorf("the model is not told: first description %q", got[0].Spec().Description)
+	}
+	res := run(t, h.builtin(t, tools.NameUseMCPTool), `{"server_name":"hostile","tool_name":"tool0999","arguments":{}}`)
+	if res.IsError || res.Content != "fine" {
+		t.Errorf("use_mcp_tool of a tool left out = %+v, want it called", res)
+	}
+	// An unknown tool's hint names some of the thousand, not all.
+	_, err := h.builtin(t, tools.NameUseMCPTool).Build(json.RawMessage(`{"server_name":"hostile","tool_name":"nosuch","arguments":{}}`))
+	if err == nil || !strings.Contains(err.Error(), "tool0049 and 950 more") || len(err.Error()) > 2000 {
+		t.Errorf("use_mcp_tool of an unknown tool: %v", err)
 	}
 }

@@ -66,12 +66,14 @@ func (m *Manager) buildUseTool(a useToolArgs) (tools.Invocation, error) {
 		}
 		return inv, err
 	}
-	if st := s.status(); st.State == StateRunning {
+	if st := s.status(); st.State == StateRunning && !s.lists(a.ToolName) {
 		return nil, problem("tool_name", fmt.Sprintf("MCP server %q has no tool %q; its tools are: %s",
 			s.cfg.Name, a.ToolName, listOrNone(s.toolNames())))
 	}
-	// Not running: the call says why when it runs, as a call to one of
-	// the server's own tools would.
+	// A tool left out of the model's list (tools.MCPLimits) is still the
+	// server's: called as named, the server checks the arguments. Not
+	// running: the call says why when it runs, as a call to one of the
+	// server's own tools would.
 	return &callInvocation{s: s, tool: a.ToolName, args: args}, nil
 }
 
@@ -125,11 +127,17 @@ func joinPath(a, b string) string {
 	}
 }
 
+// listOrNone lists names for a hint, at most 50 of them: a server's
+// thousand tools must not come back whole in an error.
 func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "(none)"
 	}
-	return strings.Join(names, ", ")
+	out := strings.Join(names[:min(len(names), 50)], ", ")
+	if len(names) > 50 {
+		out += fmt.Sprintf(" and %d more", len(names)-50)
+	}
+	return out
 }
 
 // callInvocation is one call of a server's tool, through its dynamic tool

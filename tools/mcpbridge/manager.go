@@ -52,6 +52,10 @@ type ServerStatus struct {
 	Tools     int    `json:"tools"`
 	Resources int    `json:"resources"`
 	Err       string `json:"error,omitempty"`
+	// Offered counts the tools offered to the model, and Note says why
+	// the others were left out (tools.MCPLimits); empty when none were.
+	Offered int    `json:"offered"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Defaults of Options.
@@ -118,6 +122,9 @@ type Options struct {
 	RestartDelay time.Duration
 	// Version is the version cline-ls reports to servers as clientInfo.
 	Version string
+	// Limits bounds the tools offered to the model; the zero value means
+	// tools.DefaultMCPLimits.
+	Limits tools.MCPLimits
 }
 
 // Manager runs the MCP servers of one configuration. Its methods are safe
@@ -175,6 +182,9 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 	}
 	if opts.RestartDelay <= 0 {
 		opts.RestartDelay = DefaultRestartDelay
+	}
+	if opts.Limits == (tools.MCPLimits{}) {
+		opts.Limits = tools.DefaultMCPLimits
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -303,7 +313,20 @@ func (m *Manager) toolList() []builtTool {
 	for _, s := range m.servers {
 		in = append(in, s.listed())
 	}
-	specs := tools.MCPToolSpecs(in, m.logger)
+	specs, left := tools.MCPOffer(in, m.opts.Limits, m.logger)
+	for _, s := range m.servers {
+		note := ""
+		if i := slices.IndexFunc(left, func(l tools.MCPLeftOut) bool { return l.Server == s.cfg.Name }); i >= 0 {
+			note = left[i].Message
+		}
+		offered := 0
+		for _, sp := range specs {
+			if sp.Server == s.cfg.Name {
+				offered++
+			}
+		}
+		s.setOffer(offered, note)
+	}
 	built := make([]builtTool, 0, len(specs))
 	for _, sp := range specs {
 		s := m.byName[sp.Server]
@@ -321,6 +344,27 @@ func (m *Manager) toolList() []builtTool {
 	}
 	m.built, m.toolsGen = built, gen
 	return built
+}
+
+// toolsChanged rebuilds the tool list after a server's list changed and
+// reports s and every other server whose share of the list moved: the
+// totals are shared, so one server's tools can push out another's.
+func (m *Manager) toolsChanged(s *server) {
+	m.gen.Add(1)
+	before := make([]ServerStatus, len(m.servers))
+	for i, o := range m.servers {
+		before[i] = o.status()
+	}
+	m.toolList()
+	for i, o := range m.servers {
+		if o == s {
+			m.emit(o)
+			continue
+		}
+		if now := o.status(); now.Offered != before[i].Offered || now.Note != before[i].Note {
+			m.emit(o)
+		}
+	}
 }
 
 // toolFor finds the dynamic tool for a server's tool.

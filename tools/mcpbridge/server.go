@@ -37,6 +37,10 @@ type server struct {
 	live      *conn // the current session; nil unless running
 	tools     []tools.MCPToolDef
 	resources []string // URIs, for hints when a read fails
+	// What the tool list last offered of the server's tools, and why the
+	// rest were left out; set by Manager.toolList.
+	offered int
+	note    string
 }
 
 // conn is one session with a server and what must be released with it.
@@ -80,7 +84,21 @@ func (s *server) timeout() time.Duration {
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err}
+	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err, Offered: s.offered, Note: s.note}
+}
+
+// setOffer records what the tool list offers of the server's tools.
+func (s *server) setOffer(offered int, note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offered, s.note = offered, note
+}
+
+// lists reports whether the server last listed a tool of that name.
+func (s *server) lists(tool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.tools, func(d tools.MCPToolDef) bool { return d.Name == tool })
 }
 
 // listed returns what the server contributes to the tool list: its tools
@@ -244,8 +262,7 @@ func (s *server) setRunning(c *conn) {
 	s.live, s.state, s.err = c, StateRunning, ""
 	s.tools, s.resources = c.tools, c.resources
 	s.mu.Unlock()
-	s.m.gen.Add(1)
-	s.m.emit(s)
+	s.m.toolsChanged(s)
 }
 
 // setRestarting keeps the server's tools listed: the model's tool set
@@ -268,8 +285,7 @@ func (s *server) fail(err error) {
 	s.live, s.state, s.err = nil, StateFailed, err.Error()
 	s.tools, s.resources = nil, nil
 	s.mu.Unlock()
-	s.m.gen.Add(1)
-	s.m.emit(s)
+	s.m.toolsChanged(s)
 }
 
 // stop marks the server stopped once the Manager has closed it.
