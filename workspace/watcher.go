@@ -123,6 +123,7 @@ type Watcher struct {
 	limbo   []watchGone // files renamed away last batch, still unpaired
 
 	overflow atomic.Bool   // the kernel dropped events: rescan everything
+	tooDeep  atomic.Bool   // a folder past MaxWalkDepth was met, and reported
 	nudge    chan struct{} // wakes run when overflow is set
 
 	mu    sync.RWMutex // guards files, tombs and gen against readers
@@ -474,7 +475,26 @@ func (w *Watcher) update(p string, fi fs.FileInfo, op fsnotify.Op, b *watchBatch
 // scanDir makes sure folder dir is watched and its indexed contents match
 // the disk, recursively.
 func (w *Watcher) scanDir(dir string, b *watchBatch) {
+	depth := 0
+	for _, f := range w.folders {
+		if d := WalkDepth(f, dir); d >= 0 && (depth == 0 || d < depth) {
+			depth = d
+		}
+	}
+	w.scanDirAt(dir, depth, b)
+}
+
+// scanDirAt is scanDir of a folder depth levels below its watched
+// folder. Folders MaxWalkDepth levels down are not entered: the index
+// holds them as folders without contents, said once through OnError.
+func (w *Watcher) scanDirAt(dir string, depth int, b *watchBatch) {
 	if w.scanCtx != nil && w.scanCtx.Err() != nil {
+		return
+	}
+	if depth >= MaxWalkDepth {
+		if w.tooDeep.CompareAndSwap(false, true) {
+			w.report(fmt.Errorf("workspace: %s is %d folder levels deep; the watcher does not go deeper", dir, depth))
+		}
 		return
 	}
 	node, known := w.dirs[dir]
@@ -513,7 +533,7 @@ func (w *Watcher) scanDir(dir string, b *watchBatch) {
 				w.dropFile(p, false, b)
 			}
 			seenDirs[e.Name()] = true
-			w.scanDir(p, b)
+			w.scanDirAt(p, depth+1, b)
 			continue
 		}
 		if w.ignore.Ignored(p, false) {
