@@ -32,7 +32,8 @@ func IsIgnoreFile(name string) bool {
 // those matched by .gitignore files (per folder level, with git's
 // precedence: deeper files and later lines win), by .git/info/exclude,
 // by .clineignore files (same syntax, nested too), and everything named
-// .git. The two families are separate layers: a path is ignored if either
+// .git, and the temporary files of our atomic writes (IsAtomicTemp). The
+// two families are separate layers: a path is ignored if either
 // ignores it, so a .gitignore negation cannot reveal what .clineignore
 // hides. As in git, nothing inside an ignored folder can be re-included.
 //
@@ -108,7 +109,9 @@ func (m *IgnoreMatcher) Ignored(abs string, isDir bool) bool {
 	}
 	// The folders above decided first is git's rule that a file inside
 	// an excluded folder stays excluded whatever later lines say.
-	return st.git || st.cline || ignoreBase(rel) == ".git" ||
+	// Our own temporary files are never the user's: hidden like .git.
+	base := ignoreBase(rel)
+	return st.git || st.cline || base == ".git" || !isDir && IsAtomicTemp(base) ||
 		ignoreDecide(st.levels, rel, isDir, false) || ignoreDecide(st.levels, rel, isDir, true)
 }
 

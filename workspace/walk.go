@@ -55,9 +55,8 @@ type DirHandles struct {
 }
 
 type dirHandle struct {
-	root    *os.Root
-	refs    int // uses in progress, plus one while in open
-	evicted bool
+	root *os.Root
+	refs int // uses in progress, plus one while in open
 }
 
 // NewDirHandles returns a DirHandles under base, which it does not close.
