@@ -154,10 +154,16 @@ func (s *Server) rebuildWatcher() {
 // the view v, publishing it unless a newer view or the connection's end
 // came meanwhile.
 func (s *Server) rebuildRound(ctx context.Context, v *wsView) {
-	if v.roots != nil && ctx.Err() == nil {
-		for _, p := range v.roots.CleanStaleTemps(daemonStart, func(abs string) bool { return v.ignore.Ignored(abs, true) }) {
-			s.log.Info("removed a temporary file left by an interrupted write", "path", p)
-		}
+	var cleaning sync.WaitGroup
+	defer cleaning.Wait()
+	if v.roots != nil {
+		// Beside the watcher's scan: neither needs the other, and both
+		// walk the whole tree.
+		cleaning.Go(func() {
+			for _, p := range v.roots.CleanStaleTemps(ctx, daemonStart, func(abs string) bool { return v.ignore.Ignored(abs, true) }) {
+				s.log.Info("removed a temporary file left by an interrupted write", "path", p)
+			}
+		})
 	}
 	if len(v.folders) == 0 || ctx.Err() != nil {
 		return

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -273,8 +274,8 @@ func atomicCreateTemp(d *os.Root, dirf *os.File, base string, perm os.FileMode) 
 // write still in progress in this or another live daemon is never
 // touched. Folders named .git and those skip says so are not entered,
 // nor any past MaxWalkDepth or once MaxWalkEntries were seen. It returns
-// the removed files' absolute paths.
-func (r *Roots) CleanStaleTemps(before time.Time, skip func(abs string) bool) []string {
+// the removed files' absolute paths; an end of ctx stops the walk.
+func (r *Roots) CleanStaleTemps(ctx context.Context, before time.Time, skip func(abs string) bool) []string {
 	var removed []string
 	seen := 0
 	for i, root := range r.handles {
@@ -285,7 +286,7 @@ func (r *Roots) CleanStaleTemps(before time.Time, skip func(abs string) bool) []
 			depth int
 		}
 		queue := []queued{{".", 0}}
-		for len(queue) > 0 && seen < MaxWalkEntries {
+		for len(queue) > 0 && seen < MaxWalkEntries && ctx.Err() == nil {
 			dir := queue[len(queue)-1]
 			queue = queue[:len(queue)-1]
 			entries, _ := h.ReadDir(dir.rel)

@@ -170,7 +170,7 @@ func TestLeftoverOfKilledWriterCleaned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed := r.CleanStaleTemps(time.Now(), nil)
+	removed := r.CleanStaleTemps(t.Context(), time.Now(), nil)
 	if len(removed) != 1 || removed[0] != leftover {
 		t.Errorf("removed %v, want only %s", removed, leftover)
 	}
