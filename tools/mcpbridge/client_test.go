@@ -2,7 +2,9 @@ package mcpbridge
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -595,5 +597,54 @@ func TestWideServerCapped(t *testing.T) {
 	_, err := h.builtin(t, tools.NameUseMCPTool).Build(json.RawMessage(`{"server_name":"hostile","tool_name":"nosuch","arguments":{}}`))
 	if err == nil || !strings.Contains(err.Error(), "tool0049 and 950 more") || len(err.Error()) > 2000 {
 		t.Errorf("use_mcp_tool of an unknown tool: %v", err)
+	}
+}
+
+// TestCancelEndsAHungCall: the user cancelling the turn ends a call the
+// server never answers at once, however long its limit, and the server
+// is told (notifications/cancelled).
+func TestCancelEndsAHungCall(t *testing.T) {
+	cfg, received := hostileServer(t, "silent")
+	h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 10 * guard})
+	inv, err := h.tool(t, "hostile__mcp__one").Build(json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := inv.Execute(ctx, tools.ExecOptions{})
+		done <- err
+	}()
+	// Cancel once the request is on the server's side.
+	deadline := time.Now().Add(guard)
+	for {
+		b, _ := os.ReadFile(received)
+		if strings.Contains(string(b), `"method":"tools/call"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the call never reached the server; it read:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call: %v, want context.Canceled", err)
+		}
+	case <-time.After(guard):
+		t.Fatal("the cancelled call went on waiting for the server")
+	}
+	for {
+		b, _ := os.ReadFile(received)
+		if strings.Contains(string(b), `"method":"notifications/cancelled"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server was not told of the cancel; it read:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
