@@ -88,3 +88,28 @@ func TestDeepTreeWalksStop(t *testing.T) {
 	res = wsRun(t, shallow, tools.NameSearchCodebase, `{"queries":["func F"]}`)
 	wsWantNot(t, res.Content, "not entered")
 }
+
+// TestTempFilesNeverShown: the temporary file of an interrupted write is
+// neither listed nor searched, also in a folder listed with the ignore
+// rules off.
+func TestTempFilesNeverShown(t *testing.T) {
+	files := wsTree(t, map[string]string{
+		".gitignore":                           "build/\n",
+		"a.go":                                 "func F() {}\n",
+		".a.go.cline-ls-4242-1x2y.tmp":         "func F() {}\n",
+		"build/.out.go.cline-ls-4242-1x2y.tmp": "func F() {}\n",
+		"build/out.go":                         "func F() {}\n",
+		"docs/.cline-ls-notes.txt":             "not ours: no .tmp pattern\n",
+	})
+	res := wsRun(t, files, tools.NameListFiles, `{"path":".","recursive":true}`)
+	wsWantNot(t, res.Content, "cline-ls-4242")
+	wsWant(t, res.Content, "docs/.cline-ls-notes.txt")
+	res = wsRun(t, files, tools.NameListFiles, `{"path":"build"}`)
+	wsWant(t, res.Content, "build/out.go")
+	wsWantNot(t, res.Content, "cline-ls-4242")
+	res = wsRun(t, files, tools.NameSearchCodebase, `{"queries":["func F"]}`)
+	wsWantNot(t, res.Content, "cline-ls-4242")
+	res = wsRun(t, files, tools.NameSearchCodebase, `{"queries":["func F"],"path":"build"}`)
+	wsWant(t, res.Content, "build/out.go")
+	wsWantNot(t, res.Content, "cline-ls-4242")
+}

@@ -111,8 +111,8 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 			unreadable++
 		}
 		for _, e := range entries {
-			if e.Name() == ".git" {
-				continue
+			if e.Name() == ".git" || !e.IsDir() && workspace.IsAtomicTemp(e.Name()) {
+				continue // ours, never the user's: even with the rules off
 			}
 			abs := filepath.Join(dir, e.Name())
 			isDir := e.IsDir()

@@ -302,8 +302,8 @@ func (s *searcher) readDir(it walkItem) []walkItem {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
-			continue // symbolic links, devices, pipes, sockets
+		if !isDir && (!typ.IsRegular() || workspace.IsAtomicTemp(name)) {
+			continue // symbolic links, devices, pipes, sockets; our own temporary files
 		}
 		path := dir + string(filepath.Separator) + name
 		if !isDir && s.opts.Glob != "" && !s.globMatch(path, name) {
