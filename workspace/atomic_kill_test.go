@@ -20,6 +20,8 @@ import (
 const (
 	killWriterEnv = "WORKSPACE_TEST_KILL_WRITER"
 	killTargetEnv = "WORKSPACE_TEST_KILL_TARGET"
+	// killNamedEnv set makes the writer use a named temporary file.
+	killNamedEnv = "WORKSPACE_TEST_KILL_NAMED"
 )
 
 func TestMain(m *testing.M) {
@@ -32,6 +34,7 @@ func TestMain(m *testing.M) {
 // killedWriter writes 8 MiB to target atomically and, at the point at
 // says, tells its parent (a line on stdout) and waits to be killed.
 func killedWriter(at, target string) int {
+	atomicNamedOnly = os.Getenv(killNamedEnv) != ""
 	wait := func(tmp string) {
 		fmt.Printf("stopped %q\n", tmp)
 		select {}
@@ -52,14 +55,14 @@ func killedWriter(at, target string) int {
 
 // killWriter runs a writer of target stopped at at, SIGKILLs it there
 // and returns what it said when it stopped.
-func killWriter(t *testing.T, at, target string) string {
+func killWriter(t *testing.T, at, target string, env ...string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), killWriterEnv+"="+at, killTargetEnv+"="+target, "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(append(os.Environ(), killWriterEnv+"="+at, killTargetEnv+"="+target, "GORACE=atexit_sleep_ms=0"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -176,5 +179,66 @@ func TestLeftoverOfKilledWriterCleaned(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live writer's temporary file was removed: %v", err)
+	}
+}
+
+// TestNamedLeftoverCleaned: where the file system has no anonymous files,
+// a writer killed mid-write leaves its named temporary file, which the
+// ignore rules hide and the next cleaning removes.
+func TestNamedLeftoverCleaned(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "big.bin")
+	said := killWriter(t, "write", target, killNamedEnv+"=1")
+	left := others(t, dir, target)
+	if len(left) != 1 || !IsAtomicTemp(left[0]) || !strings.Contains(said, left[0]) {
+		t.Fatalf("the writer said %q and left %v; want its one named temporary file", said, left)
+	}
+	if !NewIgnoreMatcher([]string{dir}).Ignored(filepath.Join(dir, left[0]), false) {
+		t.Error("the ignore rules show the leftover")
+	}
+	r, err := NewRoots(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := r.CleanStaleTemps(t.Context(), time.Now(), nil); len(removed) != 1 {
+		t.Errorf("removed %v, want the leftover", removed)
+	}
+	if left := others(t, dir, target); len(left) != 0 {
+		t.Errorf("left after the cleaning: %v", left)
+	}
+}
+
+// TestNamedTempPath: the named path of a write still keeps the target
+// whole on failure and names its file with the pattern and the pid.
+func TestNamedTempPath(t *testing.T) {
+	atomicNamedOnly = true
+	defer func() { atomicNamedOnly = false }()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(target, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	var tmp string
+	err := atomicWrite(target, []byte("new"), 0o644, &atomicHooks{beforeRename: func(p string) error {
+		tmp = filepath.Base(p)
+		return fmt.Errorf("stop")
+	}})
+	if err == nil || !IsAtomicTemp(tmp) || atomicTempPID(tmp) != os.Getpid() {
+		t.Fatalf("err %v, temporary file %q; want a stopped write through a file named with our pid", err, tmp)
+	}
+	if left := others(t, dir, target); len(left) != 0 {
+		t.Errorf("a failed write left %v", left)
+	}
+	if err := atomicWrite(target, []byte("new"), 0o644, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target = %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 kept", fi.Mode().Perm())
 	}
 }

@@ -132,7 +132,7 @@ func (k *atomicKeep) apply(f *os.File) error {
 // (O_TMPFILE), or returns nil where the file system cannot (FAT, NFS,
 // older kernels), and the write falls back to a named temporary file.
 func atomicOpenAnonymous(dirf *os.File, perm os.FileMode) *os.File {
-	if !atomicLinkable() {
+	if atomicNamedOnly || !atomicLinkable() {
 		return nil
 	}
 	fd, err := unix.Openat(int(dirf.Fd()), ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, uint32(perm.Perm()))
@@ -159,6 +159,10 @@ func atomicNameTemp(dirf, f *os.File, base string) (string, error) {
 	}
 	return "", errors.New("cannot find an unused temporary file name")
 }
+
+// atomicNamedOnly makes every write use a named temporary file, as on a
+// file system without O_TMPFILE; for tests of that path.
+var atomicNamedOnly bool
 
 // atomicLinkable reports whether /proc/self/fd can be linked from: without
 // it an anonymous file could never be named, so none is made.
