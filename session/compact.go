@@ -250,6 +250,10 @@ func (s *Session) recoverContext(ctx context.Context, err error, req provider.Re
 	}
 	s.tokens.learn(err)
 	overhead := s.tokens.estimate(provider.EstimateTokens(req)) - s.estimateMessages(req.Messages)
+	if overhead > int(hardShare*float64(s.tokens.size())) {
+		// No compaction can help: the retry's fit says what is too big.
+		return true
+	}
 	_, cerr := s.compact(ctx, ReasonContextLength, overhead)
 	return cerr == nil
 }

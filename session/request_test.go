@@ -184,3 +184,40 @@ func TestToolsAloneTooLarge(t *testing.T) {
 		t.Fatalf("prompt with a few tools: %v %v", stop, err)
 	}
 }
+
+// TestToolsTooLargeForTheLearnedWindow: when the provider refuses a
+// request as too long and names a window the tools alone do not fit,
+// nothing is compacted and the turn fails blaming the tools.
+func TestToolsTooLargeForTheLearnedWindow(t *testing.T) {
+	m := &scriptModel{
+		reply:   func(int, provider.Request) ([]provider.Event, error) { return nil, errTooLong },
+		summary: func(provider.Request) (string, error) { return "s", nil },
+	}
+	var extra []tools.Tool
+	for i := range 60 {
+		name := fmt.Sprintf("big__mcp__t%d", i)
+		tool, err := tools.NewTool(tools.Spec{ID: name, Name: name, Description: strings.Repeat("d", 2000), Kind: tools.KindOther,
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			func(json.RawMessage) (tools.Invocation, error) { return nil, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append(extra, tool)
+	}
+	// The configured window fits about 40k tokens of tools; the
+	// provider's 30,000 does not.
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 200000, Updates: func(wire.SessionUpdate) {},
+		Extra: func() []tools.Tool { return extra }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []provider.Message{provider.UserText("earlier"), {Role: provider.RoleAssistant, Parts: []provider.Part{{Text: "ok"}}}}
+	s.history = history
+	_, err = s.Prompt(t.Context(), "hi")
+	if !errors.Is(err, ErrToolsTooLarge) {
+		t.Fatalf("prompt: %v; want ErrToolsTooLarge", err)
+	}
+	if m.summaries != 0 {
+		t.Errorf("%d compactions of a conversation that is not the problem", m.summaries)
+	}
+}
