@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,6 +195,16 @@ func TestInitializeStartsTheFolderWork(t *testing.T) {
 	os.WriteFile(stale, []byte("x"), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(stale, old, old)
+	// The leftover of a daemon killed mid-write names it: one that has
+	// ended.
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(root, "src", fmt.Sprintf(".b.go.cline-ls-%d-9zz.tmp", gone.Process.Pid))
+	os.MkdirAll(filepath.Dir(killed), 0o755)
+	os.WriteFile(killed, []byte("x"), 0o644)
+	os.Chtimes(killed, old, old)
 	ed := rpctest.New(t, rpc.Options{})
 	if _, err := ed.Initialize(ctx, root, nil); err != nil {
 		t.Fatal(err)
@@ -205,7 +217,9 @@ func TestInitializeStartsTheFolderWork(t *testing.T) {
 		}
 	}
 	for {
-		if _, err := os.Stat(stale); errors.Is(err, os.ErrNotExist) {
+		_, err1 := os.Stat(stale)
+		_, err2 := os.Stat(killed)
+		if errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist) {
 			break
 		}
 		select {

@@ -33,12 +33,21 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	if err != nil {
 		return nil, invalidParams("%s%v", field, strings.TrimPrefix(err.Error(), "mcpServers"))
 	}
+	// The last note about left-out tools sent per server: reports come
+	// one at a time, and the user is told of each new note once.
+	noted := map[string]string{}
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
 		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
 		OnStatus: func(st mcpbridge.ServerStatus) {
-			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "err", st.Err)
+			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "offered", st.Offered, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
 				s.logToClient(context.Background(), 2, fmt.Sprintf("MCP server %s: %s %s", st.Name, st.State, st.Err))
+			}
+			if st.Note != noted[st.Name] {
+				noted[st.Name] = st.Note
+				if st.Note != "" {
+					s.logToClient(context.Background(), 2, st.Note)
+				}
 			}
 		},
 	})

@@ -25,7 +25,21 @@ type wsState struct {
 	view    atomic.Pointer[wsView]
 	watcher *workspace.Watcher
 	live    atomic.Pointer[workspace.Watcher] // watcher, once its first scan is done
-	ready   chan struct{}                     // closed once the watcher's first scan is done
+	// The watcher is rebuilt by one loop at a time (building), which
+	// takes the latest view at each round: changes that arrive while a
+	// rebuild is pending or running are folded into the next round
+	// (dirty), and the scan in progress is stopped (stopScan) since it no
+	// longer matters. retired holds the watchers to close, off the
+	// request path.
+	building bool
+	dirty    bool
+	stopScan context.CancelFunc
+	retired  []*workspace.Watcher
+	// rebuilds counts the rounds the loop began, for tests.
+	rebuilds atomic.Int64
+	// beforeRebuild, when a test sets it, runs at the start of each
+	// round with the round's context.
+	beforeRebuild func(context.Context)
 	// locks serialise edits per file across sessions; not guarded by mu
 	// (FileLocks has its own lock).
 	locks workspace.FileLocks
@@ -39,6 +53,7 @@ type wsView struct {
 	roots    *workspace.Roots
 	rootsErr error
 	ignore   *workspace.IgnoreMatcher
+	folders  []string // symlinks evaluated, for the watcher
 }
 
 // daemonStart is when this process started: a temporary file of an atomic
@@ -68,11 +83,16 @@ func (s *Server) Watcher() *workspace.Watcher { return s.ws.live.Load() }
 // foldersChanged rebuilds the ignore rules and restarts the watcher over
 // the new folders. The watcher's first scan walks the whole tree, so it
 // runs in the background, with the cleaning of stale temporary files.
-func (s *Server) foldersChanged() { s.foldersChangedThen(s.bg.Go) }
+func (s *Server) foldersChanged() {
+	s.foldersChangedThen(func(fn func()) { s.goBackground(fn) })
+}
 
 // foldersChangedThen is foldersChanged with its background work started
 // by run: initialize has it start with its answer, which it is not needed
 // for (the folders, their roots and ignore rules are in place at once).
+// A thousand changes in a row cost a thousand cheap views and at most two
+// rebuilds of the watcher: the one running, stopped, and one for the
+// latest folders.
 func (s *Server) foldersChangedThen(run func(func())) {
 	folders := realFolders(s.folders.Paths())
 	ignore := workspace.NewIgnoreMatcher(folders)
@@ -85,54 +105,100 @@ func (s *Server) foldersChangedThen(run func(func())) {
 		roots.SetOwn(s.ownPaths())
 	}
 	s.ws.mu.Lock()
-	old := s.ws.watcher
-	oldReady := s.ws.ready
-	s.ws.view.Store(&wsView{roots: roots, rootsErr: rootsErr, ignore: ignore})
+	s.ws.view.Store(&wsView{roots: roots, rootsErr: rootsErr, ignore: ignore, folders: folders})
+	if s.ws.watcher != nil {
+		s.ws.retired = append(s.ws.retired, s.ws.watcher)
+	}
 	s.ws.watcher = nil
 	s.ws.live.Store(nil)
-	ready := make(chan struct{})
-	s.ws.ready = ready
+	s.ws.dirty = true
+	if s.ws.stopScan != nil {
+		s.ws.stopScan()
+	}
+	start := !s.ws.building && !s.closing
+	s.ws.building = s.ws.building || start
 	s.ws.mu.Unlock()
+	if start {
+		run(s.rebuildWatcher) // run may take ws.mu: not held
+	}
+}
 
-	if roots != nil {
-		run(func() {
-			for _, p := range roots.CleanStaleTemps(daemonStart, func(abs string) bool { return ignore.Ignored(abs, true) }) {
+// rebuildWatcher is the loop foldersChanged starts: a round per batch of
+// changes, each over the view current when it begins, until no change is
+// left or the connection closes.
+func (s *Server) rebuildWatcher() {
+	for {
+		s.ws.mu.Lock()
+		retired := s.ws.retired
+		s.ws.retired = nil
+		if s.closing || !s.ws.dirty {
+			s.ws.building = false
+			s.ws.mu.Unlock()
+			closeWatchers(retired)
+			return
+		}
+		s.ws.dirty = false
+		v := s.ws.view.Load()
+		ctx, cancel := context.WithCancel(s.bgCtx)
+		s.ws.stopScan = cancel
+		hook := s.ws.beforeRebuild
+		s.ws.mu.Unlock()
+		closeWatchers(retired)
+		s.ws.rebuilds.Add(1)
+		if hook != nil {
+			hook(ctx)
+		}
+		s.rebuildRound(ctx, v)
+		cancel()
+	}
+}
+
+// rebuildRound cleans stale temporary files and builds the watcher for
+// the view v, publishing it unless a newer view or the connection's end
+// came meanwhile.
+func (s *Server) rebuildRound(ctx context.Context, v *wsView) {
+	var cleaning sync.WaitGroup
+	defer cleaning.Wait()
+	if v.roots != nil {
+		// Beside the watcher's scan: neither needs the other, and both
+		// walk the whole tree.
+		cleaning.Go(func() {
+			for _, p := range v.roots.CleanStaleTemps(ctx, daemonStart, func(abs string) bool { return v.ignore.Ignored(abs, true) }) {
 				s.log.Info("removed a temporary file left by an interrupted write", "path", p)
 			}
 		})
 	}
-
-	run(func() {
-		if oldReady != nil {
-			<-oldReady
-		}
-		if old != nil {
-			old.Close()
-		}
-		defer close(ready)
-		if len(folders) == 0 {
-			return
-		}
-		w, err := workspace.NewWatcher(folders, workspace.WatchOptions{
-			Ignore:   ignore,
-			OnChange: func(evs []workspace.Event) { s.log.Debug("files changed on disk", "events", len(evs)) },
-			OnError:  func(err error) { s.log.Warn("watcher", "err", err) },
-		})
-		if err != nil {
-			s.log.Warn("file watching is off", "err", err)
-			return
-		}
-		s.ws.mu.Lock()
-		if s.ws.ready == ready && !s.closing {
-			s.ws.watcher = w
-			s.ws.live.Store(w)
-			w = nil
-		}
-		s.ws.mu.Unlock()
-		if w != nil { // superseded or shutting down meanwhile
-			w.Close()
-		}
+	if len(v.folders) == 0 || ctx.Err() != nil {
+		return
+	}
+	w, err := workspace.NewWatcher(v.folders, workspace.WatchOptions{
+		Ignore:   v.ignore,
+		Context:  ctx,
+		OnChange: func(evs []workspace.Event) { s.log.Debug("files changed on disk", "events", len(evs)) },
+		OnError:  func(err error) { s.log.Warn("watcher", "err", err) },
 	})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("file watching is off", "err", err)
+		}
+		return
+	}
+	s.ws.mu.Lock()
+	if s.ws.view.Load() == v && !s.ws.dirty && !s.closing {
+		s.ws.watcher = w
+		s.ws.live.Store(w)
+		w = nil
+	}
+	s.ws.mu.Unlock()
+	if w != nil { // superseded or shutting down meanwhile
+		w.Close()
+	}
+}
+
+func closeWatchers(ws []*workspace.Watcher) {
+	for _, w := range ws {
+		w.Close()
+	}
 }
 
 // goBackground runs fn in a goroutine that stopWorkspace waits for, and
@@ -161,10 +227,13 @@ func (s *Server) stopWorkspace() {
 	w := s.ws.watcher
 	s.ws.watcher = nil
 	s.ws.live.Store(nil)
+	retired := s.ws.retired
+	s.ws.retired = nil
 	s.ws.mu.Unlock()
 	if w != nil {
 		w.Close()
 	}
+	closeWatchers(retired)
 }
 
 // realFolders evaluates symlinks so that paths compare with what

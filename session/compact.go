@@ -204,8 +204,15 @@ func (s *Session) estimateMessages(msgs []provider.Message) int {
 // model's context window (a single message larger than the window).
 var ErrTooLarge = errors.New("the conversation does not fit the model's context window even after compaction")
 
+// ErrToolsTooLarge is returned when the system prompt and the tool
+// definitions alone do not fit the model's context window: no compaction
+// of the conversation can help, and the user must be told so.
+var ErrToolsTooLarge = errors.New("the system prompt and tool definitions alone do not fit the model's context window")
+
 // fit compacts before req is sent when it would pass compactAt of the
-// window, and replaces req.Messages with the compacted view.
+// window, and replaces req.Messages with the compacted view. A request
+// whose system prompt and tools alone pass the limit fails at once,
+// blaming them, not the conversation.
 func (s *Session) fit(ctx context.Context, req *provider.Request) error {
 	window := s.tokens.size()
 	total := s.tokens.estimate(provider.EstimateTokens(*req))
@@ -213,12 +220,23 @@ func (s *Session) fit(ctx context.Context, req *provider.Request) error {
 		return nil
 	}
 	overhead := total - s.estimateMessages(req.Messages)
+	limit := int(hardShare * float64(window))
+	if overhead > limit {
+		mcp := 0
+		for _, t := range req.Tools {
+			if CategoryOf(t.Name, tools.KindOther, false) == CategoryMCP {
+				mcp++
+			}
+		}
+		return fmt.Errorf("%w: they take about %d tokens of the %d-token window (%d tool definitions, %d of them MCP tools); offer fewer tools (fewer MCP servers, or a mode with fewer tools)",
+			ErrToolsTooLarge, overhead, window, len(req.Tools), mcp)
+	}
 	if _, err := s.compact(ctx, ReasonAuto, overhead); err != nil && !errors.Is(err, errNothingToCompact) {
 		return err
 	}
 	req.Messages = s.History()
-	if s.tokens.estimate(provider.EstimateTokens(*req)) > int(hardShare*float64(window)) {
-		return ErrTooLarge
+	if s.tokens.estimate(provider.EstimateTokens(*req)) > limit {
+		return fmt.Errorf("%w (the system prompt and tool definitions take about %d tokens of the %d-token window)", ErrTooLarge, overhead, window)
 	}
 	return nil
 }
@@ -232,6 +250,10 @@ func (s *Session) recoverContext(ctx context.Context, err error, req provider.Re
 	}
 	s.tokens.learn(err)
 	overhead := s.tokens.estimate(provider.EstimateTokens(req)) - s.estimateMessages(req.Messages)
+	if overhead > int(hardShare*float64(s.tokens.size())) {
+		// No compaction can help: the retry's fit says what is too big.
+		return true
+	}
 	_, cerr := s.compact(ctx, ReasonContextLength, overhead)
 	return cerr == nil
 }

@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -135,5 +137,87 @@ func TestMCPCallToolsNeedAnMCPTool(t *testing.T) {
 	mu.Unlock()
 	if mcp, _ := offered(); !mcp {
 		t.Error("with an MCP server's tool: the MCP call tools are not offered")
+	}
+}
+
+// TestToolsAloneTooLarge: when the tool definitions alone do not fit the
+// window, the turn fails saying so, with no compaction and no request
+// sent, and does not blame the conversation; a short conversation with
+// a tool list that fits goes through in the same window.
+func TestToolsAloneTooLarge(t *testing.T) {
+	m := &scriptModel{
+		reply:   func(int, provider.Request) ([]provider.Event, error) { return textEvents("ok"), nil },
+		summary: func(provider.Request) (string, error) { return "s", nil },
+	}
+	var mu sync.Mutex
+	var extra []tools.Tool
+	setTools := func(n, descBytes int) {
+		mu.Lock()
+		defer mu.Unlock()
+		extra = nil
+		for i := range n {
+			name := fmt.Sprintf("big__mcp__t%d", i)
+			tool, err := tools.NewTool(tools.Spec{ID: name, Name: name, Description: strings.Repeat("d", descBytes), Kind: tools.KindOther,
+				Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+				func(json.RawMessage) (tools.Invocation, error) { return nil, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra = append(extra, tool)
+		}
+	}
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 32000, Updates: func(wire.SessionUpdate) {},
+		Extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setTools(100, 2000) // about 200 kB: far over a 32k-token window
+	_, err = s.Prompt(t.Context(), "hi")
+	if !errors.Is(err, ErrToolsTooLarge) || errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "102 of them MCP tools") {
+		t.Fatalf("prompt with too many tools: %v; want ErrToolsTooLarge counting the MCP tools", err)
+	}
+	if len(m.requests()) != 0 || m.summaries != 0 {
+		t.Errorf("%d requests and %d compactions for a prompt that cannot fit", len(m.requests()), m.summaries)
+	}
+	setTools(3, 100)
+	if stop, err := s.Prompt(t.Context(), "hi"); err != nil || stop != StopEndTurn {
+		t.Fatalf("prompt with a few tools: %v %v", stop, err)
+	}
+}
+
+// TestToolsTooLargeForTheLearnedWindow: when the provider refuses a
+// request as too long and names a window the tools alone do not fit,
+// nothing is compacted and the turn fails blaming the tools.
+func TestToolsTooLargeForTheLearnedWindow(t *testing.T) {
+	m := &scriptModel{
+		reply:   func(int, provider.Request) ([]provider.Event, error) { return nil, errTooLong },
+		summary: func(provider.Request) (string, error) { return "s", nil },
+	}
+	var extra []tools.Tool
+	for i := range 60 {
+		name := fmt.Sprintf("big__mcp__t%d", i)
+		tool, err := tools.NewTool(tools.Spec{ID: name, Name: name, Description: strings.Repeat("d", 2000), Kind: tools.KindOther,
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			func(json.RawMessage) (tools.Invocation, error) { return nil, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append(extra, tool)
+	}
+	// The configured window fits about 40k tokens of tools; the
+	// provider's 30,000 does not.
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 200000, Updates: func(wire.SessionUpdate) {},
+		Extra: func() []tools.Tool { return extra }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []provider.Message{provider.UserText("earlier"), {Role: provider.RoleAssistant, Parts: []provider.Part{{Text: "ok"}}}}
+	s.history = history
+	_, err = s.Prompt(t.Context(), "hi")
+	if !errors.Is(err, ErrToolsTooLarge) {
+		t.Fatalf("prompt: %v; want ErrToolsTooLarge", err)
+	}
+	if m.summaries != 0 {
+		t.Errorf("%d compactions of a conversation that is not the problem", m.summaries)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 const (
@@ -89,22 +91,28 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 	// say), with the rules off inside it, since all of it would be hidden.
 	bypass := files.Ignored(c.abs, true)
 
+	type queued struct {
+		abs   string
+		depth int
+	}
 	var shown []listFilesEntry
-	more, ignored, unreadable := 0, 0, 0
-	queue := []string{c.abs}
+	more, ignored, unreadable, tooDeep := 0, 0, 0, 0
+	queue := []queued{{c.abs, 0}}
+	reader := disk.DirReader()
+	defer reader.Close()
 	for len(queue) > 0 && len(shown)+more < listFilesCountCap {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		dir := queue[0]
+		dir, depth := queue[0].abs, queue[0].depth
 		queue = queue[1:]
-		entries, err := disk.ReadDir(dir)
+		entries, err := reader.ReadDir(dir)
 		if err != nil {
 			unreadable++
 		}
 		for _, e := range entries {
-			if e.Name() == ".git" {
-				continue
+			if e.Name() == ".git" || !e.IsDir() && workspace.IsAtomicTemp(e.Name()) {
+				continue // ours, never the user's: even with the rules off
 			}
 			abs := filepath.Join(dir, e.Name())
 			isDir := e.IsDir()
@@ -130,8 +138,12 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 			} else {
 				more++
 			}
-			if isDir && !link && c.args.Recursive {
-				queue = append(queue, abs)
+			switch {
+			case !isDir || link || !c.args.Recursive:
+			case depth+1 >= workspace.MaxWalkDepth:
+				tooDeep++
+			default:
+				queue = append(queue, queued{abs, depth + 1})
 			}
 		}
 	}
@@ -180,6 +192,10 @@ func (c *listFilesCall) Execute(ctx context.Context, _ ExecOptions) (Result, err
 	}
 	if unreadable > 0 {
 		fmt.Fprintf(&b, "[%s could not be read.]\n", plural(unreadable, "folder"))
+	}
+	if tooDeep > 0 {
+		fmt.Fprintf(&b, "[The listing stopped at %d folder levels below %s: %s at that depth %s not entered. List one of them to see inside.]\n",
+			workspace.MaxWalkDepth, listFilesDirName(files.Display(c.abs)), plural(tooDeep, "folder"), listFilesVerb(tooDeep))
 	}
 	return Result{Content: b.String()}, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -190,5 +191,120 @@ func TestMCPSchemaKeptWhole(t *testing.T) {
 	_, err = tool.Build(json.RawMessage(`{"title":"t","priority":5,"owner":{}}`))
 	if err == nil || !strings.Contains(err.Error(), "owner.login: required") || !strings.Contains(err.Error(), "priority: must be one of 1, 2, 3, got 5") {
 		t.Errorf("Build: %v", err)
+	}
+}
+
+// manyTools makes n tools named <prefix>0000... with descriptions of
+// descBytes bytes.
+func manyTools(prefix string, n, descBytes int) []MCPToolDef {
+	out := make([]MCPToolDef, n)
+	for i := range out {
+		out[i] = MCPToolDef{Name: fmt.Sprintf("%s%04d", prefix, i), Description: strings.Repeat("d", descBytes), InputSchema: json.RawMessage(`{"type":"object"}`)}
+	}
+	return out
+}
+
+// offeredBytes sums what MCPLimits counts of the specs, less the notes
+// MCPOffer adds.
+func offeredBytes(specs []MCPToolSpec) int {
+	n := 0
+	for _, sp := range specs {
+		desc, _, _ := strings.Cut(sp.Spec.Description, "\n\n(MCP server ")
+		n += len(sp.Tool) + len(desc) + len(sp.Spec.Parameters)
+	}
+	return n
+}
+
+// TestMCPOfferLimits: every way a tool list can be too big (one server's
+// count, all servers' count, one tool's bytes, all tools' bytes) leaves
+// tools out within the limits, names the server, and tells the model.
+func TestMCPOfferLimits(t *testing.T) {
+	lim := DefaultMCPLimits
+	cases := []struct {
+		name    string
+		servers []MCPServerTools
+		offered map[string]int // per server
+		says    map[string]string
+	}{{
+		name: "one server, 1000 tools, 2 MB of descriptions",
+		servers: []MCPServerTools{
+			{UID: "big", Tools: manyTools("t", 1000, 2000)},
+			{UID: "small", Tools: manyTools("s", 3, 10)},
+		},
+		offered: map[string]int{"small": 3},
+		says:    map[string]string{"big": `MCP server "big" lists 1000 tools;`},
+	}, {
+		name:    "count per server",
+		servers: []MCPServerTools{{UID: "wide", Tools: manyTools("t", 500, 10)}},
+		offered: map[string]int{"wide": lim.PerServer},
+		says:    map[string]string{"wide": fmt.Sprintf("436 past the limit of %d tools per server", lim.PerServer)},
+	}, {
+		name: "count of all servers, shared out",
+		servers: []MCPServerTools{
+			{UID: "a", Tools: manyTools("t", 60, 10)}, {UID: "b", Tools: manyTools("t", 60, 10)},
+			{UID: "c", Tools: manyTools("t", 60, 10)}, {UID: "d", Tools: manyTools("t", 2, 10)},
+		},
+		offered: map[string]int{"a": 33, "b": 33, "c": 32, "d": 2},
+		says:    map[string]string{"a": fmt.Sprintf("past the limit of %d MCP tools in all", lim.Total), "b": "33 are offered", "c": `MCP server "c" lists 60 tools; 32 are offered`},
+	}, {
+		name: "one tool too big",
+		servers: []MCPServerTools{{UID: "fat", Tools: append(manyTools("ok", 2, 10),
+			MCPToolDef{Name: "huge", Description: strings.Repeat("x", lim.ToolBytes)})}},
+		offered: map[string]int{"fat": 2},
+		says:    map[string]string{"fat": "1 over 16384 bytes of description and schema each): huge."},
+	}, {
+		name:    "a schema alone too big",
+		servers: []MCPServerTools{{UID: "s", Tools: []MCPToolDef{{Name: "q", InputSchema: json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", lim.ToolBytes) + `"}`)}}}},
+		offered: map[string]int{},
+		says:    map[string]string{"s": `MCP server "s" lists 1 tools; 0 are offered`},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			logger, logs := logBuffer()
+			specs, left := MCPOffer(c.servers, lim, logger)
+			if len(specs) > lim.Total {
+				t.Errorf("%d tools offered, more than %d", len(specs), lim.Total)
+			}
+			if n := offeredBytes(specs); n > lim.TotalBytes {
+				t.Errorf("%d bytes offered, more than %d", n, lim.TotalBytes)
+			}
+			per := map[string]int{}
+			for _, sp := range specs {
+				per[sp.Server]++
+			}
+			for srv, want := range c.offered {
+				if per[srv] != want {
+					t.Errorf("server %s: %d tools offered, want %d", srv, per[srv], want)
+				}
+			}
+			for srv, want := range c.says {
+				i := slices.IndexFunc(left, func(l MCPLeftOut) bool { return l.Server == srv })
+				if i < 0 || !strings.Contains(left[i].Message, want) {
+					t.Errorf("left out = %+v, want one for %s saying %q", left, srv, want)
+					continue
+				}
+				if !strings.Contains(logs.String(), "server="+srv) {
+					t.Errorf("nothing logged for %s:\n%s", srv, logs.String())
+				}
+				// The model is told, once, in a tool's description.
+				told := 0
+				for _, sp := range specs {
+					told += strings.Count(sp.Spec.Description, left[i].Message)
+				}
+				if len(specs) > 0 && told != 1 {
+					t.Errorf("the model is told about %s %d times, want once", srv, told)
+				}
+			}
+			for _, l := range left {
+				if _, ok := c.says[l.Server]; !ok {
+					t.Errorf("unexpected left out: %+v", l)
+				}
+			}
+		})
+	}
+	// Within the limits nothing is left out or added.
+	specs, left := MCPOffer([]MCPServerTools{{UID: "x", Tools: manyTools("t", 20, 100)}}, lim, nil)
+	if len(specs) != 20 || len(left) != 0 || strings.Contains(specs[0].Spec.Description, "(MCP server") {
+		t.Errorf("a list within the limits: %d specs, left out %+v", len(specs), left)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/cline-ls/cline-ls/tools/search"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 const (
@@ -195,6 +196,12 @@ func (c *searchCodebaseCall) format(res *search.Result, where string) string {
 	}
 	if res.Unreadable > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d unreadable", res.Unreadable))
+	}
+	if res.TooDeep > 0 {
+		skipped = append(skipped, fmt.Sprintf("%s at %d levels deep, not entered (the search stops at that depth)", plural(res.TooDeep, "folder"), workspace.MaxWalkDepth))
+	}
+	if res.Stopped {
+		skipped = append(skipped, fmt.Sprintf("everything after the first %d entries (the search visits no more)", workspace.MaxWalkEntries))
 	}
 	if len(skipped) > 0 {
 		b.WriteString("; skipped " + strings.Join(skipped, ", "))

@@ -1,20 +1,28 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
 // atomicHooks lets tests stop or fail a write at its most delicate point.
 // Production code passes nil.
 type atomicHooks struct {
+	// beforeWrite runs once the temporary file is created, before the
+	// data goes in; tmp is its name, "" for an anonymous file.
+	beforeWrite func(tmp string)
 	// beforeRename runs once the temporary file is written, synced and
 	// closed; an error aborts the write.
 	beforeRename func(tmp string) error
@@ -98,16 +106,21 @@ func atomicWriteIn[D []byte | string](d *os.Root, path, name string, data D, per
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 
-	f, tmp, err := atomicCreateTemp(d, name, mode.Perm())
+	f, tmp, err := atomicCreateTemp(d, dirf, name, mode.Perm())
 	if err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close() // harmless if already closed
-			d.Remove(tmp)
+			if tmp != "" {
+				d.Remove(tmp)
+			}
 		}
 	}()
+	if hooks != nil && hooks.beforeWrite != nil {
+		hooks.beforeWrite(tmp)
+	}
 	// A string is written as it is: converting a large text to []byte
 	// would copy it first.
 	switch data := any(data).(type) {
@@ -134,6 +147,13 @@ func atomicWriteIn[D []byte | string](d *os.Root, path, name string, data D, per
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("workspace: write %s: sync: %w", path, err)
+	}
+	if tmp == "" {
+		// Complete and synced: only now does it get a name, for the
+		// rename that replaces the target (a link cannot replace).
+		if tmp, err = atomicNameTemp(dirf, f, name); err != nil {
+			return fmt.Errorf("workspace: write %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("workspace: write %s: %w", path, err)
@@ -180,11 +200,38 @@ func atomicTarget(path string) (string, error) {
 // is ever taken for one.
 const atomicTempMarker = ".cline-ls-"
 
-// atomicCreateTemp creates a new, empty temporary file next to the target
-// and returns it with its name in d. The name starts with a dot and ends
-// in .tmp so that a file left by a crash is hidden from listings:
-// ".<name>.cline-ls-<random base 36>.tmp".
-func atomicCreateTemp(d *os.Root, base string, perm os.FileMode) (*os.File, string, error) {
+// atomicTempName matches the temporary files of atomicCreateTemp, with
+// the writer's process id (older versions wrote none). It is compiled on
+// first use, not at start-up.
+var atomicTempName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\..*\.cline-ls-(?:([0-9]{1,10})-)?[0-9a-z]{1,13}\.tmp$`)
+})
+
+// IsAtomicTemp reports whether a file name (not a path) is one of our
+// atomic writes' temporary files: never the user's, never to be listed,
+// searched, indexed or checkpointed, and removed once its writer is gone
+// (CleanStaleTemps). The ignore rules hide them (IgnoreMatcher.Ignored).
+func IsAtomicTemp(name string) bool {
+	return strings.HasSuffix(name, ".tmp") && strings.Contains(name, atomicTempMarker) && atomicTempName().MatchString(name)
+}
+
+// atomicTempPID returns the process id in a temporary file's name, or 0
+// for a name without one.
+func atomicTempPID(name string) int {
+	m := atomicTempName().FindStringSubmatch(name)
+	if m == nil || m[1] == "" {
+		return 0
+	}
+	pid, _ := strconv.Atoi(m[1])
+	return pid
+}
+
+// atomicTempFor returns a fresh temporary name for the file base:
+// ".<base>.cline-ls-<pid>-<random base 36>.tmp", starting with a dot and
+// ending in .tmp so that a file left by a crash is hidden from most
+// listings, and naming the writer so that the next daemon knows whether
+// the write may still be going on.
+func atomicTempFor(base string) string {
 	// A long name is shortened so that the decorated one still fits in
 	// NAME_MAX.
 	if len(base) > 100 {
@@ -194,8 +241,20 @@ func atomicCreateTemp(d *os.Root, base string, perm os.FileMode) (*os.File, stri
 		}
 		base = base[:cut]
 	}
+	return "." + base + atomicTempMarker + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
+}
+
+// atomicCreateTemp creates a new, empty temporary file next to the target
+// and returns it with its name in d. Where the system can (Linux, a file
+// system with O_TMPFILE), the file has no name until it is complete
+// (atomicNameTemp gives it one just before the rename), so a process
+// killed while writing leaves nothing; name is "" then.
+func atomicCreateTemp(d *os.Root, dirf *os.File, base string, perm os.FileMode) (f *os.File, name string, err error) {
+	if f := atomicOpenAnonymous(dirf, perm); f != nil {
+		return f, "", nil
+	}
 	for range 100 {
-		name := "." + base + atomicTempMarker + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
+		name := atomicTempFor(base)
 		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if err == nil {
 			return f, name, nil
@@ -205,6 +264,60 @@ func atomicCreateTemp(d *os.Root, base string, perm os.FileMode) (*os.File, stri
 		}
 	}
 	return nil, "", errors.New("cannot find an unused temporary file name")
+}
+
+// CleanStaleTemps removes the temporary files that an atomic write left
+// behind when its process died between creating and renaming them:
+// regular files whose name follows our own temporary pattern exactly,
+// last written before the given time (the daemon's start), and whose
+// writer, named in the file name, is no longer running; a file of a
+// write still in progress in this or another live daemon is never
+// touched. Folders named .git and those skip says so are not entered,
+// nor any past MaxWalkDepth or once MaxWalkEntries were seen. It returns
+// the removed files' absolute paths; an end of ctx stops the walk.
+func (r *Roots) CleanStaleTemps(ctx context.Context, before time.Time, skip func(abs string) bool) []string {
+	var removed []string
+	seen := 0
+	for i, root := range r.handles {
+		folder := r.folders[i]
+		h := NewDirHandles(root)
+		type queued struct {
+			rel   string
+			depth int
+		}
+		queue := []queued{{".", 0}}
+		for len(queue) > 0 && seen < MaxWalkEntries && ctx.Err() == nil {
+			dir := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			entries, _ := h.ReadDir(dir.rel)
+			seen += len(entries)
+			for _, e := range entries {
+				rel := filepath.Join(dir.rel, e.Name())
+				abs := filepath.Join(folder, rel)
+				if e.IsDir() {
+					if e.Name() != ".git" && dir.depth+1 < MaxWalkDepth && (skip == nil || !skip(abs)) {
+						queue = append(queue, queued{rel, dir.depth + 1})
+					}
+					continue
+				}
+				if !e.Type().IsRegular() || !IsAtomicTemp(e.Name()) {
+					continue
+				}
+				if pid := atomicTempPID(e.Name()); pid != 0 && (pid == os.Getpid() || processAlive(pid)) {
+					continue
+				}
+				fi, err := e.Info()
+				if err != nil || !fi.ModTime().Before(before) {
+					continue
+				}
+				if root.Remove(rel) == nil {
+					removed = append(removed, abs)
+				}
+			}
+		}
+		h.Close()
+	}
+	return removed
 }
 
 // ReadOnlyFileError is a write refused because the file is protected

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -124,4 +126,54 @@ func (k *atomicKeep) apply(f *os.File) error {
 		}
 	}
 	return nil
+}
+
+// atomicOpenAnonymous opens a file without a name in the folder dirf
+// (O_TMPFILE), or returns nil where the file system cannot (FAT, NFS,
+// older kernels), and the write falls back to a named temporary file.
+func atomicOpenAnonymous(dirf *os.File, perm os.FileMode) *os.File {
+	if atomicNamedOnly || !atomicLinkable() {
+		return nil
+	}
+	fd, err := unix.Openat(int(dirf.Fd()), ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), dirf.Name()+"/(unnamed)")
+}
+
+// atomicNameTemp links the anonymous file f into dirf under a fresh
+// temporary name for base, through /proc/self/fd (linkat with
+// AT_EMPTY_PATH needs a privilege the daemon should not have).
+func atomicNameTemp(dirf, f *os.File, base string) (string, error) {
+	from := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+	for range 100 {
+		name := atomicTempFor(base)
+		err := unix.Linkat(unix.AT_FDCWD, from, int(dirf.Fd()), name, unix.AT_SYMLINK_FOLLOW)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			return "", fmt.Errorf("name the temporary file: %w", err)
+		}
+	}
+	return "", errors.New("cannot find an unused temporary file name")
+}
+
+// atomicNamedOnly makes every write use a named temporary file, as on a
+// file system without O_TMPFILE; for tests of that path.
+var atomicNamedOnly bool
+
+// atomicLinkable reports whether /proc/self/fd can be linked from: without
+// it an anonymous file could never be named, so none is made.
+var atomicLinkable = sync.OnceValue(func() bool {
+	fi, err := os.Stat("/proc/self/fd")
+	return err == nil && fi.IsDir()
+})
+
+// processAlive reports whether a process with that id runs (signal 0:
+// EPERM means it runs as someone else).
+func processAlive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }

@@ -2,11 +2,8 @@ package workspace
 
 import (
 	"context"
-	"io/fs"
 	"path/filepath"
-	"regexp"
 	"sync"
-	"time"
 )
 
 // FileLocks serialises the read → plan → write of an edit per file, across
@@ -105,48 +102,4 @@ func (r *Roots) FileKey(abs string) string {
 		}
 	}
 	return "path:" + filepath.Clean(abs)
-}
-
-// atomicTempName matches the temporary files of atomicCreateTemp. It is
-// compiled on first use, not at start-up.
-var atomicTempName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\..*\.cline-ls-[0-9a-z]{1,13}\.tmp$`)
-})
-
-// CleanStaleTemps removes the temporary files that an atomic write left
-// behind when the process died between creating and renaming them: files
-// whose name follows our own temporary pattern exactly and that were last
-// written before the given time (the daemon's start, so that a write in
-// progress in this or another running daemon is never touched). Folders
-// named .git and those skip says so are not entered. It returns the
-// removed files' absolute paths.
-func (r *Roots) CleanStaleTemps(before time.Time, skip func(abs string) bool) []string {
-	var removed []string
-	for i, h := range r.handles {
-		folder := r.folders[i]
-		fs.WalkDir(h.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable: nothing of ours can be cleaned there
-			}
-			abs := filepath.Join(folder, filepath.FromSlash(rel))
-			if d.IsDir() {
-				if rel != "." && (d.Name() == ".git" || skip != nil && skip(abs)) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || !atomicTempName().MatchString(d.Name()) {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil || !fi.ModTime().Before(before) {
-				return nil
-			}
-			if h.Remove(filepath.FromSlash(rel)) == nil {
-				removed = append(removed, abs)
-			}
-			return nil
-		})
-	}
-	return removed
 }

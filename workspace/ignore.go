@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,7 +32,8 @@ func IsIgnoreFile(name string) bool {
 // those matched by .gitignore files (per folder level, with git's
 // precedence: deeper files and later lines win), by .git/info/exclude,
 // by .clineignore files (same syntax, nested too), and everything named
-// .git. The two families are separate layers: a path is ignored if either
+// .git, and the temporary files of our atomic writes (IsAtomicTemp). The
+// two families are separate layers: a path is ignored if either
 // ignores it, so a .gitignore negation cannot reveal what .clineignore
 // hides. As in git, nothing inside an ignored folder can be re-included.
 //
@@ -48,7 +50,28 @@ type IgnoreMatcher struct {
 
 	mu    sync.Mutex
 	cache map[string]*ignoreDirRules // folder → its rules
-	epoch uint64                     // bumped by Invalidate; stale loads are not cached
+	// stacks holds, per folder, what its ancestors decide about it, so
+	// that deciding a path costs one lookup of its folder and the rules
+	// that apply, not a pass over every level above it for every entry
+	// a walk meets (which made a walk of a deep tree cubic).
+	stacks map[string]*ignoreStack
+	epoch  uint64 // bumped by Invalidate; stale loads are not cached
+}
+
+// ignoreStack is what applies inside one folder: whether the folder
+// itself is ignored by each layer (by a rule above it; for git, by being
+// .git too), and the folders from the root down to it that have rules of
+// their own.
+type ignoreStack struct {
+	git, cline bool
+	levels     []ignoreLevel
+}
+
+// ignoreLevel is a folder with rules; the names below it start at
+// offset start of any path inside it.
+type ignoreLevel struct {
+	start int
+	rules *ignoreDirRules
 }
 
 // ignoreDirRules are the rules that one folder's files contribute.
@@ -63,8 +86,9 @@ type ignoreDirRules struct {
 // core.excludesFile; "node_modules/" is a typical one.
 func NewIgnoreMatcher(folders []string, extra ...string) *IgnoreMatcher {
 	m := &IgnoreMatcher{
-		roots: append([]string(nil), folders...),
-		cache: make(map[string]*ignoreDirRules),
+		roots:  append([]string(nil), folders...),
+		cache:  make(map[string]*ignoreDirRules),
+		stacks: make(map[string]*ignoreStack),
 	}
 	for _, line := range extra {
 		if r, ok := parseIgnoreLine(line); ok {
@@ -79,34 +103,16 @@ func NewIgnoreMatcher(folders []string, extra ...string) *IgnoreMatcher {
 // Paths outside every workspace folder, and the folders themselves, are
 // never ignored.
 func (m *IgnoreMatcher) Ignored(abs string, isDir bool) bool {
-	abs = filepath.Clean(abs)
-	root := m.rootOf(abs)
-	if root == "" || root == abs {
+	st, rel, ok := m.place(abs)
+	if !ok {
 		return false
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return false
-	}
-	names := strings.Split(filepath.ToSlash(rel), "/")
-	// dirs[d] holds the rules of root/names[:d]; they see names[d:].
-	dirs := make([]*ignoreDirRules, 0, len(names))
-	dir := root
-	for i, name := range names {
-		if name == ".git" {
-			return true
-		}
-		dirs = append(dirs, m.rulesOf(dir, dir == root))
-		dir = filepath.Join(dir, name)
-		prefixIsDir := isDir || i < len(names)-1
-		// Checking every ancestor first is git's rule that a file inside
-		// an excluded folder stays excluded whatever later lines say.
-		if ignoreDecide(dirs, names[:i+1], prefixIsDir, false) ||
-			ignoreDecide(dirs, names[:i+1], prefixIsDir, true) {
-			return true
-		}
-	}
-	return false
+	// The folders above decided first is git's rule that a file inside
+	// an excluded folder stays excluded whatever later lines say.
+	// Our own temporary files are never the user's: hidden like .git.
+	base := ignoreBase(rel)
+	return st.git || st.cline || base == ".git" || !isDir && IsAtomicTemp(base) ||
+		ignoreDecide(st.levels, rel, isDir, false) || ignoreDecide(st.levels, rel, isDir, true)
 }
 
 // ClineIgnored reports whether .clineignore rules alone hide abs (or a
@@ -114,23 +120,103 @@ func (m *IgnoreMatcher) Ignored(abs string, isDir bool) bool {
 // listings and searches, .clineignore says the agent must not touch the
 // file at all, even when the model names it.
 func (m *IgnoreMatcher) ClineIgnored(abs string, isDir bool) bool {
-	abs = filepath.Clean(abs)
-	root := m.rootOf(abs)
-	if root == "" || root == abs {
-		return false
+	st, rel, ok := m.place(abs)
+	return ok && (st.cline || ignoreDecide(st.levels, rel, isDir, true))
+}
+
+// place returns the stack of abs's folder and abs with forward slashes,
+// or false for a path the rules do not apply to. A path costs one lookup
+// of its folder and the rules that apply, not a pass over every level
+// above it: with that, a walk of a deep tree was cubic in its depth.
+func (m *IgnoreMatcher) place(abs string) (*ignoreStack, string, bool) {
+	abs = filepath.ToSlash(filepath.Clean(abs))
+	root := m.rootOf(filepath.FromSlash(abs))
+	if root == "" || filepath.FromSlash(abs) == root {
+		return nil, "", false
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return false
+	root = filepath.ToSlash(root)
+	return m.stackOf(root, abs, ignoreParent(abs)), abs, true
+}
+
+// ignoreRootLen is where the names below root start in a path inside it.
+func ignoreRootLen(root string) int {
+	if strings.HasSuffix(root, "/") {
+		return len(root)
 	}
-	names := strings.Split(filepath.ToSlash(rel), "/")
-	dirs := make([]*ignoreDirRules, 0, len(names))
-	dir := root
-	for i, name := range names {
-		dirs = append(dirs, m.rulesOf(dir, dir == root))
-		dir = filepath.Join(dir, name)
-		if ignoreDecide(dirs, names[:i+1], isDir || i < len(names)-1, true) {
-			return true
+	return len(root) + 1
+}
+
+// ignoreParent is where the last name of p starts, less its separator:
+// p[:ignoreParent(p)] is p's folder.
+func ignoreParent(p string) int {
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return 1 // the root "/"
+	}
+	return i
+}
+
+// ignoreBase is the last name of p.
+func ignoreBase(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// stackOf returns the stack of the folder abs[:end], inside root. Folders
+// are looked up from that one upwards until one is known, and the
+// missing ones computed downwards from it: a walk, which asks about a
+// folder's entries right after the folder, finds it at once.
+func (m *IgnoreMatcher) stackOf(root, abs string, end int) *ignoreStack {
+	var missing []int // ends of folders without a stack, deepest first
+	m.mu.Lock()
+	epoch := m.epoch
+	var known *ignoreStack
+	for {
+		if st, ok := m.stacks[abs[:end]]; ok {
+			known = st
+			break
+		}
+		missing = append(missing, end)
+		if end <= len(root) {
+			break
+		}
+		end = ignoreParent(abs[:end])
+	}
+	m.mu.Unlock()
+	for i := len(missing) - 1; i >= 0; i-- {
+		end := missing[i]
+		dir := abs[:end]
+		st := &ignoreStack{}
+		if known != nil { // dir is not the root: decide it by the rules above
+			st.git = known.git || ignoreBase(dir) == ".git" ||
+				ignoreDecide(known.levels, dir, true, false)
+			st.cline = known.cline || ignoreDecide(known.levels, dir, true, true)
+			st.levels = slices.Clip(known.levels) // appending below copies
+		}
+		if r := m.rulesOf(filepath.FromSlash(dir), end <= len(root)); len(r.git) > 0 || len(r.cline) > 0 {
+			st.levels = append(st.levels, ignoreLevel{start: ignoreRootLen(dir), rules: r})
+		}
+		m.mu.Lock()
+		if m.epoch == epoch {
+			m.stacks[dir] = st
+		}
+		m.mu.Unlock()
+		known = st
+	}
+	return known
+}
+
+// ignoreDecide applies one layer (git or cline) of the levels to the
+// path p (with forward slashes), from the deepest folder's rules up and
+// from each file's last line back; the first rule that matches decides.
+func ignoreDecide(levels []ignoreLevel, p string, isDir, cline bool) bool {
+	for d := len(levels) - 1; d >= 0; d-- {
+		rules := levels[d].rules.git
+		if cline {
+			rules = levels[d].rules.cline
+		}
+		rel := p[levels[d].start:]
+		for j := len(rules) - 1; j >= 0; j-- {
+			if rules[j].match(rel, isDir) {
+				return !rules[j].negate
+			}
 		}
 	}
 	return false
@@ -143,6 +229,7 @@ func (m *IgnoreMatcher) Invalidate(dir string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.cache, filepath.Clean(dir))
+	clear(m.stacks) // the folders below dir inherited its rules
 	m.epoch++
 }
 
@@ -152,6 +239,7 @@ func (m *IgnoreMatcher) Reload() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	clear(m.cache)
+	clear(m.stacks)
 	m.epoch++
 }
 
@@ -193,25 +281,6 @@ func (m *IgnoreMatcher) rulesOf(dir string, isRoot bool) *ignoreDirRules {
 	}
 	m.mu.Unlock()
 	return rules
-}
-
-// ignoreDecide applies one layer (git or cline) to the path names, from
-// the deepest folder's rules up and from each file's last line back; the
-// first rule that matches decides.
-func ignoreDecide(dirs []*ignoreDirRules, names []string, isDir, cline bool) bool {
-	for d := len(dirs) - 1; d >= 0; d-- {
-		rules := dirs[d].git
-		if cline {
-			rules = dirs[d].cline
-		}
-		rel := names[d:]
-		for j := len(rules) - 1; j >= 0; j-- {
-			if rules[j].match(rel, isDir) {
-				return !rules[j].negate
-			}
-		}
-	}
-	return false
 }
 
 // ignoreReadFile parses one ignore file; a missing or unreadable file, or
@@ -301,34 +370,46 @@ func parseIgnoreLine(line string) (r ignoreRule, ok bool) {
 	return r, true
 }
 
-// match reports whether the rule matches a path given as its names
-// relative to the rule's folder.
-func (r *ignoreRule) match(rel []string, isDir bool) bool {
-	if len(rel) == 0 || r.dirOnly && !isDir {
+// match reports whether the rule matches a path given relative to the
+// rule's folder, with forward slashes.
+func (r *ignoreRule) match(rel string, isDir bool) bool {
+	if rel == "" || r.dirOnly && !isDir {
 		return false
 	}
 	if !r.anchored {
-		return ignoreSegMatch(r.segs[0], rel[len(rel)-1])
+		return ignoreSegMatch(r.segs[0], ignoreBase(rel))
 	}
 	return ignoreMatchSegs(r.segs, rel)
 }
 
-// ignoreMatchSegs matches pattern segments against path names, where a
-// "**" segment matches any number of names. Backtracking only to the
-// most recent "**" keeps it linear in practice, as in wildcard matching.
-func ignoreMatchSegs(pat, names []string) bool {
+// ignoreMatchSegs matches pattern segments against the names of a path,
+// where a "**" segment matches any number of names. Backtracking only to
+// the most recent "**" keeps it linear in practice, as in wildcard
+// matching. The names are read in place: a path deep in a tree is not
+// split into a slice for every question.
+func ignoreMatchSegs(pat []string, p string) bool {
+	// next returns the name starting at i and where the one after starts
+	// (len(p)+1 past the last).
+	next := func(i int) (string, int) {
+		j := strings.IndexByte(p[i:], '/')
+		if j < 0 {
+			return p[i:], len(p) + 1
+		}
+		return p[i : i+j], i + j + 1
+	}
 	pi, ni := 0, 0
 	starPi, starNi := -1, 0
-	for ni < len(names) {
+	for ni <= len(p) {
+		name, after := next(ni)
 		switch {
 		case pi < len(pat) && pat[pi] == "**":
 			starPi, starNi = pi, ni
 			pi++
-		case pi < len(pat) && ignoreSegMatch(pat[pi], names[ni]):
+		case pi < len(pat) && ignoreSegMatch(pat[pi], name):
 			pi++
-			ni++
+			ni = after
 		case starPi >= 0:
-			starNi++
+			_, starNi = next(starNi)
 			pi, ni = starPi+1, starNi
 		default:
 			return false

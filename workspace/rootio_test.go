@@ -326,7 +326,7 @@ func TestCleanStaleTemps(t *testing.T) {
 	user := mk(".env.local.tmp", old)                                 // not ours
 	inGit := mk(".git/.x.cline-ls-abc.tmp", old)
 	start := time.Now()
-	removed := r.CleanStaleTemps(start, nil)
+	removed := r.CleanStaleTemps(t.Context(), start, nil)
 	if len(removed) != 1 || removed[0] != stale {
 		t.Errorf("removed %v, want only %s", removed, stale)
 	}

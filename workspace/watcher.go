@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -86,6 +87,11 @@ type WatchOptions struct {
 	// that cannot be watched, an event queue overflow). Same goroutine
 	// rules as OnChange; it may also be called from NewWatcher.
 	OnError func(error)
+	// Context, when set, ends the initial scan early: NewWatcher then
+	// fails with its error. A scan of a big tree that no longer matters
+	// (the folders changed again, the daemon is shutting down) need not
+	// run to its end.
+	Context context.Context
 }
 
 // Watcher watches the workspace folders recursively and keeps an index of
@@ -111,11 +117,13 @@ type Watcher struct {
 	fw       *fsnotify.Watcher
 
 	// Owned by the run goroutine (by NewWatcher before it starts).
+	scanCtx context.Context // the initial scan's, nil after it
 	dirs    map[string]*watchDir
 	pending map[string]fsnotify.Op
 	limbo   []watchGone // files renamed away last batch, still unpaired
 
 	overflow atomic.Bool   // the kernel dropped events: rescan everything
+	tooDeep  atomic.Bool   // a folder past MaxWalkDepth was met, and reported
 	nudge    chan struct{} // wakes run when overflow is set
 
 	mu    sync.RWMutex // guards files, tombs and gen against readers
@@ -197,6 +205,7 @@ func newWatcher(folders []string, opts WatchOptions) (*Watcher, error) {
 	if w.ignore == nil {
 		w.ignore = NewIgnoreMatcher(w.folders)
 	}
+	w.scanCtx = opts.Context
 	initial := &watchBatch{}
 	for _, f := range w.folders {
 		if err := fw.Add(f); err != nil {
@@ -205,6 +214,11 @@ func newWatcher(folders []string, opts WatchOptions) (*Watcher, error) {
 		}
 		w.scanDir(f, initial)
 	}
+	if ctx := w.scanCtx; ctx != nil && ctx.Err() != nil {
+		fw.Close()
+		return nil, fmt.Errorf("workspace: watch: the first scan was stopped: %w", ctx.Err())
+	}
+	w.scanCtx = nil
 	return w, nil
 }
 
@@ -219,6 +233,9 @@ func (w *Watcher) Close() error {
 	})
 	return w.closeErr
 }
+
+// Folders returns the folders the watcher watches.
+func (w *Watcher) Folders() []string { return slices.Clone(w.folders) }
 
 // Generation returns the current generation.
 func (w *Watcher) Generation() uint64 {
@@ -458,6 +475,28 @@ func (w *Watcher) update(p string, fi fs.FileInfo, op fsnotify.Op, b *watchBatch
 // scanDir makes sure folder dir is watched and its indexed contents match
 // the disk, recursively.
 func (w *Watcher) scanDir(dir string, b *watchBatch) {
+	depth := 0
+	for _, f := range w.folders {
+		if d := WalkDepth(f, dir); d >= 0 && (depth == 0 || d < depth) {
+			depth = d
+		}
+	}
+	w.scanDirAt(dir, depth, b)
+}
+
+// scanDirAt is scanDir of a folder depth levels below its watched
+// folder. Folders MaxWalkDepth levels down are not entered: the index
+// holds them as folders without contents, said once through OnError.
+func (w *Watcher) scanDirAt(dir string, depth int, b *watchBatch) {
+	if w.scanCtx != nil && w.scanCtx.Err() != nil {
+		return
+	}
+	if depth >= MaxWalkDepth {
+		if w.tooDeep.CompareAndSwap(false, true) {
+			w.report(fmt.Errorf("workspace: %s is %d folder levels deep; the watcher does not go deeper", dir, depth))
+		}
+		return
+	}
 	node, known := w.dirs[dir]
 	if !known {
 		if err := w.fw.Add(dir); err != nil {
@@ -494,7 +533,7 @@ func (w *Watcher) scanDir(dir string, b *watchBatch) {
 				w.dropFile(p, false, b)
 			}
 			seenDirs[e.Name()] = true
-			w.scanDir(p, b)
+			w.scanDirAt(p, depth+1, b)
 			continue
 		}
 		if w.ignore.Ignored(p, false) {

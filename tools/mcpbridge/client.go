@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/internal/sse"
@@ -43,6 +44,8 @@ type session struct {
 	rpc  *jsonrpcclient.Client
 	link link
 	init initializeResult // once initialize has succeeded
+	// timeout bounds each request; positive.
+	timeout time.Duration
 
 	closeOnce sync.Once
 }
@@ -50,7 +53,7 @@ type session struct {
 // newSession starts the JSON-RPC connection over l; initialize does the
 // handshake. changed is called, on the read loop, when the server says its
 // tool or resource list changed; it must not block.
-func newSession(l link, logger *slog.Logger, changed func()) *session {
+func newSession(l link, timeout time.Duration, logger *slog.Logger, changed func()) *session {
 	rpc := jsonrpcclient.New(l.r, l.w, jsonrpcclient.Options{
 		Framing:  jsonrpcclient.ACP, // newline-delimited JSON, as MCP's stdio transport
 		Discard:  true,
@@ -73,7 +76,18 @@ func newSession(l link, logger *slog.Logger, changed func()) *session {
 	// Roots, sampling and elicitation are not advertised; their requests
 	// are answered "method not found".
 	rpc.Handle(methodPing, func(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil })
-	return &session{rpc: rpc, link: l}
+	return &session{rpc: rpc, link: l, timeout: timeout}
+}
+
+// TimeoutError is why a request failed when the server did not answer
+// within its timeout.
+type TimeoutError struct {
+	Method string
+	Limit  time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer to %s within %v", e.Method, e.Limit)
 }
 
 // initialize does the MCP handshake: initialize, a check of the version
@@ -94,10 +108,18 @@ func (s *session) initialize(ctx context.Context, version string) error {
 	return nil
 }
 
-// call sends a request and decodes its answer into result.
+// call sends a request and decodes its answer into result. Every
+// request is bounded by the session's timeout, here and nowhere else; a
+// request given up is cancelled on the server (the client's Cancel).
 func (s *session) call(ctx context.Context, method string, params, result any) error {
-	raw, err := s.rpc.CallRaw(ctx, method, params)
+	limit := &TimeoutError{Method: method, Limit: s.timeout}
+	callCtx, cancel := context.WithTimeoutCause(ctx, s.timeout, limit)
+	defer cancel()
+	raw, err := s.rpc.CallRaw(callCtx, method, params)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(callCtx), limit) {
+			return limit
+		}
 		return err
 	}
 	if err := json.Unmarshal(raw, result); err != nil {

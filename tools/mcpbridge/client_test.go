@@ -2,7 +2,9 @@ package mcpbridge
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,11 +12,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 // Tests of the MCP client beyond what the SDK's well-behaved servers show:
@@ -39,11 +44,20 @@ const hostileInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}
 func hostileAnswer(mode, method string, params json.RawMessage) string {
 	switch method {
 	case methodInitialize:
+		if mode == "silentinit" {
+			return ""
+		}
 		if mode == "oldversion" {
 			return strings.Replace(hostileInit, "2025-06-18", "1999-01-01", 1)
 		}
 		return hostileInit
 	case methodToolsList:
+		if mode == "silentlist" {
+			return ""
+		}
+		if mode == "wide" {
+			return wideToolsPage(params)
+		}
 		if mode == "loopcursor" {
 			return `{"tools":[],"nextCursor":"again"}`
 		}
@@ -55,6 +69,24 @@ func hostileAnswer(mode, method string, params json.RawMessage) string {
 		return hostileTools[0]
 	}
 	return ""
+}
+
+// wideToolsPage is a page of the 1,000 tools, 2 MB of descriptions, that
+// the wide server lists: ten pages of 100.
+func wideToolsPage(params json.RawMessage) string {
+	var p cursorParams
+	_ = json.Unmarshal(params, &p)
+	page, _ := strconv.Atoi(p.Cursor)
+	var res listToolsResult
+	for i := range 100 {
+		n := page*100 + i
+		res.Tools = append(res.Tools, mcpTool{Name: fmt.Sprintf("tool%04d", n), Description: strings.Repeat("describes ", 200), InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	if page < 9 {
+		res.NextCursor = strconv.Itoa(page + 1)
+	}
+	b, _ := json.Marshal(res)
+	return string(b)
 }
 
 // runHostileServer is a stdio MCP server written by hand, so that it can
@@ -118,6 +150,8 @@ func runHostileServer(mode string) int {
 			send(`{"jsonrpc":"2.0","id":"someone-else","result":{"content":[{"type":"text","text":"wrong"}]}}`)
 			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":"not a result object"`) // cut short
 			answer(ok)
+		case "wide":
+			answer(ok)
 		case "huge":
 			answer(`{"content":[{"type":"text","text":"` + strings.Repeat("x", maxMessage) + `"}]}`)
 		case "wrongid":
@@ -128,7 +162,7 @@ func runHostileServer(mode string) int {
 			pendingCall = m.ID
 			send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 			send(`{"jsonrpc":"2.0","id":"roots","method":"roots/list"}`)
-		case "silent":
+		case "silent", "silentinit", "silentlist":
 		case "dies":
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
 			out.Flush()
@@ -330,7 +364,7 @@ func hostileHTTP(t *testing.T, mode string) *httptest.Server {
 		case "garbage":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, "this is not JSON at all")
-		case "silent":
+		case "silent", "silentinit", "silentlist":
 			<-r.Context().Done()
 		case "dies":
 			// An event stream cut in the middle of the answer.
@@ -439,4 +473,178 @@ func FuzzToolResult(f *testing.F) {
 			t.Fatalf("%q gave a result of %d characters", in, n)
 		}
 	})
+}
+
+// TestRequestTimeouts: every request to a server that never answers ends
+// at the server's limit, with an error naming the server, what was asked
+// and the limit: a tool call and a resource read (cancelled on the
+// server), the handshake and the listing (the server fails to start).
+// The per-server timeoutSeconds wins over the Manager's default.
+func TestRequestTimeouts(t *testing.T) {
+	t.Run("call and read", func(t *testing.T) {
+		before, _ := clientGoroutines()
+		cfg, received := hostileServer(t, "silent")
+		one := 1.0
+		cfg.TimeoutSeconds = &one
+		// A default the test would not outlive: only the server's own
+		// setting can end these calls.
+		h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 10 * guard})
+		res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+		for _, want := range []string{`MCP server "hostile"`, `calling tool "one"`, "time limit of 1s", "timeoutSeconds"} {
+			if !res.IsError || !strings.Contains(res.Content, want) {
+				t.Errorf("call = %+v, want an error result saying %q", res, want)
+			}
+		}
+		res = run(t, h.builtin(t, "access_mcp_resource"), `{"server_name":"hostile","uri":"test://x"}`)
+		for _, want := range []string{`MCP server "hostile"`, `reading "test://x"`, "time limit of 1s"} {
+			if !res.IsError || !strings.Contains(res.Content, want) {
+				t.Errorf("read = %+v, want an error result saying %q", res, want)
+			}
+		}
+		deadline := time.Now().Add(guard)
+		for {
+			b, _ := os.ReadFile(received)
+			if strings.Count(string(b), `"method":"notifications/cancelled"`) >= 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the two requests given up were not both cancelled on the server; it read:\n%s", b)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		checkNoLeak(t, h, before)
+	})
+	for mode, says := range map[string]string{
+		"silentinit": "no answer to initialize within 300ms",
+		"silentlist": "listing tools: no answer to tools/list within 300ms",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			before, _ := clientGoroutines()
+			cfg, _ := hostileServer(t, mode)
+			h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 300 * time.Millisecond})
+			if st := h.statusOf(t, "hostile"); st.State != StateFailed || !strings.Contains(st.Err, says) {
+				t.Errorf("status %+v, want failed saying %q", st, says)
+			}
+			checkNoLeak(t, h, before)
+		})
+	}
+}
+
+// TestTimeoutDefault: a Manager given no CallTimeout still bounds every
+// request, and a server's timeoutSeconds replaces the bound for it alone.
+func TestTimeoutDefault(t *testing.T) {
+	five := 5.0
+	m, err := New([]ServerConfig{{Name: "a", Command: "x"}, {Name: "b", Command: "x", TimeoutSeconds: &five}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.byName["a"].timeout(); got != DefaultCallTimeout {
+		t.Errorf("timeout without a setting = %v, want %v", got, DefaultCallTimeout)
+	}
+	if got := m.byName["b"].timeout(); got != 5*time.Second {
+		t.Errorf("timeout with timeoutSeconds 5 = %v, want 5s", got)
+	}
+	// The Manager keeps its own copy of the setting.
+	five = 1
+	if got := m.byName["b"].timeout(); got != 5*time.Second {
+		t.Errorf("timeout after the caller changed its value = %v, want 5s", got)
+	}
+}
+
+// TestWideServerCapped: a server listing 1,000 tools with 2 MB of
+// descriptions gets a capped share of the model's tool list; its status
+// (what the editor is told) and the log say so, naming the server; the
+// tools left out can still be called by name through use_mcp_tool.
+func TestWideServerCapped(t *testing.T) {
+	cfg, _ := hostileServer(t, "wide")
+	h := start(t, []ServerConfig{cfg}, Options{})
+	got := h.m.Tools()
+	if len(got) == 0 || len(got) > tools.DefaultMCPLimits.PerServer {
+		t.Fatalf("%d tools offered, want some and at most %d", len(got), tools.DefaultMCPLimits.PerServer)
+	}
+	size := 0
+	for _, tl := range got {
+		sp := tl.Spec()
+		size += len(sp.Name) + len(sp.Description) + len(sp.Parameters)
+	}
+	// The note the model is given comes on top of the limit; a few
+	// hundred bytes.
+	if size > tools.DefaultMCPLimits.TotalBytes+1000 {
+		t.Errorf("%d bytes offered, want about %d at most", size, tools.DefaultMCPLimits.TotalBytes)
+	}
+	st := h.statusOf(t, "hostile")
+	if st.Tools != 1000 || st.Offered != len(got) || !strings.Contains(st.Note, `MCP server "hostile" lists 1000 tools;`) {
+		t.Errorf("status %+v, want 1000 tools listed, %d offered, and a note naming the server", st, len(got))
+	}
+	h.status.mu.Lock()
+	reported := slices.ContainsFunc(h.status.seen, func(s ServerStatus) bool { return s.Note == st.Note })
+	h.status.mu.Unlock()
+	if !reported {
+		t.Error("no status report carried the note")
+	}
+	if !strings.Contains(h.logs.String(), "tools left out") || !strings.Contains(h.logs.String(), "server=hostile") {
+		t.Errorf("the log does not say which server lost tools:\n%s", h.logs.String())
+	}
+	if !strings.Contains(got[0].Spec().Description, st.Note) {
+		t.Errorf("the model is not told: first description %q", got[0].Spec().Description)
+	}
+	res := run(t, h.builtin(t, tools.NameUseMCPTool), `{"server_name":"hostile","tool_name":"tool0999","arguments":{}}`)
+	if res.IsError || res.Content != "fine" {
+		t.Errorf("use_mcp_tool of a tool left out = %+v, want it called", res)
+	}
+	// An unknown tool's hint names some of the thousand, not all.
+	_, err := h.builtin(t, tools.NameUseMCPTool).Build(json.RawMessage(`{"server_name":"hostile","tool_name":"nosuch","arguments":{}}`))
+	if err == nil || !strings.Contains(err.Error(), "tool0049 and 950 more") || len(err.Error()) > 2000 {
+		t.Errorf("use_mcp_tool of an unknown tool: %v", err)
+	}
+}
+
+// TestCancelEndsAHungCall: the user cancelling the turn ends a call the
+// server never answers at once, however long its limit, and the server
+// is told (notifications/cancelled).
+func TestCancelEndsAHungCall(t *testing.T) {
+	cfg, received := hostileServer(t, "silent")
+	h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 10 * guard})
+	inv, err := h.tool(t, "hostile__mcp__one").Build(json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := inv.Execute(ctx, tools.ExecOptions{})
+		done <- err
+	}()
+	// Cancel once the request is on the server's side.
+	deadline := time.Now().Add(guard)
+	for {
+		b, _ := os.ReadFile(received)
+		if strings.Contains(string(b), `"method":"tools/call"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the call never reached the server; it read:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call: %v, want context.Canceled", err)
+		}
+	case <-time.After(guard):
+		t.Fatal("the cancelled call went on waiting for the server")
+	}
+	for {
+		b, _ := os.ReadFile(received)
+		if strings.Contains(string(b), `"method":"notifications/cancelled"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server was not told of the cancel; it read:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Transport names a ServerConfig may give in its "type" field. ACP leaves
@@ -31,6 +32,24 @@ type ServerConfig struct {
 	URL      string      `json:"url,omitempty"`
 	Headers  []NameValue `json:"headers,omitempty"`
 	Disabled bool        `json:"disabled,omitempty"`
+	// TimeoutSeconds bounds each request to the server (the handshake,
+	// each page of a listing, a tool call, a resource read) and, when
+	// longer than Options.ConnectTimeout, its start; nil means
+	// Options.CallTimeout.
+	TimeoutSeconds *float64 `json:"timeoutSeconds,omitempty"`
+}
+
+// MaxTimeoutSeconds is the longest timeoutSeconds a server may be given:
+// a call that may take longer than an hour is better run as a command the
+// user can watch.
+const MaxTimeoutSeconds = 3600
+
+// Timeout returns the server's own timeout, or 0 when it has none.
+func (c ServerConfig) Timeout() time.Duration {
+	if c.TimeoutSeconds == nil {
+		return 0
+	}
+	return time.Duration(*c.TimeoutSeconds * float64(time.Second))
 }
 
 // NameValue is an environment variable of a stdio server or a header of
@@ -89,6 +108,10 @@ func jsonKind(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
 	case reflect.Slice:
 		return "an array"
 	case reflect.Struct, reflect.Map:
@@ -112,6 +135,9 @@ func validate(cfgs []ServerConfig) error {
 			return fmt.Errorf("%s.name: %q is already the name of mcpServers[%d]", at, c.Name, j)
 		}
 		seen[c.Name] = i
+		if t := c.TimeoutSeconds; t != nil && !(*t >= 1 && *t <= MaxTimeoutSeconds) {
+			return fmt.Errorf("%s.timeoutSeconds: must be between 1 and %d, got %v", at, MaxTimeoutSeconds, *t)
+		}
 		switch c.Transport() {
 		case TransportStdio:
 			if strings.TrimSpace(c.Command) == "" {

@@ -53,6 +53,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"type":"http","name":"h","url":"http://h","headers":[{"name":"Bad Name","value":"v"}]}`, "mcpServers[1].headers[0].name: must be a header name"},
 		{`{"type":"http","name":"h","url":"http://h","headers":[{"name":"X","value":"a\nb"}]}`, "mcpServers[1].headers[0].value: must be one line"},
 		{`{"type":"ws","name":"h","url":"ws://h"}`, `mcpServers[1].type: must be "http", "sse" or absent (stdio), got "ws"`},
+		{`{"name":"s","command":"x","timeoutSeconds":0}`, "mcpServers[1].timeoutSeconds: must be between 1 and 3600, got 0"},
+		{`{"name":"s","command":"x","timeoutSeconds":-5}`, "mcpServers[1].timeoutSeconds: must be between 1 and 3600, got -5"},
+		{`{"name":"s","command":"x","timeoutSeconds":0.5}`, "mcpServers[1].timeoutSeconds: must be between 1 and 3600, got 0.5"},
+		{`{"name":"s","command":"x","timeoutSeconds":86400}`, "mcpServers[1].timeoutSeconds: must be between 1 and 3600, got 86400"},
+		{`{"name":"s","command":"x","timeoutSeconds":"60"}`, "mcpServers[1].timeoutSeconds: must be a number, got string"},
 		{`[]`, "mcpServers[1]: must be an object, got array"},
 		{`{"name":`, "mcpServers[1]:"},
 	}

@@ -66,12 +66,14 @@ func (m *Manager) buildUseTool(a useToolArgs) (tools.Invocation, error) {
 		}
 		return inv, err
 	}
-	if st := s.status(); st.State == StateRunning {
+	if st := s.status(); st.State == StateRunning && !s.lists(a.ToolName) {
 		return nil, problem("tool_name", fmt.Sprintf("MCP server %q has no tool %q; its tools are: %s",
 			s.cfg.Name, a.ToolName, listOrNone(s.toolNames())))
 	}
-	// Not running: the call says why when it runs, as a call to one of
-	// the server's own tools would.
+	// A tool left out of the model's list (tools.MCPLimits) is still the
+	// server's: called as named, the server checks the arguments. Not
+	// running: the call says why when it runs, as a call to one of the
+	// server's own tools would.
 	return &callInvocation{s: s, tool: a.ToolName, args: args}, nil
 }
 
@@ -125,11 +127,17 @@ func joinPath(a, b string) string {
 	}
 }
 
+// listOrNone lists names for a hint, at most 50 of them: a server's
+// thousand tools must not come back whole in an error.
 func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "(none)"
 	}
-	return strings.Join(names, ", ")
+	out := strings.Join(names[:min(len(names), 50)], ", ")
+	if len(names) > 50 {
+		out += fmt.Sprintf(" and %d more", len(names)-50)
+	}
+	return out
 }
 
 // callInvocation is one call of a server's tool, through its dynamic tool
@@ -154,18 +162,16 @@ func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	if sess == nil {
 		return tools.Errorf("%s", why), nil
 	}
-	callCtx, cancel := c.s.m.callContext(ctx)
-	defer cancel()
 	args := c.args
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	res, err := sess.callTool(callCtx, c.tool, args)
+	res, err := sess.callTool(ctx, c.tool, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
 		}
-		return c.s.failure(callCtx, err, fmt.Sprintf("calling tool %q", c.tool), ""), nil
+		return c.s.failure(err, fmt.Sprintf("calling tool %q", c.tool), ""), nil
 	}
 	return toolResult(res), nil
 }
@@ -188,9 +194,7 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	if sess == nil {
 		return tools.Errorf("%s", why), nil
 	}
-	callCtx, cancel := r.s.m.callContext(ctx)
-	defer cancel()
-	res, err := sess.readResource(callCtx, r.uri)
+	res, err := sess.readResource(ctx, r.uri)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -203,7 +207,7 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 			}
 			hint += "."
 		}
-		return r.s.failure(callCtx, err, fmt.Sprintf("reading %q", r.uri), hint), nil
+		return r.s.failure(err, fmt.Sprintf("reading %q", r.uri), hint), nil
 	}
 	parts := make([]string, 0, len(res.Contents))
 	for _, c := range res.Contents {
@@ -216,22 +220,15 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	return tools.Result{Content: limit(text)}, nil
 }
 
-// callContext applies Options.CallTimeout.
-func (m *Manager) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if m.opts.CallTimeout > 0 {
-		return context.WithTimeout(ctx, m.opts.CallTimeout)
-	}
-	return context.WithCancel(ctx)
-}
-
-// failure phrases a failed request for the model. callCtx is the
-// request's context; the caller's own cancellation was handled before.
-func (s *server) failure(callCtx context.Context, err error, what, hint string) tools.Result {
+// failure phrases a failed request for the model; the caller's own
+// cancellation was handled before.
+func (s *server) failure(err error, what, hint string) tools.Result {
 	name := s.cfg.Name
 	var werr *jsonrpc2.Error
+	var terr *TimeoutError
 	switch {
-	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return tools.Errorf("MCP server %q did not finish %s within %v.", name, what, s.m.opts.CallTimeout)
+	case errors.As(err, &terr):
+		return tools.Errorf("MCP server %q did not finish %s within its time limit of %v, so the call was cancelled. The limit is the server's \"timeoutSeconds\" setting (default %v).", name, what, terr.Limit, DefaultCallTimeout)
 	case errors.Is(err, jsonrpcclient.ErrFrameTooLong):
 		return tools.Errorf("MCP server %q sent a message longer than %d bytes while %s; the connection was closed and is being restarted.", name, maxMessage, what)
 	case errors.Is(err, jsonrpcclient.ErrClosed) || errors.Is(err, io.EOF):

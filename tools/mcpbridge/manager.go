@@ -52,6 +52,10 @@ type ServerStatus struct {
 	Tools     int    `json:"tools"`
 	Resources int    `json:"resources"`
 	Err       string `json:"error,omitempty"`
+	// Offered counts the tools offered to the model, and Note says why
+	// the others were left out (tools.MCPLimits); empty when none were.
+	Offered int    `json:"offered"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Defaults of Options.
@@ -59,6 +63,10 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultMaxRestarts    = 3
 	DefaultRestartDelay   = time.Second
+	// DefaultCallTimeout is Cline's own default for an MCP request, what
+	// its users expect: long enough for a search or a build a server
+	// runs, short enough that a hung server is noticed within the turn.
+	DefaultCallTimeout = 60 * time.Second
 )
 
 // maxRestartDelay caps the doubling backoff between restart attempts.
@@ -98,8 +106,12 @@ type Options struct {
 	// ConnectTimeout bounds starting a server: launching it, the MCP
 	// handshake and listing its tools. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
-	// CallTimeout, when positive, bounds one tool call or resource read;
-	// zero leaves the bound to the caller's context (the user cancelling).
+	// CallTimeout bounds each request to a server whose configuration
+	// sets no timeoutSeconds: the handshake, each page of a listing, a
+	// tool call, a resource read. Zero means DefaultCallTimeout. A
+	// request that times out is cancelled on the server
+	// (notifications/cancelled) and fails naming the server and the
+	// limit.
 	CallTimeout time.Duration
 	// MaxRestarts is how many attempts are made to bring back a server
 	// that died before it is marked failed. Zero means
@@ -110,6 +122,9 @@ type Options struct {
 	RestartDelay time.Duration
 	// Version is the version cline-ls reports to servers as clientInfo.
 	Version string
+	// Limits bounds the tools offered to the model; the zero value means
+	// tools.DefaultMCPLimits.
+	Limits tools.MCPLimits
 }
 
 // Manager runs the MCP servers of one configuration. Its methods are safe
@@ -162,8 +177,14 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 	if opts.MaxRestarts == 0 {
 		opts.MaxRestarts = DefaultMaxRestarts
 	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
 	if opts.RestartDelay <= 0 {
 		opts.RestartDelay = DefaultRestartDelay
+	}
+	if opts.Limits == (tools.MCPLimits{}) {
+		opts.Limits = tools.DefaultMCPLimits
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -181,6 +202,10 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		c.Args = slices.Clone(c.Args)
 		c.Env = slices.Clone(c.Env)
 		c.Headers = slices.Clone(c.Headers)
+		if c.TimeoutSeconds != nil {
+			t := *c.TimeoutSeconds
+			c.TimeoutSeconds = &t
+		}
 		s := newServer(m, c)
 		m.servers = append(m.servers, s)
 		m.byName[c.Name] = s
@@ -288,7 +313,20 @@ func (m *Manager) toolList() []builtTool {
 	for _, s := range m.servers {
 		in = append(in, s.listed())
 	}
-	specs := tools.MCPToolSpecs(in, m.logger)
+	specs, left := tools.MCPOffer(in, m.opts.Limits, m.logger)
+	for _, s := range m.servers {
+		note := ""
+		if i := slices.IndexFunc(left, func(l tools.MCPLeftOut) bool { return l.Server == s.cfg.Name }); i >= 0 {
+			note = left[i].Message
+		}
+		offered := 0
+		for _, sp := range specs {
+			if sp.Server == s.cfg.Name {
+				offered++
+			}
+		}
+		s.setOffer(offered, note)
+	}
 	built := make([]builtTool, 0, len(specs))
 	for _, sp := range specs {
 		s := m.byName[sp.Server]
@@ -306,6 +344,27 @@ func (m *Manager) toolList() []builtTool {
 	}
 	m.built, m.toolsGen = built, gen
 	return built
+}
+
+// toolsChanged rebuilds the tool list after a server's list changed and
+// reports s and every other server whose share of the list moved: the
+// totals are shared, so one server's tools can push out another's.
+func (m *Manager) toolsChanged(s *server) {
+	m.gen.Add(1)
+	before := make([]ServerStatus, len(m.servers))
+	for i, o := range m.servers {
+		before[i] = o.status()
+	}
+	m.toolList()
+	for i, o := range m.servers {
+		if o == s {
+			m.emit(o)
+			continue
+		}
+		if now := o.status(); now.Offered != before[i].Offered || now.Note != before[i].Note {
+			m.emit(o)
+		}
+	}
 }
 
 // toolFor finds the dynamic tool for a server's tool.

@@ -37,6 +37,10 @@ type server struct {
 	live      *conn // the current session; nil unless running
 	tools     []tools.MCPToolDef
 	resources []string // URIs, for hints when a read fails
+	// What the tool list last offered of the server's tools, and why the
+	// rest were left out; set by Manager.toolList.
+	offered int
+	note    string
 }
 
 // conn is one session with a server and what must be released with it.
@@ -67,11 +71,34 @@ func newServer(m *Manager, c ServerConfig) *server {
 	return s
 }
 
+// timeout bounds each request to the server: its configured
+// timeoutSeconds, else the Manager's CallTimeout.
+func (s *server) timeout() time.Duration {
+	if t := s.cfg.Timeout(); t > 0 {
+		return t
+	}
+	return s.m.opts.CallTimeout
+}
+
 // status returns the server's status now.
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err}
+	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err, Offered: s.offered, Note: s.note}
+}
+
+// setOffer records what the tool list offers of the server's tools.
+func (s *server) setOffer(offered int, note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offered, s.note = offered, note
+}
+
+// lists reports whether the server last listed a tool of that name.
+func (s *server) lists(tool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.tools, func(d tools.MCPToolDef) bool { return d.Name == tool })
 }
 
 // listed returns what the server contributes to the tool list: its tools
@@ -235,8 +262,7 @@ func (s *server) setRunning(c *conn) {
 	s.live, s.state, s.err = c, StateRunning, ""
 	s.tools, s.resources = c.tools, c.resources
 	s.mu.Unlock()
-	s.m.gen.Add(1)
-	s.m.emit(s)
+	s.m.toolsChanged(s)
 }
 
 // setRestarting keeps the server's tools listed: the model's tool set
@@ -259,8 +285,7 @@ func (s *server) fail(err error) {
 	s.live, s.state, s.err = nil, StateFailed, err.Error()
 	s.tools, s.resources = nil, nil
 	s.mu.Unlock()
-	s.m.gen.Add(1)
-	s.m.emit(s)
+	s.m.toolsChanged(s)
 }
 
 // stop marks the server stopped once the Manager has closed it.
@@ -278,9 +303,11 @@ var errNoAnswer = errors.New("no answer")
 
 // connect starts the server (or opens its HTTP session), does the MCP
 // handshake and lists its tools and resources, all within
-// ConnectTimeout.
+// ConnectTimeout, or the server's own timeout when that is longer (a
+// server given minutes per request may need them to start); each request
+// within that by the server's request timeout.
 func (s *server) connect() (*conn, error) {
-	timeout := s.m.opts.ConnectTimeout
+	timeout := max(s.m.opts.ConnectTimeout, s.cfg.Timeout())
 	ctx, cancel := context.WithTimeoutCause(s.m.ctx, timeout, errNoAnswer)
 	defer cancel()
 	c := &conn{}
@@ -292,7 +319,7 @@ func (s *server) connect() (*conn, error) {
 	}
 	l, err := s.open(ctx, c)
 	if err == nil {
-		c.sess = newSession(l, s.logger, poke)
+		c.sess = newSession(l, s.timeout(), s.logger, poke)
 		err = c.sess.initialize(ctx, s.m.opts.Version)
 	}
 	if err == nil {

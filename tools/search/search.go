@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -133,6 +134,12 @@ type Result struct {
 	Large      int // skipped: over MaxFileBytes
 	Minified   int // skipped: minified or generated
 	Unreadable int // could not be opened or read
+	// TooDeep counts the folders workspace.MaxWalkDepth levels down,
+	// which were not entered.
+	TooDeep int
+	// Stopped is true when the walk met workspace.MaxWalkEntries
+	// entries and went no further.
+	Stopped bool
 }
 
 // Search runs the queries over the files under opts.Root. Invalid queries
@@ -177,6 +184,8 @@ func Search(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.closeBase()
+	s.dirs = workspace.NewDirHandles(within)
+	defer s.dirs.Close()
 	fi, err := within.Stat(s.rel(root))
 	if err != nil {
 		return nil, err
@@ -216,6 +225,8 @@ type searcher struct {
 	basef    *os.File // within's folder opened, for openat2 (readfile_*.go)
 	matchers []*matcher
 	queue    walkQueue
+	visited  atomic.Int64 // entries listed so far
+	dirs     *workspace.DirHandles
 
 	mu    sync.Mutex
 	keep  []keeper
@@ -257,7 +268,7 @@ func (s *searcher) work(ctx context.Context) {
 		var children []walkItem
 		if ctx.Err() == nil {
 			if it.dir {
-				children = s.readDir(it.path)
+				children = s.readDir(it)
 			} else {
 				s.searchFile(w, it)
 			}
@@ -266,15 +277,19 @@ func (s *searcher) work(ctx context.Context) {
 	}
 }
 
-// readDir lists a folder's entries that the search should visit.
-func (s *searcher) readDir(dir string) []walkItem {
-	f, err := s.within.Open(s.rel(dir))
-	if err != nil {
-		s.addStats(func(r *Result) { r.Unreadable++ })
+// readDir lists a folder's entries that the search should visit: none
+// once the walk has met MaxWalkEntries, and no folder past MaxWalkDepth.
+func (s *searcher) readDir(it walkItem) []walkItem {
+	dir := it.path
+	if it.depth >= workspace.MaxWalkDepth {
+		s.addStats(func(r *Result) { r.TooDeep++ })
 		return nil
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	if s.visited.Load() >= workspace.MaxWalkEntries {
+		s.addStats(func(r *Result) { r.Stopped = true })
+		return nil
+	}
+	entries, err := s.dirs.ReadDir(s.rel(dir))
 	if err != nil && len(entries) == 0 {
 		s.addStats(func(r *Result) { r.Unreadable++ })
 		return nil
@@ -287,8 +302,8 @@ func (s *searcher) readDir(dir string) []walkItem {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
-			continue // symbolic links, devices, pipes, sockets
+		if !isDir && (!typ.IsRegular() || workspace.IsAtomicTemp(name)) {
+			continue // symbolic links, devices, pipes, sockets; our own temporary files
 		}
 		path := dir + string(filepath.Separator) + name
 		if !isDir && s.opts.Glob != "" && !s.globMatch(path, name) {
@@ -297,8 +312,9 @@ func (s *searcher) readDir(dir string) []walkItem {
 		if s.opts.Ignored != nil && s.opts.Ignored(path, isDir) {
 			continue
 		}
-		items = append(items, walkItem{path: path, dir: isDir})
+		items = append(items, walkItem{path: path, dir: isDir, depth: it.depth + 1})
 	}
+	s.visited.Add(int64(len(entries)))
 	return items
 }
 
@@ -635,8 +651,9 @@ func (h *matchHeap) Pop() any {
 
 // walkItem is a folder to list or a file to search.
 type walkItem struct {
-	path string
-	dir  bool
+	path  string
+	dir   bool
+	depth int // levels below the search's root
 }
 
 // walkQueue hands out walk items smallest path first, so that parallel
