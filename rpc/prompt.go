@@ -115,11 +115,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 	defer cancel()
 	go func() {
 		select {
-		case <-s.exited:
-			cancel()
-		case <-s.connDone():
-			cancel()
-		case <-s.inputEnded:
+		case <-s.endOfConnection():
 			cancel()
 		case <-ctx.Done():
 		}
