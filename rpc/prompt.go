@@ -120,7 +120,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(text), cancel)
+	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(text)), cancel)
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {

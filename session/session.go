@@ -329,7 +329,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	s.instr = instr
 	s.lastPrompt = text
 	s.meter.startTurn()
-	s.turnIndex, s.turnTitle, s.checkpointed = 0, tools.ShortTitle(text), false
+	s.turnIndex, s.turnTitle, s.checkpointed = 0, s.shortTitle(text), false
 	for _, m := range s.history {
 		if m.Role == provider.RoleUser {
 			s.turnIndex++
@@ -338,7 +338,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
-		s.title = tools.ShortTitle(text)
+		s.title = s.shortTitle(text)
 		s.mu.Unlock()
 		s.persist(Record{Type: RecordTitle, Title: s.title})
 	} else {
@@ -793,12 +793,20 @@ func (s *Session) checkpoint(u CallUpdate) {
 		delete(s.mutating, u.Call.ID)
 	}
 	s.mu.Unlock()
+	// A label is stored by the checkpoint store, which redacts nothing.
 	switch {
 	case before:
-		s.cfg.Checkpoint(turn, "", title)
+		s.cfg.Checkpoint(turn, "", s.cfg.Redact(title))
 	case after:
-		s.cfg.Checkpoint(turn, u.Call.ID, "After: "+title)
+		s.cfg.Checkpoint(turn, u.Call.ID, s.cfg.Redact("After: "+title))
 	}
+}
+
+// shortTitle is text as a title (tools.ShortTitle), redacted before it is
+// cut: a key cut in two is no longer found by the redaction of what the
+// title is shown or stored in.
+func (s *Session) shortTitle(text string) string {
+	return tools.ShortTitle(s.cfg.Redact(text))
 }
 
 // observe turns scheduler state changes into tool_call_update messages.
@@ -1075,12 +1083,12 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 	case a.Skill != "":
 		arg = a.Skill
 	case a.Prompt != "":
-		arg = tools.ShortTitle(a.Prompt)
+		arg = s.shortTitle(a.Prompt)
 	case a.ID != "":
 		arg = a.ID
 	}
 	if arg != "" {
-		title += " " + tools.ShortTitle(arg)
+		title += " " + s.shortTitle(arg)
 	}
 	return title
 }

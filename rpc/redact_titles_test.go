@@ -1,0 +1,90 @@
+package rpc_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/rpc/rpctest"
+)
+
+// TestKeyInFirstPromptRedactedEverywhere pastes the daemon's key into a
+// session's first prompt, where the title and the checkpoint labels are
+// cut from (at the start, across the title's cut, inside it, glued to
+// other text), has the turn edit a file so that a checkpoint is labelled
+// by it, and looks for the key, or the start of it that a cut leaves,
+// in every message to the editor, session/list, cline/checkpoints, every
+// file of the state directory and the log.
+func TestKeyInFirstPromptRedactedEverywhere(t *testing.T) {
+	const key = "sk-ant-planted-title-0123456789abcdefghij"
+	const start = "sk-ant-planted" // what a cut key leaves at least
+	prompts := map[string]string{
+		"at the start":   key + " is my key, please set up the deploy script with it",
+		"across the cut": "please set up the deploy script with this key " + key + " thanks",
+		"inside":         "use " + key,
+		"glued":          "configure the deploy script's environment KEY=" + key + ";",
+	}
+	for name, prompt := range prompts {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t)
+			state := t.TempDir()
+			logPath := filepath.Join(t.TempDir(), "daemon.log")
+			logFile, _ := os.Create(logPath)
+			defer logFile.Close()
+			tr := transcriptFor(t, "claude-sonnet-4-5",
+				reply(call("c1", "write_to_file", map[string]any{"path": "deploy.sh", "content": "echo deploy\n"})),
+				reply(text("Done.")))
+			root := t.TempDir()
+			ed := rpctest.New(t, rpc.Options{Logger: slogTo(logFile), Getenv: func(k string) string {
+				if k == "ANTHROPIC_API_KEY" {
+					return key
+				}
+				return ""
+			}})
+			if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+				"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": state,
+				"approvals": map[string]any{"edit": "allow"}}}); err != nil {
+				t.Fatal(err)
+			}
+			id := newSessionIn(t, ctx, ed, root)
+			if _, err := promptText(ctx, ed, id, prompt); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(root, "deploy.sh")); err != nil {
+				t.Fatalf("the turn made no edit, so no checkpoint was labelled: %v", err)
+			}
+			var list, cks json.RawMessage
+			if err := ed.Call(ctx, "session/list", map[string]any{}, &list); err != nil {
+				t.Fatal(err)
+			}
+			if err := ed.Call(ctx, "cline/checkpoints", map[string]any{"sessionId": id}, &cks); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(list), id) || !strings.Contains(string(cks), "Before") {
+				t.Fatalf("session/list %s or cline/checkpoints %s lacks what the test looks at", list, cks)
+			}
+			leaks := func(what string, b []byte) {
+				if strings.Contains(string(b), start) {
+					t.Errorf("%s carries the key or its start: %s", what, b)
+				}
+			}
+			leaks("session/list", list)
+			leaks("cline/checkpoints", cks)
+			for _, m := range ed.Messages("") {
+				leaks(m.Method, m.Params)
+			}
+			filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					leaks(p, b)
+				}
+				return nil
+			})
+			b, _ := os.ReadFile(logPath)
+			leaks("the log", b)
+		})
+	}
+}
