@@ -3,40 +3,80 @@ package proc
 import (
 	"os"
 	"strings"
+	"sync"
 )
 
-// hiddenKeys holds the keys HideKeys took out of the environment, by name.
-// It is written once, at start, before any goroutine of ours runs, and
-// only read after.
-var hiddenKeys map[string]string
+// keys holds the keys taken out of the environment (HideKeys, HideVars),
+// by name, and whether HideKeys ran: only then does HideVars change the
+// environment (a test's in-process server leaves the test's alone).
+var keys struct {
+	mu     sync.RWMutex
+	hidden map[string]string
+	on     bool
+}
 
 // Getenv is the daemon's one lookup of its environment: os.Getenv, and
-// the keys that HideKeys took out of the environment, under their names.
-// Everything that reads a key (the provider's apiKeyEnv, the default
-// providers' variables, redaction's SecretValues) reads it here.
+// the keys taken out of the environment, under their names. Everything
+// that reads a key (the provider's apiKeyEnv, the default providers'
+// variables, redaction's SecretValues) reads it here.
 func Getenv(name string) string {
-	if v, ok := hiddenKeys[name]; ok {
+	keys.mu.RLock()
+	v, ok := keys.hidden[name]
+	keys.mu.RUnlock()
+	if ok {
 		return v
 	}
 	return os.Getenv(name)
 }
 
-// takeSecrets moves the variables of the environment that hold a key (set,
-// and IsSecret with named as the variables configured to hold one) into
-// hiddenKeys, and returns them as they were, NAME=VALUE.
-func takeSecrets(named []string) []string {
+// HideVars hides, as HideKeys did at start, the variables of names that
+// are still in the environment: for a variable that the client's settings
+// name as holding the key once the daemon runs. It does nothing unless
+// HideKeys ran. A child started before the call may have read the value.
+func HideVars(names []string) {
+	keys.mu.Lock()
+	on := keys.on
+	keys.mu.Unlock()
+	if !on {
+		return
+	}
+	hide(names)
+}
+
+// hide moves the variables of the environment that hold a key (set, and
+// IsSecret with names as the variables configured to hold one) into
+// keys.hidden, and removes them from the environment block (scrub).
+func hide(names []string) error {
+	keys.mu.Lock()
+	defer keys.mu.Unlock()
+	keys.on = true
 	var secrets []string
 	for _, kv := range os.Environ() {
 		name, v, _ := strings.Cut(kv, "=")
-		if v == "" || !IsSecret(name, named) {
+		if v == "" || !IsSecret(name, names) {
 			continue
 		}
-		if hiddenKeys == nil {
-			hiddenKeys = map[string]string{}
+		if keys.hidden == nil {
+			keys.hidden = map[string]string{}
 		}
-		hiddenKeys[name] = strings.Clone(v)
+		keys.hidden[name] = strings.Clone(v)
 		secrets = append(secrets, kv)
 		os.Unsetenv(name)
 	}
-	return secrets
+	if len(secrets) == 0 {
+		return nil
+	}
+	return scrub(secrets)
+}
+
+// hiddenValues returns the values of the keys taken out of the
+// environment.
+func hiddenValues() []string {
+	keys.mu.RLock()
+	defer keys.mu.RUnlock()
+	out := make([]string, 0, len(keys.hidden))
+	for _, v := range keys.hidden {
+		out = append(out, v)
+	}
+	return out
 }

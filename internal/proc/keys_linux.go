@@ -17,7 +17,8 @@ import (
 // the variables configured to hold a key besides those IsSecret knows by
 // name.
 //
-// It moves the keys out of the environment (Getenv still finds them) and
+// It moves the keys out of the environment (Getenv still finds them; a
+// variable the client's settings name later goes the same way, HideVars) and
 // overwrites them in the block the process started with, which is what
 // /proc/<daemon>/environ shows to any process of the daemon's user, root
 // included. Then it makes the process not dumpable, so that no other
@@ -27,22 +28,19 @@ import (
 // bounding set (platformSetup). It returns what could not be done; the
 // daemon runs on regardless.
 func HideKeys(named []string) error {
-	var err error
-	if secrets := takeSecrets(named); len(secrets) > 0 {
-		err = scrubEnviron(secrets)
-	}
+	err := hide(named)
 	if e := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); e != nil {
 		err = errors.Join(err, fmt.Errorf("making the daemon's memory unreadable to its commands: %w", e))
 	}
 	return err
 }
 
-// scrubEnviron overwrites with zero bytes each entry of secrets in the
+// scrub overwrites with zero bytes each entry of secrets in the
 // environment block the kernel set up at exec, between the env_start and
 // env_end of /proc/self/stat, writing through /proc/self/mem. Go keeps
 // copies of what it read there, so nothing of ours points into the block;
 // the C library's environ may, and then sees empty entries.
-func scrubEnviron(secrets []string) error {
+func scrub(secrets []string) error {
 	fail := func(err error) error { return fmt.Errorf("removing the API keys from /proc/self/environ: %w", err) }
 	start, end, err := envBlock()
 	if err != nil {

@@ -47,7 +47,8 @@ const minSecretLen = 8
 
 // SecretValues returns the values, read with getenv, of the secret
 // variables (IsSecret) among the well-known key variables and named, and
-// every key HideKeys took out of the environment: what redaction scrubs.
+// every key taken out of the environment (HideKeys, HideVars): what
+// redaction scrubs.
 func SecretValues(getenv func(string) string, named []string) []string {
 	var out []string
 	for _, names := range [][]string{knownKeyVars, named} {
@@ -60,7 +61,7 @@ func SecretValues(getenv func(string) string, named []string) []string {
 			}
 		}
 	}
-	for _, v := range hiddenKeys {
+	for _, v := range hiddenValues() {
 		if len(v) >= minSecretLen {
 			out = append(out, v)
 		}
