@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/rpc"
@@ -87,4 +88,56 @@ func TestKeyInFirstPromptRedactedEverywhere(t *testing.T) {
 			leaks("the log", b)
 		})
 	}
+}
+
+// TestKeyInLogsRedacted: what the daemon logs passes the same redaction
+// as what it sends: a key pasted into a setting the client got wrong is
+// logged (and reported to the client) as [redacted], in the message and
+// in every attribute, a group's included.
+func TestKeyInLogsRedacted(t *testing.T) {
+	const key = "sk-ant-planted-in-a-log-0123456789"
+	ctx := testCtx(t)
+	logs := &syncBuffer{}
+	logger := slogTo(logs)
+	ed := rpctest.New(t, rpc.Options{Logger: logger, Getenv: func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return key
+		}
+		return ""
+	}})
+	if _, err := ed.Initialize(ctx, t.TempDir(), map[string]any{"initializationOptions": map[string]any{"stateDir": t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"mode": key}})
+	ed.Sync(ctx)
+	got := logs.String()
+	if !strings.Contains(got, "must be one of") {
+		t.Fatalf("the bad setting was not logged:\n%s", got)
+	}
+	if strings.Contains(got, key) || !strings.Contains(got, "[redacted]") {
+		t.Errorf("the log carries the key:\n%s", got)
+	}
+	for _, m := range ed.Messages("") {
+		if strings.Contains(string(m.Params), key) {
+			t.Errorf("%s carries the key: %s", m.Method, m.Params)
+		}
+	}
+}
+
+// syncBuffer is a buffer the daemon's goroutines may write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

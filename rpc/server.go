@@ -135,6 +135,8 @@ func NewServer(opts Options) *Server {
 
 		inputEnded: make(chan struct{}),
 	}
+	// Logs are scrubbed of keys like everything the server sends.
+	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
