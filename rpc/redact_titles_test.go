@@ -141,3 +141,46 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestKeySplitAcrossStreamedOutputRedacted: a command prints the key in
+// two writes a second apart, so that its streamed output arrives in two
+// chunks, each holding part of the key: no update may carry a part (the
+// client would put them together). The command builds the key from
+// pieces that are not parts of it by themselves.
+func TestKeySplitAcrossStreamedOutputRedacted(t *testing.T) {
+	const key = "sk-ant-planted-split-0123456789abcdef"
+	ctx := testCtx(t)
+	root := t.TempDir()
+	// "sk-ant-plant" then, a second later, "ed-split-0123456789abcdef".
+	cmd := `a=sk-ant; b=plant; printf '%s-%s' $a $b; sleep 1; c=ed-split; printf '%s-0123456789abcdef\n' $c`
+	tr := transcriptFor(t, "claude-sonnet-4-5",
+		reply(call("c1", "run_commands", map[string]any{"commands": []string{cmd}})),
+		reply(text("Done.")))
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return key
+		}
+		return ""
+	}})
+	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir(),
+		"approvals": map[string]any{"execute": "allow"}}}); err != nil {
+		t.Fatal(err)
+	}
+	id := newSessionIn(t, ctx, ed, root)
+	if _, err := promptText(ctx, ed, id, "print it"); err != nil {
+		t.Fatal(err)
+	}
+	redacted := false
+	for _, m := range ed.Messages("") {
+		for _, part := range []string{"sk-ant-plant", "ed-split-0123"} {
+			if strings.Contains(string(m.Params), part) {
+				t.Errorf("%s carries part of the key (%q): %s", m.Method, part, m.Params)
+			}
+		}
+		redacted = redacted || strings.Contains(string(m.Params), "[redacted]")
+	}
+	if !redacted {
+		t.Error("the key was never shown redacted: the command did not print it")
+	}
+}
