@@ -231,7 +231,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		bg = tools.NewBackground(tools.DefaultMaxBackground)
 	}
 	ls.bg = bg
-	impls := builtinImpls(f, s.hiddenEnv(), bg)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}

@@ -374,6 +374,6 @@ func (o *cmdOutput) text() string {
 	if i := strings.IndexByte(t, '\n'); i >= 0 && i <= len(t)/4 {
 		t = t[i+1:]
 	}
-	head, t = wsValidPrefix(head), wsValidSuffix(t)
+	head, t = beforeCut(wsValidPrefix(head)), afterCut(wsValidSuffix(t))
 	return fmt.Sprintf("%s\n[... %d characters cut from the middle ...]\n%s", head, o.total-len(head)-len(t), t)
 }
