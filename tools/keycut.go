@@ -35,3 +35,17 @@ func afterCut(text string) string {
 	}
 	return text
 }
+
+// cutWords is text cut to at most n characters between words, with "…"
+// where it was cut; a first word longer than n leaves only the "…".
+func cutWords(text string, n int) string {
+	r := []rune(text)
+	if len(r) <= n {
+		return text
+	}
+	cut := n
+	for cut > 0 && !strings.ContainsRune(cutSpace, r[cut]) {
+		cut--
+	}
+	return strings.TrimRight(string(r[:cut]), cutSpace) + "…"
+}

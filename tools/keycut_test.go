@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -74,5 +75,23 @@ func TestBackgroundRingKeepsKeysWhole(t *testing.T) {
 	}
 	if p := keyPieces(text); len(p) > 0 {
 		t.Errorf("the read after a drop starts with pieces of the key %q: %q…", p, text[:min(len(text), 60)])
+	}
+}
+
+// TestShortenedTextKeepsKeysWhole: every place that shortens text the
+// model or the user sent (a command's title, a tool's output cut in the
+// middle) cuts between words, so that what it keeps of a key is the whole
+// key or nothing.
+func TestShortenedTextKeepsKeysWhole(t *testing.T) {
+	command := `curl -sS --retry 3 -H "Authorization: Bearer ` + cutKey + `" https://example.com/`
+	title := (&runCommandsCall{commands: []string{command}}).Describe(context.Background()).Title
+	middle := wsCutMiddle(strings.Repeat("x ", 250)+cutKey+" "+strings.Repeat("y", 3000)+" "+cutKey+strings.Repeat(" z", 245), 1024)
+	for what, text := range map[string]string{"the title": title, "the cut output": middle} {
+		if p := keyPieces(text); len(p) > 0 {
+			t.Errorf("%s holds pieces of the key %q: %q", what, p, text)
+		}
+	}
+	if !strings.HasPrefix(title, `Run curl -sS --retry 3 -H "Authorization:`) || !strings.HasSuffix(title, "…") {
+		t.Errorf("title = %q", title)
 	}
 }

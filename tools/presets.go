@@ -125,20 +125,11 @@ func Modes() []string {
 }
 
 // ShortTitle is text on one line, cut to 60 characters: how a prompt or
-// an argument is shown as a title (sessions, progress, tool calls). The
-// cut never splits a word: a word cut in two would leave the start of a
-// key that redaction, which scrubs whole values, no longer recognises,
-// so a word that does not fit is left out whole.
+// an argument is shown as a title (sessions, progress, tool calls), cut
+// between words (cutWords): a word cut in two would leave the start of a
+// key that redaction, which scrubs whole values, no longer recognises.
 func ShortTitle(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if r := []rune(t); len(r) > 60 {
-		cut := 60
-		for cut > 0 && r[cut] != ' ' {
-			cut--
-		}
-		t = strings.TrimRight(string(r[:cut]), " ") + "…"
-	}
-	return t
+	return cutWords(strings.Join(strings.Fields(text), " "), 60)
 }
 
 // PresetFor returns the preset of a mode (docs/DESIGN.md §2, presets table).

@@ -66,9 +66,7 @@ func (c *runCommandsCall) Describe(context.Context) Description {
 	if i := strings.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i] + " …"
 	}
-	if utf8.RuneCountInString(first) > 80 {
-		first = string([]rune(first)[:80]) + "…"
-	}
+	first = cutWords(first, 80)
 	title := "Run " + first
 	if c.background {
 		title = "Run in the background: " + first

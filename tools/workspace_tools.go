@@ -159,8 +159,8 @@ func wsCutMiddle(s string, max int) string {
 	if i := strings.IndexByte(tail, '\n'); i >= 0 && i <= keep/4 {
 		tail = tail[i+1:]
 	}
-	head = wsValidPrefix(head)
-	tail = wsValidSuffix(tail)
+	head = beforeCut(wsValidPrefix(head))
+	tail = afterCut(wsValidSuffix(tail))
 	cut := utf8.RuneCountInString(s[len(head) : len(s)-len(tail)])
 	return fmt.Sprintf("%s\n[... %d characters cut from the middle ...]\n%s", head, cut, tail)
 }
