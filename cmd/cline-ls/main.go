@@ -32,8 +32,8 @@ import (
 
 func main() {
 	if cmd, args := subcommand(os.Args[1:]); startsChildren(cmd) {
-		// Before anything else: this may run the binary again, without
-		// the keys in its environment.
+		// Before anything else, and before any goroutine of ours: the
+		// keys leave the environment that children could read.
 		if err := proc.HideKeys(keyVars(cmd, args)); err != nil {
 			fmt.Fprintln(os.Stderr, "cline-ls: warning:", err)
 		}
@@ -61,8 +61,8 @@ func startsChildren(cmd string) bool { return cmd == "serve" || cmd == "demo" ||
 
 // keyVars names the variables configured to hold a key, whatever their
 // names: CLINE_LS_API_KEY_ENV, the config file's provider.apiKeyEnv and
-// exec's --api-key-env. A client's settings may name another later, when
-// the environment can no longer change (docs/DESIGN.md §7).
+// exec's --api-key-env. One that a client's settings name later is hidden
+// when they do (proc.HideVars, docs/DESIGN.md §7).
 func keyVars(cmd string, args []string) []string {
 	names := []string{os.Getenv("CLINE_LS_API_KEY_ENV"), rpc.ConfigKeyEnv(os.Getenv)}
 	for i := 0; cmd == "exec" && i < len(args); i++ {
