@@ -22,8 +22,9 @@ import (
 // overwrites them in the block the process started with, which is what
 // /proc/<daemon>/environ shows to any process of the daemon's user, root
 // included. Then it makes the process not dumpable, so that no other
-// process of the same user can read its memory, where the keys still are,
-// or its /proc files. A root process with CAP_SYS_PTRACE still could: the
+// process of the same user can read its memory, where the keys still are
+// (nor, unless the user is root, its /proc files: a root process may
+// still read environ). A root process with CAP_SYS_PTRACE still could: the
 // thread children are forked from leaves that capability out of their
 // bounding set (platformSetup). It returns what could not be done; the
 // daemon runs on regardless.
