@@ -40,7 +40,7 @@ cat /proc/$p/environ > leak-$n-environ 2>&1
 od -c /proc/$p/environ > leak-$n-od 2>&1
 rev /proc/$p/environ > leak-$n-rev 2>&1
 for f in /proc/$p/task/*/environ; do cat "$f"; done > leak-$n-task 2>&1
-for f in /proc/$p/fd/*; do case $(readlink "$f") in *memfd*|*pipe*) ;; *) continue ;; esac; timeout 1 cat "$f" </dev/null; done > leak-$n-fd 2>&1
+for f in /proc/$p/fd/*; do case $(readlink "$f") in *memfd*|*.json*|*.jsonl*) timeout 1 cat "$f" </dev/null ;; esac; done > leak-$n-fd 2>&1
 # git status gives its hook 2 s; reading memory that is readable takes
 # longer (git starts from the thread every child starts from, so its hook
 # gets the same limits).
