@@ -14,13 +14,14 @@ import (
 
 // builtinImpls wires the implemented built-in tools to files; commands
 // run without the variables hidden names (the model's key among them),
-// background ones in bg (none when nil).
-func builtinImpls(f tools.Files, hidden []string, bg *tools.Background) map[string]tools.BuildFunc {
+// background ones in bg (none when nil), whose output is read without
+// splitting a key (keyStart).
+func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart func(string) int) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
-	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...)}
+	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...), tools.KeyStart(keyStart)}
 	if bg != nil {
 		opts = append(opts, tools.BackgroundCommands(bg))
 	}

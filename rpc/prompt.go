@@ -115,16 +115,12 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 	defer cancel()
 	go func() {
 		select {
-		case <-s.exited:
-			cancel()
-		case <-s.connDone():
-			cancel()
-		case <-s.inputEnded:
+		case <-s.endOfConnection():
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(text), cancel)
+	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(text)), cancel)
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {

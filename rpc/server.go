@@ -78,7 +78,10 @@ type Server struct {
 	exitOnce sync.Once
 	// inputEnded is closed when reading the client's input fails or ends.
 	inputEnded chan struct{}
-	inputOnce  sync.Once
+	// ended is endOfConnection's channel, made on first use.
+	endOnce   sync.Once
+	ended     chan struct{}
+	inputOnce sync.Once
 
 	folders   *workspace.Folders
 	buffers   *workspace.Buffers
@@ -132,6 +135,8 @@ func NewServer(opts Options) *Server {
 
 		inputEnded: make(chan struct{}),
 	}
+	// Logs are scrubbed of keys like everything the server sends.
+	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
@@ -296,7 +301,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 // must not be the parent of contexts that may outlive the handler (the
 // context package's cancel propagation would touch it after recycling),
 // yet cancelled when the request is ($/cancelRequest, or the client going
-// away). release must be called before the handler returns.
+// away) and when the connection ends (endOfConnection). release must be
+// called before the handler returns.
 func (s *Server) requestScope(ctx context.Context, id jsonrpc2.ID) (work context.Context, release func()) {
 	work, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
 	s.inflightMu.Lock()
@@ -311,6 +317,8 @@ func (s *Server) requestScope(ctx context.Context, id jsonrpc2.ID) (work context
 		select {
 		case <-ctx.Done():
 			cancel()
+		case <-s.endOfConnection():
+			cancel()
 		case <-stop:
 		}
 	}()
@@ -322,6 +330,26 @@ func (s *Server) requestScope(ctx context.Context, id jsonrpc2.ID) (work context
 		<-done
 		cancel()
 	}
+}
+
+// endOfConnection is closed when the connection ends: the input ended
+// (the editor gone), exit, or the connection closed. Work done for the
+// editor stops then, at once: the connection reports done only once every
+// handler has returned, so a handler that waited on (say) a command's
+// timeout would keep the daemon alive that long with nobody to answer.
+func (s *Server) endOfConnection() <-chan struct{} {
+	s.endOnce.Do(func() {
+		s.ended = make(chan struct{})
+		go func() {
+			select {
+			case <-s.exited:
+			case <-s.connDone():
+			case <-s.inputEnded:
+			}
+			close(s.ended)
+		}()
+	})
+	return s.ended
 }
 
 // cancel cancels a running request by id; unknown ids are ignored (the

@@ -134,6 +134,22 @@ func (s *Server) redact(text string) string {
 	return text
 }
 
+// keyStart reports how many bytes at the end of text are the start of
+// one of the secrets redact scrubs (the longest such end, shorter than
+// the secret): text that may go on in a next chunk.
+func (s *Server) keyStart(text string) int {
+	n := 0
+	for _, k := range s.cfg.secrets() {
+		for l := min(len(k)-1, len(text)); l > n; l-- {
+			if strings.HasSuffix(text, k[:l]) {
+				n = l
+				break
+			}
+		}
+	}
+	return n
+}
+
 // modelFamily is the prompt and tool family of a session's model
 // (provider.Family); generic while there is no model.
 func modelFamily(p provider.Provider) tools.Family {
@@ -223,7 +239,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		bg = tools.NewBackground(tools.DefaultMaxBackground)
 	}
 	ls.bg = bg
-	impls := builtinImpls(f, s.hiddenEnv(), bg)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -258,11 +274,12 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			slices.Sort(out)
 			return out
 		},
-		Redact: s.redact,
-		Title:  sp.title,
-		Plan:   sp.plan,
-		Warn:   func(msg string) { s.showMessage(2, "cline-ls: "+msg) },
-		ACP:    s.dialect == DialectACP,
+		Redact:   s.redact,
+		KeyStart: s.keyStart,
+		Title:    sp.title,
+		Plan:     sp.plan,
+		Warn:     func(msg string) { s.showMessage(2, "cline-ls: "+msg) },
+		ACP:      s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},

@@ -253,6 +253,18 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 	return st
 }
 
+// ConfigKeyEnv is the variable the user's config file names as holding
+// the provider's key (provider.apiKeyEnv), or "": the daemon hides it
+// from its children at start, before it can tell which settings will be
+// in force.
+func ConfigKeyEnv(getenv func(string) string) string {
+	file, _ := readConfigFile(getenv, os.ReadFile)
+	if file.Provider == nil {
+		return ""
+	}
+	return file.Provider.APIKeyEnv
+}
+
 // configFile is where the user's own settings live, in the config folder
 // every user-level file of the daemon's is in.
 func configFile(getenv func(string) string) string {

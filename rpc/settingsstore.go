@@ -64,6 +64,9 @@ func newSettingsStore(getenv func(string) string, readFile func(string) ([]byte,
 // which values are secrets under the result.
 func (st *settingsStore) resolve(client Settings) *resolvedSettings {
 	cur := resolveSettings(client, st.getenv, st.file)
+	// A key variable the client names is taken out of the daemon's
+	// environment as those named at start were (docs/DESIGN.md §7).
+	proc.HideVars(cur.hiddenEnv())
 	return &resolvedSettings{settings: cur, fileErr: st.fileErr, secrets: proc.SecretValues(st.getenv, cur.hiddenEnv())}
 }
 

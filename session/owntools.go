@@ -91,7 +91,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			Prompt string `json:"prompt"`
 		}) (tools.Invocation, error) {
 			return funcInvocation{
-				desc: tools.Description{Title: "Subagent: " + tools.ShortTitle(a.Prompt), Kind: tools.KindOther},
+				desc: tools.Description{Title: "Subagent: " + s.shortTitle(a.Prompt), Kind: tools.KindOther},
 				run: func(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
 					if s.cfg.Spawn == nil || s.cfg.Subagent {
 						return tools.Errorf("subagents are not available here"), nil
@@ -172,7 +172,7 @@ func (s *Session) subagentBuild(c tools.SubagentConfig) tools.BuildFunc {
 		Prompt string `json:"prompt"`
 	}) (tools.Invocation, error) {
 		return funcInvocation{
-			desc: tools.Description{Title: c.Name + ": " + tools.ShortTitle(a.Prompt), Kind: tools.KindOther},
+			desc: tools.Description{Title: c.Name + ": " + s.shortTitle(a.Prompt), Kind: tools.KindOther},
 			run: func(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
 				if s.cfg.Spawn == nil || s.cfg.Subagent {
 					return tools.Errorf("subagents are not available here"), nil

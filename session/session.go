@@ -93,6 +93,11 @@ type Config struct {
 	Subagents []tools.SubagentConfig
 	// Redact scrubs secrets from text before it is shown or stored.
 	Redact func(string) string
+	// KeyStart reports how many bytes at the end of text could be the
+	// start of a secret (0 for none): streamed output holds them back
+	// until the next chunk tells, so that a key split between two chunks
+	// is redacted whole. Nil means none.
+	KeyStart func(text string) int
 	// ACP selects the ACP dialect's shapes: edit results carry diff
 	// content, usage_update is the schema's UsageUpdate, and compactions
 	// are reported as message text.
@@ -159,6 +164,11 @@ type Session struct {
 	turnTitle    string
 	checkpointed bool
 	mutating     map[string]string // call id → title
+
+	// streamHeld is, per running call, the end of its streamed output
+	// held back as the possible start of a key. Guarded by streamMu.
+	streamMu   sync.Mutex
+	streamHeld map[string]string
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -329,7 +339,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	s.instr = instr
 	s.lastPrompt = text
 	s.meter.startTurn()
-	s.turnIndex, s.turnTitle, s.checkpointed = 0, tools.ShortTitle(text), false
+	s.turnIndex, s.turnTitle, s.checkpointed = 0, s.shortTitle(text), false
 	for _, m := range s.history {
 		if m.Role == provider.RoleUser {
 			s.turnIndex++
@@ -338,7 +348,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
-		s.title = tools.ShortTitle(text)
+		s.title = s.shortTitle(text)
 		s.mu.Unlock()
 		s.persist(Record{Type: RecordTitle, Title: s.title})
 	} else {
@@ -789,12 +799,42 @@ func (s *Session) checkpoint(u CallUpdate) {
 		delete(s.mutating, u.Call.ID)
 	}
 	s.mu.Unlock()
+	// A label is stored by the checkpoint store, which redacts nothing.
 	switch {
 	case before:
-		s.cfg.Checkpoint(turn, "", title)
+		s.cfg.Checkpoint(turn, "", s.cfg.Redact(title))
 	case after:
-		s.cfg.Checkpoint(turn, u.Call.ID, "After: "+title)
+		s.cfg.Checkpoint(turn, u.Call.ID, s.cfg.Redact("After: "+title))
 	}
+}
+
+// shortTitle is text as a title (tools.ShortTitle), redacted before it is
+// cut: a key cut in two is no longer found by the redaction of what the
+// title is shown or stored in.
+func (s *Session) shortTitle(text string) string {
+	return tools.ShortTitle(s.cfg.Redact(text))
+}
+
+// streamed is a call's next chunk of streamed output as it may be shown:
+// redacted, after what was held back of the chunk before, and without an
+// end that could start a key (Config.KeyStart), held for the next.
+func (s *Session) streamed(callID, chunk string) string {
+	s.streamMu.Lock()
+	defer s.streamMu.Unlock()
+	text := s.cfg.Redact(s.streamHeld[callID] + chunk)
+	n := 0
+	if s.cfg.KeyStart != nil {
+		n = s.cfg.KeyStart(text)
+	}
+	if n > 0 {
+		if s.streamHeld == nil {
+			s.streamHeld = map[string]string{}
+		}
+		s.streamHeld[callID] = text[len(text)-n:]
+	} else {
+		delete(s.streamHeld, callID)
+	}
+	return text[:len(text)-n]
 }
 
 // observe turns scheduler state changes into tool_call_update messages.
@@ -811,9 +851,17 @@ func (s *Session) observe(u CallUpdate) {
 		up.Status = wire.StatusInProgress
 		describe()
 		if u.Output != "" {
-			up.Content = []wire.ToolCallContent{wire.Text(s.cfg.Redact(u.Output))}
+			out := s.streamed(u.Call.ID, u.Output)
+			if out == "" {
+				return // all held back
+			}
+			up.Content = []wire.ToolCallContent{wire.Text(out)}
 		}
 	case StateSuccess, StateError, StateCancelled:
+		// The result shows the whole output, redacted whole.
+		s.streamMu.Lock()
+		delete(s.streamHeld, u.Call.ID)
+		s.streamMu.Unlock()
 		if u.State == StateSuccess && (u.Result == nil || !u.Result.IsError) {
 			up.Status = wire.StatusCompleted
 		} else {
@@ -1053,12 +1101,12 @@ func (s *Session) callTitle(name string, args json.RawMessage) string {
 	case a.Skill != "":
 		arg = a.Skill
 	case a.Prompt != "":
-		arg = tools.ShortTitle(a.Prompt)
+		arg = s.shortTitle(a.Prompt)
 	case a.ID != "":
 		arg = a.ID
 	}
 	if arg != "" {
-		title += " " + tools.ShortTitle(arg)
+		title += " " + s.shortTitle(arg)
 	}
 	return title
 }

@@ -177,7 +177,7 @@ func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
 	}
 	b.seq++
 	c := &bgCommand{id: "bg" + strconv.Itoa(b.seq), command: command, started: time.Now(), group: group,
-		out: &bgRing{}, done: make(chan struct{})}
+		out: &bgRing{keyStart: env.cfg.keyStart}, done: make(chan struct{})}
 	b.cmds[c.id] = c
 	drained := make(chan struct{})
 	go func() {
@@ -304,6 +304,10 @@ type bgRing struct {
 	buf   []byte // the newest bytes, at most bgKeep; guarded by mu
 	total int64  // bytes written in all; guarded by mu
 	read  int64  // offset the model has read up to; guarded by mu
+	// keyStart, when set, tells how many bytes at the end of the output
+	// could start a key (KeyStart): a read leaves them for the next, so
+	// that the model never gets a key in two parts.
+	keyStart func(string) int
 }
 
 func (r *bgRing) readFrom(f *os.File) {
@@ -355,10 +359,15 @@ func (r *bgRing) next(final bool) (string, int64) {
 			}
 		}
 	}
+	if !final && r.keyStart != nil {
+		chunk = chunk[:len(chunk)-r.keyStart(string(chunk))]
+	}
 	r.read = from + int64(len(chunk))
 	text := string(chunk)
 	if dropped > 0 {
-		text = wsValidSuffix(text)
+		kept := afterCut(wsValidSuffix(text))
+		dropped += int64(len(text) - len(kept))
+		text = kept
 	}
 	return text, dropped
 }

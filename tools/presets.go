@@ -125,13 +125,11 @@ func Modes() []string {
 }
 
 // ShortTitle is text on one line, cut to 60 characters: how a prompt or
-// an argument is shown as a title (sessions, progress, tool calls).
+// an argument is shown as a title (sessions, progress, tool calls), cut
+// between words (cutWords): a word cut in two would leave the start of a
+// key that redaction, which scrubs whole values, no longer recognises.
 func ShortTitle(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if r := []rune(t); len(r) > 60 {
-		t = string(r[:60]) + "…"
-	}
-	return t
+	return cutWords(strings.Join(strings.Fields(text), " "), 60)
 }
 
 // PresetFor returns the preset of a mode (docs/DESIGN.md §2, presets table).

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -147,6 +148,27 @@ func TestPresetFilterDynamicTools(t *testing.T) {
 		p, _ := PresetFor(c.mode)
 		if got := names(p.Filter(c.ctx, dynamic)); !slices.Equal(got, c.want) && len(got)+len(c.want) > 0 {
 			t.Errorf("%s %+v: %v, want %v", c.mode, c.ctx, got, c.want)
+		}
+	}
+}
+
+// TestShortTitleNeverSplitsAWord: a title is cut between words, so a key
+// in the text is either whole (and redaction finds it) or left out; a
+// word longer than the title is dropped whole.
+func TestShortTitleNeverSplitsAWord(t *testing.T) {
+	key := "sk-" + strings.Repeat("k", 40)
+	for _, c := range []struct{ in, want string }{
+		{"fix   the\n build", "fix the build"},
+		{strings.Repeat("a", 60), strings.Repeat("a", 60)},
+		{strings.Repeat("a", 61), "…"},
+		{"use " + key + " now", "use " + key + " now"},
+		{"please set up the deploy script with this key " + key, "please set up the deploy script with this key…"},
+		{key + key, "…"},
+		{strings.Repeat("ab ", 30), strings.TrimSpace(strings.Repeat("ab ", 20)) + "…"},
+		{strings.Repeat("é", 59) + " " + key, strings.Repeat("é", 59) + "…"},
+	} {
+		if got := ShortTitle(c.in); got != c.want {
+			t.Errorf("ShortTitle(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

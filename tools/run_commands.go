@@ -70,9 +70,7 @@ func (c *runCommandsCall) Describe(context.Context) Description {
 	if i := strings.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i] + " …"
 	}
-	if utf8.RuneCountInString(first) > 80 {
-		first = string([]rune(first)[:80]) + "…"
-	}
+	first = cutWords(first, 80)
 	title := "Run " + first
 	if c.background {
 		title = "Run in the background: " + first
@@ -378,6 +376,6 @@ func (o *cmdOutput) text() string {
 	if i := strings.IndexByte(t, '\n'); i >= 0 && i <= len(t)/4 {
 		t = t[i+1:]
 	}
-	head, t = wsValidPrefix(head), wsValidSuffix(t)
+	head, t = beforeCut(wsValidPrefix(head)), afterCut(wsValidSuffix(t))
 	return fmt.Sprintf("%s\n[... %d characters cut from the middle ...]\n%s", head, o.total-len(head)-len(t), t)
 }

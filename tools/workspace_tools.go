@@ -31,6 +31,7 @@ type workspaceConfig struct {
 	commandTimeout time.Duration
 	commandEnv     []string
 	hiddenEnv      []string
+	keyStart       func(string) int
 	httpClient     *http.Client
 	fetchTimeout   time.Duration
 	fetchMaxBytes  int64
@@ -61,6 +62,13 @@ func CommandEnv(env []string) WorkspaceOption {
 // names: the configured provider's apiKeyEnv.
 func HideEnv(names ...string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.hiddenEnv = append(c.hiddenEnv, names...) }
+}
+
+// KeyStart gives the rule that tells how many bytes at the end of text
+// could start a key: a read of a background command's output leaves them
+// for the next read, so that no key reaches the model in two parts.
+func KeyStart(f func(text string) int) WorkspaceOption {
+	return func(c *workspaceConfig) { c.keyStart = f }
 }
 
 // BackgroundCommands lets run_commands start commands in the background
@@ -151,8 +159,8 @@ func wsCutMiddle(s string, max int) string {
 	if i := strings.IndexByte(tail, '\n'); i >= 0 && i <= keep/4 {
 		tail = tail[i+1:]
 	}
-	head = wsValidPrefix(head)
-	tail = wsValidSuffix(tail)
+	head = beforeCut(wsValidPrefix(head))
+	tail = afterCut(wsValidSuffix(tail))
 	cut := utf8.RuneCountInString(s[len(head) : len(s)-len(tail)])
 	return fmt.Sprintf("%s\n[... %d characters cut from the middle ...]\n%s", head, cut, tail)
 }

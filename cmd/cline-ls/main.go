@@ -31,25 +31,56 @@ import (
 )
 
 func main() {
+	if cmd, args := subcommand(os.Args[1:]); startsChildren(cmd) {
+		// Before anything else, and before any goroutine of ours: the
+		// keys leave the environment that children could read.
+		if err := proc.HideKeys(keyVars(cmd, args)); err != nil {
+			fmt.Fprintln(os.Stderr, "cline-ls: warning:", err)
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "serve"
+// subcommand splits the command off the arguments (serve by default).
+func subcommand(args []string) (string, []string) {
 	if len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-h" || a == "-help" || a == "--help":
-			cmd, args = "help", args[1:]
+			return "help", args[1:]
 		case a == "-version" || a == "--version":
-			cmd, args = "version", args[1:]
+			return "version", args[1:]
 		case len(a) > 0 && a[0] != '-':
-			cmd, args = a, args[1:]
+			return a, args[1:]
 		}
 	}
-	switch cmd {
-	case "serve", "demo", "exec":
-		// These run commands: the daemon becomes the parent of whatever
-		// they leave behind, so that it can stop it.
+	return "serve", args
+}
+
+// startsChildren reports whether cmd runs commands and servers.
+func startsChildren(cmd string) bool { return cmd == "serve" || cmd == "demo" || cmd == "exec" }
+
+// keyVars names the variables configured to hold a key, whatever their
+// names: CLINE_LS_API_KEY_ENV, the config file's provider.apiKeyEnv and
+// exec's --api-key-env. One that a client's settings name later is hidden
+// when they do (proc.HideVars, docs/DESIGN.md §7).
+func keyVars(cmd string, args []string) []string {
+	names := []string{os.Getenv("CLINE_LS_API_KEY_ENV"), rpc.ConfigKeyEnv(os.Getenv)}
+	for i := 0; cmd == "exec" && i < len(args); i++ {
+		a := strings.TrimPrefix(strings.TrimPrefix(args[i], "-"), "-")
+		if v, ok := strings.CutPrefix(a, "api-key-env="); ok {
+			names = append(names, v)
+		} else if a == "api-key-env" && i+1 < len(args) {
+			names = append(names, args[i+1])
+		}
+	}
+	return names
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd, args := subcommand(args)
+	if startsChildren(cmd) {
+		// The daemon becomes the parent of whatever its commands leave
+		// behind, so that it can stop it.
 		if err := proc.BecomeSubreaper(); err != nil {
 			fmt.Fprintln(stderr, "cline-ls: warning:", err)
 		}
@@ -58,9 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "demo":
-		return demo(args, stdout, stderr, os.Getenv)
+		return demo(args, stdout, stderr, proc.Getenv)
 	case "exec":
-		return execCmd(args, stdin, stdout, stderr, os.Getenv)
+		return execCmd(args, stdin, stdout, stderr, proc.Getenv)
 	case "tools":
 		return toolsCmd(args, stdout, stderr)
 	case "version":
@@ -128,7 +159,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The server catches the signals itself, from the first message
 	// after initialize on: a signal before that ends the process at once,
 	// with nothing to save.
-	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: os.Getenv, ToolNames: tools.BuiltinNames,
+	srv := rpc.NewServer(rpc.Options{Logger: logger, Version: version(), Getenv: proc.Getenv, ToolNames: tools.BuiltinNames,
 		Signals: []os.Signal{os.Interrupt, syscall.SIGTERM}})
 	// Serve stdin through a pipe: a read blocked on os.Stdin cannot be
 	// interrupted, but one blocked on the pipe ends when the server

@@ -46,18 +46,24 @@ var knownKeyVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_K
 const minSecretLen = 8
 
 // SecretValues returns the values, read with getenv, of the secret
-// variables (IsSecret) among the well-known key variables and hidden: what
+// variables (IsSecret) among the well-known key variables and named, and
+// every key taken out of the environment (HideKeys, HideVars): what
 // redaction scrubs.
-func SecretValues(getenv func(string) string, hidden []string) []string {
+func SecretValues(getenv func(string) string, named []string) []string {
 	var out []string
-	for _, names := range [][]string{knownKeyVars, hidden} {
+	for _, names := range [][]string{knownKeyVars, named} {
 		for _, n := range names {
-			if n == "" || !IsSecret(n, hidden) {
+			if n == "" || !IsSecret(n, named) {
 				continue
 			}
 			if v := getenv(n); len(v) >= minSecretLen {
 				out = append(out, v)
 			}
+		}
+	}
+	for _, v := range hiddenValues() {
+		if len(v) >= minSecretLen {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -80,9 +80,18 @@ var (
 // thread only when a goroutine locked to it exits; this one never
 // returns, so the signal comes only with the daemon's death. A daemon
 // that runs no command never pays for the thread.
+//
+// The thread also leaves CAP_SYS_PTRACE out of its bounding set, which a
+// child inherits at the fork: a child of a root daemon then has no way
+// around the daemon being not dumpable (HideKeys), and cannot read its
+// memory. Only this thread changes (bounding sets are per thread, and Go
+// starts no thread from one locked by LockOSThread), so the daemon keeps
+// its own capabilities. Without CAP_SETPCAP (not root) the drop fails,
+// and there is nothing to drop.
 func platformSetup() {
 	go func() {
 		runtime.LockOSThread()
+		unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
 		for f := range spawn {
 			f()
 		}
@@ -101,7 +110,9 @@ func platformSetup() {
 // shell.
 var watchdogOnce sync.Once
 
-func beforeStart() { watchdogOnce.Do(startWatchdog) }
+// beforeStart starts the watchdog, from the spawning thread like every
+// child.
+func beforeStart() { watchdogOnce.Do(func() { onSpawnThread(startWatchdog) }) }
 
 // watchdogScript runs beside the daemon, outside its groups. It reads
 // "+pgid" and "-pgid" lines while the daemon lives; at end of input (the

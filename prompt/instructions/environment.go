@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -114,7 +115,15 @@ func gitStatus(ctx context.Context, root string) (lines []string, more int, ok b
 	out := &cappedBuffer{max: maxStatusBytes}
 	cmd.Stdout = out
 	cmd.WaitDelay = time.Second
-	if cmd.Run() != nil {
+	// Through proc like every child: git runs the repository's hooks and
+	// fsmonitor, which must not read the daemon's keys either.
+	g, err := proc.Start(cmd, true, nil)
+	if err != nil {
+		return nil, 0, false
+	}
+	err = cmd.Wait()
+	g.Cleanup()
+	if err != nil {
 		return nil, 0, false
 	}
 	all := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
