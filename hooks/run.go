@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
+	"github.com/cline-ls/cline-ls/tools"
 )
 
 // MaxOutput bounds what is kept of each of a hook's streams; the rest is
@@ -126,8 +127,10 @@ type Input struct {
 	Tool     string
 	Args     json.RawMessage
 	Commands []string
-	// Response is a PostToolUse's tool_response.
-	Response any
+	// Result is what the call returned, for PostToolUse's tool_response.
+	Result string
+	// ResultIsError says the call failed.
+	ResultIsError bool
 	// Prompt is UserPromptSubmit's prompt.
 	Prompt string
 	// StopHookActive tells a Stop hook that the turn goes on because a
@@ -170,7 +173,7 @@ func (r *Runner) payload(in Input) ([]byte, json.RawMessage) {
 		sent = ToolInput(in.Tool, in.Args, in.Commands, r.opts.CWD)
 		p["tool_input"] = sent
 		if in.Event == PostToolUse {
-			p["tool_response"] = in.Response
+			p["tool_response"] = toolResponse(in, r.opts.CWD)
 		}
 	case UserPromptSubmit:
 		p["prompt"] = in.Prompt
@@ -352,4 +355,21 @@ func (c *capped) text() string {
 		s += fmt.Sprintf("\n[%d more bytes not kept]", c.dropped)
 	}
 	return s
+}
+
+// toolResponse is PostToolUse's tool_response: the result's text and
+// whether it failed, under the names Claude Code's scripts read for the
+// tool's equivalent (stdout for Bash, filePath for an edit or a write).
+func toolResponse(in Input, cwd string) map[string]any {
+	r := map[string]any{"content": in.Result, "success": !in.ResultIsError, "is_error": in.ResultIsError}
+	if in.Tool == tools.NameRunCommands {
+		r["stdout"], r["stderr"], r["interrupted"] = in.Result, "", false
+	}
+	var ti map[string]any
+	if json.Unmarshal(ToolInput(in.Tool, in.Args, in.Commands, cwd), &ti) == nil {
+		if p, ok := ti["file_path"].(string); ok {
+			r["filePath"] = p
+		}
+	}
+	return r
 }
