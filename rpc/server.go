@@ -86,6 +86,7 @@ type Server struct {
 	sess      sessions
 	progress  progress
 	approvals approvals
+	hookTrust hookTrust
 	mcp       mcpServers
 	ckpt      checkpointState
 	acpcfg    acpConfigState

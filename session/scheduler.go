@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // CallState is where a tool call is on its way through the scheduler.
@@ -72,6 +73,10 @@ type ApprovalRequest struct {
 	// would cover (Scope.Label: "go test …", "edits of docs/a.txt"), for
 	// the labels of those options.
 	Always string
+	// Options, when set, replace the usual answers (a question that is no
+	// tool call's, such as whether to trust a folder's hooks); their ids
+	// are approval choices.
+	Options []wire.PermissionOption
 }
 
 // ApprovalOutcome is the user's answer.
