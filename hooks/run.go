@@ -105,19 +105,6 @@ func New(opts Options, sources ...Source) (*Runner, error) {
 	return r, nil
 }
 
-// Has reports whether any hook is configured for ev, trusted or not.
-func (r *Runner) Has(ev Event) bool {
-	if r == nil {
-		return false
-	}
-	for _, s := range r.sources {
-		if len(s.groups[ev]) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Input is what a moment tells its hooks, beyond what every hook gets
 // (session_id, transcript_path, cwd, hook_event_name).
 type Input struct {
