@@ -114,9 +114,26 @@ func (h *sessionHooks) projectHooks() (hooks.Config, error) {
 // or dismissed, and serialises asking: two sessions opening in one
 // folder ask once.
 type hookTrust struct {
-	mu        sync.Mutex
-	dismissed map[string]bool // folder + hooks asked about and not answered
+	once sync.Once
+	// turn is held by the one asking (or reading and writing the file); a
+	// channel, so that a session cancelled while it waits stops waiting.
+	turn      chan struct{}
+	dismissed map[string]bool // folder + hooks asked about and not answered; guarded by turn
 }
+
+// acquire waits for the trust questions' turn; false means ctx ended
+// first.
+func (t *hookTrust) acquire(ctx context.Context) bool {
+	t.once.Do(func() { t.turn = make(chan struct{}, 1) })
+	select {
+	case t.turn <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (t *hookTrust) release() { <-t.turn }
 
 // trustEntry is one folder's remembered answer, for the hooks it was
 // asked about: new or changed hooks ask again.
@@ -148,8 +165,10 @@ func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, comma
 	}
 	sum := sha256.Sum256([]byte(strings.Join(commands, "\n")))
 	digest := hex.EncodeToString(sum[:])
-	s.hookTrust.mu.Lock()
-	defer s.hookTrust.mu.Unlock()
+	if !s.hookTrust.acquire(ctx) {
+		return false
+	}
+	defer s.hookTrust.release()
 	tf, err := readTrustFile(s.trustFilePath())
 	if err != nil {
 		s.log.Warn("trusted hooks file unreadable; asking again", "err", err)
@@ -162,7 +181,10 @@ func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, comma
 		return false
 	}
 	out, err := s.approvals.ask(ctx, sessionID, trustQuestion(folder, commands))
-	if err != nil || out.Choice == session.ApprovalCancelled {
+	// Only the two answers offered are remembered: a dismissed question,
+	// one the editor could not ask, or an option that was not shown is
+	// no trust, for this connection only.
+	if err != nil || out.Choice != session.AllowAlways && out.Choice != session.RejectAlways {
 		if s.hookTrust.dismissed == nil {
 			s.hookTrust.dismissed = map[string]bool{}
 		}
@@ -172,8 +194,6 @@ func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, comma
 		}
 		return false
 	}
-	// Only the answer offered counts: a client that picks an option it
-	// was not shown has not said Trust.
 	trusted := out.Choice == session.AllowAlways
 	if tf.Folders == nil {
 		tf.Folders = map[string]trustEntry{}

@@ -162,6 +162,9 @@ func TestProjectHooksRunOnlyWhenTrusted(t *testing.T) {
 			mu.Lock()
 			msgs = append(msgs, p.Message)
 			mu.Unlock()
+			if answer == "" {
+				return nil, nil
+			}
 			return map[string]any{"title": answer}, nil
 		})
 		ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
@@ -169,9 +172,18 @@ func TestProjectHooksRunOnlyWhenTrusted(t *testing.T) {
 		return ed, &asked, &msgs
 	}
 
+	// Dismissed: not run, not remembered.
 	state := t.TempDir()
-	ed, asked, msgs := open(state, t.TempDir(), "Don't trust")
+	ed, asked, _ := open(state, t.TempDir(), "")
 	id := newSessionIn(t, ctx, ed, root)
+	promptText(ctx, ed, id, "hello")
+	promptText(ctx, ed, id, "hello")
+	if runs() != 0 || asked.Load() != 1 {
+		t.Fatalf("dismissed: ran %d, asked %d", runs(), asked.Load())
+	}
+
+	ed, asked, msgs := open(state, t.TempDir(), "Don't trust")
+	id = newSessionIn(t, ctx, ed, root)
 	for range 2 {
 		if stop, err := promptText(ctx, ed, id, "hello"); err != nil || stop != "end_turn" {
 			t.Fatalf("prompt: %q %v", stop, err)
