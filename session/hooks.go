@@ -261,11 +261,12 @@ func (s *Session) preCompact(ctx context.Context, reason string) {
 }
 
 // sessionEnd runs the SessionEnd hooks of a session whose SessionStart
-// hooks ran.
+// hooks ran, bounded by each hook's own timeout.
 func (s *Session) sessionEnd() {
 	h := s.cfg.Hooks
 	s.mu.Lock()
 	started := s.hooksStarted
+	s.hooksStarted = false // once per start, however often Close is called
 	s.mu.Unlock()
 	if h == nil || !started {
 		return

@@ -335,3 +335,37 @@ if not json.load(sys.stdin)["stop_hook_active"]:
 		t.Fatalf("stop %q err %v replies %d", stop, err, hs.assistantReplies())
 	}
 }
+
+// TestLifecycleHooks: SessionStart runs once, at the first prompt;
+// PreCompact with the trigger; Notification before the user is asked;
+// SessionEnd when the session closes — each told what Claude Code's
+// scripts read.
+func TestLifecycleHooks(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "events")
+	record := hookScript(t, `#!/usr/bin/env python3
+import json, sys
+d = json.load(sys.stdin)
+with open(sys.argv[1], "a") as f:
+    f.write(d["hook_event_name"] + " " + (d.get("source") or d.get("trigger") or d.get("message") or d.get("reason") or "") + "\n")
+`)
+	cfg := hooks.Config{}
+	for _, ev := range []string{"SessionStart", "PreCompact", "Notification", "SessionEnd"} {
+		cfg[ev] = []hooks.Group{{Hooks: []hooks.Command{{Type: "command", Command: record + " " + log}}}}
+	}
+	prov := replay(t,
+		provider.ReplayReply{Events: []provider.ReplayEvent{{Text: "one"}}},
+		provider.ReplayReply{Events: []provider.ReplayEvent{{Text: "two"}}},
+	)
+	ap := &askLog{}
+	hs := newHookSession(t, tools.ModeAct, PolicyConfig{}, ap, cfg, prov)
+	hs.Prompt(t.Context(), "first")
+	hs.Prompt(t.Context(), "second")
+	hs.CallTool(t.Context(), tools.NameRunCommands, []byte(`{"commands":["true"]}`))
+	hs.Compact(t.Context())
+	hs.Close()
+	b, _ := os.ReadFile(log)
+	want := "SessionStart startup\nNotification cline-ls needs your permission to use run_commands\nPreCompact manual\nSessionEnd other\n"
+	if string(b) != want {
+		t.Fatalf("events:\n%s\nwant:\n%s", b, want)
+	}
+}
