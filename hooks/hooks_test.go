@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -350,6 +351,36 @@ func TestValidateNamesTheField(t *testing.T) {
 		err := c.cfg.Validate("hooks.")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// TestToolInputHasClaudeCodeFields: each tool with an equivalent carries
+// that tool's field names beside its own, and a field the call already
+// has is kept as it is.
+func TestToolInputHasClaudeCodeFields(t *testing.T) {
+	for _, c := range []struct {
+		tool, args string
+		commands   []string
+		want       map[string]any
+	}{
+		{"run_commands", `{"commands":["go vet ./...","go test ./..."]}`, nil, map[string]any{"command": "go vet ./...\ngo test ./..."}},
+		{"run_commands", `{"commands":"ignored: the invocation's list wins"}`, []string{"ls"}, map[string]any{"command": "ls"}},
+		{"editor", `{"path":"a.go","old_text":"x","new_text":"y"}`, nil, map[string]any{"file_path": "/w/a.go", "old_string": "x", "new_string": "y"}},
+		{"write_to_file", `{"path":"/w/b.go","content":"package b"}`, nil, map[string]any{"file_path": "/w/b.go", "content": "package b"}},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: c.go\n+package c\n*** End Patch"}`, nil, map[string]any{"file_path": "/w/c.go"}},
+		{"read_files", `{"files":[{"path":"d.go"}]}`, nil, map[string]any{"file_path": "/w/d.go"}},
+		{"search_codebase", `{"queries":["func main"],"path":"cmd"}`, nil, map[string]any{"pattern": "func main", "path": "/w/cmd"}},
+		{"use_mcp_tool", `{"server_name":"gh","tool_name":"create_issue","arguments":{"title":"t","server_name":"not this"}}`, nil, map[string]any{"title": "t", "server_name": "gh"}},
+	} {
+		var got map[string]any
+		if err := json.Unmarshal(ToolInput(c.tool, json.RawMessage(c.args), c.commands, "/w"), &got); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range c.want {
+			if !reflect.DeepEqual(got[k], v) {
+				t.Errorf("%s %s: %s = %v, want %v", c.tool, c.args, k, got[k], v)
+			}
 		}
 	}
 }

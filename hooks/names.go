@@ -58,7 +58,8 @@ func Names(tool string, args json.RawMessage) []string {
 // field names — command (the commands one per line, since each runs
 // whatever the one before did), file_path (absolute, against cwd),
 // old_string/new_string (an edit's first replacement; every one in
-// edits), content (a write), pattern and path (a search or a listing).
+// edits), content (a write), pattern and path (a search or a listing),
+// and for use_mcp_tool the MCP tool's own arguments.
 // A field the arguments already have is left as they have it. commands,
 // when not nil, are the commands the call will run, as the invocation
 // holds them.
@@ -129,6 +130,13 @@ func ToolInput(tool string, args json.RawMessage, commands []string, cwd string)
 		}
 		if p := str("path"); p != "" {
 			m["path"] = abs(p)
+		}
+	case tools.NameUseMCPTool:
+		// Claude Code gives an MCP tool's hook the tool's own arguments.
+		if a, ok := m["arguments"].(map[string]any); ok {
+			for k, v := range a {
+				set(k, v)
+			}
 		}
 	case tools.NameListFiles:
 		set("pattern", "*")

@@ -291,3 +291,65 @@ python3 -c 'import json,sys; print(json.dumps({"hookSpecificOutput":{"hookEventN
 		t.Errorf("cards: %q", got)
 	}
 }
+
+// TestHostileProjectSettings: a .cline/settings.json that is a symbolic
+// link out of the folder, a named pipe, too large or not JSON runs
+// nothing, asks nothing, is named to the user once, and the session goes
+// on.
+func TestHostileProjectSettings(t *testing.T) {
+	ctx := testCtx(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := writeHook(t, "#!/bin/bash\ntouch "+marker+"\n")
+	good, _ := json.Marshal(map[string]any{"hooks": hookSetting("UserPromptSubmit", "", hook)})
+	outside := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(outside, good, 0o644)
+	for _, c := range []struct {
+		name string
+		make func(p string) error
+		want string
+	}{
+		{"symlink out", func(p string) error { return os.Symlink(outside, p) }, "outside the workspace"},
+		{"fifo", func(p string) error { return mkfifo(p) }, "not a regular file"},
+		{"too large", func(p string) error {
+			return os.WriteFile(p, append(good[:len(good)-1], []byte(`,"pad":"`+strings.Repeat("x", 300<<10)+`"}`)...), 0o644)
+		}, "too large"},
+		{"not JSON", func(p string) error { return os.WriteFile(p, []byte(`{"hooks":`), 0o644) }, "not valid JSON"},
+		{"bad hook", func(p string) error { return os.WriteFile(p, []byte(`{"hooks":{"Nope":[]}}`), 0o644) }, "hooks.Nope: unknown event"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			os.MkdirAll(filepath.Join(root, ".cline"), 0o755)
+			if err := c.make(filepath.Join(root, ".cline", "settings.json")); err != nil {
+				t.Skip(err)
+			}
+			ed := rpctest.New(t, rpc.Options{})
+			asked := askCounter(ed, "Trust")
+			ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
+				"provider": map[string]any{"name": "replay", "transcript": transcript(t, reply(text("one")), reply(text("two")))},
+				"stateDir": t.TempDir(), "mode": "act"}})
+			id := newSessionIn(t, ctx, ed, root)
+			for range 2 {
+				if stop, err := promptText(ctx, ed, id, "hello"); err != nil || stop != "end_turn" {
+					t.Fatalf("prompt: %q %v", stop, err)
+				}
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the hook ran")
+			}
+			if asked.Load() != 0 {
+				t.Fatalf("asked %d times", asked.Load())
+			}
+			var told string
+			for _, u := range typedUpdates(t, ed, id) {
+				if m, ok := u.(wire.AgentMessageChunk); ok {
+					if tb, ok := m.Content.(wire.TextBlock); ok && strings.Contains(tb.Text, ".cline/settings.json are ignored") {
+						told += tb.Text
+					}
+				}
+			}
+			if strings.Count(told, "are ignored") != 1 || !strings.Contains(told, c.want) {
+				t.Fatalf("told %q, want one message naming %q", told, c.want)
+			}
+		})
+	}
+}
