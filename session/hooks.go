@@ -62,8 +62,8 @@ func (b *batch) hookNotes(i int, out hooks.Outcome) {
 }
 
 // preToolUse runs call i's PreToolUse hooks, after the mode's guard and
-// before the policy. It returns the hooks' decision (allow, ask or none)
-// and whether the call goes on; when not, its result is recorded. A hook's
+// before the policy. It returns the hooks' decision (allow, ask or none),
+// which the policy weighs (PolicyCall.Hook), and whether the call goes on; when not, its result is recorded. A hook's
 // updatedInput replaces the arguments, which are validated and judged by
 // the mode's guard again, and described again.
 func (b *batch) preToolUse(i int) (string, bool) {
@@ -107,20 +107,6 @@ func (b *batch) preToolUse(i int) (string, bool) {
 		}
 	}
 	return out.Decision, true
-}
-
-// hookVerdict applies a PreToolUse hook's decision to the policy's: ask
-// makes the call ask; allow skips asking, except in plan mode, where what
-// the policy asks about is the mode's own caution. A deny stands whatever
-// a hook said; the mode's guard ran before any hook.
-func hookVerdict(v Verdict, decision, mode string) Verdict {
-	switch {
-	case decision == hooks.Ask && v.Decision == Allow:
-		v.Decision, v.Reason = Ask, "a hook asks for the user's approval"
-	case decision == hooks.Allow && v.Decision == Ask && mode != "plan":
-		v.Decision, v.Reason = Allow, "a hook allows it"
-	}
-	return v
 }
 
 // postToolUse runs call i's PostToolUse hooks on its successful result:

@@ -189,6 +189,23 @@ func TestHookDecisionsAndThePolicy(t *testing.T) {
 		t.Fatalf("ask: %s %q, asked %d", r.State, r.Result.Content, ap.count())
 	}
 
+	// The mode's and the .git folder's own caution stand: a hook's allow
+	// does not skip asking about a write into .git, and a hook's ask
+	// where nobody is asked (yolo) refuses.
+	ap = &askLog{}
+	hs = newHookSession(t, tools.ModeAct, PolicyConfig{Approvals: Approvals{Edit: Allow}}, ap, oneHook("PreToolUse", "Write", decide("allow")), nil)
+	os.Mkdir(filepath.Join(hs.root, ".git"), 0o755)
+	if r := hs.CallTool(t.Context(), tools.NameWriteToFile, []byte(`{"path":".git/config","content":"x"}`)); r.State != StateError || ap.count() != 1 {
+		t.Fatalf(".git: %s %q, asked %d", r.State, r.Result.Content, ap.count())
+	}
+	hs = newHookSession(t, tools.ModeYolo, PolicyConfig{}, ap, oneHook("PreToolUse", "Bash", decide("ask")), nil)
+	if r := hs.CallTool(t.Context(), tools.NameRunCommands, []byte(`{"commands":["touch yolo"]}`)); r.State != StateError || !strings.Contains(r.Result.Content, "a hook asks for the user's approval, and yolo mode approves without asking") {
+		t.Fatalf("ask in yolo: %s %q", r.State, r.Result.Content)
+	}
+	if _, err := os.Stat(filepath.Join(hs.root, "yolo")); err == nil {
+		t.Fatal("the command ran")
+	}
+
 	rewrite := hookScript(t, `#!/usr/bin/env python3
 import json, sys
 ti = json.load(sys.stdin)["tool_input"]

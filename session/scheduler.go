@@ -395,9 +395,8 @@ func (b *batch) run(i int) {
 	}
 	desc = *it.desc
 	pc := NewPolicyCall(it.spec, it.inv, it.args, b.s.cfg.Mode, &desc)
-	pc.Root = b.s.cfg.Root
+	pc.Root, pc.Hook = b.s.cfg.Root, hook
 	v := b.s.cfg.Policy.Explain(pc)
-	v = hookVerdict(v, hook, b.s.cfg.Mode)
 	switch v.Decision {
 	case Deny:
 		b.finish(i, StateError, tools.Errorf("%s was not run: the approval policy denies it (%s).", name, v.Reason), nil)
