@@ -384,3 +384,34 @@ func TestToolInputHasClaudeCodeFields(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunNoMatch is a tool call's cost when hooks are configured but
+// none matches it: compiling the configuration and matching.
+func BenchmarkRunNoMatch(b *testing.B) {
+	cfg := Config{"PreToolUse": {{Matcher: "Edit|Write", Hooks: []Command{{Type: "command", Command: "true"}}}, {Matcher: "mcp__.*", Hooks: []Command{{Type: "command", Command: "true"}}}}}
+	in := Input{Event: PreToolUse, Tool: "run_commands", Args: json.RawMessage(`{"commands":["go test ./..."]}`)}
+	dir := b.TempDir()
+	for b.Loop() {
+		r, err := New(Options{CWD: dir}, Source{Name: "user", Config: cfg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out := r.Run(context.Background(), in); out.Decision != "" {
+			b.Fatal(out)
+		}
+	}
+}
+
+// BenchmarkRunOneHook is a call's cost with one hook that exits 0 at
+// once: a process started, fed and waited for.
+func BenchmarkRunOneHook(b *testing.B) {
+	dir := b.TempDir()
+	r, err := New(Options{CWD: dir}, Source{Name: "user", Config: Config{"PreToolUse": {{Matcher: "Bash", Hooks: []Command{{Type: "command", Command: "true"}}}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := Input{Event: PreToolUse, Tool: "run_commands", Args: json.RawMessage(`{"commands":["go test ./..."]}`)}
+	for b.Loop() {
+		r.Run(context.Background(), in)
+	}
+}

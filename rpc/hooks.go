@@ -45,7 +45,7 @@ type sessionHooks struct {
 
 // Run implements session.Hooks.
 func (h *sessionHooks) Run(ctx context.Context, in hooks.Input) hooks.Outcome {
-	st := h.s.CurrentSettings()
+	configured, _ := h.s.cfg.hooks()
 	project, perr := h.projectHooks()
 	var out hooks.Outcome
 	if perr != nil {
@@ -54,10 +54,10 @@ func (h *sessionHooks) Run(ctx context.Context, in hooks.Input) hooks.Outcome {
 			out.Messages = append(out.Messages, fmt.Sprintf("the hooks of %s are ignored: %v", projectSettingsFile, perr))
 		})
 	}
-	if len(st.Hooks) == 0 && len(project) == 0 {
+	if len(configured) == 0 && len(project) == 0 {
 		return out
 	}
-	sources := []hooks.Source{{Name: "settings", Config: st.Hooks}}
+	sources := []hooks.Source{{Name: "settings", Config: configured}}
 	if len(project) > 0 {
 		sources = append(sources, hooks.Source{Name: "project", Config: project,
 			Trusted: func(ctx context.Context, commands []string, mayAsk bool) bool {
@@ -157,7 +157,8 @@ func (s *Server) trustFilePath() string {
 // commands. The answer is remembered in the state directory.
 func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, commands []string, mayAsk bool) bool {
 	folder = filepath.Clean(folder)
-	for _, t := range s.CurrentSettings().TrustedFolders {
+	_, pretrusted := s.cfg.hooks()
+	for _, t := range pretrusted {
 		t = filepath.Clean(t)
 		if folder == t || strings.HasPrefix(folder, t+string(filepath.Separator)) {
 			return true
