@@ -353,3 +353,54 @@ func TestHostileProjectSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustQuestionThroughThePlugin: a client with the plugin's approvals
+// is asked about a folder's hooks with cline/approvalRequest offering
+// exactly Don't trust and Trust; Trust runs the project's hook (here one
+// that refuses every command), on the editor's own calls too.
+func TestTrustQuestionThroughThePlugin(t *testing.T) {
+	ctx := testCtx(t)
+	hook := writeHook(t, "#!/bin/bash\necho 'the project refuses commands' >&2\nexit 2\n")
+	b, _ := json.Marshal(map[string]any{"hooks": hookSetting("PreToolUse", "Bash", hook)})
+	caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"approvals": true}}}
+	ed, root := editWorkspace(t, map[string]string{".cline/settings.json": string(b)},
+		map[string]any{"approvals": map[string]any{"execute": "allow"}, "stateDir": t.TempDir()}, caps)
+	var options []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m, err := ed.Await(ctx, "cline/approvalRequest", func(json.RawMessage) bool { return true })
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var req struct {
+			ApprovalID string
+			ToolCall   struct{ Title string }
+			Command    string
+			Options    []struct{ OptionID, Name string }
+		}
+		json.Unmarshal(m.Params, &req)
+		for _, o := range req.Options {
+			options = append(options, o.OptionID+"="+o.Name)
+		}
+		if !strings.Contains(req.ToolCall.Title, "Trust the hooks of "+root) || req.Command != "PreToolUse: "+hook {
+			t.Errorf("question %+v", req)
+		}
+		if err := ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": req.ApprovalID,
+			"outcome": map[string]any{"outcome": "selected", "optionId": "allow_always"}}, nil); err != nil {
+			t.Error(err)
+		}
+	}()
+	r := callTool(t, ctx, ed, "run_commands", map[string]any{"commands": "touch made"})
+	<-done
+	if want := "reject_always=Don't trust allow_always=Trust"; strings.Join(options, " ") != want {
+		t.Errorf("options %q, want %q", options, want)
+	}
+	if !r.IsError || !strings.Contains(r.Content, "the project refuses commands") {
+		t.Fatalf("result %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+		t.Fatal("the command ran")
+	}
+}
