@@ -19,6 +19,9 @@ import (
 // the session's Scope of the call: "Always allow edits of docs/a.txt"),
 // so the user knows what the answer lets through later.
 func approvalOptions(req session.ApprovalRequest) []wire.PermissionOption {
+	if len(req.Options) > 0 {
+		return req.Options
+	}
 	return []wire.PermissionOption{
 		{OptionID: "allow_once", Name: "Allow", Kind: wire.AllowOnce},
 		{OptionID: "allow_always", Name: alwaysLabel("Always allow", req), Kind: wire.AllowAlways},
@@ -201,10 +204,22 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 		fmt.Fprintf(&msg, "\n\n%s", d.Preview)
 	}
 	always := alwaysLabel("Always allow", req)
+	actions := []wire.MessageAction{{Title: "Allow"}, {Title: always}, {Title: "Reject"}}
+	if len(req.Options) > 0 {
+		msg.Reset()
+		msg.WriteString("cline-ls: " + d.Title)
+		if d.Command != "" {
+			fmt.Fprintf(&msg, "\n\n%s", d.Command)
+		}
+		actions = actions[:0]
+		for _, o := range req.Options {
+			actions = append(actions, wire.MessageAction{Title: o.Name})
+		}
+	}
 	params := wire.ShowMessageRequestParams{
 		Type:    wire.MessageInfo,
 		Message: msg.String(),
-		Actions: []wire.MessageAction{{Title: "Allow"}, {Title: always}, {Title: "Reject"}},
+		Actions: actions,
 	}
 	var res *struct {
 		Title string `json:"title"`
@@ -221,6 +236,11 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	}
 	if res == nil {
 		return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
+	}
+	for _, o := range req.Options {
+		if o.Name == res.Title {
+			return session.ApprovalOutcome{Choice: session.ApprovalChoice(o.OptionID)}, nil
+		}
 	}
 	switch res.Title {
 	case "Allow":

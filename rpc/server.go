@@ -89,6 +89,7 @@ type Server struct {
 	sess      sessions
 	progress  progress
 	approvals approvals
+	hookTrust hookTrust
 	mcp       mcpServers
 	ckpt      checkpointState
 	acpcfg    acpConfigState

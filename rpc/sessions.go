@@ -284,6 +284,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
+	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
 	s.withInstructions(&cfg, ls)
 	if st.Provider != nil {
 		cfg.ContextWindow = st.Provider.ContextWindow

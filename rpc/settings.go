@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -33,6 +34,15 @@ type Settings struct {
 	// AllowBroadWorkspace lets "/" or the home folder itself be a
 	// workspace folder; without it such a folder is refused.
 	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
+	// Hooks are commands run at the session's moments, configured as
+	// Claude Code configures them (package hooks). The config file's and
+	// the client's both run; a project's .cline/settings.json adds its
+	// own in a trusted folder only.
+	Hooks hooks.Config `json:"hooks,omitempty"`
+	// TrustedFolders are folders whose project hooks run without asking.
+	// Only the config file's count: a client's settings may come from a
+	// workspace's own files.
+	TrustedFolders []string `json:"trustedFolders,omitempty"`
 }
 
 // ContextSettings tune compaction (PROTOCOL.md §7).
@@ -142,6 +152,14 @@ func (st *Settings) validate(prefix string) error {
 	if st.MaxTurns < 0 {
 		return invalidParams("%smaxTurns: must be 0 (the default) or more, got %d", prefix, st.MaxTurns)
 	}
+	if err := st.Hooks.Validate(prefix + "hooks."); err != nil {
+		return invalidParams("%v", err)
+	}
+	for i, f := range st.TrustedFolders {
+		if !filepath.IsAbs(f) {
+			return invalidParams("%strustedFolders[%d]: must be an absolute path, got %q", prefix, i, f)
+		}
+	}
 	return nil
 }
 
@@ -230,6 +248,9 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 	if st.Subagents == nil {
 		st.Subagents = file.Subagents
 	}
+	// Hooks add up: the file's run first, then the client's.
+	st.Hooks = mergeHooks(file.Hooks, st.Hooks)
+	st.TrustedFolders = file.TrustedFolders
 	if p.Name == "" && p.Transcript != "" {
 		p.Name = "replay" // a transcript alone picks the replay model
 	}
@@ -334,5 +355,19 @@ func (st Settings) clone() Settings {
 	}
 	out.MCPServers = slices.Clone(st.MCPServers)
 	out.Subagents = slices.Clone(st.Subagents)
+	out.Hooks = st.Hooks.Clone()
+	out.TrustedFolders = slices.Clone(st.TrustedFolders)
+	return out
+}
+
+// mergeHooks puts the hooks of over after those of base, event by event.
+func mergeHooks(base, over hooks.Config) hooks.Config {
+	if len(base) == 0 {
+		return over.Clone()
+	}
+	out := base.Clone()
+	for ev, groups := range over.Clone() {
+		out[ev] = append(out[ev], groups...)
+	}
 	return out
 }

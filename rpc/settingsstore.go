@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
@@ -133,6 +134,14 @@ func (st *settingsStore) reset() {
 
 // current returns the settings in force, as a copy the caller may keep.
 func (st *settingsStore) current() Settings { return st.now.Load().settings.clone() }
+
+// hooks returns the hooks and the trusted folders in force, without the
+// copy current makes: they are read on every tool call, and the caller
+// must not change them.
+func (st *settingsStore) hooks() (hooks.Config, []string) {
+	cur := &st.now.Load().settings
+	return cur.Hooks, cur.TrustedFolders
+}
 
 // fileProblem returns what is wrong with the config file, if anything.
 func (st *settingsStore) fileProblem() error { return st.now.Load().fileErr }

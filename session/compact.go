@@ -308,6 +308,7 @@ var errNothingToCompact = errors.New("nothing to compact")
 // compact replaces the older part of the view, persists the record and
 // tells the client. overhead is the estimated system prompt and tools.
 func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Compaction, error) {
+	s.preCompact(ctx, reason)
 	start := time.Now()
 	view := s.History()
 	window := s.tokens.size()

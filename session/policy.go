@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -182,6 +183,9 @@ type PolicyCall struct {
 	Paths []string
 	// Root is the session's folder, to name paths in labels.
 	Root string
+	// Hook is what the call's PreToolUse hooks decided: "" (nothing),
+	// "allow" or "ask" (a hook's deny refuses before the policy).
+	Hook string
 }
 
 // NewPolicyCall describes a validated call for the policy: args are the
@@ -446,6 +450,17 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	p.mu.RUnlock()
 
 	preset, _ := tools.PresetFor(c.Mode)
+	// A hook's word comes after the rules and before the mode's own
+	// caution: allow skips asking but no deny rule, ask asks about what
+	// would run unasked — and where nobody is asked (yolo) refuses it.
+	switch {
+	case c.Hook == hooks.Allow && v.Decision == Ask:
+		v = Verdict{Decision: Allow, Reason: v.Reason + "; a hook allows it"}
+	case c.Hook == hooks.Ask && v.Decision != Deny && preset.AutoApprove:
+		v = Verdict{Decision: Deny, Reason: fmt.Sprintf("a hook asks for the user's approval, and %s mode approves without asking, so it is refused", c.Mode)}
+	case c.Hook == hooks.Ask && v.Decision == Allow:
+		v = Verdict{Decision: Ask, Reason: "a hook asks for the user's approval"}
+	}
 	// An MCP tool may change anything, and the mode cannot tell whether
 	// it does: where only what changes nothing runs unasked (plan), the
 	// user is asked, unless a rule for this very mode allows it.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // CallState is where a tool call is on its way through the scheduler.
@@ -72,6 +73,10 @@ type ApprovalRequest struct {
 	// would cover (Scope.Label: "go test …", "edits of docs/a.txt"), for
 	// the labels of those options.
 	Always string
+	// Options, when set, replace the usual answers (a question that is no
+	// tool call's, such as whether to trust a folder's hooks); their ids
+	// are approval choices.
+	Options []wire.PermissionOption
 }
 
 // ApprovalOutcome is the user's answer.
@@ -107,6 +112,10 @@ type CallUpdate struct {
 	// Output is a chunk of streamed output; updates that carry one keep
 	// State executing.
 	Output string
+	// HookNotes are what the call's hooks did ("Hook PreToolUse (name):
+	// blocked: reason"), for the call's card: on an update of their own
+	// as they happen (State unchanged) and again with the final state.
+	HookNotes []string
 	// Result is set in the final state.
 	Result *tools.Result
 }
@@ -130,6 +139,10 @@ type SchedulerConfig struct {
 	// Approver asks the user; when nil, a call that needs asking is
 	// refused.
 	Approver Approver
+	// Hooks, when set, runs the user's PreToolUse hooks after the mode's
+	// guard and before the policy, PostToolUse hooks after a call
+	// succeeded, and Notification hooks before the user is asked.
+	Hooks Hooks
 	// Observer receives every state change and output chunk. It is called
 	// one update at a time, in order for each call, and should return
 	// quickly: the batch waits for it.
@@ -177,6 +190,9 @@ type CallResult struct {
 	// Err is a fault of the daemon behind an error result (a failed
 	// approval request, a tool's Go error or panic), for the log.
 	Err error
+	// StopTurn, when set, is a hook's reason to end the turn after this
+	// batch ("continue": false).
+	StopTurn string
 }
 
 // Run takes a batch of calls through validation, approval and execution,
@@ -244,14 +260,21 @@ type batch struct {
 	cancels []context.CancelFunc
 
 	mu sync.Mutex // serialises the observer
+
+	hmu   sync.Mutex
+	notes map[int][]string // hook notes per call; guarded by hmu
 }
 
 // item is a validated call.
 type item struct {
+	tool tools.Tool
 	spec tools.Spec
 	inv  tools.Invocation
 	args json.RawMessage // as validated and coerced
 	desc *tools.Description
+	// rewritten: a PreToolUse hook replaced the arguments, so the user is
+	// asked about these rather than the model's.
+	rewritten bool
 }
 
 func (b *batch) notify(i int, u CallUpdate) {
@@ -272,12 +295,15 @@ func (b *batch) notify(i int, u CallUpdate) {
 
 // finish records how call i ended and reports it.
 func (b *batch) finish(i int, state CallState, res tools.Result, err error) {
-	r := CallResult{Call: b.calls[i], State: state, Result: res, Err: err}
+	r := CallResult{Call: b.calls[i], State: state, Result: res, Err: err, StopTurn: b.results[i].StopTurn}
 	if it := b.items[i]; it != nil {
 		r.Tool = it.spec.Name
 	}
 	b.results[i] = r
-	b.notify(i, CallUpdate{State: state, Result: &res})
+	b.hmu.Lock()
+	notes := b.notes[i]
+	b.hmu.Unlock()
+	b.notify(i, CallUpdate{State: state, Result: &res, HookNotes: notes})
 }
 
 // validate resolves and builds call i; it returns nil when the call ended
@@ -314,7 +340,7 @@ func (b *batch) validate(i int) *item {
 		b.finish(i, StateError, tools.Result{Content: err.Error(), IsError: true}, nil)
 		return nil
 	}
-	it := &item{spec: tool.Spec(), inv: inv, args: checked}
+	it := &item{tool: tool, spec: tool.Spec(), inv: inv, args: checked}
 	b.items[i] = it
 	b.notify(i, CallUpdate{State: StateScheduled})
 	return it
@@ -363,8 +389,13 @@ func (b *batch) run(i int) {
 		return
 	}
 
+	hook, ok := b.preToolUse(i)
+	if !ok {
+		return
+	}
+	desc = *it.desc
 	pc := NewPolicyCall(it.spec, it.inv, it.args, b.s.cfg.Mode, &desc)
-	pc.Root = b.s.cfg.Root
+	pc.Root, pc.Hook = b.s.cfg.Root, hook
 	v := b.s.cfg.Policy.Explain(pc)
 	switch v.Decision {
 	case Deny:
@@ -395,6 +426,7 @@ func (b *batch) run(i int) {
 	case res.IsError:
 		b.finish(i, StateError, res, nil)
 	default:
+		res = b.postToolUse(i, res)
 		b.finish(i, StateSuccess, res, nil)
 	}
 }
@@ -408,8 +440,13 @@ func (b *batch) approve(i int, pc PolicyCall, v Verdict) bool {
 		return false
 	}
 	b.notify(i, CallUpdate{State: StateAwaitingApproval})
+	b.notification(i, name)
+	args := b.calls[i].Args
+	if it.rewritten {
+		args = it.args
+	}
 	out, err := b.s.cfg.Approver.Approve(ctx, ApprovalRequest{
-		CallID: b.calls[i].ID, Tool: name, Args: b.calls[i].Args, Description: *it.desc, Reason: v.Reason,
+		CallID: b.calls[i].ID, Tool: name, Args: args, Description: *it.desc, Reason: v.Reason,
 		Always: ScopeFor(pc).Label,
 	})
 	switch {

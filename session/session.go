@@ -125,6 +125,10 @@ type Config struct {
 	// user messages before it); title says what the checkpoint precedes
 	// or follows. It runs on the call's path, so it must be quick.
 	Checkpoint func(turn int, toolCallID, title string)
+	// Hooks, when set, runs the user's hooks at the session's moments
+	// (tool calls, prompts, the turn's end, compaction, the session's
+	// start and end).
+	Hooks Hooks
 }
 
 // Session is one agent conversation.
@@ -164,6 +168,11 @@ type Session struct {
 	turnTitle    string
 	checkpointed bool
 	mutating     map[string]string // call id → title
+	// resumed: the session was made with a loaded history (SessionStart's
+	// source); hooksStarted: its SessionStart hooks ran.
+	resumed      bool
+	hooksStarted bool
+	startContext []string // what SessionStart hooks said, until a prompt is sent
 
 	// streamHeld is, per running call, the end of its streamed output
 	// held back as the possible start of a key. Guarded by streamMu.
@@ -193,7 +202,7 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(), shell: tools.ShellFor(""),
 		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
-		tokens: newTokens(cfg), meter: &meter{}}
+		tokens: newTokens(cfg), meter: &meter{}, resumed: len(history) > 0}
 	impls := make(map[string]tools.BuildFunc, len(cfg.Impls)+6)
 	for name, b := range cfg.Impls {
 		impls[name] = b
@@ -336,6 +345,26 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 		return "", ErrBusy
 	}
 	s.running = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = nil
+		s.workEndedLocked()
+		s.mu.Unlock()
+	}()
+	extra, refused := s.promptHooks(ctx, text)
+	if ctx.Err() != nil {
+		return StopCancelled, nil
+	}
+	if refused != "" {
+		// The prompt never reaches the model or the history.
+		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + s.cfg.Redact(refused) + "]\n"}})
+		return StopEndTurn, nil
+	}
+	for _, c := range extra {
+		user.Parts = append(user.Parts, provider.TextPart("[context from a hook]\n"+c))
+	}
+	s.mu.Lock()
 	s.instr = instr
 	s.lastPrompt = text
 	s.meter.startTurn()
@@ -354,12 +383,6 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	} else {
 		s.mu.Unlock()
 	}
-	defer func() {
-		s.mu.Lock()
-		s.running = nil
-		s.workEndedLocked()
-		s.mu.Unlock()
-	}()
 	s.persist(Record{Type: RecordMessage, Message: &user})
 	stop, err := s.turn(ctx)
 	s.flush()
@@ -373,6 +396,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
 	retried := false // the request now being made is a retry after compacting
+	stopRounds := 0  // times Stop hooks sent this turn on
 	for req := 0; ; req++ {
 		if req >= s.cfg.MaxTurns {
 			return StopMaxTurnRequests, nil
@@ -421,13 +445,24 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 				s.appendHistory(provider.UserText(continueReminder))
 				continue
 			}
+			if s.stopHooks(ctx, &stopRounds) {
+				continue
+			}
 			return StopEndTurn, nil
 		}
-		ends := s.runCalls(ctx, mode, calls)
+		ends, halted := s.runCalls(ctx, mode, calls)
 		if ctx.Err() != nil {
 			return StopCancelled, nil
 		}
+		if halted != "" {
+			// "continue": false ends the turn; Stop hooks are not asked.
+			s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[the turn was ended by a hook: " + s.cfg.Redact(halted) + "]\n"}})
+			return StopEndTurn, nil
+		}
 		if ends {
+			if s.stopHooks(ctx, &stopRounds) {
+				continue
+			}
 			return StopEndTurn, nil
 		}
 	}
@@ -682,6 +717,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 		},
 		Policy:   s.cfg.Policy,
 		Approver: s.cfg.Approver,
+		Hooks:    s.cfg.Hooks,
 		Observer: s.observe,
 	})
 	results := sched.Run(ctx, batch)
@@ -721,12 +757,15 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 }
 
 // runCalls schedules one reply's calls and appends their results to the
-// history. It reports whether a result ends the turn.
-func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.ToolCall) bool {
+// history. It reports whether a result ends the turn, and a hook's reason
+// when one ended it ("continue": false).
+func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.ToolCall) (ends bool, halted string) {
 	results := s.schedule(ctx, mode, calls)
 	msg := provider.Message{Role: provider.RoleTool}
-	ends := false
 	for _, r := range results {
+		if r.StopTurn != "" && halted == "" {
+			halted = r.StopTurn
+		}
 		tr := provider.ToolResult{CallID: r.Call.ID, Name: r.Call.Name, Content: r.Result.Content, IsError: r.Result.IsError || r.State != StateSuccess}
 		tr.Content, tr.Images = s.resultImages(tr.Content, r.Result.Images)
 		msg.Parts = append(msg.Parts, provider.ResultPart(tr))
@@ -735,7 +774,7 @@ func (s *Session) runCalls(ctx context.Context, mode string, calls []provider.To
 		}
 	}
 	s.appendHistory(msg)
-	return ends
+	return ends, halted
 }
 
 // resultImages is how the images a call returned enter the history: as
@@ -839,8 +878,17 @@ func (s *Session) streamed(callID, chunk string) string {
 
 // observe turns scheduler state changes into tool_call_update messages.
 func (s *Session) observe(u CallUpdate) {
-	s.checkpoint(u)
 	up := wire.ToolCallUpdate{ToolCallID: u.Call.ID}
+	var notes []wire.ToolCallContent
+	for _, n := range u.HookNotes {
+		notes = append(notes, wire.Text(s.cfg.Redact(n)))
+	}
+	if len(notes) > 0 && !u.State.Final() {
+		up.Content = notes
+		s.cfg.Updates(up)
+		return
+	}
+	s.checkpoint(u)
 	describe := func() {
 		if d := u.Description; d != nil {
 			up.Title, up.Kind, up.Locations = d.Title, wire.ToolKind(d.Kind), Locations(d.Locations)
@@ -876,6 +924,9 @@ func (s *Session) observe(u CallUpdate) {
 		if u.Result != nil {
 			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)
 			up.Content, up.RawOutput = end.Content, end.RawOutput
+		}
+		if len(notes) > 0 {
+			up.Content = append(notes, up.Content...)
 		}
 	case StateAwaitingApproval:
 		describe()
@@ -917,6 +968,7 @@ func (s *Session) flush() {
 // Close stops the session's background commands and flushes and closes
 // its history; an error is told to the user as well as returned.
 func (s *Session) Close() error {
+	s.sessionEnd()
 	s.cfg.Background.Close()
 	if s.cfg.Log == nil {
 		return nil

@@ -956,3 +956,12 @@ func (l *Log) write(data []byte) (sticky bool, err error) {
 	}
 	return false, nil
 }
+
+// Path returns the file the Log appends to (a hook's transcript_path),
+// or "" when it has none.
+func (l *Log) Path() string {
+	if l == nil || l.f == nil {
+		return ""
+	}
+	return l.f.Name()
+}
