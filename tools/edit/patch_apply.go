@@ -314,25 +314,39 @@ func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 			if anchorAt >= 0 && !h.EOF {
 				pos = anchorAt + 1
 			}
-			reps = append(reps, replacement{pos, pos, newSide(lines, d.lines, pos)})
+			out, err := newSide(lines, d.lines, placement{at: pos})
+			if err != nil {
+				return "", fail("%s", err)
+			}
+			reps = append(reps, replacement{pos, pos, out})
 			cursor = pos
 			continue
 		}
-		at, lvl := seekHunk(m, old, from, h.EOF)
-		if at < 0 && h.trailingBare > 0 && h.trailingBare < len(lines) {
+		p, amb := seekHunk(m, old, from, h.EOF, lines)
+		if p.at < 0 && amb == nil && h.trailingBare > 0 && h.trailingBare < len(lines) {
 			lines = lines[:len(lines)-h.trailingBare]
 			if old = oldSide(lines); len(old) > 0 {
-				at, lvl = seekHunk(m, old, from, h.EOF)
+				p, amb = seekHunk(m, old, from, h.EOF, lines)
 			}
 		}
-		if at < 0 {
+		if amb != nil {
+			return "", fail("%s", amb.message())
+		}
+		if p.at < 0 {
+			if i := firstPlaceholder(oldSide(h.Lines), nil); i >= 0 {
+				return "", fail("%s", placeholderMessage("the hunk's context and '-' lines", oldSide(h.Lines)[i]))
+			}
 			return "", fail("%s", hunkNotFound(m, oldSide(h.Lines), from, h.EOF))
 		}
-		if lvl != exact {
-			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched lines %d-%d %s.", op.Kind, op.Path, hi+1, at+1, at+len(old), lvl))
+		out, err := newSide(lines, d.lines, p)
+		if err != nil {
+			return "", fail("%s", err)
 		}
-		reps = append(reps, replacement{at, at + len(old), newSide(lines, d.lines, at)})
-		cursor = at + len(old)
+		if how := p.how(); how != "" {
+			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched lines %d-%d only %s.", op.Kind, op.Path, hi+1, p.at+1, p.at+len(old), how))
+		}
+		reps = append(reps, replacement{p.at, p.at + len(old), out})
+		cursor = p.at + len(old)
 	}
 	out := make([]line, 0, len(d.lines)+8)
 	prev := 0
@@ -356,11 +370,32 @@ func oldSide(lines []HunkLine) []string {
 	return out
 }
 
-// newSide is what a hunk matched at file line at becomes: context lines
-// as the file has them, '+' lines as new lines.
-func newSide(lines []HunkLine, file []line, at int) []line {
+// newSide is what a hunk placed at p becomes: context lines as the file
+// has them, '+' lines as new lines, in the file's indentation when the
+// hunk matched with its indentation shifted. A '+' line that is a
+// placeholder, with no such line in the file there, is refused.
+func newSide(lines []HunkLine, file []line, p placement) ([]line, error) {
+	var added, matched []string
+	for _, l := range lines {
+		if l.Op == '+' {
+			added = append(added, l.Text)
+		}
+	}
+	if n := len(oldSide(lines)); n > 0 {
+		matched = fileTexts(file[p.at : p.at+n])
+	}
+	if p.numbers {
+		added = stripNewNumbers(added)
+	}
+	if i := firstPlaceholder(added, matched); i >= 0 {
+		return nil, errors.New(placeholderMessage("the hunk's '+' lines", added[i]))
+	}
+	added, err := reindent(p.indent, added)
+	if err != nil {
+		return nil, fmt.Errorf("the hunk %w", err)
+	}
 	var out []line
-	j := at
+	j, k := p.at, 0
 	for _, l := range lines {
 		switch l.Op {
 		case ' ':
@@ -369,15 +404,18 @@ func newSide(lines []HunkLine, file []line, at int) []line {
 		case '-':
 			j++
 		case '+':
-			out = append(out, line{text: l.Text, fresh: true})
+			out = append(out, line{text: added[k], fresh: true})
+			k++
 		}
 	}
-	return out
+	return out, nil
 }
 
-// seekHunk finds old in the file from line from, at the strictest level
-// that matches. An end-of-file hunk must end the file, blank lines aside.
-func seekHunk(m *matcher, old []string, from int, eof bool) (int, level) {
+// seekHunk finds old in the file from line from on: exactly, the first
+// place (the patch grammar's own rule, hunks following the file's order),
+// else loosely and only where it is the one place that fits
+// (placeLoose). An end-of-file hunk must end the file, blank lines aside.
+func seekHunk(m *matcher, old []string, from int, eof bool, lines []HunkLine) (placement, *ambiguity) {
 	var ok func(int) bool
 	if eof {
 		ok = func(i int) bool {
@@ -389,12 +427,16 @@ func seekHunk(m *matcher, old []string, from int, eof bool) (int, level) {
 			return true
 		}
 	}
-	for l := exact; l < numLevels; l++ {
-		if i := m.find(old, from, l, ok); i >= 0 {
-			return i, l
+	if i := m.find(old, from, exact, ok); i >= 0 {
+		return placement{at: i, pattern: old}, nil
+	}
+	var added []string
+	for _, l := range lines {
+		if l.Op == '+' {
+			added = append(added, l.Text)
 		}
 	}
-	return -1, exact
+	return m.placeLoose(old, from, ok, patchLooseLevels, added)
 }
 
 // seekAnchor finds an "@@" line: as a whole line at the usual levels, and
@@ -431,7 +473,7 @@ func hunkNotFound(m *matcher, old []string, from int, eof bool) string {
 	if eof {
 		where += ", at its end ('*** End of File')"
 	}
-	fmt.Fprintf(&b, "could not find these context and '-' lines in %s (compared exactly, then ignoring whitespace and Unicode punctuation):\n", where)
+	fmt.Fprintf(&b, "could not find these context and '-' lines in %s (compared exactly, then ignoring whitespace at line ends, indentation and Unicode punctuation):\n", where)
 	quoteLines(&b, old)
 	if from > 0 {
 		for l := exact; l < numLevels; l++ {
@@ -441,7 +483,7 @@ func hunkNotFound(m *matcher, old []string, from int, eof bool) string {
 			}
 		}
 	}
-	writeClosest(&b, m, old)
+	writeNearest(&b, m, old)
 	b.WriteString("Re-read the file and send the patch again with context and '-' lines copied exactly.")
 	return b.String()
 }

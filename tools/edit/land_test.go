@@ -1,0 +1,240 @@
+package edit
+
+import (
+	"strings"
+	"testing"
+)
+
+// The rules that keep an edit from landing in the wrong place, run
+// through each of the three engines: editor (EditFile), replace_in_file
+// (ReplaceInFile) and apply_patch (PlanPatch). A case gives the file, the
+// old and new lines as the model sent them, and either the exact text the
+// file must end up with or the fragments a refusal must contain.
+
+type landCase struct {
+	name     string
+	text     string
+	old, new string // newline-separated, without a final newline
+	want     string // "" means the call must be refused
+	errHas   []string
+	noteHas  string // a word the tolerance note must contain
+	only     string // run through this engine only ("editor", "replace", "patch")
+	skip     string // not through this engine
+}
+
+// runLand applies c through one engine, returning the new text, the
+// notes and the error.
+func runLand(engine string, c landCase) (string, string, error) {
+	switch engine {
+	case "editor":
+		res, err := EditFile("f.txt", c.text, true, EditorRequest{OldText: c.old, NewText: c.new})
+		return res.Text, res.Note, err
+	case "replace":
+		res, err := ReplaceInFile("f.txt", c.text, block(c.old, c.new))
+		return res.Text, strings.Join(res.Notes, "\n"), err
+	}
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Update File: f.txt\n@@\n")
+	for _, l := range strings.Split(c.old, "\n") {
+		b.WriteString("-" + l + "\n")
+	}
+	for _, l := range strings.Split(c.new, "\n") {
+		b.WriteString("+" + l + "\n")
+	}
+	b.WriteString("*** End Patch")
+	fs := MemFS{"f.txt": c.text}
+	plan, err := PlanPatch(b.String(), fs)
+	if err != nil {
+		return "", "", err
+	}
+	return plan.Files[0].NewText, strings.Join(plan.Notes, "\n"), nil
+}
+
+func checkLand(t *testing.T, cases []landCase) {
+	t.Helper()
+	for _, c := range cases {
+		for _, engine := range []string{"editor", "replace", "patch"} {
+			if c.only != "" && c.only != engine || c.skip == engine {
+				continue
+			}
+			t.Run(c.name+"/"+engine, func(t *testing.T) {
+				got, note, err := runLand(engine, c)
+				if c.want == "" {
+					if err == nil {
+						t.Fatalf("applied, want a refusal; the file became:\n%s", got)
+					}
+					for _, s := range c.errHas {
+						if !strings.Contains(err.Error(), s) {
+							t.Errorf("error lacks %q:\n%v", s, err)
+						}
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if got != c.want {
+					t.Errorf("file\n got %q\nwant %q", got, c.want)
+				}
+				if c.noteHas != "" && !strings.Contains(note, c.noteHas) {
+					t.Errorf("note %q lacks %q", note, c.noteHas)
+				}
+			})
+		}
+	}
+}
+
+const pyCart = "class Cart:\n    def add(self, item):\n        self.items.append(item)\n        return self\n\n    def total(self):\n        return sum(self.items)\n"
+
+// TestTolerantBlockReindented: a block that matches only with its
+// indentation shifted is written at the file's indentation, and the note
+// says so.
+func TestTolerantBlockReindented(t *testing.T) {
+	checkLand(t, []landCase{
+		{name: "python method sent dedented", text: pyCart,
+			old:     "def total(self):\n    return sum(self.items)",
+			new:     "def total(self):\n    if not self.items:\n        return 0\n    return sum(self.items)",
+			want:    "class Cart:\n    def add(self, item):\n        self.items.append(item)\n        return self\n\n    def total(self):\n        if not self.items:\n            return 0\n        return sum(self.items)\n",
+			noteHas: "indentation"},
+		{name: "python new lines below the block's indentation", text: pyCart,
+			old:  "    def total(self):\n        return sum(self.items)",
+			new:  "    def total(self):\n        return sum(self.items)\n\ndef helper():\n    pass",
+			want: pyCart + "\ndef helper():\n    pass\n"},
+		{name: "python new lines dedented below the model's base", text: pyCart,
+			old:  "  def total(self):\n      return sum(self.items)",
+			new:  "  def total(self):\n      return sum(self.items)\n\n  def count(self):\n      return len(self.items)",
+			want: pyCart + "\n    def count(self):\n        return len(self.items)\n"},
+		{name: "go tabs sent as spaces", text: "func f() {\n\tfor _, x := range xs {\n\t\tuse(x)\n\t}\n}\n",
+			old:  "    for _, x := range xs {\n        use(x)\n    }",
+			new:  "    for _, x := range xs {\n        if x > 0 {\n            use(x)\n        }\n    }",
+			want: "func f() {\n\tfor _, x := range xs {\n\t\tif x > 0 {\n\t\t\tuse(x)\n\t\t}\n\t}\n}\n", noteHas: "tabs"},
+		{name: "python spaces sent as tabs", text: pyCart,
+			old:  "\tdef total(self):\n\t\treturn sum(self.items)",
+			new:  "\tdef total(self):\n\t\treturn sum(self.items) or 0",
+			want: strings.Replace(pyCart, "return sum(self.items)", "return sum(self.items) or 0", 1)},
+		{name: "yaml items shifted", text: "web:\n  env:\n    - A=1\n    - B=2\ndb:\n  image: pg\n",
+			old:  "env:\n  - A=1\n  - B=2",
+			new:  "env:\n  - A=1\n  - B=3\n  - C=4",
+			want: "web:\n  env:\n    - A=1\n    - B=3\n    - C=4\ndb:\n  image: pg\n"},
+		{name: "trailing whitespace only", text: "a\n  b  \n  c\nd\n",
+			old: "  b\n  c", new: "  B\n  C", want: "a\n  B\n  C\nd\n", noteHas: "line ends"},
+		{name: "indentation that is not a uniform shift is refused", text: "web:\n  env:\n    - A=1\ndb:\n  x: 1\n",
+			old: "env:\n - A=1", new: "env:\n - A=2", errHas: []string{"lines 2-3", "> 3 |     - A=1"}},
+	})
+}
+
+// TestSingleLineTolerantKeepsText: a one-line SEARCH replaced by one line
+// keeps the model's text as written, as Cline's own tests expect.
+func TestSingleLineTolerantKeepsText(t *testing.T) {
+	checkLand(t, []landCase{
+		{name: "surrounding spaces", text: "line1\n line2 \nline3\n", old: "line2", new: "replaced", want: "line1\nreplaced\nline3\n", only: "replace"},
+	})
+}
+
+// TestAnchorMatchNeverOverwrites: lines the model did not send (the
+// user's typing, the model's own earlier edit) are never replaced on the
+// strength of a first and last line.
+func TestAnchorMatchNeverOverwrites(t *testing.T) {
+	text := "def f():\n    a = 1\n    b = 2  # typed by the user\n    c = 3\n    return a + b + c\n"
+	checkLand(t, []landCase{
+		{name: "middle line changed", text: text,
+			old: "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c", new: "def f():\n    return 6",
+			errHas: []string{"lines 1-5", "3 |     b = 2  # typed by the user", "b = 2\""}},
+		{name: "middle changed, short block", text: "x = [\n    1,\n    2,\n]\n", old: "x = [\n    1,\n    3,\n]", new: "x = []", errHas: []string{"3 |     2,"}},
+	})
+}
+
+// TestPlaceholderRefused: a line standing for code the model left out is
+// never written over the real code, in whatever spelling.
+func TestPlaceholderRefused(t *testing.T) {
+	text := "func f() {\n\ta := 1\n\tb := 2\n\treturn a + b\n}\n"
+	var cases []landCase
+	for _, ph := range []string{"...", "…", "// ...", "// ... existing code ...", "/* ... */", "<!-- ... -->", "# rest unchanged",
+		"(rest of file unchanged)", "// existing code", "# ... rest of the method ...", "// rest of the function remains the same",
+		"{/* ... */}", "-- ...", "; ...", "// …existing code…", "[...]", "// Keep existing code", "# remaining code unchanged"} {
+		cases = append(cases,
+			landCase{name: "new " + ph, text: text, old: "\ta := 1\n\tb := 2\n\treturn a + b", new: "\ta := 10\n\t" + ph + "\n\treturn a + b",
+				errHas: []string{"placeholder", ph}},
+			landCase{name: "old " + ph, text: text, old: "func f() {\n\t" + ph + "\n}", new: "func f() {\n\treturn 0\n}",
+				errHas: []string{"placeholder", ph}})
+	}
+	checkLand(t, cases)
+}
+
+// TestEllipsisInRealCode: "..." inside code, and a placeholder line the
+// file itself holds at the matched place, are content.
+func TestEllipsisInRealCode(t *testing.T) {
+	checkLand(t, []landCase{
+		{name: "go variadic", text: "func j(p ...string) {}\n", old: "func j(p ...string) {}", new: "func j(sep string, p ...string) {}", want: "func j(sep string, p ...string) {}\n"},
+		{name: "js spread", text: "f(...args);\n", old: "f(...args);", new: "g(...args);", want: "g(...args);\n"},
+		{name: "python stub body in the file", text: "class P:\n    def f(self):\n        ...\n", old: "    def f(self):\n        ...", new: "    def f(self):\n        return 1", want: "class P:\n    def f(self):\n        return 1\n"},
+		{name: "python stub body written", text: "class P:\n    def f(self):\n        return 1\n", old: "    def f(self):\n        return 1", new: "    def f(self):\n        ...", want: "class P:\n    def f(self):\n        ...\n"},
+		{name: "placeholder comment the file holds", text: "{\n  // ... existing code ...\n  x();\n}\n", old: "  // ... existing code ...\n  x();", new: "  // ... existing code ...\n  y();", want: "{\n  // ... existing code ...\n  y();\n}\n"},
+		{name: "prose with an ellipsis", text: "# T\n\nWait...\n", old: "Wait...", new: "Wait... and see.", want: "# T\n\nWait... and see.\n"},
+	})
+}
+
+// TestAmbiguousTolerantRefused: two places that fit once whitespace is
+// forgiven are never resolved by taking the first.
+func TestAmbiguousTolerantRefused(t *testing.T) {
+	text := "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 1\n"
+	checkLand(t, []landCase{
+		{name: "two places", text: text, old: "def run(self):\n    return 1", new: "def run(self):\n    return 2", errHas: []string{"lines 2-3", "lines 7-8"}},
+		{name: "trailing whitespace, two places", text: "a \nb\na \nb\n", old: "a\nb", new: "x\ny", errHas: []string{"2 places"}},
+	})
+}
+
+// TestMultiBlockAllOrNothing: when one block of a call cannot be placed
+// safely, no block lands.
+func TestMultiBlockAllOrNothing(t *testing.T) {
+	text := "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 1\n"
+	diff := block("class A:", "class Alpha:") + block("def run(self):\n    return 1", "def run(self):\n    return 2")
+	res, err := ReplaceInFile("f.py", text, diff)
+	if err == nil {
+		t.Fatalf("applied:\n%s", res.Text)
+	}
+	if !strings.Contains(err.Error(), "block 2") || !strings.Contains(err.Error(), "no block was applied") {
+		t.Errorf("error: %v", err)
+	}
+}
+
+// TestEditorWordBoundary: editor's match may not begin or end inside a
+// word of the file when the model's text begins or ends with a word
+// character there.
+func TestEditorWordBoundary(t *testing.T) {
+	checkLand(t, []landCase{
+		{name: "80 inside 8080", text: "port: 8080\n", old: "port: 80", new: "port: 81", errHas: []string{"inside a longer word", "line 1"}, only: "editor"},
+		{name: "the real one elsewhere", text: "port: 8080\nport: 80\n", old: "port: 80", new: "port: 81", want: "port: 8080\nport: 81\n"},
+		{name: "identifier suffix", text: "account := 2\ncount := 3\n", old: "count := 2", new: "count := 5", errHas: []string{"line 1"}, only: "editor"},
+		{name: "model text ends in punctuation", text: "f(a, b)\n", old: "f(a,", new: "g(a,", want: "g(a, b)\n", only: "editor"},
+		{name: "multiple real ones", text: "x = 1\nx = 1\n", old: "x = 1", new: "x = 2", errHas: []string{"multiple occurrences"}, only: "editor"},
+		{name: "non-ASCII letters are word characters", text: "größe = 1\n", old: "öße = 1", new: "x = 2", errHas: []string{"inside a longer word"}, only: "editor"},
+	})
+}
+
+// TestLineNumberPrefixStripped: lines copied from read_files with their
+// "N | " numbers (or cat -n's "N\t") find their place.
+func TestLineNumberPrefixStripped(t *testing.T) {
+	text := "a\nb\n    c\nd\n"
+	checkLand(t, []landCase{
+		{name: "read_files numbers on old", text: text, old: "2 | b\n3 |     c", new: "b\n    C", want: "a\nb\n    C\nd\n", noteHas: "line numbers"},
+		{name: "numbers on both", text: text, old: "2 | b\n3 |     c", new: "2 | b\n3 |     C", want: "a\nb\n    C\nd\n"},
+		{name: "cat -n numbers", text: text, old: "     2\tb\n     3\t    c", new: "b\n    C", want: "a\nb\n    C\nd\n"},
+		{name: "numbers that are not consecutive are content", text: text, old: "2 | b\n5 |     c", new: "x", skip: "patch"},
+	})
+}
+
+// TestNotFoundShowsNearest: a refusal names the nearest region's lines,
+// shows its current text with numbers and marks what differs.
+func TestNotFoundShowsNearest(t *testing.T) {
+	text := "one\ntwo\nthree\nfour\nfive\nsix\n"
+	checkLand(t, []landCase{
+		{name: "one line differs", text: text, old: "three\nFOUR\nfive", new: "3\n4\n5", errHas: []string{"lines 3-5", "> 4 | four", "\"FOUR\""}},
+		{name: "nothing near", text: text, old: "qwerty\nasdf", new: "x", errHas: []string{"not"}},
+	})
+	// Cline's exact message stays when nothing is near.
+	_, err := EditFile("p", "a\nb", true, EditorRequest{OldText: "zzz", NewText: "x"})
+	if err == nil || err.Error() != "No replacement performed: text not found in p." {
+		t.Errorf("error %v", err)
+	}
+}
