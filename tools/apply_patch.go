@@ -69,6 +69,9 @@ type applyPatchCall struct {
 	err error
 	// abs maps each cleaned display path of the patch to its absolute path.
 	abs map[string]string
+	// lastErr is the engine's error of the latest plan, which names the
+	// file a failed hunk belongs to.
+	lastErr error
 }
 
 // editPatchFS shows a planner's reader to the patch engine as an edit.FS.
@@ -101,11 +104,12 @@ func (f editPatchFS) ReadFile(p string) (string, error) {
 // buffer's identity) can follow it.
 func (c *applyPatchCall) plan(read func(string) (FileText, error)) ([]Change, []string, error) {
 	if c.err != nil {
-		return nil, nil, &editPlanError{c.err}
+		return nil, nil, &editPlanError{err: c.err}
 	}
 	pl, err := c.patch.Plan(editPatchFS{c: c, read: read})
+	c.lastErr = err
 	if err != nil {
-		return nil, nil, &editPlanError{err}
+		return nil, nil, &editPlanError{err: err}
 	}
 	index := make(map[string]int, len(pl.Files))
 	for i, f := range pl.Files {
@@ -229,7 +233,15 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 	}
 	changes, res, err := c.env.apply(ctx, plan, "No files were changed.")
 	if err != nil || res.IsError {
+		// A hunk that found no place counts against its file.
+		var pe *edit.PatchError
+		if errors.As(c.lastErr, &pe) && pe.Hunk > 0 {
+			c.env.failed(c.abs[path.Clean(pe.Path)], &res)
+		}
 		return res, err
+	}
+	for _, ch := range changes {
+		c.env.applied(ch.Path)
 	}
 	var b strings.Builder
 	b.WriteString("Success. Updated the following files:\n")

@@ -51,23 +51,183 @@ func EditTools(files Files, opts ...EditOption) map[string]BuildFunc {
 }
 
 // editEnv is what the four editing tools share: the workspace and editor
-// behind Files, and the options.
+// behind Files, the options, and the count of failed edits per file.
 type editEnv struct {
 	files Files
 	cfg   editConfig
+
+	mu    sync.Mutex // guards fails
+	fails map[string]editFails
+}
+
+// editFails counts the edits of one file that failed in a row, and what
+// the model had read of it when the last one failed.
+type editFails struct {
+	n    int
+	seen string
+}
+
+// editRereadAfter is how many failed edits of one file in a row make the
+// next failure tell the model to read the file again: by then its idea of
+// the text is wrong, and another guess costs more than a read.
+const editRereadAfter = 3
+
+// failed counts a failed edit of abs and, from the one after
+// editRereadAfter on, adds to res's message that the model should read
+// the file again and how many failed. A read of a changed text (what the
+// session records as seen differs) starts the count afresh, as does an
+// edit that applies.
+func (e *editEnv) failed(abs string, res *Result) {
+	if !res.IsError || abs == "" {
+		return
+	}
+	seen, _ := e.files.SeenText(abs)
+	e.mu.Lock()
+	if e.fails == nil {
+		e.fails = map[string]editFails{}
+	}
+	f := e.fails[abs]
+	if f.n > 0 && f.seen != seen {
+		f.n = 0
+	}
+	f.n++
+	f.seen = seen
+	e.fails[abs] = f
+	e.mu.Unlock()
+	if f.n > editRereadAfter {
+		res.Content += fmt.Sprintf("\n%d edits of %s have failed in a row: what you send does not match what the file holds. Read it again with read_files before editing it, and copy the lines from what it shows.", f.n, e.files.Display(abs))
+	}
+}
+
+// applied starts abs's count of failed edits afresh.
+func (e *editEnv) applied(abs string) {
+	e.mu.Lock()
+	delete(e.fails, abs)
+	e.mu.Unlock()
 }
 
 // editPlanError marks an error returned by one of our planners. Files.Apply
 // hands plan errors back unchanged; wrapping them tells them apart from
-// faults of the daemon, since a plan error is the model's to fix.
-type editPlanError struct{ err error }
+// faults of the daemon, since a plan error is the model's to fix. hint,
+// when set, follows the error's message: what changed in the file since
+// the model read it.
+type editPlanError struct {
+	err  error
+	hint string
+}
 
-func (e *editPlanError) Error() string { return e.err.Error() }
+func (e *editPlanError) Error() string { return e.err.Error() + e.hint }
 func (e *editPlanError) Unwrap() error { return e.err }
+
+// planError is a one-file planner's error for the engine's refusal err
+// of an edit of abs, whose text was ft; sent are the lines the model
+// expected to find, when known. When the file changed since the model
+// last read it, the message says what changed (editSinceRead).
+func (e *editEnv) planError(abs string, ft FileText, err error, sent []string) error {
+	pe := &editPlanError{err: err}
+	if seen, ok := e.files.SeenText(abs); ok && ft.Exists && seen != ft.Text {
+		pe.hint = editSinceRead(seen, ft.Text, sent)
+	}
+	return pe
+}
+
+// editSinceRead describes what changed between the text the model last
+// read (seen) and the file's text now: every change the model's own edits
+// did not make, since an applied edit updates what it has seen. It shows
+// the changed lines as they read now with their numbers, what they were,
+// and where the model's lines (sent) were in the text it read.
+func editSinceRead(seen, now string, sent []string) string {
+	hunks := diff.Lines(seen, now)
+	if len(hunks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nThe file changed since you last read it, not through your edits (the user's typing, a format-on-save or another session):\n")
+	const maxHunks, maxLines = 3, 6
+	for i, h := range hunks {
+		if i == maxHunks {
+			fmt.Fprintf(&b, "... and %d more changes.\n", len(hunks)-maxHunks)
+			break
+		}
+		switch {
+		case len(h.Added) == 0:
+			fmt.Fprintf(&b, "%s of what you read %s deleted (before line %d now).\n", editLineRange(h.OldLine, len(h.Removed)), plural3(len(h.Removed), "was", "were"), h.NewLine)
+			continue
+		case len(h.Removed) == 0:
+			fmt.Fprintf(&b, "%s added:\n", editLineRange(h.NewLine, len(h.Added)))
+		default:
+			fmt.Fprintf(&b, "%s now %s (was %s of what you read):\n", editLineRange(h.NewLine, len(h.Added)), plural3(len(h.Added), "reads", "read"), editLineRange(h.OldLine, len(h.Removed)))
+		}
+		for k, l := range h.Added {
+			if k == maxLines {
+				fmt.Fprintf(&b, "  ... (%d more lines)\n", len(h.Added)-maxLines)
+				break
+			}
+			fmt.Fprintf(&b, "  %d | %s\n", h.NewLine+k, l)
+		}
+		for k, l := range h.Removed {
+			if k == maxLines {
+				fmt.Fprintf(&b, "  (... %d more lines were there)\n", len(h.Removed)-maxLines)
+				break
+			}
+			fmt.Fprintf(&b, "  (was: %q)\n", l)
+		}
+	}
+	if at := editFindLines(seen, sent); at > 0 {
+		fmt.Fprintf(&b, "Your lines are %s of the text you read.\n", editLineRange(at, len(sent)))
+	}
+	b.WriteString("Read the file again before editing it; the user's changes stay as they are.")
+	return b.String()
+}
+
+func editLineRange(from, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("line %d", from)
+	}
+	return fmt.Sprintf("lines %d-%d", from, from+n-1)
+}
+
+func plural3(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// editFindLines is the 1-based line where sent occurs in text, line by
+// line with whitespace at line ends ignored, or 0.
+func editFindLines(text string, sent []string) int {
+	if len(sent) == 0 {
+		return 0
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	trim := func(s string) string { return strings.TrimRight(s, " \t\r") }
+	for i := 0; i+len(sent) <= len(lines); i++ {
+		match := true
+		for j, s := range sent {
+			if trim(lines[i+j]) != trim(s) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// splitSent is the lines of an editor call's old_text, for editSinceRead.
+func splitSent(old string) []string {
+	if old == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(old, "\r\n", "\n"), "\n"), "\n")
+}
 
 // editReadError is a planner's error for a file it could not read.
 func editReadError(display string, err error) error {
-	return &editPlanError{fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
+	return &editPlanError{err: fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
 }
 
 // editReadReason drops the absolute path from a refusal the workspace
@@ -94,7 +254,7 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 	}
 	var pe *editPlanError
 	if errors.As(err, &pe) {
-		return nil, Errorf("%s", pe.err.Error()), nil
+		return nil, Errorf("%s", pe.Error()), nil
 	}
 	var de *DeliveryError
 	if errors.As(err, &de) {
@@ -195,7 +355,7 @@ func (e *editEnv) describeSingle(ctx context.Context, verb, display string, path
 	changes, err := plan(ctx, e.describeRead(ctx))
 	var pe *editPlanError
 	if errors.As(err, &pe) {
-		d.Refusal = pe.err.Error()
+		d.Refusal = pe.Error()
 	}
 	if err != nil || len(changes) == 0 || changes[0].NewText == nil {
 		return d
@@ -226,7 +386,7 @@ func (e *editEnv) textOnly(read func(string) (FileText, error)) func(string) (Fi
 		}
 		head := ft.Text[:min(len(ft.Text), 8192)]
 		if bin, why := workspace.SniffBinary([]byte(head)); bin {
-			return ft, &editPlanError{fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
+			return ft, &editPlanError{err: fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
 		}
 		return ft, nil
 	}

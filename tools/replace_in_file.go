@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/cline-ls/cline-ls/tools/edit"
@@ -43,12 +44,19 @@ func (c *replaceInFileCall) plan(read func(string) (FileText, error)) ([]Change,
 	}
 	if !ft.Exists {
 		if err := c.missingFile(); err != nil {
-			return nil, nil, &editPlanError{err}
+			return nil, nil, &editPlanError{err: err}
 		}
 	}
 	res, err := edit.ReplaceInFile(c.display, ft.Text, c.args.Diff)
 	if err != nil {
-		return nil, nil, &editPlanError{err}
+		var sent []string
+		var de *edit.DiffError
+		if errors.As(err, &de) && de.Block > 0 {
+			if blocks, perr := edit.ParseBlocks(c.args.Diff); perr == nil && de.Block <= len(blocks) {
+				sent = blocks[de.Block-1].Search
+			}
+		}
+		return nil, nil, c.env.planError(c.abs, ft, err, sent)
 	}
 	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, res.Notes, nil
 }
@@ -94,8 +102,10 @@ func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result,
 	}
 	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
 	if err != nil || res.IsError {
+		c.env.failed(c.abs, &res)
 		return res, err
 	}
+	c.env.applied(c.abs)
 	ch := changes[0]
 	fe := c.env.fileEdit(ch)
 	c.env.keepSeen(ch, !ch.Existed)

@@ -222,7 +222,7 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 	out = append(out, d.lines[:p.at]...)
 	out = append(out, freshLines(repl)...)
 	out = append(out, d.lines[p.at+n:]...)
-	note := fmt.Sprintf("old_text matched lines %d-%d only %s.", p.at+1, p.at+n, p.how())
+	note := fmt.Sprintf("old_text matched %s only %s.", lineRange(p.at, n), p.how())
 	return d.render(out), note, nil
 }
 

@@ -343,7 +343,7 @@ func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 			return "", fail("%s", err)
 		}
 		if how := p.how(); how != "" {
-			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched lines %d-%d only %s.", op.Kind, op.Path, hi+1, p.at+1, p.at+len(old), how))
+			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched %s only %s.", op.Kind, op.Path, hi+1, lineRange(p.at, len(old)), how))
 		}
 		reps = append(reps, replacement{p.at, p.at + len(old), out})
 		cursor = p.at + len(old)

@@ -307,14 +307,17 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 		if i := firstPlaceholder(repl, matched); i >= 0 {
 			return ReplaceResult{}, fail(placeholderMessage("the REPLACE part", repl[i]))
 		}
-		if p.indent != nil && (n > 1 || len(repl) > 1) {
+		if p.indent != nil && n == 1 && len(repl) == 1 {
+			p.indent = nil
+		}
+		if p.indent != nil {
 			var err error
 			if repl, err = reindent(p.indent, repl); err != nil {
 				return ReplaceResult{}, fail("the block " + err.Error() + ".")
 			}
 		}
 		if how := p.how(); how != "" {
-			notes = append(notes, fmt.Sprintf("Block %d matched lines %d-%d only %s.", bi+1, p.at+1, p.at+n, how))
+			notes = append(notes, fmt.Sprintf("Block %d matched %s only %s.", bi+1, lineRange(p.at, n), how))
 		}
 		spans = append(spans, span{p.at, p.at + n, freshLines(repl), bi})
 		cursor = p.at + n

@@ -51,6 +51,8 @@ func (p placement) how() string {
 		parts = append(parts, "with its indentation shifted to the file's")
 	case p.level == trimRight:
 		parts = append(parts, "ignoring whitespace at line ends")
+	case p.level >= trimBoth:
+		parts = append(parts, "with leading and trailing whitespace ignored")
 	}
 	if p.level == punct {
 		parts = append(parts, "with Unicode punctuation read as ASCII")
@@ -77,11 +79,7 @@ func (a *ambiguity) message() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if a.n > 1 {
-			fmt.Fprintf(&b, "lines %d-%d", p+1, p+a.n)
-		} else {
-			fmt.Fprintf(&b, "line %d", p+1)
-		}
+		b.WriteString(lineRange(p, a.n))
 	}
 	b.WriteString("), so the place to edit is ambiguous. Include more of the surrounding lines, copied exactly, to make it unique.")
 	return b.String()
@@ -161,6 +159,14 @@ func (p placement) describeLevel() string {
 		return "with their indentation ignored"
 	}
 	return "with whitespace and Unicode punctuation ignored"
+}
+
+// lineRange names n lines from the 0-based at: "line 3", "lines 3-7".
+func lineRange(at, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("line %d", at+1)
+	}
+	return fmt.Sprintf("lines %d-%d", at+1, at+n)
 }
 
 func fileTexts(lines []line) []string {
@@ -513,6 +519,17 @@ func firstPlaceholder(lines []string, keep []string) int {
 		}
 	}
 	return -1
+}
+
+// Placeholder returns the first line of newText that stands for code left
+// out (isPlaceholder) and that oldText does not hold too, for a tool that
+// replaces a whole text (write_to_file); ok is false when there is none.
+func Placeholder(newText, oldText string) (line string, ok bool) {
+	lines := strings.Split(toEOL(newText, "\n"), "\n")
+	if i := firstPlaceholder(lines, strings.Split(toEOL(oldText, "\n"), "\n")); i >= 0 {
+		return strings.TrimSpace(lines[i]), true
+	}
+	return "", false
 }
 
 // placeholderMessage refuses a call whose lines hold a placeholder.
