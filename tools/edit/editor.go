@@ -146,14 +146,17 @@ func replace(text, oldText, newText string) (string, string, error) {
 	}
 	repl := toEOL(newText, eol)
 	// A placeholder may stand in new text only where the file has it.
-	ls, le := strings.LastIndexByte(text[:at], '\n')+1, at+len(matched)
-	if k := strings.IndexByte(text[le:], '\n'); k >= 0 {
-		le += k
-	} else {
-		le = len(text)
-	}
-	if err := newPlaceholder(strings.Split(toEOL(newText, "\n"), "\n"), strings.Split(toEOL(text[ls:le], "\n"), "\n")); err != nil {
-		return "", "", err
+	newLines := strings.Split(toEOL(newText, "\n"), "\n")
+	if i := firstPlaceholderOf(newLines, func() []string {
+		ls, le := strings.LastIndexByte(text[:at], '\n')+1, at+len(matched)
+		if k := strings.IndexByte(text[le:], '\n'); k >= 0 {
+			le += k
+		} else {
+			le = len(text)
+		}
+		return strings.Split(toEOL(text[ls:le], "\n"), "\n")
+	}); i >= 0 {
+		return "", "", &EditorError{Reason: ReasonUnsafe, Detail: placeholderMessage("new_text", newLines[i])}
 	}
 	var b strings.Builder
 	b.Grow(len(text) - len(matched) + len(repl))

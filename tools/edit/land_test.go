@@ -108,6 +108,10 @@ func TestTolerantBlockReindented(t *testing.T) {
 			old:  "    for _, x := range xs {\n        use(x)\n    }",
 			new:  "    for _, x := range xs {\n        if x > 0 {\n            use(x)\n        }\n    }",
 			want: "func f() {\n\tfor _, x := range xs {\n\t\tif x > 0 {\n\t\t\tuse(x)\n\t\t}\n\t}\n}\n", noteHas: "tabs"},
+		{name: "go block sent unindented, new lines indented with spaces", text: "func f() {\n\tfor _, x := range xs {\n\t}\n}\n",
+			old:  "for _, x := range xs {\n}",
+			new:  "for _, x := range xs {\n    use(x)\n}",
+			want: "func f() {\n\tfor _, x := range xs {\n\t\tuse(x)\n\t}\n}\n"},
 		{name: "python spaces sent as tabs", text: pyCart,
 			old:  "\tdef total(self):\n\t\treturn sum(self.items)",
 			new:  "\tdef total(self):\n\t\treturn sum(self.items) or 0",
@@ -236,5 +240,18 @@ func TestNotFoundShowsNearest(t *testing.T) {
 	_, err := EditFile("p", "a\nb", true, EditorRequest{OldText: "zzz", NewText: "x"})
 	if err == nil || err.Error() != "No replacement performed: text not found in p." {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestPatchAddOverExistingPlaceholder: an Add File that replaces a file
+// with content standing for the code it leaves out would delete it.
+func TestPatchAddOverExistingPlaceholder(t *testing.T) {
+	fs := MemFS{"a.go": "package a\n\nfunc A() {}\n"}
+	_, err := PlanPatch("*** Begin Patch\n*** Add File: a.go\n+package a\n+\n+// ... existing code ...\n+\n+func B() {}\n*** End Patch", fs)
+	if err == nil || !strings.Contains(err.Error(), "placeholder") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := PlanPatch("*** Begin Patch\n*** Add File: b.go\n+package a\n+// ...\n*** End Patch", fs); err != nil {
+		t.Errorf("a new file with such a line: %v", err)
 	}
 }

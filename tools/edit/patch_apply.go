@@ -221,6 +221,8 @@ func (pl *planner) do(op *FileOp, notes *[]string) (Change, error) {
 			if err := pl.checkCreate(op, k); err != nil {
 				return c, err
 			}
+		} else if ph, ok := Placeholder(op.Content, st.text); ok {
+			return c, opError(op, "%s", placeholderMessage("the new content, which would replace the existing file whole,", ph))
 		}
 		c.OldText, c.NewText, c.Overwrote = st.text, op.Content, st.exists
 		st.exists, st.text = true, op.Content

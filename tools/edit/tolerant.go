@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -271,16 +272,21 @@ func newIndenter(model, file, extra []string, all []line) (*indenter, bool) {
 			break
 		}
 	}
-	if shift {
+	// The model's indentation, its new lines' included, against the
+	// file's: a shift carries the model's characters over, which is only
+	// right when both indent with the same one.
+	modelAll := append(slices.Clone(ms), indentsOf(extra)...)
+	mch, mok := indentChar(modelAll)
+	fch, fok := indentChar(fs)
+	clash := mok && fok && mch != 0 && fch != 0 && mch != fch
+	if shift && !clash {
 		return &indenter{from: from, to: to, identity: from == to}, true
 	}
 	// Tabs for spaces or spaces for tabs, level for level.
-	mch, mok := indentChar(ms)
-	fch, fok := indentChar(fs)
-	if !mok || !fok || mch == fch || mch == 0 && fch == 0 {
+	if !mok || !fok || mch == fch || mch == 0 || fch == 0 {
 		return nil, false
 	}
-	munit := unitOf(mch, append(ms, indentsOf(extra)...))
+	munit := unitOf(mch, modelAll)
 	var fileIndents []string
 	for _, l := range all {
 		if strings.TrimSpace(l.text) != "" {
@@ -444,6 +450,11 @@ func isPlaceholder(lines []string, i int) bool {
 	if t == "" || len(t) > 100 {
 		return false
 	}
+	// Most lines are neither an ellipsis nor a comment, and are let go
+	// without the full reading below.
+	if !strings.Contains(t, "...") && !strings.Contains(t, "…") && !strings.ContainsRune("/#-;%([{*<", rune(t[0])) {
+		return false
+	}
 	core, wrapped := t, false
 	for {
 		before := core
@@ -502,9 +513,20 @@ func pythonBody(lines []string, i int) bool {
 // firstPlaceholder returns the first placeholder line of lines whose text
 // is not among keep (the file's own lines at the matched place), or -1.
 func firstPlaceholder(lines []string, keep []string) int {
+	return firstPlaceholderOf(lines, func() []string { return keep })
+}
+
+// firstPlaceholderOf is firstPlaceholder with the file's lines computed
+// only when a placeholder is there to be looked up.
+func firstPlaceholderOf(lines []string, keepOf func() []string) int {
+	var keep []string
+	known := false
 	for i := range lines {
 		if !isPlaceholder(lines, i) {
 			continue
+		}
+		if !known {
+			keep, known = keepOf(), true
 		}
 		t := strings.TrimSpace(lines[i])
 		kept := false
