@@ -156,7 +156,7 @@ func replace(text, oldText, newText string) (string, string, error) {
 		}
 		return strings.Split(toEOL(text[ls:le], "\n"), "\n")
 	}); i >= 0 {
-		return "", "", &EditorError{Reason: ReasonUnsafe, Detail: placeholderMessage("new_text", newLines[i])}
+		return "", "", &EditorError{Reason: ReasonUnsafe, Detail: fmt.Sprintf("old_text matches at line %d, but %s", 1+strings.Count(text[:at], "\n"), placeholderMessage("new_text", newLines[i]))}
 	}
 	var b strings.Builder
 	b.Grow(len(text) - len(matched) + len(repl))
@@ -166,9 +166,11 @@ func replace(text, oldText, newText string) (string, string, error) {
 	return b.String(), "", nil
 }
 
-func newPlaceholder(newLines, keep []string) error {
+// newPlaceholder refuses new lines with a placeholder that keep, the
+// file's lines at the place old_text matched (where), does not hold.
+func newPlaceholder(newLines, keep []string, where string) error {
 	if i := firstPlaceholder(newLines, keep); i >= 0 {
-		return &EditorError{Reason: ReasonUnsafe, Detail: placeholderMessage("new_text", newLines[i])}
+		return &EditorError{Reason: ReasonUnsafe, Detail: fmt.Sprintf("old_text matches %s, but %s", where, placeholderMessage("new_text", newLines[i]))}
 	}
 	return nil
 }
@@ -201,7 +203,8 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 			fmt.Fprintf(&b, "old_text occurs only inside a longer word, at line %d: %q. A match may not begin or end in the middle of a word; include the whole word.", no, lineText(d.lines, no-1))
 		case firstPlaceholder(pattern, nil) >= 0:
 			e.Reason = ReasonUnsafe
-			b.WriteString(placeholderMessage("old_text", pattern[firstPlaceholder(pattern, nil)]))
+			b.WriteString(placeholderMessage("old_text", pattern[firstPlaceholder(pattern, nil)]) + "\n")
+			writeNearest(&b, m, pattern)
 		default:
 			if writeNearest(&b, m, pattern) {
 				b.WriteString("Re-read the file and copy old_text exactly.")
@@ -214,7 +217,7 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 	if p.numbers {
 		repl = stripNewNumbers(repl)
 	}
-	if err := newPlaceholder(repl, fileTexts(d.lines[p.at:p.at+n])); err != nil {
+	if err := newPlaceholder(repl, fileTexts(d.lines[p.at:p.at+n]), lineRange(p.at, n)); err != nil {
 		return "", "", err
 	}
 	repl, err := reindent(p.indent, repl)

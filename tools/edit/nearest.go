@@ -44,7 +44,23 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 	if len(pk) == 0 || len(ks) == 0 {
 		return region{}, false
 	}
+	// A placeholder line says nothing of the place, like a blank one.
+	for j := range pk {
+		if isPlaceholder(pattern, j) {
+			pk[j] = ""
+		}
+	}
 	n := min(len(pk), len(ks))
+	first := -1
+	for j := range n {
+		if pk[j] != "" {
+			first = j
+			break
+		}
+	}
+	// Lines that agree count most; how alike the others are breaks ties,
+	// and so, a little, does the first line agreeing, which is the line
+	// models most often get right.
 	best, bestScore, bestAgree := -1, 0.0, 0
 	budget := 1 << 22
 	for i := 0; i+n <= len(ks); i++ {
@@ -56,6 +72,10 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 			s := similarity(ks[i+j], pk[j])
 			if s == 1 {
 				agree++
+				score++
+				if j == first {
+					score += 0.5
+				}
 			}
 			score += s
 			budget -= len(pk[j]) + 1
@@ -67,7 +87,7 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 			break
 		}
 	}
-	if best < 0 || bestAgree == 0 && (n > 1 || bestScore < 0.6) {
+	if best < 0 || bestAgree == 0 && (n > 1 || bestScore < 0.6) || first < 0 {
 		return region{}, false
 	}
 	return region{start: best, n: n, agree: bestAgree}, true
@@ -82,8 +102,8 @@ func writeNearest(b *strings.Builder, m *matcher, pattern []string) bool {
 	if !ok {
 		return false
 	}
-	fmt.Fprintf(b, "The nearest place is lines %d-%d, where %d of your %d lines agree (whitespace aside). The file reads there now ('>' marks the lines that differ from yours in any way):\n",
-		r.start+1, r.start+r.n, r.agree, len(pattern))
+	fmt.Fprintf(b, "The nearest place is %s, where %d of your %d lines agree (whitespace aside). The file reads there now ('>' marks the lines that differ from yours in any way):\n",
+		lineRange(r.start, r.n), r.agree, len(pattern))
 	if r.agree == r.n && r.n == len(pattern) {
 		b.WriteString("(Their text agrees once whitespace is set aside, but not closely enough to place the edit safely: the indentation differs from yours by more than one uniform shift, or punctuation differs.)\n")
 	}

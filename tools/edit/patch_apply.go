@@ -336,7 +336,10 @@ func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 		}
 		if p.at < 0 {
 			if i := firstPlaceholder(oldSide(h.Lines), nil); i >= 0 {
-				return "", fail("%s", placeholderMessage("the hunk's context and '-' lines", oldSide(h.Lines)[i]))
+				var b strings.Builder
+				b.WriteString(placeholderMessage("the hunk's context and '-' lines", oldSide(h.Lines)[i]) + "\n")
+				writeNearest(&b, m, oldSide(h.Lines))
+				return "", fail("%s", strings.TrimSuffix(b.String(), "\n"))
 			}
 			return "", fail("%s", hunkNotFound(m, oldSide(h.Lines), from, h.EOF))
 		}
@@ -390,7 +393,10 @@ func newSide(lines []HunkLine, file []line, p placement) ([]line, error) {
 		added = stripNewNumbers(added)
 	}
 	if i := firstPlaceholder(added, matched); i >= 0 {
-		return nil, errors.New(placeholderMessage("the hunk's '+' lines", added[i]))
+		if len(matched) == 0 {
+			return nil, errors.New(placeholderMessage("the hunk's '+' lines", added[i]))
+		}
+		return nil, fmt.Errorf("the hunk matches %s, but %s", lineRange(p.at, len(matched)), placeholderMessage("its '+' lines", added[i]))
 	}
 	added, err := reindent(p.indent, added)
 	if err != nil {

@@ -295,7 +295,10 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 		}
 		if p.at < 0 {
 			if i := firstPlaceholder(blk.Search, nil); i >= 0 {
-				return ReplaceResult{}, fail(placeholderMessage("the SEARCH part", blk.Search[i]))
+				var b strings.Builder
+				b.WriteString(placeholderMessage("the SEARCH part", blk.Search[i]) + "\n")
+				writeNearest(&b, m, blk.Search)
+				return ReplaceResult{}, fail(strings.TrimSuffix(b.String(), "\n"))
 			}
 			return ReplaceResult{}, fail(notFoundMessage(m, blk.Search))
 		}
@@ -305,7 +308,7 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 			repl = stripNewNumbers(repl)
 		}
 		if i := firstPlaceholder(repl, matched); i >= 0 {
-			return ReplaceResult{}, fail(placeholderMessage("the REPLACE part", repl[i]))
+			return ReplaceResult{}, fail(fmt.Sprintf("the SEARCH part matches %s, but %s", lineRange(p.at, n), placeholderMessage("the REPLACE part", repl[i])))
 		}
 		if p.indent != nil && n == 1 && len(repl) == 1 {
 			p.indent = nil
