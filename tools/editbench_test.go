@@ -524,6 +524,7 @@ func TestEditBenchmark(t *testing.T) {
 	rows := map[string]*row{}
 	var order []string
 	total := &row{}
+	byTool := map[string]*row{tools.NameEditor: {}, tools.NameReplaceInFile: {}, tools.NameApplyPatch: {}}
 	for _, c := range cases {
 		out, msg := runBenchCase(t, c)
 		r := rows[c.category]
@@ -532,7 +533,7 @@ func TestEditBenchmark(t *testing.T) {
 			rows[c.category] = r
 			order = append(order, c.category)
 		}
-		for _, x := range []*row{r, total} {
+		for _, x := range []*row{r, total, byTool[c.tool]} {
 			x.n++
 			switch out {
 			case outApplied:
@@ -559,5 +560,10 @@ func TestEditBenchmark(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", k, r.n, r.ok, r.near, r.refused, r.wrong)
 	}
 	fmt.Fprintf(&b, "| **total** | %d | %d | %d | %d | %d |\n", total.n, total.ok, total.near, total.refused, total.wrong)
+	b.WriteString("\n| tool | cases | applied correctly | refused, naming the nearest line | refused, no line | applied wrongly |\n|---|---|---|---|---|---|\n")
+	for _, k := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
+		r := byTool[k]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", k, r.n, r.ok, r.near, r.refused, r.wrong)
+	}
 	t.Log(b.String())
 }
