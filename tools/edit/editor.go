@@ -182,10 +182,16 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 	pattern := strings.Split(oldLF, "\n")
 	newLF := toEOL(newText, "\n")
 	repl := strings.Split(newLF, "\n")
+	// old_text ending in a line break takes the matched lines' last
+	// terminator; a new_text that does not end in one then runs on into
+	// the line after, exactly as the literal replacement does.
+	runsOn := false
 	if len(pattern) > 1 && pattern[len(pattern)-1] == "" {
 		pattern = pattern[:len(pattern)-1]
 		if len(repl) > 1 && repl[len(repl)-1] == "" {
 			repl = repl[:len(repl)-1]
+		} else {
+			runsOn = true
 		}
 	}
 	d := parseDocument(text)
@@ -224,10 +230,15 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 	if err != nil {
 		return "", "", &EditorError{Reason: ReasonUnsafe, Detail: "old_text " + err.Error() + "."}
 	}
+	end := p.at + n
+	if runsOn && end < len(d.lines) {
+		repl = append(repl[:len(repl)-1:len(repl)-1], repl[len(repl)-1]+d.lines[end].text)
+		end++
+	}
 	out := make([]line, 0, len(d.lines)+len(repl))
 	out = append(out, d.lines[:p.at]...)
 	out = append(out, freshLines(repl)...)
-	out = append(out, d.lines[p.at+n:]...)
+	out = append(out, d.lines[end:]...)
 	note := fmt.Sprintf("old_text matched %s only %s.", lineRange(p.at, n), p.how())
 	return d.render(out), note, nil
 }

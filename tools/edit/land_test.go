@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -254,4 +256,102 @@ func TestPatchAddOverExistingPlaceholder(t *testing.T) {
 	if _, err := PlanPatch("*** Begin Patch\n*** Add File: b.go\n+package a\n+// ...\n*** End Patch", fs); err != nil {
 		t.Errorf("a new file with such a line: %v", err)
 	}
+}
+
+// TestNoWrongPlaceRandom throws random edits at random files built from
+// few distinct lines at a few indentations, where repeats and near-misses
+// are everywhere, and sends each the way models get it wrong: shifted,
+// with spaces at line ends, with copied line numbers, or after the user
+// typed inside the lines. An edit either lands exactly as intended or is
+// refused; the user's typing is never overwritten.
+func TestNoWrongPlaceRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 2))
+	tokens := []string{"a = 1", "b = 2", "if x:", "return a", "}", "call(a, b)", ""}
+	indents := []string{"", "  ", "    ", "      "}
+	var applied, refused int
+	for iter := range 4000 {
+		n := 3 + r.IntN(14)
+		file := make([]string, n)
+		for i := range file {
+			tok := tokens[r.IntN(len(tokens))]
+			if tok != "" {
+				tok = indents[r.IntN(len(indents))] + tok
+			}
+			file[i] = tok
+		}
+		k := 1 + r.IntN(min(4, n))
+		s := r.IntN(n - k + 1)
+		old := file[s : s+k]
+		if strings.TrimSpace(strings.Join(old, "")) == "" {
+			continue
+		}
+		// The intended new lines: the old ones with one changed, one added.
+		newLines := append([]string{}, old...)
+		ch := r.IntN(k)
+		if strings.TrimSpace(newLines[ch]) != "" {
+			newLines[ch] += " # changed"
+		}
+		newLines = append(newLines, indentOf(old[0])+"added()")
+		text := strings.Join(file, "\n") + "\n"
+		want := strings.Join(append(append(append([]string{}, file[:s]...), newLines...), file[s+k:]...), "\n") + "\n"
+		variant := iter % 4
+		sentOld, sentNew := append([]string{}, old...), append([]string{}, newLines...)
+		typed := ""
+		switch variant {
+		case 0: // shifted by two spaces
+			for i := range sentOld {
+				if sentOld[i] != "" {
+					sentOld[i] = "  " + sentOld[i]
+				}
+			}
+			for i := range sentNew {
+				if sentNew[i] != "" {
+					sentNew[i] = "  " + sentNew[i]
+				}
+			}
+		case 1: // spaces at the end of the first line
+			sentOld[0] += "  "
+		case 2: // copied line numbers
+			for i := range sentOld {
+				sentOld[i] = fmt.Sprintf("%d | %s", s+1+i, sentOld[i])
+			}
+		case 3: // the user typed inside the lines since the model read them
+			j := s + r.IntN(k)
+			if strings.TrimSpace(file[j]) == "" {
+				continue
+			}
+			typed = file[j] + " # typed"
+			file[j] = typed
+			text = strings.Join(file, "\n") + "\n"
+		}
+		oldText, newText := strings.Join(sentOld, "\n"), strings.Join(sentNew, "\n")
+		for _, engine := range []string{"editor", "replace", "patch"} {
+			// Where the text as sent occurs exactly (editor: anywhere;
+			// the others: as whole lines), that place is the model's to
+			// take; only loose placements are judged here.
+			if engine == "editor" && strings.Contains(text, oldText) || strings.Contains("\n"+text, "\n"+oldText+"\n") {
+				continue
+			}
+			c := landCase{text: text, old: oldText, new: newText}
+			got, _, err := runLand(engine, c)
+			if err != nil {
+				refused++
+				continue
+			}
+			applied++
+			if variant == 3 {
+				if strings.Count(got, typed) < strings.Count(text, typed) {
+					t.Fatalf("%s overwrote the user's typing %q:\nfile %q\nold %q\nnew %q\ngot %q", engine, typed, text, oldText, newText, got)
+				}
+				continue
+			}
+			if got != want {
+				t.Fatalf("%s, variant %d, applied wrongly:\nfile %q\nold %q\nnew %q\ngot  %q\nwant %q", engine, variant, text, oldText, newText, got, want)
+			}
+		}
+	}
+	if applied == 0 || refused == 0 {
+		t.Fatalf("applied %d, refused %d: the generator tests nothing", applied, refused)
+	}
+	t.Logf("applied %d, refused %d", applied, refused)
 }
