@@ -98,6 +98,16 @@ func (f editPatchFS) ReadFile(p string) (string, error) {
 	return ft.Text, nil
 }
 
+// LastRead is what the model last read of the file the patch calls p,
+// which holds a hunk's loose match to the place the model read.
+func (f editPatchFS) LastRead(p string) edit.LastRead {
+	abs, ok := f.c.abs[path.Clean(p)]
+	if !ok {
+		return edit.LastRead{}
+	}
+	return f.c.env.lastRead(abs)
+}
+
 // plan plans the patch against the texts read returns and turns its net
 // effect into Changes: one per file, with an update that moved a file to
 // a new name kept as one moving change so its file mode (and any open

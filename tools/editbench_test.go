@@ -216,6 +216,9 @@ type benchCase struct {
 	// near is the 1-based line a refusal should name as the nearest
 	// region (any of them), none when nothing comes close.
 	near []int
+	// seen, when set, is the text the model read before the file
+	// changed into text.
+	seen string
 }
 
 // benchCall builds the tool call for old/new lines as the model sent them.
@@ -442,6 +445,41 @@ func benchHandCases() []benchCase {
 	one("ambiguous/yaml tolerant twice", "ambiguous", "t.yaml", yamlTwice, tools.NameReplaceInFile, sr([2]string{"items:\n  - x\n  - y", "items:\n  - x\n  - z"}), "", true, 2, 6)
 	one("ambiguous/unique with context", "ambiguous", "t.yaml", yamlTwice, tools.NameReplaceInFile, sr([2]string{" b:\n   items:\n     - x\n     - y", " b:\n   items:\n     - x\n     - z"}), "a:\n  items:\n    - x\n    - y\nb:\n  items:\n    - x\n    - z\n", false)
 
+	// The place the model read changed, and a look-alike elsewhere fits
+	// loosely: refused. Where a format-on-save changed the place itself,
+	// the edit lands there.
+	lookAlikes := []struct {
+		name, path, read, now, old, new, want string
+		near                                  int
+	}{
+		{"python method and function", "l.py",
+			"class A:\n    def run(self):\n        return 1\n\n\ndef run(self):\n    return 1\n",
+			"class A:\n    def run(self):\n        return 10  # typed\n\n\ndef run(self):\n    return 1\n",
+			"    def run(self):\n        return 1", "    def run(self):\n        return 2", "", 2},
+		{"yaml env at two depths", "l.yaml",
+			"web:\n  env:\n    - A=1\njobs:\n  build:\n    env:\n      - A=1\n",
+			"web:\n  env:\n    - A=2\njobs:\n  build:\n    env:\n      - A=1\n",
+			"  env:\n    - A=1", "  env:\n    - A=1\n    - B=2", "", 2},
+		{"js handler at two depths", "l.js",
+			"function a() {\n  if (x) {\n    go();\n  }\n}\nfunction b() {\n  run(() => {\n    if (x) {\n      go();\n    }\n  });\n}\n",
+			"function a() {\n  if (x) {\n    go(1);\n  }\n}\nfunction b() {\n  run(() => {\n    if (x) {\n      go();\n    }\n  });\n}\n",
+			"  if (x) {\n    go();\n  }", "  if (x) {\n    go();\n    done();\n  }", "", 2},
+		{"format-on-save turned the place to tabs", "f.py",
+			"class A:\n    def run(self):\n        return 1\n",
+			"class A:\n\tdef run(self):\n\t\treturn 1\n",
+			"    def run(self):\n        return 1", "    def run(self):\n        return 2", "class A:\n\tdef run(self):\n\t\treturn 2\n", 0},
+	}
+	for _, la := range lookAlikes {
+		for _, tool := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
+			c := benchCase{name: "stale/" + la.name + "/" + tool, category: "stale: look-alike elsewhere", file: la.path, text: la.now, tool: tool,
+				args: benchCall(tool, la.path, strings.Split(la.old, "\n"), strings.Split(la.new, "\n")), want: la.want, refuse: la.want == "", seen: la.read}
+			if la.near > 0 {
+				c.near = []int{la.near}
+			}
+			cs = append(cs, c)
+		}
+	}
+
 	// Real code with "..." is not a placeholder.
 	one("ellipsis/go variadic", "ellipsis in real code", benchGo.name, benchJoin(benchGo.lines, "\n"), tools.NameReplaceInFile,
 		sr([2]string{"func joinAll(parts ...string) string {", "func joinAll(sep string, parts ...string) string {"}),
@@ -496,6 +534,9 @@ func namesLine(msg string, want []int) bool {
 func runBenchCase(t *testing.T, c benchCase) (benchOutcome, string) {
 	h := newEditHarness(t)
 	h.write(c.file, c.text)
+	if c.seen != "" {
+		h.files.Seen(h.abs(c.file), c.seen)
+	}
 	res := h.run(c.tool, c.args)
 	got, _ := h.disk(c.file)
 	if res.IsError {

@@ -47,6 +47,7 @@ func (c *editorCall) plan(read func(string) (FileText, error)) ([]Change, []stri
 	}
 	res, err := edit.EditFile(c.display, ft.Text, ft.Exists, edit.EditorRequest{
 		OldText: c.args.OldText, NewText: c.args.NewText, InsertLine: c.args.InsertLine,
+		Read: c.env.lastRead(c.abs),
 	})
 	if err != nil {
 		return nil, nil, c.env.planError(c.abs, ft, err, splitSent(c.args.OldText))

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/tools/edit"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -215,6 +216,15 @@ func editFindLines(text string, sent []string) int {
 		}
 	}
 	return 0
+}
+
+// lastRead is what the session records the model last read of abs. A
+// plan that uses it still depends on the texts alone while the call waits
+// for approval, since no read of the model's runs between an edit's
+// Describe and its Execute (the scheduler holds later calls back).
+func (e *editEnv) lastRead(abs string) edit.LastRead {
+	t, ok := e.files.SeenText(abs)
+	return edit.LastRead{Text: t, Known: ok}
 }
 
 // splitSent is the lines of an editor call's old_text, for editSinceRead.

@@ -47,7 +47,7 @@ func (c *replaceInFileCall) plan(read func(string) (FileText, error)) ([]Change,
 			return nil, nil, &editPlanError{err: err}
 		}
 	}
-	res, err := edit.ReplaceInFile(c.display, ft.Text, c.args.Diff)
+	res, err := edit.ReplaceInFileRead(c.display, ft.Text, c.args.Diff, c.env.lastRead(c.abs))
 	if err != nil {
 		var sent []string
 		var de *edit.DiffError

@@ -98,12 +98,13 @@ func (e *EditorError) message() string {
 // the first scan finds the match, the next ones (from one byte past each
 // occurrence, so overlapping ones count) prove it unique.
 func Replace(text, oldText, newText string) (string, error) {
-	out, _, err := replace(text, oldText, newText)
+	out, _, err := replace(text, oldText, newText, LastRead{})
 	return out, err
 }
 
-// replace is Replace, also returning the note of a loose match.
-func replace(text, oldText, newText string) (string, string, error) {
+// replace is Replace, also returning the note of a loose match, which
+// read holds to the place the model read.
+func replace(text, oldText, newText string, read LastRead) (string, string, error) {
 	if oldText == "" {
 		return "", "", &EditorError{Reason: ReasonOldTextRequired}
 	}
@@ -139,7 +140,7 @@ func replace(text, oldText, newText string) (string, string, error) {
 		}
 	}
 	if at < 0 {
-		return replaceLoose(text, oldLF, newText, inWord)
+		return replaceLoose(text, oldLF, newText, inWord, read)
 	}
 	if !multiline {
 		eol = countEOL(text).dominant()
@@ -178,7 +179,7 @@ func newPlaceholder(newLines, keep []string, where string) error {
 // replaceLoose is Replace's second try: oldText as whole lines, placed by
 // placeLoose. inWord is the offset of an occurrence refused for starting
 // or ending inside a word, or -1, for the message.
-func replaceLoose(text, oldLF, newText string, inWord int) (string, string, error) {
+func replaceLoose(text, oldLF, newText string, inWord int, read LastRead) (string, string, error) {
 	pattern := strings.Split(oldLF, "\n")
 	newLF := toEOL(newText, "\n")
 	repl := strings.Split(newLF, "\n")
@@ -218,6 +219,9 @@ func replaceLoose(text, oldLF, newText string, inWord int) (string, string, erro
 		}
 		e.Detail = strings.TrimSuffix(b.String(), "\n")
 		return "", "", e
+	}
+	if msg := sinceRead(read, d.lines, p); msg != "" {
+		return "", "", &EditorError{Reason: ReasonNotFound, Detail: "old_text matches nothing exactly: " + msg}
 	}
 	n := len(p.pattern)
 	if p.numbers {
@@ -313,6 +317,9 @@ type EditorRequest struct {
 	OldText    string
 	NewText    string
 	InsertLine *int
+	// Read is what the model last read of the file, if known; it holds a
+	// loose match of old_text to the place the model read (sinceRead).
+	Read LastRead
 }
 
 // EditorAction says what a successful editor call did, which decides the
@@ -374,7 +381,7 @@ func editFile(current string, exists bool, req EditorRequest) (EditorResult, err
 		text, err := Insert(current, *req.InsertLine, req.NewText)
 		return EditorResult{Action: ActionInserted, Text: text}, err
 	}
-	text, note, err := replace(current, req.OldText, req.NewText)
+	text, note, err := replace(current, req.OldText, req.NewText, req.Read)
 	return EditorResult{Action: ActionReplaced, Text: text, Note: note}, err
 }
 

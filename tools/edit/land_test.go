@@ -355,3 +355,44 @@ func TestNoWrongPlaceRandom(t *testing.T) {
 	}
 	t.Logf("applied %d, refused %d", applied, refused)
 }
+
+// TestLooseMatchHeldToLastRead: lines that were exact in the text the
+// model read, and match only loosely now because the file changed there,
+// never land on a look-alike elsewhere; where the change is the place
+// itself (a format-on-save re-indenting it), they land there.
+func TestLooseMatchHeldToLastRead(t *testing.T) {
+	read := "class A:\n    def run(self):\n        return 1\n\n\ndef run(self):\n    return 1\n"
+	typed := "class A:\n    def run(self):\n        return 10  # the user's\n\n\ndef run(self):\n    return 1\n"
+	old, repl := "    def run(self):\n        return 1", "    def run(self):\n        return 2"
+	res, err := EditFile("f.py", typed, true, EditorRequest{OldText: old, NewText: repl, Read: LastRead{Text: read, Known: true}})
+	if err == nil || !strings.Contains(err.Error(), "lines 2-3 of the file as you last read it") {
+		t.Errorf("editor: %v\n%s", err, res.Text)
+	}
+	rr, err := ReplaceInFileRead("f.py", typed, block(old, repl), LastRead{Text: read, Known: true})
+	if err == nil || !strings.Contains(err.Error(), "another place") {
+		t.Errorf("replace_in_file: %v\n%s", err, rr.Text)
+	}
+	fs := readFS{MemFS{"f.py": typed}, map[string]string{"f.py": read}}
+	if plan, err := PlanPatch("*** Begin Patch\n*** Update File: f.py\n@@\n-    def run(self):\n-        return 1\n+    def run(self):\n+        return 2\n*** End Patch", fs); err == nil || !strings.Contains(err.Error(), "another place") {
+		t.Errorf("apply_patch: %v %v", err, plan)
+	}
+
+	// Format-on-save turned the block the model read to tabs: the loose
+	// match is that very place.
+	formatted := "class A:\n\tdef run(self):\n\t\treturn 1\n\n\ndef go(self):\n    return 1\n"
+	res, err = EditFile("f.py", formatted, true, EditorRequest{OldText: old, NewText: repl, Read: LastRead{Text: read, Known: true}})
+	if err != nil || res.Text != "class A:\n\tdef run(self):\n\t\treturn 2\n\n\ndef go(self):\n    return 1\n" {
+		t.Errorf("after format-on-save: %v\n%q", err, res.Text)
+	}
+}
+
+// readFS is a MemFS that knows what the model last read.
+type readFS struct {
+	MemFS
+	read map[string]string
+}
+
+func (r readFS) LastRead(p string) LastRead {
+	t, ok := r.read[p]
+	return LastRead{Text: t, Known: ok}
+}

@@ -19,6 +19,14 @@ type FS interface {
 	ReadFile(path string) (string, error)
 }
 
+// LastReadFS is an FS that also knows what the model last read of a
+// file, which holds a hunk's loose match to the place the model read
+// (sinceRead).
+type LastReadFS interface {
+	FS
+	LastRead(path string) LastRead
+}
+
 // Writer delivers a plan's changes; see Apply.
 type Writer interface {
 	// WriteFile creates or replaces the file at path, creating its
@@ -238,7 +246,13 @@ func (pl *planner) do(op *FileOp, notes *[]string) (Change, error) {
 	if !st.exists {
 		return c, opError(op, "the file does not exist%s. To create it, use '*** Add File: %s' with '+' lines.", deletedNote(st), op.Path)
 	}
-	text, err := applyHunks(st.text, op, notes)
+	var read LastRead
+	if rfs, ok := pl.fsys.(LastReadFS); ok && st.text == st.old && st.existed {
+		// Only a file no earlier operation of the patch changed compares
+		// with what the model read.
+		read = rfs.LastRead(op.Path)
+	}
+	text, err := applyHunks(st.text, op, notes, read)
 	if err != nil {
 		return c, err
 	}
@@ -283,7 +297,7 @@ type replacement struct {
 
 // applyHunks returns the text of op's file after its hunks, adding a note
 // for each hunk that matched only loosely.
-func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
+func applyHunks(text string, op *FileOp, notes *[]string, read LastRead) (string, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var reps []replacement
@@ -333,6 +347,9 @@ func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 		}
 		if amb != nil {
 			return "", fail("%s", amb.message())
+		}
+		if msg := sinceRead(read, d.lines, p); msg != "" {
+			return "", fail("%s", msg)
 		}
 		if p.at < 0 {
 			if i := firstPlaceholder(oldSide(h.Lines), nil); i >= 0 {

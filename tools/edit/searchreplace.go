@@ -201,10 +201,17 @@ type ReplaceResult struct {
 // yet the caller passes "" as text: an empty SEARCH then gives the file
 // its content.
 func ReplaceInFile(path, text, diff string) (ReplaceResult, error) {
+	return ReplaceInFileRead(path, text, diff, LastRead{})
+}
+
+// ReplaceInFileRead is ReplaceInFile with the text the model last read of
+// the file, which holds a loose match to the place the model read
+// (sinceRead).
+func ReplaceInFileRead(path, text, diff string, read LastRead) (ReplaceResult, error) {
 	blocks, err := ParseBlocks(diff)
 	if err == nil {
 		var res ReplaceResult
-		res, err = ApplyBlocks(text, blocks)
+		res, err = applyBlocks(text, blocks, read)
 		if err == nil {
 			return res, nil
 		}
@@ -247,6 +254,10 @@ type span struct {
 // Replacement lines take the file's dominant line ending; lines outside
 // the matched places are kept byte for byte.
 func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
+	return applyBlocks(text, blocks, LastRead{})
+}
+
+func applyBlocks(text string, blocks []Block, read LastRead) (ReplaceResult, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var spans []span
@@ -291,6 +302,9 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 			p, amb = m.placeLoose(blk.Search, 0, ok, looseLevels, blk.Replace)
 			if amb != nil {
 				return ReplaceResult{}, fail(amb.message())
+			}
+			if msg := sinceRead(read, d.lines, p); msg != "" {
+				return ReplaceResult{}, fail(msg)
 			}
 		}
 		if p.at < 0 {

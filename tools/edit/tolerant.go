@@ -420,6 +420,59 @@ func reindent(ind *indenter, lines []string) ([]string, error) {
 	return out, nil
 }
 
+// LastRead is the text of a file as the model last read it, when the
+// session knows it (Known). A loose match is then held to the place the
+// model's lines had in that text (sinceRead).
+type LastRead struct {
+	Text  string
+	Known bool
+}
+
+// sinceRead checks a loose placement p of pattern in the current lines
+// against the text the model last read. Lines that were exactly there
+// then, and match only loosely now, changed under the model: the loose
+// place is accepted only where the file changed since (the user's
+// typing, a format-on-save re-indenting the lines), never at a look-alike
+// elsewhere while the place the model read is what changed. It returns
+// the refusal, or "".
+func sinceRead(read LastRead, cur []line, p placement) string {
+	if !read.Known || p.at < 0 || p.level == exact && !p.numbers {
+		return ""
+	}
+	seen := parseDocument(read.Text).lines
+	n := len(p.pattern)
+	x := newMatcher(seen).find(p.pattern, 0, exact, nil)
+	if x < 0 {
+		// The model's lines were not exact when it read them either: the
+		// tolerance forgives its copying, not a change of the file.
+		return ""
+	}
+	// The changed window: lines before pre and after the last suf are the
+	// same in both texts.
+	pre := 0
+	for pre < len(seen) && pre < len(cur) && seen[pre].text == cur[pre].text {
+		pre++
+	}
+	suf := 0
+	for suf < len(seen)-pre && suf < len(cur)-pre && seen[len(seen)-1-suf].text == cur[len(cur)-1-suf].text {
+		suf++
+	}
+	var ok bool
+	switch {
+	case x+n <= pre:
+		ok = p.at == x
+	case x >= len(seen)-suf:
+		ok = p.at == x+len(cur)-len(seen)
+	default:
+		ok = p.at < len(cur)-suf && p.at+n > pre
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("your lines are exactly %s of the file as you last read it, and they do not match there now; what matches them loosely now, %s, is another place. The file changed since you read it: read it again and send the lines as they are now.",
+		lineRange(x, n), lineRange(p.at, n))
+}
+
 // Placeholders.
 
 // placeholderWords are the words of a comment that stands for code left
