@@ -469,6 +469,26 @@ func benchHandCases() []benchCase {
 			"class A:\n\tdef run(self):\n\t\treturn 1\n",
 			"    def run(self):\n        return 1", "    def run(self):\n        return 2", "class A:\n\tdef run(self):\n\t\treturn 2\n", 0},
 	}
+	// The user pasted a copy of the lines above them since the model's
+	// read: the place the model read is the one to edit.
+	copies := []struct{ name, path, read, now, old, new, want string }{
+		{"python function copied above", "c.py",
+			"def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+			"def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n",
+			"def b():\n    return 2", "def b():\n    return 3",
+			"def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 3\n"},
+		{"yaml item copied above", "c.yaml",
+			"jobs:\n  - name: lint\n    run: make lint\n  - name: test\n    run: make test\n",
+			"jobs:\n  - name: test\n    run: make test\n  - name: lint\n    run: make lint\n  - name: test\n    run: make test\n",
+			"  - name: test\n    run: make test", "  - name: test\n    run: make test -race",
+			"jobs:\n  - name: test\n    run: make test\n  - name: lint\n    run: make lint\n  - name: test\n    run: make test -race\n"},
+	}
+	for _, cp := range copies {
+		for _, tool := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
+			cs = append(cs, benchCase{name: "stale/" + cp.name + "/" + tool, category: "stale: copy pasted since the read", file: cp.path, text: cp.now, tool: tool,
+				args: benchCall(tool, cp.path, strings.Split(cp.old, "\n"), strings.Split(cp.new, "\n")), want: cp.want, seen: cp.read})
+		}
+	}
 	for _, la := range lookAlikes {
 		for _, tool := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
 			c := benchCase{name: "stale/" + la.name + "/" + tool, category: "stale: look-alike elsewhere", file: la.path, text: la.now, tool: tool,

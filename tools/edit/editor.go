@@ -117,7 +117,8 @@ func replace(text, oldText, newText string, read LastRead) (string, string, erro
 		// the matches of different variants never coincide.
 		eols = countEOL(text).kinds()
 	}
-	at, matched, eol, inWord := -1, "", "", -1
+	at, matched, eol, inWord, note := -1, "", "", -1, ""
+search:
 	for _, e := range eols {
 		o := toEOL(oldLF, e)
 		for from := 0; from <= len(text); {
@@ -134,6 +135,13 @@ func replace(text, oldText, newText string, read LastRead) (string, string, erro
 				continue
 			}
 			if at >= 0 {
+				// Several places: the one the model read, if the change
+				// since its read shows which (the user pasted a copy).
+				if j, ok := mapOffset(read, text, o); ok {
+					at, matched, eol = j, o, e
+					note = fmt.Sprintf("old_text occurs more than once now; the occurrence at line %d is the one in the file as you last read it (the others came since), and that is the one replaced.", 1+strings.Count(text[:j], "\n"))
+					break search
+				}
 				return "", "", &EditorError{Reason: ReasonMultipleMatches}
 			}
 			at, matched, eol = i, o, e
@@ -164,7 +172,7 @@ func replace(text, oldText, newText string, read LastRead) (string, string, erro
 	b.WriteString(text[:at])
 	b.WriteString(repl)
 	b.WriteString(text[at+len(matched):])
-	return b.String(), "", nil
+	return b.String(), note, nil
 }
 
 // newPlaceholder refuses new lines with a placeholder that keep, the

@@ -396,3 +396,46 @@ func (r readFS) LastRead(p string) LastRead {
 	t, ok := r.read[p]
 	return LastRead{Text: t, Known: ok}
 }
+
+// TestDuplicateSinceReadMapped: the user pasted a copy of the lines the
+// model is editing after the model read the file. The place the model read
+// is found through the change (the copy is left alone); without a record
+// of the read, editor refuses as before and replace_in_file keeps Cline's
+// first occurrence.
+func TestDuplicateSinceReadMapped(t *testing.T) {
+	read := "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+	now := "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+	want := "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 3\n"
+	lr := LastRead{Text: read, Known: true}
+	old, repl := "def b():\n    return 2", "def b():\n    return 3"
+	res, err := EditFile("f.py", now, true, EditorRequest{OldText: old, NewText: repl, Read: lr})
+	if err != nil || res.Text != want {
+		t.Errorf("editor: %v\n%q", err, res.Text)
+	}
+	if _, err := EditFile("f.py", now, true, EditorRequest{OldText: old, NewText: repl}); err == nil {
+		t.Errorf("editor without the read applied")
+	}
+	rr, err := ReplaceInFileRead("f.py", now, block(old, repl), lr)
+	if err != nil || rr.Text != want {
+		t.Errorf("replace_in_file: %v\n%q", err, rr.Text)
+	}
+	// The user changed the place itself as well: no mapping is certain.
+	edited := "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n    # typed\n"
+	if rr, err := ReplaceInFileRead("f.py", edited, block(old, repl), LastRead{Text: read + "", Known: true}); err != nil {
+		t.Logf("refused: %v", err)
+	} else if rr.Text != "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 3\n    # typed\n" {
+		t.Errorf("replace_in_file landed elsewhere: %q", rr.Text)
+	}
+}
+
+// TestDuplicateSinceReadMappedPatch: apply_patch's first-place rule gives
+// way to the place the model read when the copy came since.
+func TestDuplicateSinceReadMappedPatch(t *testing.T) {
+	read := "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+	now := "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+	fs := readFS{MemFS{"f.py": now}, map[string]string{"f.py": read}}
+	plan, err := PlanPatch("*** Begin Patch\n*** Update File: f.py\n@@\n def b():\n-    return 2\n+    return 3\n*** End Patch", fs)
+	if err != nil || plan.Files[0].NewText != "def b():\n    return 2\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 3\n" {
+		t.Errorf("%v %+v", err, plan)
+	}
+}

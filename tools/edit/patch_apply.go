@@ -339,6 +339,19 @@ func applyHunks(text string, op *FileOp, notes *[]string, read LastRead) (string
 			continue
 		}
 		p, amb := seekHunk(m, old, from, h.EOF, lines)
+		if p.at >= 0 && p.level == exact && !p.numbers && read.Known {
+			// The first place after the previous hunk stands, unless the
+			// lines were unique in what the model read (resolveCopies).
+			if places := m.exactPlaces(old, from, nil); len(places) > 1 {
+				at, msg := m.resolveCopies(read, old, places, nil)
+				if msg != "" {
+					return "", fail("%s", msg)
+				}
+				if at >= 0 {
+					p.at = at
+				}
+			}
+		}
 		if p.at < 0 && amb == nil && h.trailingBare > 0 && h.trailingBare < len(lines) {
 			lines = lines[:len(lines)-h.trailingBare]
 			if old = oldSide(lines); len(old) > 0 {

@@ -297,6 +297,23 @@ func applyBlocks(text string, blocks []Block, read LastRead) (ReplaceResult, err
 		if p.at = m.find(blk.Search, cursor, exact, ok); p.at < 0 {
 			p.at = m.find(blk.Search, 0, exact, ok)
 		}
+		if p.at >= 0 && read.Known {
+			// Cline's first occurrence stands, unless the lines were
+			// unique in what the model read: then the copies are news to
+			// it, and only the place it read will do.
+			if places := m.exactPlaces(blk.Search, 0, ok); len(places) > 1 {
+				at, msg := m.resolveCopies(read, blk.Search, places, ok)
+				if msg != "" {
+					return ReplaceResult{}, fail(msg)
+				}
+				if at >= 0 && at != p.at {
+					notes = append(notes, fmt.Sprintf("Block %d's lines occur more than once now; %s is where they were in the file as you last read it (the others came since), and that is where the block went.", bi+1, lineRange(at, n)))
+				}
+				if at >= 0 {
+					p.at = at
+				}
+			}
+		}
 		if p.at < 0 {
 			var amb *ambiguity
 			p, amb = m.placeLoose(blk.Search, 0, ok, looseLevels, blk.Replace)

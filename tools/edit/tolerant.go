@@ -71,7 +71,11 @@ type ambiguity struct {
 
 func (a *ambiguity) message() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the lines match only %s, and then at %d places (", a.what, len(a.places))
+	if a.what == "" {
+		fmt.Fprintf(&b, "the lines match at %d places (", len(a.places))
+	} else {
+		fmt.Fprintf(&b, "the lines match only %s, and then at %d places (", a.what, len(a.places))
+	}
 	for i, p := range a.places {
 		if i == 4 {
 			b.WriteString(", ...")
@@ -447,16 +451,7 @@ func sinceRead(read LastRead, cur []line, p placement) string {
 		// tolerance forgives its copying, not a change of the file.
 		return ""
 	}
-	// The changed window: lines before pre and after the last suf are the
-	// same in both texts.
-	pre := 0
-	for pre < len(seen) && pre < len(cur) && seen[pre].text == cur[pre].text {
-		pre++
-	}
-	suf := 0
-	for suf < len(seen)-pre && suf < len(cur)-pre && seen[len(seen)-1-suf].text == cur[len(cur)-1-suf].text {
-		suf++
-	}
+	pre, suf := changedWindow(seen, cur)
 	var ok bool
 	switch {
 	case x+n <= pre:
@@ -471,6 +466,115 @@ func sinceRead(read LastRead, cur []line, p placement) string {
 	}
 	return fmt.Sprintf("your lines are exactly %s of the file as you last read it, and they do not match there now; what matches them loosely now, %s, is another place. The file changed since you read it: read it again and send the lines as they are now.",
 		lineRange(x, n), lineRange(p.at, n))
+}
+
+// changedWindow is where two versions of a file differ: the first pre
+// lines and the last suf lines are the same in both.
+func changedWindow(seen, cur []line) (pre, suf int) {
+	for pre < len(seen) && pre < len(cur) && seen[pre].text == cur[pre].text {
+		pre++
+	}
+	for suf < len(seen)-pre && suf < len(cur)-pre && seen[len(seen)-1-suf].text == cur[len(cur)-1-suf].text {
+		suf++
+	}
+	return pre, suf
+}
+
+// exactPlaces lists where pattern occurs exactly from line from on, as
+// far as ok allows, up to nine places.
+func (m *matcher) exactPlaces(pattern []string, from int, ok func(int) bool) []int {
+	var places []int
+	for i := m.find(pattern, from, exact, ok); i >= 0 && len(places) < 9; i = m.find(pattern, i+1, exact, ok) {
+		places = append(places, i)
+	}
+	return places
+}
+
+// resolveCopies decides between the exact places of pattern (two or
+// more, from line from on) with the text the model last read: the place
+// the lines had there, carried through the change since (mapLines), or a
+// refusal when they were unique there and no place is certain now. It
+// returns -1 and "" when the read does not decide, and the caller's own
+// rule stands.
+func (m *matcher) resolveCopies(read LastRead, pattern []string, places []int, ok func(int) bool) (int, string) {
+	at, unique, mapped := mapLines(read, m.lines, pattern)
+	if mapped && at >= places[0] && (ok == nil || ok(at)) {
+		return at, ""
+	}
+	if !unique {
+		return -1, ""
+	}
+	a := &ambiguity{places: places, n: len(pattern)}
+	return -1, a.message() + " They were at one place when you last read the file, and it changed since; read it again."
+}
+
+// mapLines finds pattern, which occurs exactly more than once in the
+// current lines, at the one place it had in the text the model last read,
+// carried through the change since: it must have been unique there and
+// lie before or after everything that changed. unique says whether it was
+// unique in what was read (so that several places now are news to the
+// model); ok whether the place is certain and holds the lines now.
+func mapLines(read LastRead, cur []line, pattern []string) (at int, unique, ok bool) {
+	if !read.Known {
+		return -1, false, false
+	}
+	seen := parseDocument(read.Text).lines
+	sm := newMatcher(seen)
+	x := sm.find(pattern, 0, exact, nil)
+	if x < 0 || sm.find(pattern, x+1, exact, nil) >= 0 {
+		return -1, false, false
+	}
+	n := len(pattern)
+	pre, suf := changedWindow(seen, cur)
+	switch {
+	case x+n <= pre:
+		at = x
+	case x >= len(seen)-suf:
+		at = x + len(cur) - len(seen)
+	default:
+		return -1, true, false
+	}
+	for j := range n {
+		if cur[at+j].text != pattern[j] {
+			return -1, true, false
+		}
+	}
+	return at, true, true
+}
+
+// mapOffset is mapLines for editor's literal old_text o, by bytes: the
+// offset of the one occurrence o had in what the model read, carried
+// through the change since, when it holds o now and is not inside a word.
+func mapOffset(read LastRead, text, o string) (int, bool) {
+	if !read.Known {
+		return -1, false
+	}
+	seen := read.Text
+	x := strings.Index(seen, o)
+	if x < 0 || strings.Contains(seen[x+1:], o) {
+		return -1, false
+	}
+	pre := 0
+	for pre < len(seen) && pre < len(text) && seen[pre] == text[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(seen)-pre && suf < len(text)-pre && seen[len(seen)-1-suf] == text[len(text)-1-suf] {
+		suf++
+	}
+	at := -1
+	switch {
+	case x+len(o) <= pre:
+		at = x
+	case x >= len(seen)-suf:
+		at = x + len(text) - len(seen)
+	default:
+		return -1, false
+	}
+	if text[at:at+len(o)] != o || insideWord(text, at, at+len(o)) {
+		return -1, false
+	}
+	return at, true
 }
 
 // Placeholders.
