@@ -377,6 +377,14 @@ func TestLooseMatchHeldToLastRead(t *testing.T) {
 		t.Errorf("apply_patch: %v %v", err, plan)
 	}
 
+	// The user also typed far below the look-alike, so that it lies
+	// between the two changes: still another place.
+	typedTwice := typed + "\n\nprint(run)  # typed too\n"
+	res, err = EditFile("f.py", typedTwice, true, EditorRequest{OldText: old, NewText: repl, Read: LastRead{Text: read + "\n\nprint(run)\n", Known: true}})
+	if err == nil {
+		t.Errorf("editor, look-alike between two changes: applied\n%s", res.Text)
+	}
+
 	// Format-on-save turned the block the model read to tabs: the loose
 	// match is that very place.
 	formatted := "class A:\n\tdef run(self):\n\t\treturn 1\n\n\ndef go(self):\n    return 1\n"

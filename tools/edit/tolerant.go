@@ -459,7 +459,11 @@ func sinceRead(read LastRead, cur []line, p placement) string {
 	case x >= len(seen)-suf:
 		ok = p.at == x+len(cur)-len(seen)
 	default:
-		ok = p.at < len(cur)-suf && p.at+n > pre
+		// Inside the changed window, and text that is new since the
+		// read: lines the read already held as they are now were there
+		// for the model to see, and its lines did not match them then.
+		ok = p.at < len(cur)-suf && p.at+n > pre &&
+			newMatcher(seen).find(fileTexts(cur[p.at:p.at+n]), 0, exact, nil) < 0
 	}
 	if ok {
 		return ""
