@@ -517,6 +517,14 @@ func benchHandCases() []benchCase {
 		strings.Replace(benchJoin(benchPy.lines, "\n"), "def handle(self, msg): ...", "def handle(self, msg) -> None: ...", 1), false)
 	one("ellipsis/placeholder kept when in file", "ellipsis in real code", "n.go", "func f() {\n\t// ... existing code ...\n\treturn\n}\n", tools.NameEditor,
 		ed("\t// ... existing code ...\n\treturn", "\t// ... existing code ...\n\treturn // done"), "func f() {\n\t// ... existing code ...\n\treturn // done\n}\n", false)
+	// A bare "..." with more of the block after it stands for the lines
+	// it leaves out, even under a line ending in ':'.
+	for _, tool := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
+		cart := benchJoin(benchPy.lines, "\n")
+		old := []string{"class Cart:", "    def __init__(self):", "        self.items = []", "", "    def add(self, item):", "        self.items.append(item)", "        return self"}
+		cs = append(cs, benchCase{name: "placeholder/python ellipsis for a class body/" + tool, category: "placeholder in new text", file: benchPy.name, text: cart, tool: tool,
+			args: benchCall(tool, benchPy.name, old, []string{"class Cart:", "    ...", "", "    def clear(self):", "        self.items = []"}), refuse: true, near: []int{12}})
+	}
 	// Placeholder spellings, each refused.
 	for i, ph := range []string{"...", "// ...", "/* ... */", "<!-- ... -->", "# rest unchanged", "(rest of file unchanged)", "// existing code", "# ... existing code ...", "// rest of the function remains the same", "…"} {
 		one(fmt.Sprintf("placeholder/spelling %d %q", i+1, ph), "placeholder in new text", "m.md", "# T\n\nintro\n\n## A\n\ntext a\n", tools.NameReplaceInFile,

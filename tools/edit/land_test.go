@@ -164,6 +164,15 @@ func TestPlaceholderRefused(t *testing.T) {
 			landCase{name: "old " + ph, text: text, old: "func f() {\n\t" + ph + "\n}", new: "func f() {\n\treturn 0\n}",
 				errHas: []string{"placeholder", ph}})
 	}
+	// A bare "..." under a line ending in ':' is a Python stub body only
+	// when it is the whole body.
+	pyClass := "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+	cases = append(cases,
+		landCase{name: "python ellipsis standing for a class body", text: pyClass,
+			old: "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2",
+			new: "class A:\n    ...\n\n    def c(self):\n        return 3", errHas: []string{"placeholder", "..."}},
+		landCase{name: "yaml ellipsis standing for items", text: "services:\n  web:\n    image: a\n  db:\n    image: b\n",
+			old: "services:\n  web:\n    image: a\n  db:\n    image: b", new: "services:\n  ...\n  cache:\n    image: c", errHas: []string{"placeholder"}})
 	checkLand(t, cases)
 }
 

@@ -660,15 +660,28 @@ func isPlaceholder(lines []string, i int) bool {
 	return wrapped && placeholderPhraseRE.MatchString(strings.Join(words, " "))
 }
 
-// pythonBody reports whether a bare "..." at i is the body of the block
-// the line before it opens.
+// pythonBody reports whether a bare "..." at i is the whole body of the
+// block the line before it opens: a Python stub. A "..." with more of the
+// block after it stands for the lines it leaves out.
 func pythonBody(lines []string, i int) bool {
+	head := -1
 	for j := i - 1; j >= 0; j-- {
 		if t := strings.TrimSpace(lines[j]); t != "" {
-			return strings.HasSuffix(t, ":") && len(indentOf(lines[i])) > len(indentOf(lines[j]))
+			if strings.HasSuffix(t, ":") && len(indentOf(lines[i])) > len(indentOf(lines[j])) {
+				head = j
+			}
+			break
 		}
 	}
-	return false
+	if head < 0 {
+		return false
+	}
+	for j := i + 1; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j]) != "" {
+			return len(indentOf(lines[j])) <= len(indentOf(lines[head]))
+		}
+	}
+	return true
 }
 
 // firstPlaceholder returns the first placeholder line of lines whose text
