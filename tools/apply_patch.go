@@ -108,6 +108,36 @@ func (f editPatchFS) LastRead(p string) edit.LastRead {
 	return f.c.env.lastRead(abs)
 }
 
+// hunkError is the planner's error for err; a hunk that found no place
+// in a file that changed since the model read it says what changed
+// (planError), as editor and replace_in_file do.
+func (c *applyPatchCall) hunkError(read func(string) (FileText, error), err error) error {
+	var pe *edit.PatchError
+	if !errors.As(err, &pe) || pe.Hunk == 0 {
+		return &editPlanError{err: err}
+	}
+	abs, ok := c.abs[path.Clean(pe.Path)]
+	if !ok {
+		return &editPlanError{err: err}
+	}
+	ft, rerr := read(abs)
+	if rerr != nil {
+		return &editPlanError{err: err}
+	}
+	var sent []string
+	for _, op := range c.patch.Ops {
+		if op.Path == pe.Path && op.Kind == pe.Op && pe.Hunk <= len(op.Hunks) {
+			for _, l := range op.Hunks[pe.Hunk-1].Lines {
+				if l.Op != '+' {
+					sent = append(sent, l.Text)
+				}
+			}
+			break
+		}
+	}
+	return c.env.planError(abs, ft, err, sent)
+}
+
 // plan plans the patch against the texts read returns and turns its net
 // effect into Changes: one per file, with an update that moved a file to
 // a new name kept as one moving change so its file mode (and any open
@@ -119,7 +149,7 @@ func (c *applyPatchCall) plan(read func(string) (FileText, error)) ([]Change, []
 	pl, err := c.patch.Plan(editPatchFS{c: c, read: read})
 	c.lastErr = err
 	if err != nil {
-		return nil, nil, &editPlanError{err: err}
+		return nil, nil, c.hunkError(read, err)
 	}
 	index := make(map[string]int, len(pl.Files))
 	for i, f := range pl.Files {

@@ -87,6 +87,7 @@ func TestNotFoundSaysWhatChangedSinceRead(t *testing.T) {
 	}{
 		{tools.NameEditor, map[string]any{"path": "f.py", "old_text": "    b = 2\n    return a + b", "new_text": "    return a"}},
 		{tools.NameReplaceInFile, map[string]any{"path": "f.py", "diff": "------- SEARCH\n    b = 2\n    return a + b\n=======\n    return a\n+++++++ REPLACE\n"}},
+		{tools.NameApplyPatch, map[string]any{"input": "*** Begin Patch\n*** Update File: f.py\n@@\n-    b = 2\n-    return a + b\n+    return a\n*** End Patch"}},
 	} {
 		res := h.run(c.tool, c.args)
 		if !res.IsError {
