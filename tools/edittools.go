@@ -152,12 +152,12 @@ func editSinceRead(seen, now string, sent []string) string {
 		}
 		switch {
 		case len(h.Added) == 0:
-			fmt.Fprintf(&b, "%s of what you read %s deleted (before line %d now).\n", editLineRange(h.OldLine, len(h.Removed)), plural3(len(h.Removed), "was", "were"), h.NewLine)
+			fmt.Fprintf(&b, "%s of what you read %s deleted (before line %d now).\n", edit.LineRange(h.OldLine, len(h.Removed)), oneOrMany(len(h.Removed), "was", "were"), h.NewLine)
 			continue
 		case len(h.Removed) == 0:
-			fmt.Fprintf(&b, "%s added:\n", editLineRange(h.NewLine, len(h.Added)))
+			fmt.Fprintf(&b, "%s added:\n", edit.LineRange(h.NewLine, len(h.Added)))
 		default:
-			fmt.Fprintf(&b, "%s now %s (was %s of what you read):\n", editLineRange(h.NewLine, len(h.Added)), plural3(len(h.Added), "reads", "read"), editLineRange(h.OldLine, len(h.Removed)))
+			fmt.Fprintf(&b, "%s now %s (was %s of what you read):\n", edit.LineRange(h.NewLine, len(h.Added)), oneOrMany(len(h.Added), "reads", "read"), edit.LineRange(h.OldLine, len(h.Removed)))
 		}
 		for k, l := range h.Added {
 			if k == maxLines {
@@ -174,48 +174,18 @@ func editSinceRead(seen, now string, sent []string) string {
 			fmt.Fprintf(&b, "  (was: %q)\n", l)
 		}
 	}
-	if at := editFindLines(seen, sent); at > 0 {
-		fmt.Fprintf(&b, "Your lines are %s of the text you read.\n", editLineRange(at, len(sent)))
+	if at := edit.LinesAt(seen, sent); at > 0 {
+		fmt.Fprintf(&b, "Your lines are %s of the text you read.\n", edit.LineRange(at, len(sent)))
 	}
 	b.WriteString("Read the file again before editing it; the user's changes stay as they are.")
 	return b.String()
 }
 
-func editLineRange(from, n int) string {
-	if n == 1 {
-		return fmt.Sprintf("line %d", from)
-	}
-	return fmt.Sprintf("lines %d-%d", from, from+n-1)
-}
-
-func plural3(n int, one, many string) string {
+func oneOrMany(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
-}
-
-// editFindLines is the 1-based line where sent occurs in text, line by
-// line with whitespace at line ends ignored, or 0.
-func editFindLines(text string, sent []string) int {
-	if len(sent) == 0 {
-		return 0
-	}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	trim := func(s string) string { return strings.TrimRight(s, " \t\r") }
-	for i := 0; i+len(sent) <= len(lines); i++ {
-		match := true
-		for j, s := range sent {
-			if trim(lines[i+j]) != trim(s) {
-				match = false
-				break
-			}
-		}
-		if match {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 // lastRead is what the session records the model last read of abs. A

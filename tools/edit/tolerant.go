@@ -166,12 +166,25 @@ func (p placement) describeLevel() string {
 	return "with whitespace and Unicode punctuation ignored"
 }
 
-// lineRange names n lines from the 0-based at: "line 3", "lines 3-7".
-func lineRange(at, n int) string {
+// LineRange names n lines from the 1-based line first, the way every
+// message of the edit tools does: "line 3", "lines 3-7".
+func LineRange(first, n int) string {
 	if n == 1 {
-		return fmt.Sprintf("line %d", at+1)
+		return fmt.Sprintf("line %d", first)
 	}
-	return fmt.Sprintf("lines %d-%d", at+1, at+n)
+	return fmt.Sprintf("lines %d-%d", first, first+n-1)
+}
+
+// lineRange is LineRange from a 0-based index.
+func lineRange(at, n int) string { return LineRange(at+1, n) }
+
+// LinesAt is the 1-based line where lines occur in text as whole lines,
+// whitespace at line ends aside, or 0.
+func LinesAt(text string, lines []string) int {
+	if len(lines) == 0 {
+		return 0
+	}
+	return newMatcher(parseDocument(text).lines).find(lines, 0, trimRight, nil) + 1
 }
 
 func fileTexts(lines []line) []string {
