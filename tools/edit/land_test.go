@@ -196,6 +196,8 @@ func TestAmbiguousTolerantRefused(t *testing.T) {
 	checkLand(t, []landCase{
 		{name: "two places", text: text, old: "def run(self):\n    return 1", new: "def run(self):\n    return 2", errHas: []string{"lines 2-3", "lines 7-8"}},
 		{name: "trailing whitespace, two places", text: "a \nb\na \nb\n", old: "a\nb", new: "x\ny", errHas: []string{"2 places"}},
+		{name: "a place whose indentation maps by no rule still counts", text: "a:\n  x:\n    - 1\nb:\n  x:\n     - 1\n",
+			old: "x:\n  - 1", new: "x:\n  - 2", errHas: []string{"lines 2-3", "lines 5-6"}},
 	})
 }
 

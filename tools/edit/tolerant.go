@@ -25,6 +25,10 @@ import (
 //     every line has them and they count up by one.
 //   - A line that stands for code the model left out ("// ... existing
 //     code ...") is refused unless the file has that very line there.
+//   - With the text the model last read (LastRead): lines exact there that
+//     fit only loosely now land only where the file changed since, and
+//     lines at one place there that occur several times now go to that
+//     place or nowhere.
 
 // placement is where a run of lines fits and what it took.
 type placement struct {
@@ -61,8 +65,7 @@ func (p placement) how() string {
 	return strings.Join(parts, ", ")
 }
 
-// AmbiguousError is the refusal of a loose match that fits at several
-// places.
+// ambiguity is the refusal of a match that fits at several places.
 type ambiguity struct {
 	places []int // 0-based starts
 	n      int   // lines per place
@@ -125,11 +128,13 @@ func (m *matcher) placeLoose(pattern []string, from int, ok func(int) bool, leve
 				i = at + 1
 				p := placement{at: at, pattern: pat, level: l, numbers: numbered}
 				if l >= trimBoth {
+					// A place whose indentation maps by no rule still
+					// counts against uniqueness: the model may have meant
+					// it.
 					ind, ok := newIndenter(pat, fileTexts(m.lines[at:at+len(pat)]), extra, m.lines)
 					if !ok {
-						continue
-					}
-					if !ind.identity {
+						p.at = -1
+					} else if !ind.identity {
 						p.indent = ind
 					}
 				}
@@ -142,11 +147,16 @@ func (m *matcher) placeLoose(pattern []string, from int, ok func(int) bool, leve
 			case 0:
 				continue
 			case 1:
+				if fits[0].at < 0 {
+					return placement{at: -1}, nil
+				}
 				return fits[0], nil
 			}
 			a := &ambiguity{n: len(pat), what: placement{level: l, numbers: numbered}.describeLevel()}
-			for _, f := range fits {
-				a.places = append(a.places, f.at)
+			for i := from; len(a.places) < len(fits); {
+				at := m.find(pat, i, l, ok)
+				a.places = append(a.places, at)
+				i = at + 1
 			}
 			return placement{at: -1}, a
 		}
