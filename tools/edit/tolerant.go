@@ -314,13 +314,18 @@ func newIndenter(model, file, extra []string, all []line) (*indenter, bool) {
 		return nil, false
 	}
 	munit := unitOf(mch, modelAll)
-	var fileIndents []string
-	for _, l := range all {
-		if strings.TrimSpace(l.text) != "" {
-			fileIndents = append(fileIndents, indentOf(l.text))
+	// The file's level is learned where the lines matched, and from the
+	// whole file only when they are all at one level.
+	funit := unitOf(fch, fs)
+	if fch == ' ' && len(slices.Compact(slices.Clone(fs))) == 1 {
+		var fileIndents []string
+		for _, l := range all {
+			if strings.TrimSpace(l.text) != "" {
+				fileIndents = append(fileIndents, indentOf(l.text))
+			}
 		}
+		funit = unitOf(fch, fileIndents)
 	}
-	funit := unitOf(fch, append(fs, fileIndents...))
 	if munit == "" || funit == "" {
 		return nil, false
 	}
