@@ -74,8 +74,8 @@ type Plan struct {
 	// Files lists the net effect per file, in the order the patch first
 	// touched them; files the patch leaves as they were are left out.
 	Files []FileChange
-	// Notes has one sentence per hunk that matched only loosely
-	// (whitespace or punctuation ignored), for the wrapper to pass on.
+	// Notes has one sentence per hunk that matched only loosely (which
+	// tolerance placed it), for the wrapper to pass on.
 	Notes []string
 }
 
@@ -95,10 +95,13 @@ func PlanPatch(input string, fsys FS) (*Plan, error) {
 //
 // An update's hunks are found in file order, each after the previous
 // one. A hunk's "@@" lines are found first and its lines searched from
-// there. Lines are compared exactly, then ignoring trailing whitespace,
-// then ignoring surrounding whitespace, then with Unicode punctuation
-// normalised; the strictest level that matches at all wins, and within
-// it the first place. A hunk with nothing to match (only '+' lines) goes
+// there. Lines are compared exactly, and the first place wins (unless the
+// lines were at one place in what the model last read and occur several
+// times now: resolveCopies); failing that, loosely (placeLoose: trailing
+// whitespace, indentation, then Unicode punctuation normalised), where
+// only the one place that fits will do and '+' lines get the file's
+// indentation. A '+' line that is a placeholder is refused unless the
+// file has it there. A hunk with nothing to match (only '+' lines) goes
 // right after its "@@" line, or at the end of the file when it has none.
 // Context lines keep the file's own text even when they matched loosely;
 // only '-' lines are removed.

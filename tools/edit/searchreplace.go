@@ -190,9 +190,10 @@ func ParseBlocks(diff string) ([]Block, error) {
 type ReplaceResult struct {
 	// Text is the file's complete new content.
 	Text string
-	// Notes has one sentence per block that matched only loosely
-	// (whitespace ignored, or by its first and last lines), for the
-	// wrapper to pass on: the file was not what the model believed.
+	// Notes has one sentence per block that matched only loosely (which
+	// tolerance placed it), or went to the place the model read among
+	// copies, for the wrapper to pass on: the file was not what the model
+	// believed.
 	Notes []string
 }
 
