@@ -462,3 +462,14 @@ func TestDuplicateSinceReadMappedPatch(t *testing.T) {
 		t.Errorf("%v %+v", err, plan)
 	}
 }
+
+// TestPatchAnchorNotInsideWord: an "@@" line found as part of a line must
+// not end inside a word there, or "@@ def b" would pick "def bar" and
+// the hunk the first look-alike after it.
+func TestPatchAnchorNotInsideWord(t *testing.T) {
+	fs := MemFS{"a.py": "def bar():\n    return 1\n\n\ndef b(x):\n    return 1\n"}
+	plan, err := PlanPatch("*** Begin Patch\n*** Update File: a.py\n@@ def b\n-    return 1\n+    return 2\n*** End Patch", fs)
+	if err != nil || plan.Files[0].NewText != "def bar():\n    return 1\n\n\ndef b(x):\n    return 2\n" {
+		t.Errorf("%v %+v", err, plan)
+	}
+}

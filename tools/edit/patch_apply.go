@@ -482,8 +482,9 @@ func seekHunk(m *matcher, old []string, from int, eof bool, lines []HunkLine) (p
 
 // seekAnchor finds an "@@" line: as a whole line at the usual levels, and
 // failing that as part of a line, since "@@" lines often quote only a
-// signature. An anchor only narrows where the hunk's own lines are
-// searched, and those must still match, so the looser test is safe.
+// signature. An anchor decides where the hunk's own lines are searched
+// from, so a wrong one can send a hunk to a look-alike after it: a part
+// of a line counts only where it neither begins nor ends inside a word.
 func seekAnchor(m *matcher, a string, from int) int {
 	pattern := []string{a}
 	for l := exact; l < numLevels; l++ {
@@ -497,11 +498,28 @@ func seekAnchor(m *matcher, a string, from int) int {
 	}
 	ks := m.keysAt(punct)
 	for i := max(from, 0); i < len(ks); i++ {
-		if strings.Contains(ks[i], want) {
+		if containsWord(ks[i], want) {
 			return i
 		}
 	}
 	return -1
+}
+
+// containsWord reports whether want occurs in s without beginning or
+// ending inside a word of s (insideWord).
+func containsWord(s, want string) bool {
+	for off := 0; off <= len(s); {
+		j := strings.Index(s[off:], want)
+		if j < 0 {
+			return false
+		}
+		j += off
+		if !insideWord(s, j, j+len(want)) {
+			return true
+		}
+		off = j + 1
+	}
+	return false
 }
 
 // hunkNotFound explains a hunk that matched nowhere.
