@@ -433,6 +433,11 @@ func benchHandCases() []benchCase {
 	one("word/10 inside 100", "word boundary", "l.js", jsNum, tools.NameEditor, ed("max: 10", "max: 20"), "", true, 1)
 	one("word/punctuation edges", "word boundary", "l.js", jsNum, tools.NameEditor, ed("{ max: 100,", "{ max: 200,"), "const limits = { max: 200, min: 10 };\n", false)
 
+	barB := "def bar():\n    return 1\n\n\ndef b(x):\n    return 1\n"
+	one("word/patch anchor inside a longer name", "word boundary", "w.py", barB, tools.NameApplyPatch,
+		map[string]any{"input": "*** Begin Patch\n*** Update File: w.py\n@@ def b\n-    return 1\n+    return 2\n*** End Patch"},
+		"def bar():\n    return 1\n\n\ndef b(x):\n    return 2\n", false)
+
 	// Ambiguous places: never applied.
 	pyTwice := "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 1\n"
 	one("ambiguous/tolerant twice (replace_in_file)", "ambiguous", "ab.py", pyTwice, tools.NameReplaceInFile, sr([2]string{"def run(self):\n    return 1", "def run(self):\n    return 2"}), "", true, 2, 7)
