@@ -120,6 +120,12 @@ type editPlanError struct {
 func (e *editPlanError) Error() string { return e.err.Error() + e.hint }
 func (e *editPlanError) Unwrap() error { return e.err }
 
+// editRefusal is a refusal worded for the model: whole sentences,
+// capitalised and ending in a full stop, unlike a Go error string.
+type editRefusal string
+
+func (r editRefusal) Error() string { return string(r) }
+
 // planError is a one-file planner's error for the engine's refusal err
 // of an edit of abs, whose text was ft; sent are the lines the model
 // expected to find, when known. When the file changed since the model

@@ -53,7 +53,7 @@ func (c *writeToFileCall) plan(_ context.Context, read func(string) (FileText, e
 		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: %s has changed since you last read it (the user or another tool changed it), and overwriting it would lose those changes. Read it again, then write or edit it. The file was not changed.", c.display)}
 	}
 	if ph, ok := edit.Placeholder(c.args.Content, ft.Text); ok {
-		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: the content contains the placeholder line %q, which stands for code left out; writing it would delete the lines it stands for from %s. Send the whole content, every line of it, or change part of the file with an edit tool. The file was not changed.", ph, c.display)}
+		return nil, &editPlanError{err: editRefusal(fmt.Sprintf("write_to_file refused: the content contains the placeholder line %q, which stands for code left out; writing it would delete the lines it stands for from %s. Send the whole content, every line of it, or change part of the file with an edit tool. The file was not changed.", ph, c.display))}
 	}
 	text := editKeepFileForm(ft.Text, c.args.Content)
 	return []Change{{Path: c.abs, OldText: ft.Text, Existed: true, NewText: &text}}, nil
