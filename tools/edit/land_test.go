@@ -52,6 +52,33 @@ func runLand(engine string, c landCase) (string, string, error) {
 	return plan.Files[0].NewText, strings.Join(plan.Notes, "\n"), nil
 }
 
+// runLandRead is runLand with the text the model last read on record.
+func runLandRead(engine string, c landCase, read string) (string, error) {
+	lr := LastRead{Text: read, Known: true}
+	switch engine {
+	case "editor":
+		res, err := EditFile("f.txt", c.text, true, EditorRequest{OldText: c.old, NewText: c.new, Read: lr})
+		return res.Text, err
+	case "replace":
+		res, err := ReplaceInFileRead("f.txt", c.text, block(c.old, c.new), lr)
+		return res.Text, err
+	}
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Update File: f.txt\n@@\n")
+	for _, l := range strings.Split(c.old, "\n") {
+		b.WriteString("-" + l + "\n")
+	}
+	for _, l := range strings.Split(c.new, "\n") {
+		b.WriteString("+" + l + "\n")
+	}
+	b.WriteString("*** End Patch")
+	plan, err := PlanPatch(b.String(), readFS{MemFS{"f.txt": c.text}, map[string]string{"f.txt": read}})
+	if err != nil {
+		return "", err
+	}
+	return plan.Files[0].NewText, nil
+}
+
 func checkLand(t *testing.T, cases []landCase) {
 	t.Helper()
 	for _, c := range cases {
@@ -309,7 +336,8 @@ func TestNoWrongPlaceRandom(t *testing.T) {
 		newLines = append(newLines, indentOf(old[0])+"added()")
 		text := strings.Join(file, "\n") + "\n"
 		want := strings.Join(append(append(append([]string{}, file[:s]...), newLines...), file[s+k:]...), "\n") + "\n"
-		variant := iter % 4
+		readText := text // what the model read, before any typing
+		variant := iter % 5
 		sentOld, sentNew := append([]string{}, old...), append([]string{}, newLines...)
 		typed := ""
 		switch variant {
@@ -330,7 +358,7 @@ func TestNoWrongPlaceRandom(t *testing.T) {
 			for i := range sentOld {
 				sentOld[i] = fmt.Sprintf("%d | %s", s+1+i, sentOld[i])
 			}
-		case 3: // the user typed inside the lines since the model read them
+		case 3, 4: // the user typed inside the lines since the model read them
 			j := s + r.IntN(k)
 			if strings.TrimSpace(file[j]) == "" {
 				continue
@@ -348,7 +376,19 @@ func TestNoWrongPlaceRandom(t *testing.T) {
 				continue
 			}
 			c := landCase{text: text, old: oldText, new: newText}
-			got, _, err := runLand(engine, c)
+			var got string
+			var err error
+			if variant == 4 {
+				// With the read on record, nothing may land: the one
+				// place the lines had is what the user changed.
+				got, err = runLandRead(engine, c, readText)
+				if err == nil {
+					t.Fatalf("%s applied after the user typed inside, the read on record:\nread %q\nfile %q\nold %q\ngot %q", engine, readText, text, oldText, got)
+				}
+				refused++
+				continue
+			}
+			got, _, err = runLand(engine, c)
 			if err != nil {
 				refused++
 				continue
