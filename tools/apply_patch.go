@@ -72,6 +72,17 @@ type applyPatchCall struct {
 	// lastErr is the engine's error of the latest plan, which names the
 	// file a failed hunk belongs to.
 	lastErr error
+	counted bool // whether the call's failure has been counted
+}
+
+// refused words a refusal of the patch: a hunk that found no place
+// counts against its file.
+func (c *applyPatchCall) refused(msg string) string {
+	var pe *edit.PatchError
+	if errors.As(c.lastErr, &pe) && pe.Hunk > 0 {
+		return c.env.failed(c.abs[path.Clean(pe.Path)], &c.counted, msg)
+	}
+	return msg
 }
 
 // editPatchFS shows a planner's reader to the patch engine as an edit.FS.
@@ -212,7 +223,7 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 	if err != nil {
 		var pe *editPlanError
 		if errors.As(err, &pe) {
-			d.Refusal = pe.err.Error()
+			d.Refusal = c.refused(pe.Error())
 		}
 		for _, op := range c.patch.Ops {
 			d.Locations = append(d.Locations, Location{Path: op.Path})
@@ -273,10 +284,8 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 	}
 	changes, res, err := c.env.apply(ctx, plan, "No files were changed.")
 	if err != nil || res.IsError {
-		// A hunk that found no place counts against its file.
-		var pe *edit.PatchError
-		if errors.As(c.lastErr, &pe) && pe.Hunk > 0 {
-			c.env.failed(c.abs[path.Clean(pe.Path)], &res)
+		if res.IsError {
+			res.Content = c.refused(res.Content)
 		}
 		return res, err
 	}

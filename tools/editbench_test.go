@@ -12,10 +12,11 @@ import (
 
 // The edit benchmark: edit calls the way models get them wrong, each with
 // the one outcome that is right for it. It runs through the tools layer
-// (build, Describe-free Execute, planOnce, Files.Apply), which is where all
-// matching happens; the daemon adds delivery, which re-plans through the
-// same planners. `go test ./tools/ -run TestEditBenchmark -v` prints the
-// table kept in docs/BENCHMARKS.md.
+// the way the session's scheduler does (build, Describe, whose refusal is
+// the result, else Execute through planOnce and Files.Apply), which is
+// where all matching happens; the daemon adds delivery, which re-plans
+// through the same planners. `go test ./tools/ -run TestEditBenchmark -v`
+// prints the table kept in docs/BENCHMARKS.md.
 
 // benchFile is a realistic file with the places the scenarios edit.
 type benchFile struct {
@@ -570,7 +571,7 @@ func runBenchCase(t *testing.T, c benchCase) (benchOutcome, string) {
 	if c.seen != "" {
 		h.files.Seen(h.abs(c.file), c.seen)
 	}
-	res := h.run(c.tool, c.args)
+	res := h.schedule(c.tool, c.args)
 	got, _ := h.disk(c.file)
 	if res.IsError {
 		if got != c.text {

@@ -34,7 +34,11 @@ type editorCall struct {
 	display string
 	pathErr error
 	once    planOnce // the plan Describe made, reused by Execute
+	counted bool     // whether the call's failure has been counted
 }
+
+// refused words a refusal of the call, counting it against the file.
+func (c *editorCall) refused(msg string) string { return c.env.failed(c.abs, &c.counted, msg) }
 
 // plan computes the edit from the file's text as read now, with the note
 // of a loose match. It runs again (through once) on the latest text when
@@ -62,7 +66,7 @@ func (c *editorCall) plan(read func(string) (FileText, error)) ([]Change, []stri
 // Describe previews the edit against the current text. A call that will
 // fail has no preview; Execute then says why.
 func (c *editorCall) Describe(ctx context.Context) Description {
-	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.kept)
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.kept, c.refused)
 }
 
 // kept is the call's planner: the plan Describe made while the file holds
@@ -86,7 +90,9 @@ func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error)
 	}
 	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
 	if err != nil || res.IsError {
-		c.env.failed(c.abs, &res)
+		if res.IsError {
+			res.Content = c.refused(res.Content)
+		}
 		return res, err
 	}
 	c.env.applied(c.abs)

@@ -27,7 +27,9 @@ func TestEditorLooseMatchNoted(t *testing.T) {
 // TestRepeatedFailuresAdviseReread: once three edits of one file have
 // failed, the next failure tells the model to read the file again and
 // says how many failed; an edit that applies starts the count afresh.
-// The count is per file and shared by the edit tools.
+// The count is per file and shared by the edit tools. The calls go the
+// scheduler's way: a call whose Describe refuses is not executed, and the
+// refusal is its result.
 func TestRepeatedFailuresAdviseReread(t *testing.T) {
 	h := newEditHarness(t)
 	h.write("a.txt", "one\ntwo\n")
@@ -43,7 +45,7 @@ func TestRepeatedFailuresAdviseReread(t *testing.T) {
 		default:
 			args = map[string]any{"input": "*** Begin Patch\n*** Update File: " + path + "\n@@\n-three\n+3\n*** End Patch"}
 		}
-		res := h.run(tool, args)
+		res := h.schedule(tool, args)
 		if !res.IsError {
 			t.Fatalf("%s applied: %s", tool, res.Content)
 		}
@@ -62,7 +64,7 @@ func TestRepeatedFailuresAdviseReread(t *testing.T) {
 	if !strings.Contains(res.Content, "4 edits of a.txt have failed in a row") || !strings.Contains(res.Content, advice) {
 		t.Errorf("fourth failure: %s", res.Content)
 	}
-	if ok := h.run(tools.NameEditor, map[string]any{"path": "a.txt", "old_text": "two", "new_text": "2"}); ok.IsError {
+	if ok := h.schedule(tools.NameEditor, map[string]any{"path": "a.txt", "old_text": "two", "new_text": "2"}); ok.IsError {
 		t.Fatalf("edit refused: %s", ok.Content)
 	}
 	if res := bad(tools.NameEditor, "a.txt"); strings.Contains(res.Content, advice) {
@@ -89,7 +91,7 @@ func TestNotFoundSaysWhatChangedSinceRead(t *testing.T) {
 		{tools.NameReplaceInFile, map[string]any{"path": "f.py", "diff": "------- SEARCH\n    b = 2\n    return a + b\n=======\n    return a\n+++++++ REPLACE\n"}},
 		{tools.NameApplyPatch, map[string]any{"input": "*** Begin Patch\n*** Update File: f.py\n@@\n-    b = 2\n-    return a + b\n+    return a\n*** End Patch"}},
 	} {
-		res := h.run(c.tool, c.args)
+		res := h.schedule(c.tool, c.args)
 		if !res.IsError {
 			t.Fatalf("%s applied over the user's typing: %s", c.tool, res.Content)
 		}

@@ -73,14 +73,16 @@ type editFails struct {
 // the text is wrong, and another guess costs more than a read.
 const editRereadAfter = 3
 
-// failed counts a failed edit of abs and, from the one after
-// editRereadAfter on, adds to res's message that the model should read
-// the file again and how many failed. A read of a changed text (what the
-// session records as seen differs) starts the count afresh, as does an
-// edit that applies.
-func (e *editEnv) failed(abs string, res *Result) {
-	if !res.IsError || abs == "" {
-		return
+// failed counts a failed edit of abs, once per call however many of its
+// steps fail (counted is the call's own flag: in the session a refusal
+// of Describe is the call's result, elsewhere Execute fails alone), and
+// returns msg with, from the failure after editRereadAfter on, the advice
+// to read the file again and how many failed. A read of a changed text
+// (what the session records as seen differs) starts the count afresh, as
+// does an edit that applies.
+func (e *editEnv) failed(abs string, counted *bool, msg string) string {
+	if abs == "" {
+		return msg
 	}
 	seen, _ := e.files.SeenText(abs)
 	e.mu.Lock()
@@ -88,16 +90,20 @@ func (e *editEnv) failed(abs string, res *Result) {
 		e.fails = map[string]editFails{}
 	}
 	f := e.fails[abs]
-	if f.n > 0 && f.seen != seen {
-		f.n = 0
+	if !*counted {
+		if f.n > 0 && f.seen != seen {
+			f.n = 0
+		}
+		f.n++
+		f.seen = seen
+		e.fails[abs] = f
+		*counted = true
 	}
-	f.n++
-	f.seen = seen
-	e.fails[abs] = f
 	e.mu.Unlock()
 	if f.n > editRereadAfter {
-		res.Content += fmt.Sprintf("\n%d edits of %s have failed in a row: what you send does not match what the file holds. Read it again with read_files before editing it, and copy the lines from what it shows.", f.n, e.files.Display(abs))
+		msg += fmt.Sprintf("\n%d edits of %s have failed in a row: what you send does not match what the file holds. Read it again with read_files before editing it, and copy the lines from what it shows.", f.n, e.files.Display(abs))
 	}
+	return msg
 }
 
 // applied starts abs's count of failed edits afresh.
@@ -332,7 +338,9 @@ func (p *planOnce) get(read func(string) (FileText, error)) ([]Change, []string,
 // whose path was refused or whose plan fails has no preview but a
 // Refusal saying why, so that nobody is asked to approve an edit that
 // cannot apply.
-func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner) Description {
+//
+// refused, when set, words a plan's refusal (it counts the failure).
+func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner, refused func(string) string) Description {
 	d := Description{Title: verb + " " + display, Kind: KindEdit, Locations: []Location{{Path: display}}}
 	if pathErr != nil {
 		d.Refusal = pathErr.Error()
@@ -342,6 +350,9 @@ func (e *editEnv) describeSingle(ctx context.Context, verb, display string, path
 	var pe *editPlanError
 	if errors.As(err, &pe) {
 		d.Refusal = pe.Error()
+		if refused != nil {
+			d.Refusal = refused(d.Refusal)
+		}
 	}
 	if err != nil || len(changes) == 0 || changes[0].NewText == nil {
 		return d

@@ -33,6 +33,12 @@ type replaceInFileCall struct {
 	display string
 	pathErr error
 	once    planOnce // the plan Describe made, reused by Execute
+	counted bool     // whether the call's failure has been counted
+}
+
+// refused words a refusal of the call, counting it against the file.
+func (c *replaceInFileCall) refused(msg string) string {
+	return c.env.failed(c.abs, &c.counted, msg)
 }
 
 // plan applies the blocks to the file's text as read now, returning the
@@ -84,7 +90,7 @@ func (c *replaceInFileCall) Describe(ctx context.Context) Description {
 		changes, _, err := c.once.get(read)
 		return changes, err
 	}
-	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan)
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan, c.refused)
 }
 
 // Execute applies the blocks. Success shows the compact diff (or the
@@ -102,7 +108,9 @@ func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result,
 	}
 	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
 	if err != nil || res.IsError {
-		c.env.failed(c.abs, &res)
+		if res.IsError {
+			res.Content = c.refused(res.Content)
+		}
 		return res, err
 	}
 	c.env.applied(c.abs)

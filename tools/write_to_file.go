@@ -77,7 +77,7 @@ func editKeepFileForm(old, content string) string {
 
 // Describe previews the write against the current text.
 func (c *writeToFileCall) Describe(ctx context.Context) Description {
-	return c.env.describeSingle(ctx, "Write", c.display, c.pathErr, c.plan)
+	return c.env.describeSingle(ctx, "Write", c.display, c.pathErr, c.plan, nil)
 }
 
 // Execute writes the file. Afterwards the model knows the file's whole
