@@ -12,8 +12,9 @@ import (
 // docs/DESIGN.md §3 through cline/callTool against an open buffer: the
 // session's record of what the model read (read_files) reaches the edit
 // tools, so a look-alike elsewhere is refused while the user's typing
-// stands, and a block sent with the wrong indentation lands re-indented
-// through workspace/applyEdit.
+// stands; a block sent with the wrong indentation lands re-indented
+// through workspace/applyEdit; the fourth failed edit in a row says to
+// read the file again.
 func TestEditsLandThroughTheDaemon(t *testing.T) {
 	ctx := testCtx(t)
 	text := "class A:\n    def run(self):\n        return 1\n\n    def name(self):\n        return \"a\"\n\n\ndef run(self):\n    return 1\n"
@@ -42,4 +43,12 @@ func TestEditsLandThroughTheDaemon(t *testing.T) {
 		t.Fatalf("shifted block: %+v", r)
 	}
 	assertBuffer(t, ctx, ed, uri, strings.Replace(typed, "        return \"a\"", "        return \"A\".lower()", 1))
+
+	// The fourth failed edit of the file in a row says to read it again.
+	for i := 1; i <= 4; i++ {
+		r = callTool(t, ctx, ed, "editor", map[string]any{"path": "a.py", "old_text": "def missing():", "new_text": "x"})
+		if advice := strings.Contains(r.Content, "4 edits of a.py have failed in a row"); !r.IsError || advice != (i == 4) {
+			t.Errorf("failure %d: %+v", i, r)
+		}
+	}
 }
