@@ -36,6 +36,7 @@ func similarity(a, b string) float64 {
 // nearest finds the window of the file, as many lines as pattern, whose
 // lines are most like pattern's, or ok false when nothing is near: no
 // non-blank line equal, and for a one-line pattern no line close to it.
+// Blank lines agree with blank lines but do not make a place near.
 // The search gives up on a huge file rather than take seconds on an error
 // path.
 func (m *matcher) nearest(pattern []string) (region, bool) {
@@ -44,10 +45,12 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 	if len(pk) == 0 || len(ks) == 0 {
 		return region{}, false
 	}
-	// A placeholder line says nothing of the place, like a blank one.
+	// A placeholder line says nothing of the place, like a blank one;
+	// unlike a blank one, it never agrees with the file.
+	ph := make([]bool, len(pk))
 	for j := range pk {
 		if isPlaceholder(pattern, j) {
-			pk[j] = ""
+			pk[j], ph[j] = "", true
 		}
 	}
 	n := min(len(pk), len(ks))
@@ -61,17 +64,21 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 	// Lines that agree count most; how alike the others are breaks ties,
 	// and so, a little, does the first line agreeing, which is the line
 	// models most often get right.
-	best, bestScore, bestAgree := -1, 0.0, 0
+	best, bestScore, bestAgree, bestStrong := -1, 0.0, 0, 0
 	budget := 1 << 22
 	for i := 0; i+n <= len(ks); i++ {
-		score, agree := 0.0, 0
+		score, agree, strong := 0.0, 0, 0
 		for j := range n {
 			if pk[j] == "" {
+				if !ph[j] && ks[i+j] == "" {
+					agree++
+				}
 				continue
 			}
 			s := similarity(ks[i+j], pk[j])
 			if s == 1 {
 				agree++
+				strong++
 				score++
 				if j == first {
 					score += 0.5
@@ -81,13 +88,13 @@ func (m *matcher) nearest(pattern []string) (region, bool) {
 			budget -= len(pk[j]) + 1
 		}
 		if score > bestScore {
-			best, bestScore, bestAgree = i, score, agree
+			best, bestScore, bestAgree, bestStrong = i, score, agree, strong
 		}
 		if budget < 0 {
 			break
 		}
 	}
-	if best < 0 || bestAgree == 0 && (n > 1 || bestScore < 0.6) || first < 0 {
+	if best < 0 || bestStrong == 0 && (n > 1 || bestScore < 0.6) || first < 0 {
 		return region{}, false
 	}
 	return region{start: best, n: n, agree: bestAgree}, true
