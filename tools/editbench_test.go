@@ -495,6 +495,27 @@ func benchHandCases() []benchCase {
 				args: benchCall(tool, cp.path, strings.Split(cp.old, "\n"), strings.Split(cp.new, "\n")), want: cp.want, seen: cp.read})
 		}
 	}
+	// insert_line counts lines of the text the model read.
+	readPy := benchJoin(benchPy.lines, "\n")
+	typedAbove := "# added by the user\n# and another line\n" + readPy
+	ins := func(n int) map[string]any {
+		return map[string]any{"path": benchPy.name, "new_text": "    def clear(self):\n        self.items = []\n", "insert_line": n}
+	}
+	wantIns := func(text string, before int) string {
+		ls := strings.SplitAfter(text, "\n")
+		return strings.Join(ls[:before-1], "") + "    def clear(self):\n        self.items = []\n" + strings.Join(ls[before-1:], "")
+	}
+	cs = append(cs,
+		benchCase{name: "stale/insert_line, lines added above", category: "stale: insert_line", file: benchPy.name, text: typedAbove, tool: tools.NameEditor,
+			args: ins(20), want: wantIns(typedAbove, 22), seen: readPy},
+		benchCase{name: "stale/insert_line, lines added below", category: "stale: insert_line", file: benchPy.name, text: readPy + "# added by the user\n", tool: tools.NameEditor,
+			args: ins(20), want: wantIns(readPy+"# added by the user\n", 20), seen: readPy},
+		benchCase{name: "stale/insert_line, the line itself changed", category: "stale: insert_line", file: benchPy.name,
+			text: strings.Replace(readPy, "    def total(self):", "    def total(self, tax=0):", 1), tool: tools.NameEditor,
+			args: ins(20), refuse: true, near: []int{20}, seen: readPy},
+		benchCase{name: "stale/insert_line, nothing changed", category: "stale: insert_line", file: benchPy.name, text: readPy, tool: tools.NameEditor,
+			args: ins(20), want: wantIns(readPy, 20), seen: readPy},
+	)
 	for _, la := range lookAlikes {
 		for _, tool := range []string{tools.NameEditor, tools.NameReplaceInFile, tools.NameApplyPatch} {
 			c := benchCase{name: "stale/" + la.name + "/" + tool, category: "stale: look-alike elsewhere", file: la.path, text: la.now, tool: tool,

@@ -386,11 +386,44 @@ func editFile(current string, exists bool, req EditorRequest) (EditorResult, err
 		return EditorResult{Action: ActionCreated, Text: req.NewText}, nil
 	}
 	if req.InsertLine != nil {
-		text, err := Insert(current, *req.InsertLine, req.NewText)
-		return EditorResult{Action: ActionInserted, Text: text}, err
+		at, note, err := mapInsertLine(req.Read, current, *req.InsertLine)
+		if err != nil {
+			return EditorResult{}, err
+		}
+		text, err := Insert(current, at, req.NewText)
+		return EditorResult{Action: ActionInserted, Text: text, Note: note}, err
 	}
 	text, note, err := replace(current, req.OldText, req.NewText, req.Read)
 	return EditorResult{Action: ActionReplaced, Text: text, Note: note}, err
+}
+
+// mapInsertLine carries insert_line n, a line of the text the model last
+// read, to the current text: lines added or removed above the place move
+// it with them, and a place inside what changed since is refused, since
+// the line it names may be gone or another. Without a read on record, or
+// with the text unchanged, n stands.
+func mapInsertLine(read LastRead, current string, n int) (int, string, error) {
+	if !read.Known || read.Text == current || n < 1 {
+		return n, "", nil
+	}
+	seen := parseDocument(read.Text).lines
+	if n > len(seen)+1 {
+		return n, "", nil // invalid for what was read too: Insert says so
+	}
+	cur := parseDocument(current).lines
+	pre, suf := changedWindow(seen, cur)
+	b := n - 1 // the boundary before which the lines go
+	switch {
+	case b < pre:
+		return n, "", nil
+	case b >= len(seen)-suf:
+		// Before a line that is still there, after what changed (lines
+		// the user added just there included).
+		m := n + len(cur) - len(seen)
+		return m, fmt.Sprintf("insert_line %d of the file as you last read it is line %d now (lines above it changed since), and the text went there.", n, m), nil
+	}
+	return 0, "", &EditorError{Reason: ReasonUnsafe, Detail: fmt.Sprintf("The file changed since you last read it around insert_line %d (%s of what you read are now %s), so that line may be gone or another. Read the file again and give the line as it is now.",
+		n, LineRange(pre+1, len(seen)-suf-pre), LineRange(pre+1, len(cur)-suf-pre))}
 }
 
 // CreatedMessage is what the model is shown after EditFile created path.

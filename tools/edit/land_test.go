@@ -513,3 +513,34 @@ func TestPatchAnchorNotInsideWord(t *testing.T) {
 		t.Errorf("%v %+v", err, plan)
 	}
 }
+
+// TestInsertLineMappedThroughChanges: insert_line counts lines of the
+// text the model read. Lines the user added above since move the place
+// down with them; a place inside what changed is refused.
+func TestInsertLineMappedThroughChanges(t *testing.T) {
+	read := "a\nb\nc\nd\n"
+	lr := LastRead{Text: read, Known: true}
+	ins := func(text string, n int) (EditorResult, error) {
+		return EditFile("f.txt", text, true, EditorRequest{NewText: "NEW", InsertLine: &n, Read: lr})
+	}
+	res, err := ins("x\ny\na\nb\nc\nd\n", 3)
+	if err != nil || res.Text != "x\ny\na\nb\nNEW\nc\nd\n" || !strings.Contains(res.Note, "line 5") {
+		t.Errorf("lines added above: %v %q %q", err, res.Text, res.Note)
+	}
+	res, err = ins("a\nb\nc\nd\nz\n", 2)
+	if err != nil || res.Text != "a\nNEW\nb\nc\nd\nz\n" || res.Note != "" {
+		t.Errorf("lines added below: %v %q %q", err, res.Text, res.Note)
+	}
+	if res, err := ins("a\nB1\nB2\nc\nd\n", 3); err != nil || res.Text != "a\nB1\nB2\nNEW\nc\nd\n" {
+		t.Errorf("before a line after what changed: %v %q", err, res.Text)
+	}
+	if res, err := ins("a\nB1\nB2\nc\nd\n", 2); err == nil {
+		t.Errorf("inside what changed: applied %q", res.Text)
+	} else if !strings.Contains(err.Error(), "changed since you last read") {
+		t.Errorf("inside what changed: %v", err)
+	}
+	n := 5
+	if res, err := EditFile("f.txt", "x\na\nb\nc\nd\n", true, EditorRequest{NewText: "END", InsertLine: &n, Read: lr}); err != nil || res.Text != "x\na\nb\nc\nd\nEND\n" {
+		t.Errorf("append: %v %q", err, res.Text)
+	}
+}
