@@ -122,3 +122,27 @@ func TestWriteToFilePlaceholderRefused(t *testing.T) {
 		t.Errorf("new file refused: %s", res.Content)
 	}
 }
+
+// TestReadRecordAfterEditOnChangedFile: when the model edits a file the
+// user changed since its read, what it read is no longer its view of the
+// file (its own edit is in neither text), so no rule leans on it until it
+// reads again: insert_line stands as given rather than being carried
+// through changes that include the model's own.
+func TestReadRecordAfterEditOnChangedFile(t *testing.T) {
+	h := newEditHarness(t)
+	read := "a\nb\nc\nd\n"
+	h.write("f.txt", read)
+	abs := h.files.OpenBuffer("f.txt", read)
+	h.files.Seen(abs, read)
+	h.files.OpenBuffer("f.txt", "typed\na\nb\nc\nd\n")
+	if res := h.schedule(tools.NameEditor, map[string]any{"path": "f.txt", "old_text": "c", "new_text": "c1\nc2"}); res.IsError {
+		t.Fatalf("edit: %s", res.Content)
+	}
+	// The model, knowing its own edit but not the typing, inserts before
+	// d, which it counts as line 5.
+	res := h.schedule(tools.NameEditor, map[string]any{"path": "f.txt", "new_text": "NEW", "insert_line": 5})
+	got, _ := h.files.Buffer(abs)
+	if res.IsError || got != "typed\na\nb\nc1\nNEW\nc2\nd\n" || strings.Contains(res.Content, "as you last read it") {
+		t.Errorf("result %q, buffer %q", res.Content, got)
+	}
+}

@@ -57,8 +57,13 @@ type editEnv struct {
 	files Files
 	cfg   editConfig
 
-	mu    sync.Mutex // guards fails
+	mu    sync.Mutex // guards fails and diverged
 	fails map[string]editFails
+	// diverged holds, per file, the read text on record when the model
+	// edited the file after someone else had changed it: from then on that
+	// text is not the model's view, until the model reads the file again
+	// (the record then differs).
+	diverged map[string]string
 }
 
 // editFails counts the edits of one file that failed in a row, and what
@@ -138,8 +143,8 @@ func (r editRefusal) Error() string { return string(r) }
 // last read it, the message says what changed (editSinceRead).
 func (e *editEnv) planError(abs string, ft FileText, err error, sent []string) error {
 	pe := &editPlanError{err: err}
-	if seen, ok := e.files.SeenText(abs); ok && ft.Exists && seen != ft.Text {
-		pe.hint = editSinceRead(seen, ft.Text, sent)
+	if read := e.lastRead(abs); read.Known && ft.Exists && read.Text != ft.Text {
+		pe.hint = editSinceRead(read.Text, ft.Text, sent)
 	}
 	return pe
 }
@@ -206,7 +211,17 @@ func oneOrMany(n int, one, many string) string {
 // Describe and its Execute (the scheduler holds later calls back).
 func (e *editEnv) lastRead(abs string) edit.LastRead {
 	t, ok := e.files.SeenText(abs)
-	return edit.LastRead{Text: t, Known: ok}
+	if ok {
+		e.mu.Lock()
+		if d, diverged := e.diverged[abs]; diverged && d == t {
+			ok = false
+		}
+		e.mu.Unlock()
+	}
+	if !ok {
+		return edit.LastRead{}
+	}
+	return edit.LastRead{Text: t, Known: true}
 }
 
 // splitSent is the lines of an editor call's old_text, for editSinceRead.
@@ -422,6 +437,16 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 	if !whole && c.Existed {
 		seen, ok := e.files.SeenText(c.Path)
 		if !ok || seen != c.OldText {
+			if ok {
+				// The model's view is now the read text, the change it
+				// did not see, and its own edit: neither text on record.
+				e.mu.Lock()
+				if e.diverged == nil {
+					e.diverged = map[string]string{}
+				}
+				e.diverged[c.Path] = seen
+				e.mu.Unlock()
+			}
 			return
 		}
 	}
