@@ -69,6 +69,20 @@ type applyPatchCall struct {
 	err error
 	// abs maps each cleaned display path of the patch to its absolute path.
 	abs map[string]string
+	// lastErr is the engine's error of the latest plan, which names the
+	// file a failed hunk belongs to.
+	lastErr error
+	counted bool // whether the call's failure has been counted
+}
+
+// refused words a refusal of the patch: a hunk that found no place
+// counts against its file.
+func (c *applyPatchCall) refused(msg string) string {
+	var pe *edit.PatchError
+	if errors.As(c.lastErr, &pe) && pe.Hunk > 0 {
+		return c.env.failed(c.abs[path.Clean(pe.Path)], &c.counted, msg)
+	}
+	return msg
 }
 
 // editPatchFS shows a planner's reader to the patch engine as an edit.FS.
@@ -95,17 +109,58 @@ func (f editPatchFS) ReadFile(p string) (string, error) {
 	return ft.Text, nil
 }
 
+// LastRead is what the model last read of the file the patch calls p,
+// which holds a hunk's loose match to the place the model read.
+func (f editPatchFS) LastRead(p string) edit.LastRead {
+	abs, ok := f.c.abs[path.Clean(p)]
+	if !ok {
+		return edit.LastRead{}
+	}
+	return f.c.env.lastRead(abs)
+}
+
+// hunkError is the planner's error for err; a hunk that found no place
+// in a file that changed since the model read it says what changed
+// (planError), as editor and replace_in_file do.
+func (c *applyPatchCall) hunkError(read func(string) (FileText, error), err error) error {
+	var pe *edit.PatchError
+	if !errors.As(err, &pe) || pe.Hunk == 0 {
+		return &editPlanError{err: err}
+	}
+	abs, ok := c.abs[path.Clean(pe.Path)]
+	if !ok {
+		return &editPlanError{err: err}
+	}
+	ft, rerr := read(abs)
+	if rerr != nil {
+		return &editPlanError{err: err}
+	}
+	var sent []string
+	for _, op := range c.patch.Ops {
+		if op.Path == pe.Path && op.Kind == pe.Op && pe.Hunk <= len(op.Hunks) {
+			for _, l := range op.Hunks[pe.Hunk-1].Lines {
+				if l.Op != '+' {
+					sent = append(sent, l.Text)
+				}
+			}
+			break
+		}
+	}
+	return c.env.planError(abs, ft, err, sent)
+}
+
 // plan plans the patch against the texts read returns and turns its net
 // effect into Changes: one per file, with an update that moved a file to
 // a new name kept as one moving change so its file mode (and any open
 // buffer's identity) can follow it.
 func (c *applyPatchCall) plan(read func(string) (FileText, error)) ([]Change, []string, error) {
 	if c.err != nil {
-		return nil, nil, &editPlanError{c.err}
+		return nil, nil, &editPlanError{err: c.err}
 	}
 	pl, err := c.patch.Plan(editPatchFS{c: c, read: read})
+	c.lastErr = err
 	if err != nil {
-		return nil, nil, &editPlanError{err}
+		return nil, nil, c.hunkError(read, err)
 	}
 	index := make(map[string]int, len(pl.Files))
 	for i, f := range pl.Files {
@@ -168,7 +223,7 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 	if err != nil {
 		var pe *editPlanError
 		if errors.As(err, &pe) {
-			d.Refusal = pe.err.Error()
+			d.Refusal = c.refused(pe.Error())
 		}
 		for _, op := range c.patch.Ops {
 			d.Locations = append(d.Locations, Location{Path: op.Path})
@@ -229,7 +284,13 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 	}
 	changes, res, err := c.env.apply(ctx, plan, "No files were changed.")
 	if err != nil || res.IsError {
+		if res.IsError {
+			res.Content = c.refused(res.Content)
+		}
 		return res, err
+	}
+	for _, ch := range changes {
+		c.env.applied(ch.Path)
 	}
 	var b strings.Builder
 	b.WriteString("Success. Updated the following files:\n")

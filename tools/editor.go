@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"strings"
 
 	"github.com/cline-ls/cline-ls/tools/edit"
 )
@@ -20,10 +21,7 @@ type editorArgs struct {
 func (e *editEnv) buildEditor(a editorArgs) (Invocation, error) {
 	abs, err := e.files.Resolve(a.Path)
 	c := &editorCall{env: e, args: a, abs: abs, pathErr: err, display: e.editDisplayOr(abs, a.Path, err)}
-	c.once.plan = func(read func(string) (FileText, error)) ([]Change, []string, error) {
-		changes, err := c.plan(read)
-		return changes, nil, err
-	}
+	c.once.plan = c.plan
 	return c, nil
 }
 
@@ -36,30 +34,39 @@ type editorCall struct {
 	display string
 	pathErr error
 	once    planOnce // the plan Describe made, reused by Execute
+	counted bool     // whether the call's failure has been counted
 }
 
-// plan computes the edit from the file's text as read now. It runs again
-// (through once) on the latest text when the file changed since the
-// preview or the editor's buffer moved on, so the unique match is found
-// afresh rather than applied at a stale offset.
-func (c *editorCall) plan(read func(string) (FileText, error)) ([]Change, error) {
+// refused words a refusal of the call, counting it against the file.
+func (c *editorCall) refused(msg string) string { return c.env.failed(c.abs, &c.counted, msg) }
+
+// plan computes the edit from the file's text as read now, with the note
+// of a loose match. It runs again (through once) on the latest text when
+// the file changed since the preview or the editor's buffer moved on, so
+// the unique match is found afresh rather than applied at a stale offset.
+func (c *editorCall) plan(read func(string) (FileText, error)) ([]Change, []string, error) {
 	ft, err := read(c.abs)
 	if err != nil {
-		return nil, editReadError(c.display, err)
+		return nil, nil, editReadError(c.display, err)
 	}
 	res, err := edit.EditFile(c.display, ft.Text, ft.Exists, edit.EditorRequest{
 		OldText: c.args.OldText, NewText: c.args.NewText, InsertLine: c.args.InsertLine,
+		Read: c.env.lastRead(c.abs),
 	})
 	if err != nil {
-		return nil, &editPlanError{err}
+		return nil, nil, c.env.planError(c.abs, ft, err, splitSent(c.args.OldText))
 	}
-	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, nil
+	var notes []string
+	if res.Note != "" {
+		notes = []string{res.Note}
+	}
+	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, notes, nil
 }
 
 // Describe previews the edit against the current text. A call that will
 // fail has no preview; Execute then says why.
 func (c *editorCall) Describe(ctx context.Context) Description {
-	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.kept)
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, c.kept, c.refused)
 }
 
 // kept is the call's planner: the plan Describe made while the file holds
@@ -70,21 +77,34 @@ func (c *editorCall) kept(_ context.Context, read func(string) (FileText, error)
 }
 
 // Execute applies the edit. Success shows the compact diff, or the
-// creation message for a new file.
+// creation message for a new file, and the note of a loose match.
 func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
 	if c.pathErr != nil {
 		return Errorf("%s", c.pathErr.Error()), nil
 	}
-	changes, res, err := c.env.apply(ctx, c.kept, "The file is unchanged.")
+	var notes []string
+	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+		changes, n, err := c.once.get(read)
+		notes = n
+		return changes, err
+	}
+	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
 	if err != nil || res.IsError {
+		if res.IsError {
+			res.Content = c.refused(res.Content)
+		}
 		return res, err
 	}
+	c.env.applied(c.abs)
 	ch := changes[0]
 	fe := c.env.fileEdit(ch)
 	c.env.keepSeen(ch, !ch.Existed)
 	content := fe.Diff
 	if !ch.Existed {
 		content = edit.CreatedMessage(c.display)
+	}
+	if len(notes) > 0 {
+		content += "\nNote: " + strings.Join(notes, "\nNote: ")
 	}
 	return Result{Content: content, Edits: []FileEdit{fe}}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/tools/edit"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -51,23 +52,189 @@ func EditTools(files Files, opts ...EditOption) map[string]BuildFunc {
 }
 
 // editEnv is what the four editing tools share: the workspace and editor
-// behind Files, and the options.
+// behind Files, the options, and the count of failed edits per file.
 type editEnv struct {
 	files Files
 	cfg   editConfig
+
+	mu    sync.Mutex // guards fails and diverged
+	fails map[string]editFails
+	// diverged holds, per file, the read text on record when the model
+	// edited the file after someone else had changed it: from then on that
+	// text is not the model's view, until the model reads the file again
+	// (the record then differs).
+	diverged map[string]string
+}
+
+// editFails counts the edits of one file that failed in a row, and what
+// the model had read of it when the last one failed.
+type editFails struct {
+	n    int
+	seen string
+}
+
+// editRereadAfter is how many failed edits of one file in a row make the
+// next failure tell the model to read the file again: by then its idea of
+// the text is wrong, and another guess costs more than a read.
+const editRereadAfter = 3
+
+// failed counts a failed edit of abs, once per call however many of its
+// steps fail (counted is the call's own flag: in the session a refusal
+// of Describe is the call's result, elsewhere Execute fails alone), and
+// returns msg with, from the failure after editRereadAfter on, the advice
+// to read the file again and how many failed. A read of a changed text
+// (what the session records as seen differs) starts the count afresh, as
+// does an edit that applies.
+func (e *editEnv) failed(abs string, counted *bool, msg string) string {
+	if abs == "" {
+		return msg
+	}
+	seen, _ := e.files.SeenText(abs)
+	e.mu.Lock()
+	if e.fails == nil {
+		e.fails = map[string]editFails{}
+	}
+	f := e.fails[abs]
+	if !*counted {
+		if f.n > 0 && f.seen != seen {
+			f.n = 0
+		}
+		f.n++
+		f.seen = seen
+		e.fails[abs] = f
+		*counted = true
+	}
+	e.mu.Unlock()
+	if f.n > editRereadAfter {
+		msg += fmt.Sprintf("\n%d edits of %s have failed in a row: what you send does not match what the file holds. Read it again with read_files before editing it, and copy the lines from what it shows.", f.n, e.files.Display(abs))
+	}
+	return msg
+}
+
+// applied starts abs's count of failed edits afresh.
+func (e *editEnv) applied(abs string) {
+	e.mu.Lock()
+	delete(e.fails, abs)
+	e.mu.Unlock()
 }
 
 // editPlanError marks an error returned by one of our planners. Files.Apply
 // hands plan errors back unchanged; wrapping them tells them apart from
-// faults of the daemon, since a plan error is the model's to fix.
-type editPlanError struct{ err error }
+// faults of the daemon, since a plan error is the model's to fix. hint,
+// when set, follows the error's message: what changed in the file since
+// the model read it.
+type editPlanError struct {
+	err  error
+	hint string
+}
 
-func (e *editPlanError) Error() string { return e.err.Error() }
+func (e *editPlanError) Error() string { return e.err.Error() + e.hint }
 func (e *editPlanError) Unwrap() error { return e.err }
+
+// editRefusal is a refusal worded for the model: whole sentences,
+// capitalised and ending in a full stop, unlike a Go error string.
+type editRefusal string
+
+func (r editRefusal) Error() string { return string(r) }
+
+// planError is a one-file planner's error for the engine's refusal err
+// of an edit of abs, whose text was ft; sent are the lines the model
+// expected to find, when known. When the file changed since the model
+// last read it, the message says what changed (editSinceRead).
+func (e *editEnv) planError(abs string, ft FileText, err error, sent []string) error {
+	pe := &editPlanError{err: err}
+	if read := e.lastRead(abs); read.Known && ft.Exists && read.Text != ft.Text {
+		pe.hint = editSinceRead(read.Text, ft.Text, sent)
+	}
+	return pe
+}
+
+// editSinceRead describes what changed between the text the model last
+// read (seen) and the file's text now: every change the model's own edits
+// did not make, since an applied edit updates what it has seen. It shows
+// the changed lines as they read now with their numbers, what they were,
+// and where the model's lines (sent) were in the text it read.
+func editSinceRead(seen, now string, sent []string) string {
+	hunks := diff.Lines(seen, now)
+	if len(hunks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nThe file changed since you last read it, not through your edits (the user's typing, a format-on-save or another session):\n")
+	const maxHunks, maxLines = 3, 6
+	for i, h := range hunks {
+		if i == maxHunks {
+			fmt.Fprintf(&b, "... and %d more changes.\n", len(hunks)-maxHunks)
+			break
+		}
+		switch {
+		case len(h.Added) == 0:
+			fmt.Fprintf(&b, "%s of what you read %s deleted (before line %d now).\n", edit.LineRange(h.OldLine, len(h.Removed)), oneOrMany(len(h.Removed), "was", "were"), h.NewLine)
+			continue
+		case len(h.Removed) == 0:
+			fmt.Fprintf(&b, "%s added:\n", edit.LineRange(h.NewLine, len(h.Added)))
+		default:
+			fmt.Fprintf(&b, "%s now %s (was %s of what you read):\n", edit.LineRange(h.NewLine, len(h.Added)), oneOrMany(len(h.Added), "reads", "read"), edit.LineRange(h.OldLine, len(h.Removed)))
+		}
+		for k, l := range h.Added {
+			if k == maxLines {
+				fmt.Fprintf(&b, "  ... (%d more lines)\n", len(h.Added)-maxLines)
+				break
+			}
+			fmt.Fprintf(&b, "  %d | %s\n", h.NewLine+k, l)
+		}
+		for k, l := range h.Removed {
+			if k == maxLines {
+				fmt.Fprintf(&b, "  (... %d more lines were there)\n", len(h.Removed)-maxLines)
+				break
+			}
+			fmt.Fprintf(&b, "  (was: %q)\n", l)
+		}
+	}
+	if at := edit.LinesAt(seen, sent); at > 0 {
+		fmt.Fprintf(&b, "Your lines are %s of the text you read.\n", edit.LineRange(at, len(sent)))
+	}
+	b.WriteString("Read the file again before editing it; the user's changes stay as they are.")
+	return b.String()
+}
+
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// lastRead is what the session records the model last read of abs. A
+// plan that uses it still depends on the texts alone while the call waits
+// for approval, since no read of the model's runs between an edit's
+// Describe and its Execute (the scheduler holds later calls back).
+func (e *editEnv) lastRead(abs string) edit.LastRead {
+	t, ok := e.files.SeenText(abs)
+	if ok {
+		e.mu.Lock()
+		if d, diverged := e.diverged[abs]; diverged && d == t {
+			ok = false
+		}
+		e.mu.Unlock()
+	}
+	if !ok {
+		return edit.LastRead{}
+	}
+	return edit.LastRead{Text: t, Known: true}
+}
+
+// splitSent is the lines of an editor call's old_text, for editSinceRead.
+func splitSent(old string) []string {
+	if old == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(old, "\r\n", "\n"), "\n"), "\n")
+}
 
 // editReadError is a planner's error for a file it could not read.
 func editReadError(display string, err error) error {
-	return &editPlanError{fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
+	return &editPlanError{err: fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
 }
 
 // editReadReason drops the absolute path from a refusal the workspace
@@ -94,7 +261,7 @@ func (e *editEnv) apply(ctx context.Context, plan Planner, unchanged string) ([]
 	}
 	var pe *editPlanError
 	if errors.As(err, &pe) {
-		return nil, Errorf("%s", pe.err.Error()), nil
+		return nil, Errorf("%s", pe.Error()), nil
 	}
 	var de *DeliveryError
 	if errors.As(err, &de) {
@@ -186,7 +353,9 @@ func (p *planOnce) get(read func(string) (FileText, error)) ([]Change, []string,
 // whose path was refused or whose plan fails has no preview but a
 // Refusal saying why, so that nobody is asked to approve an edit that
 // cannot apply.
-func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner) Description {
+//
+// refused, when set, words a plan's refusal (it counts the failure).
+func (e *editEnv) describeSingle(ctx context.Context, verb, display string, pathErr error, plan Planner, refused func(string) string) Description {
 	d := Description{Title: verb + " " + display, Kind: KindEdit, Locations: []Location{{Path: display}}}
 	if pathErr != nil {
 		d.Refusal = pathErr.Error()
@@ -195,7 +364,10 @@ func (e *editEnv) describeSingle(ctx context.Context, verb, display string, path
 	changes, err := plan(ctx, e.describeRead(ctx))
 	var pe *editPlanError
 	if errors.As(err, &pe) {
-		d.Refusal = pe.err.Error()
+		d.Refusal = pe.Error()
+		if refused != nil {
+			d.Refusal = refused(d.Refusal)
+		}
 	}
 	if err != nil || len(changes) == 0 || changes[0].NewText == nil {
 		return d
@@ -226,7 +398,7 @@ func (e *editEnv) textOnly(read func(string) (FileText, error)) func(string) (Fi
 		}
 		head := ft.Text[:min(len(ft.Text), 8192)]
 		if bin, why := workspace.SniffBinary([]byte(head)); bin {
-			return ft, &editPlanError{fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
+			return ft, &editPlanError{err: fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
 		}
 		return ft, nil
 	}
@@ -265,6 +437,16 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 	if !whole && c.Existed {
 		seen, ok := e.files.SeenText(c.Path)
 		if !ok || seen != c.OldText {
+			if ok {
+				// The model's view is now the read text, the change it
+				// did not see, and its own edit: neither text on record.
+				e.mu.Lock()
+				if e.diverged == nil {
+					e.diverged = map[string]string{}
+				}
+				e.diverged[c.Path] = seen
+				e.mu.Unlock()
+			}
 			return
 		}
 	}

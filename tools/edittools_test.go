@@ -78,6 +78,25 @@ func (h *editHarness) run(name string, args any) tools.Result {
 	return res
 }
 
+// schedule runs a call as the session's scheduler does: Describe first,
+// and Execute only when Describe does not refuse, the refusal being the
+// result otherwise.
+func (h *editHarness) schedule(name string, args any) tools.Result {
+	h.t.Helper()
+	inv, err := h.build(name, args)
+	if err != nil {
+		h.t.Fatalf("%s: Build: %v", name, err)
+	}
+	if d := inv.Describe(context.Background()); d.Refusal != "" {
+		return tools.Result{Content: d.Refusal, IsError: true}
+	}
+	res, err := inv.Execute(context.Background(), tools.ExecOptions{})
+	if err != nil {
+		h.t.Fatalf("%s: Execute: %v", name, err)
+	}
+	return res
+}
+
 func (h *editHarness) abs(rel string) string { return filepath.Join(h.root, filepath.FromSlash(rel)) }
 
 func (h *editHarness) write(rel, text string) {

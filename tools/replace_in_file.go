@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/cline-ls/cline-ls/tools/edit"
@@ -32,6 +33,12 @@ type replaceInFileCall struct {
 	display string
 	pathErr error
 	once    planOnce // the plan Describe made, reused by Execute
+	counted bool     // whether the call's failure has been counted
+}
+
+// refused words a refusal of the call, counting it against the file.
+func (c *replaceInFileCall) refused(msg string) string {
+	return c.env.failed(c.abs, &c.counted, msg)
 }
 
 // plan applies the blocks to the file's text as read now, returning the
@@ -43,12 +50,19 @@ func (c *replaceInFileCall) plan(read func(string) (FileText, error)) ([]Change,
 	}
 	if !ft.Exists {
 		if err := c.missingFile(); err != nil {
-			return nil, nil, &editPlanError{err}
+			return nil, nil, &editPlanError{err: err}
 		}
 	}
-	res, err := edit.ReplaceInFile(c.display, ft.Text, c.args.Diff)
+	res, err := edit.ReplaceInFileRead(c.display, ft.Text, c.args.Diff, c.env.lastRead(c.abs))
 	if err != nil {
-		return nil, nil, &editPlanError{err}
+		var sent []string
+		var de *edit.DiffError
+		if errors.As(err, &de) && de.Block > 0 {
+			if blocks, perr := edit.ParseBlocks(c.args.Diff); perr == nil && de.Block <= len(blocks) {
+				sent = blocks[de.Block-1].Search
+			}
+		}
+		return nil, nil, c.env.planError(c.abs, ft, err, sent)
 	}
 	return []Change{{Path: c.abs, OldText: ft.Text, Existed: ft.Exists, NewText: &res.Text}}, res.Notes, nil
 }
@@ -76,7 +90,7 @@ func (c *replaceInFileCall) Describe(ctx context.Context) Description {
 		changes, _, err := c.once.get(read)
 		return changes, err
 	}
-	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan)
+	return c.env.describeSingle(ctx, "Edit", c.display, c.pathErr, plan, c.refused)
 }
 
 // Execute applies the blocks. Success shows the compact diff (or the
@@ -94,8 +108,12 @@ func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result,
 	}
 	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
 	if err != nil || res.IsError {
+		if res.IsError {
+			res.Content = c.refused(res.Content)
+		}
 		return res, err
 	}
+	c.env.applied(c.abs)
 	ch := changes[0]
 	fe := c.env.fileEdit(ch)
 	c.env.keepSeen(ch, !ch.Existed)

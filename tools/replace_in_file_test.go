@@ -133,7 +133,7 @@ func TestReplaceInFileTool(t *testing.T) {
 		h := newEditHarness(t)
 		h.write("a.txt", "one\n  two  \nthree\n")
 		res := h.run(tools.NameReplaceInFile, map[string]any{"path": "a.txt", "diff": block("two", "TWO")})
-		if res.IsError || !strings.Contains(res.Content, "```\nNote: Block 1 matched lines 2-2 with leading and trailing whitespace ignored.") {
+		if res.IsError || !strings.Contains(res.Content, "```\nNote: Block 1 matched line 2 only with leading and trailing whitespace ignored.") {
 			t.Errorf("result %q", res.Content)
 		}
 	})

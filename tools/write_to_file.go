@@ -47,10 +47,13 @@ func (c *writeToFileCall) plan(_ context.Context, read func(string) (FileText, e
 	}
 	seen, ok := c.env.files.SeenText(c.abs)
 	if !ok {
-		return nil, &editPlanError{fmt.Errorf("write_to_file refused: %s already exists and you have not read it in this session, so overwriting it could destroy text you have not seen. Read it first, or change part of it with an edit tool. The file was not changed.", c.display)}
+		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: %s already exists and you have not read it in this session, so overwriting it could destroy text you have not seen. Read it first, or change part of it with an edit tool. The file was not changed.", c.display)}
 	}
 	if seen != ft.Text {
-		return nil, &editPlanError{fmt.Errorf("write_to_file refused: %s has changed since you last read it (the user or another tool changed it), and overwriting it would lose those changes. Read it again, then write or edit it. The file was not changed.", c.display)}
+		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: %s has changed since you last read it (the user or another tool changed it), and overwriting it would lose those changes. Read it again, then write or edit it. The file was not changed.", c.display)}
+	}
+	if ph, ok := edit.Placeholder(c.args.Content, ft.Text); ok {
+		return nil, &editPlanError{err: editRefusal(fmt.Sprintf("write_to_file refused: the content contains the placeholder line %q, which stands for code left out; writing it would delete the lines it stands for from %s. Send the whole content, every line of it, or change part of the file with an edit tool. The file was not changed.", ph, c.display))}
 	}
 	text := editKeepFileForm(ft.Text, c.args.Content)
 	return []Change{{Path: c.abs, OldText: ft.Text, Existed: true, NewText: &text}}, nil
@@ -74,7 +77,7 @@ func editKeepFileForm(old, content string) string {
 
 // Describe previews the write against the current text.
 func (c *writeToFileCall) Describe(ctx context.Context) Description {
-	return c.env.describeSingle(ctx, "Write", c.display, c.pathErr, c.plan)
+	return c.env.describeSingle(ctx, "Write", c.display, c.pathErr, c.plan, nil)
 }
 
 // Execute writes the file. Afterwards the model knows the file's whole

@@ -16,7 +16,7 @@ func TestReplace(t *testing.T) {
 		{name: "mixed file, CRLF region", text: "a\r\nb\r\nc\nd\n", old: "a\nb", new: "1\n2", want: "1\r\n2\r\nc\nd\n"},
 		{name: "mixed file, LF region", text: "a\r\nb\r\nc\nd\n", old: "c\nd", new: "3\n4", want: "a\r\nb\r\n3\n4\n"},
 		{name: "mixed file, same text under both endings", text: "a\r\nb\na\nb", old: "a\nb", new: "x", reason: ReasonMultipleMatches},
-		{name: "overlapping occurrences are ambiguous", text: "aaa", old: "aa", new: "b", reason: ReasonMultipleMatches},
+		{name: "overlapping occurrences are ambiguous", text: "---", old: "--", new: "b", reason: ReasonMultipleMatches},
 		{name: "BOM stays", text: bom + "first\nsecond", old: "first", new: "1st", want: bom + "1st\nsecond"},
 		{name: "replacement may be empty", text: "a\nb\nc", old: "b\n", new: "", want: "a\nc"},
 		{name: "no fuzzy match", text: "a\n  b\n", old: "a\nb", new: "x", reason: ReasonNotFound},

@@ -75,6 +75,9 @@ func FuzzApplyPatch(f *testing.F) {
 		if a == "" && b == "" {
 			return // a hunk with no lines is rightly refused
 		}
+		if _, ok := Placeholder(b, a); ok {
+			return // refused, never written (TestPlaceholderRefused)
+		}
 		plan, err = PlanPatch(p.String(), MemFS{"a.txt": a})
 		if err != nil {
 			t.Fatalf("round trip %q -> %q: %v", a, b, err)
@@ -112,6 +115,9 @@ func FuzzSearchReplace(f *testing.F) {
 				return
 			}
 		}
+		if _, ok := Placeholder(b, a); ok {
+			return // refused, never written (TestPlaceholderRefused)
+		}
 		var d strings.Builder
 		d.WriteString("------- SEARCH\n" + a + "=======\n" + b + "+++++++ REPLACE\n")
 		res, err = ReplaceInFile("f", a, d.String())
@@ -136,15 +142,37 @@ func FuzzEditor(f *testing.F) {
 		if strings.ContainsRune(text+old+repl, '\r') {
 			return
 		}
-		switch n := strings.Count(text, old); {
+		// The occurrences that count: overlapping ones included, those
+		// that begin or end inside a word (TestEditorWordBoundary) left out.
+		valid, at := 0, -1
+		for i := 0; old != "" && i <= len(text); {
+			k := strings.Index(text[i:], old)
+			if k < 0 {
+				break
+			}
+			if !insideWord(text, i+k, i+k+len(old)) {
+				valid, at = valid+1, i+k
+			}
+			i += k + 1
+		}
+		reason := Reason(0)
+		if e, ok := err.(*EditorError); ok {
+			reason = e.Reason
+		}
+		switch {
 		case old == "":
 			if err == nil {
 				t.Fatalf("empty old text accepted")
 			}
-		case err == nil && (n != 1 || got != strings.Replace(text, old, repl, 1)):
-			t.Fatalf("Replace(%q, %q, %q) = %q with %d occurrences", text, old, repl, got, n)
-		case err != nil && n == 1 && strings.Index(text[strings.Index(text, old)+1:], old) < 0:
+		case valid == 1 && err == nil:
+			if want := text[:at] + repl + text[at+len(old):]; got != want {
+				t.Fatalf("Replace(%q, %q, %q) = %q, want %q", text, old, repl, got, want)
+			}
+		case valid == 1 && reason != ReasonUnsafe:
+			// Only a placeholder in the new text refuses a unique match.
 			t.Fatalf("Replace(%q, %q) failed on a unique occurrence: %v", text, old, err)
+		case valid > 1 && reason != ReasonMultipleMatches:
+			t.Fatalf("Replace(%q, %q) with %d occurrences: %q, %v", text, old, valid, got, err)
 		}
 
 		body := strings.TrimPrefix(text, bom)

@@ -164,36 +164,3 @@ func (m *matcher) find(pattern []string, from int, l level, ok func(i int) bool)
 	}
 	return -1
 }
-
-// closest finds where the longest leading part of pattern matches, at the
-// loosest level, to tell the model how far its lines were right. It
-// returns the start line and how many pattern lines matched there; count
-// is 0 when not even the first line occurs.
-func (m *matcher) closest(pattern []string) (start, count int) {
-	if len(pattern) == 0 {
-		return -1, 0
-	}
-	pk := patternKeys(pattern, punct)
-	ks := m.keysAt(punct)
-	start = -1
-	// The hint is a courtesy of an error path; on a pathological file
-	// (thousands of identical lines) it gives up rather than take seconds.
-	budget := 1 << 22
-	for i := range ks {
-		n := 0
-		for n < len(pk) && i+n < len(ks) && ks[i+n] == pk[n] {
-			n++
-		}
-		if budget -= n + 1; budget < 0 {
-			break
-		}
-		// Blank lines match everywhere and say nothing about the place.
-		if n > count && strings.TrimSpace(pattern[0]) != "" {
-			start, count = i, n
-			if n == len(pk) {
-				break
-			}
-		}
-	}
-	return start, count
-}

@@ -19,6 +19,14 @@ type FS interface {
 	ReadFile(path string) (string, error)
 }
 
+// LastReadFS is an FS that also knows what the model last read of a
+// file, which holds a hunk's loose match to the place the model read
+// (sinceRead).
+type LastReadFS interface {
+	FS
+	LastRead(path string) LastRead
+}
+
 // Writer delivers a plan's changes; see Apply.
 type Writer interface {
 	// WriteFile creates or replaces the file at path, creating its
@@ -66,8 +74,8 @@ type Plan struct {
 	// Files lists the net effect per file, in the order the patch first
 	// touched them; files the patch leaves as they were are left out.
 	Files []FileChange
-	// Notes has one sentence per hunk that matched only loosely
-	// (whitespace or punctuation ignored), for the wrapper to pass on.
+	// Notes has one sentence per hunk that matched only loosely (which
+	// tolerance placed it), for the wrapper to pass on.
 	Notes []string
 }
 
@@ -87,10 +95,13 @@ func PlanPatch(input string, fsys FS) (*Plan, error) {
 //
 // An update's hunks are found in file order, each after the previous
 // one. A hunk's "@@" lines are found first and its lines searched from
-// there. Lines are compared exactly, then ignoring trailing whitespace,
-// then ignoring surrounding whitespace, then with Unicode punctuation
-// normalised; the strictest level that matches at all wins, and within
-// it the first place. A hunk with nothing to match (only '+' lines) goes
+// there. Lines are compared exactly, and the first place wins (unless the
+// lines were at one place in what the model last read and occur several
+// times now: resolveCopies); failing that, loosely (placeLoose: trailing
+// whitespace, indentation, then Unicode punctuation normalised), where
+// only the one place that fits will do and '+' lines get the file's
+// indentation. A '+' line that is a placeholder is refused unless the
+// file has it there. A hunk with nothing to match (only '+' lines) goes
 // right after its "@@" line, or at the end of the file when it has none.
 // Context lines keep the file's own text even when they matched loosely;
 // only '-' lines are removed.
@@ -221,6 +232,8 @@ func (pl *planner) do(op *FileOp, notes *[]string) (Change, error) {
 			if err := pl.checkCreate(op, k); err != nil {
 				return c, err
 			}
+		} else if ph, ok := Placeholder(op.Content, st.text); ok {
+			return c, opError(op, "%s", placeholderMessage("the new content, which would replace the existing file whole,", ph))
 		}
 		c.OldText, c.NewText, c.Overwrote = st.text, op.Content, st.exists
 		st.exists, st.text = true, op.Content
@@ -236,7 +249,13 @@ func (pl *planner) do(op *FileOp, notes *[]string) (Change, error) {
 	if !st.exists {
 		return c, opError(op, "the file does not exist%s. To create it, use '*** Add File: %s' with '+' lines.", deletedNote(st), op.Path)
 	}
-	text, err := applyHunks(st.text, op, notes)
+	var read LastRead
+	if rfs, ok := pl.fsys.(LastReadFS); ok && st.text == st.old && st.existed {
+		// Only a file no earlier operation of the patch changed compares
+		// with what the model read.
+		read = rfs.LastRead(op.Path)
+	}
+	text, err := applyHunks(st.text, op, notes, read)
 	if err != nil {
 		return c, err
 	}
@@ -281,7 +300,7 @@ type replacement struct {
 
 // applyHunks returns the text of op's file after its hunks, adding a note
 // for each hunk that matched only loosely.
-func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
+func applyHunks(text string, op *FileOp, notes *[]string, read LastRead) (string, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var reps []replacement
@@ -314,25 +333,58 @@ func applyHunks(text string, op *FileOp, notes *[]string) (string, error) {
 			if anchorAt >= 0 && !h.EOF {
 				pos = anchorAt + 1
 			}
-			reps = append(reps, replacement{pos, pos, newSide(lines, d.lines, pos)})
+			out, err := newSide(lines, d.lines, placement{at: pos})
+			if err != nil {
+				return "", fail("%s", err)
+			}
+			reps = append(reps, replacement{pos, pos, out})
 			cursor = pos
 			continue
 		}
-		at, lvl := seekHunk(m, old, from, h.EOF)
-		if at < 0 && h.trailingBare > 0 && h.trailingBare < len(lines) {
-			lines = lines[:len(lines)-h.trailingBare]
-			if old = oldSide(lines); len(old) > 0 {
-				at, lvl = seekHunk(m, old, from, h.EOF)
+		p, amb := seekHunk(m, old, from, h.EOF, lines)
+		if p.at >= 0 && p.level == exact && !p.numbers && read.Known {
+			// The first place after the previous hunk stands, unless the
+			// lines were unique in what the model read (resolveCopies).
+			if places := m.exactPlaces(old, from, nil); len(places) > 1 {
+				at, msg := m.resolveCopies(read, old, places, nil)
+				if msg != "" {
+					return "", fail("%s", msg)
+				}
+				if at >= 0 {
+					p.at = at
+				}
 			}
 		}
-		if at < 0 {
+		if p.at < 0 && amb == nil && h.trailingBare > 0 && h.trailingBare < len(lines) {
+			lines = lines[:len(lines)-h.trailingBare]
+			if old = oldSide(lines); len(old) > 0 {
+				p, amb = seekHunk(m, old, from, h.EOF, lines)
+			}
+		}
+		if amb != nil {
+			return "", fail("%s", amb.message())
+		}
+		if msg := sinceRead(read, d.lines, p); msg != "" {
+			return "", fail("%s", msg)
+		}
+		if p.at < 0 {
+			if i := firstPlaceholder(oldSide(h.Lines), nil); i >= 0 {
+				var b strings.Builder
+				b.WriteString(placeholderMessage("the hunk's context and '-' lines", oldSide(h.Lines)[i]) + "\n")
+				writeNearest(&b, m, oldSide(h.Lines))
+				return "", fail("%s", strings.TrimSuffix(b.String(), "\n"))
+			}
 			return "", fail("%s", hunkNotFound(m, oldSide(h.Lines), from, h.EOF))
 		}
-		if lvl != exact {
-			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched lines %d-%d %s.", op.Kind, op.Path, hi+1, at+1, at+len(old), lvl))
+		out, err := newSide(lines, d.lines, p)
+		if err != nil {
+			return "", fail("%s", err)
 		}
-		reps = append(reps, replacement{at, at + len(old), newSide(lines, d.lines, at)})
-		cursor = at + len(old)
+		if how := p.how(); how != "" {
+			*notes = append(*notes, fmt.Sprintf("%s %s, hunk %d: matched %s only %s.", op.Kind, op.Path, hi+1, lineRange(p.at, len(old)), how))
+		}
+		reps = append(reps, replacement{p.at, p.at + len(old), out})
+		cursor = p.at + len(old)
 	}
 	out := make([]line, 0, len(d.lines)+8)
 	prev := 0
@@ -356,11 +408,35 @@ func oldSide(lines []HunkLine) []string {
 	return out
 }
 
-// newSide is what a hunk matched at file line at becomes: context lines
-// as the file has them, '+' lines as new lines.
-func newSide(lines []HunkLine, file []line, at int) []line {
+// newSide is what a hunk placed at p becomes: context lines as the file
+// has them, '+' lines as new lines, in the file's indentation when the
+// hunk matched with its indentation shifted. A '+' line that is a
+// placeholder, with no such line in the file there, is refused.
+func newSide(lines []HunkLine, file []line, p placement) ([]line, error) {
+	var added, matched []string
+	for _, l := range lines {
+		if l.Op == '+' {
+			added = append(added, l.Text)
+		}
+	}
+	if n := len(oldSide(lines)); n > 0 {
+		matched = fileTexts(file[p.at : p.at+n])
+	}
+	if p.numbers {
+		added = stripNewNumbers(added)
+	}
+	if i := firstPlaceholder(added, matched); i >= 0 {
+		if len(matched) == 0 {
+			return nil, errors.New(placeholderMessage("the hunk's '+' lines", added[i]))
+		}
+		return nil, fmt.Errorf("the hunk matches %s, but %s", lineRange(p.at, len(matched)), placeholderMessage("its '+' lines", added[i]))
+	}
+	added, err := reindent(p.indent, added)
+	if err != nil {
+		return nil, fmt.Errorf("the hunk %w", err)
+	}
 	var out []line
-	j := at
+	j, k := p.at, 0
 	for _, l := range lines {
 		switch l.Op {
 		case ' ':
@@ -369,15 +445,18 @@ func newSide(lines []HunkLine, file []line, at int) []line {
 		case '-':
 			j++
 		case '+':
-			out = append(out, line{text: l.Text, fresh: true})
+			out = append(out, line{text: added[k], fresh: true})
+			k++
 		}
 	}
-	return out
+	return out, nil
 }
 
-// seekHunk finds old in the file from line from, at the strictest level
-// that matches. An end-of-file hunk must end the file, blank lines aside.
-func seekHunk(m *matcher, old []string, from int, eof bool) (int, level) {
+// seekHunk finds old in the file from line from on: exactly, the first
+// place (the patch grammar's own rule, hunks following the file's order),
+// else loosely and only where it is the one place that fits
+// (placeLoose). An end-of-file hunk must end the file, blank lines aside.
+func seekHunk(m *matcher, old []string, from int, eof bool, lines []HunkLine) (placement, *ambiguity) {
 	var ok func(int) bool
 	if eof {
 		ok = func(i int) bool {
@@ -389,18 +468,23 @@ func seekHunk(m *matcher, old []string, from int, eof bool) (int, level) {
 			return true
 		}
 	}
-	for l := exact; l < numLevels; l++ {
-		if i := m.find(old, from, l, ok); i >= 0 {
-			return i, l
+	if i := m.find(old, from, exact, ok); i >= 0 {
+		return placement{at: i, pattern: old}, nil
+	}
+	var added []string
+	for _, l := range lines {
+		if l.Op == '+' {
+			added = append(added, l.Text)
 		}
 	}
-	return -1, exact
+	return m.placeLoose(old, from, ok, patchLooseLevels, added)
 }
 
 // seekAnchor finds an "@@" line: as a whole line at the usual levels, and
 // failing that as part of a line, since "@@" lines often quote only a
-// signature. An anchor only narrows where the hunk's own lines are
-// searched, and those must still match, so the looser test is safe.
+// signature. An anchor decides where the hunk's own lines are searched
+// from, so a wrong one can send a hunk to a look-alike after it: a part
+// of a line counts only where it neither begins nor ends inside a word.
 func seekAnchor(m *matcher, a string, from int) int {
 	pattern := []string{a}
 	for l := exact; l < numLevels; l++ {
@@ -414,11 +498,28 @@ func seekAnchor(m *matcher, a string, from int) int {
 	}
 	ks := m.keysAt(punct)
 	for i := max(from, 0); i < len(ks); i++ {
-		if strings.Contains(ks[i], want) {
+		if containsWord(ks[i], want) {
 			return i
 		}
 	}
 	return -1
+}
+
+// containsWord reports whether want occurs in s without beginning or
+// ending inside a word of s (insideWord).
+func containsWord(s, want string) bool {
+	for off := 0; off <= len(s); {
+		j := strings.Index(s[off:], want)
+		if j < 0 {
+			return false
+		}
+		j += off
+		if !insideWord(s, j, j+len(want)) {
+			return true
+		}
+		off = j + 1
+	}
+	return false
 }
 
 // hunkNotFound explains a hunk that matched nowhere.
@@ -431,7 +532,7 @@ func hunkNotFound(m *matcher, old []string, from int, eof bool) string {
 	if eof {
 		where += ", at its end ('*** End of File')"
 	}
-	fmt.Fprintf(&b, "could not find these context and '-' lines in %s (compared exactly, then ignoring whitespace and Unicode punctuation):\n", where)
+	fmt.Fprintf(&b, "could not find these context and '-' lines in %s (compared exactly, then ignoring whitespace at line ends, indentation and Unicode punctuation):\n", where)
 	quoteLines(&b, old)
 	if from > 0 {
 		for l := exact; l < numLevels; l++ {
@@ -441,7 +542,7 @@ func hunkNotFound(m *matcher, old []string, from int, eof bool) string {
 			}
 		}
 	}
-	writeClosest(&b, m, old)
+	writeNearest(&b, m, old)
 	b.WriteString("Re-read the file and send the patch again with context and '-' lines copied exactly.")
 	return b.String()
 }

@@ -110,7 +110,7 @@ func TestPlanPatch(t *testing.T) {
 		{name: "missing context is quoted with the closest place",
 			tree:   MemFS{"a": "alpha\nbeta\ngamma\n"},
 			patch:  "*** Begin Patch\n*** Update File: a\n@@\n alpha\n-delta\n+x\n*** End Patch\n",
-			errHas: []string{"Update File a: hunk 1 of 1", "    alpha\n    delta\n", `line 2 of the file is "beta" where "delta" was expected`}},
+			errHas: []string{"Update File a: hunk 1 of 1", "    alpha\n    delta\n", "> 2 | beta", `(you sent: "delta")`}},
 		{name: "context line without its space",
 			tree:   MemFS{"a": "x\n"},
 			patch:  "*** Begin Patch\n*** Update File: a\n@@\nx\n+y\n*** End Patch\n",

@@ -190,9 +190,10 @@ func ParseBlocks(diff string) ([]Block, error) {
 type ReplaceResult struct {
 	// Text is the file's complete new content.
 	Text string
-	// Notes has one sentence per block that matched only loosely
-	// (whitespace ignored, or by its first and last lines), for the
-	// wrapper to pass on: the file was not what the model believed.
+	// Notes has one sentence per block that matched only loosely (which
+	// tolerance placed it), or went to the place the model read among
+	// copies, for the wrapper to pass on: the file was not what the model
+	// believed.
 	Notes []string
 }
 
@@ -201,10 +202,17 @@ type ReplaceResult struct {
 // yet the caller passes "" as text: an empty SEARCH then gives the file
 // its content.
 func ReplaceInFile(path, text, diff string) (ReplaceResult, error) {
+	return ReplaceInFileRead(path, text, diff, LastRead{})
+}
+
+// ReplaceInFileRead is ReplaceInFile with the text the model last read of
+// the file, which holds a loose match to the place the model read
+// (sinceRead).
+func ReplaceInFileRead(path, text, diff string, read LastRead) (ReplaceResult, error) {
 	blocks, err := ParseBlocks(diff)
 	if err == nil {
 		var res ReplaceResult
-		res, err = ApplyBlocks(text, blocks)
+		res, err = applyBlocks(text, blocks, read)
 		if err == nil {
 			return res, nil
 		}
@@ -224,24 +232,33 @@ type span struct {
 }
 
 // ApplyBlocks applies blocks to text, all or nothing. Every block is
-// matched against the original text, whole lines only, trying in turn:
+// matched against the original text, whole lines only:
 //
-//  1. the lines exactly;
-//  2. the lines with leading and trailing whitespace ignored;
-//  3. for blocks of three or more lines, the first and last lines (trimmed)
-//     with the same number of lines between them, if exactly one place
-//     fits: the middle is not compared, so an ambiguous anchor is refused.
+//  1. the lines exactly: the first match after the previous block's
+//     match wins, then the first from the top of the file, so blocks may
+//     come in any order (Cline's prompt tells models that SEARCH replaces
+//     the first occurrence, and that is what they rely on);
+//  2. failing that, loosely (placeLoose): whitespace at line ends, then
+//     indentation (a uniform shift, or tabs for spaces), each also with
+//     copied line numbers stripped; a loose match must be the only place
+//     that fits, and a block of more than one line gets the file's
+//     indentation for its new lines too. A one-line block replaced by
+//     one line keeps the text as sent, as Cline's own tests expect.
 //
-// Within a level, the first match after the previous block's match wins,
-// then the first from the top of the file, so blocks may come in any
-// order; a place another block already took is skipped. Cline's prompt
-// tells models that SEARCH replaces the first occurrence, and that is what
-// they rely on. An empty SEARCH is only accepted for a file with no
-// content besides whitespace, which it replaces.
+// A place another block already took is skipped. A block is refused when
+// its SEARCH or REPLACE holds a placeholder line (placeholderMessage)
+// that the file does not have at the matched place; an ambiguous or
+// missing match names the places or the nearest region. An empty SEARCH
+// is only accepted for a file with no content besides whitespace, which
+// it replaces.
 //
 // Replacement lines take the file's dominant line ending; lines outside
 // the matched places are kept byte for byte.
 func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
+	return applyBlocks(text, blocks, LastRead{})
+}
+
+func applyBlocks(text string, blocks []Block, read LastRead) (ReplaceResult, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
 	var spans []span
@@ -258,6 +275,9 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 	for bi, blk := range blocks {
 		n := len(blk.Search)
 		fail := func(msg string) error {
+			if len(blocks) > 1 {
+				msg = fmt.Sprintf("%s (of %d blocks, no block was applied)", msg, len(blocks))
+			}
 			return &DiffError{Block: bi + 1, Line: blk.Line, Msg: msg}
 		}
 		if n == 0 {
@@ -267,37 +287,75 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 			if !free(0, len(d.lines)) {
 				return ReplaceResult{}, fail("more than one block has an empty SEARCH part.")
 			}
+			if i := firstPlaceholder(blk.Replace, nil); i >= 0 {
+				return ReplaceResult{}, fail(placeholderMessage("the REPLACE part", blk.Replace[i]))
+			}
 			spans = append(spans, span{0, len(d.lines), freshLines(blk.Replace), bi})
 			continue
 		}
 		ok := func(i int) bool { return free(i, i+n) }
-		at, how := -1, ""
-		for _, l := range []level{exact, trimBoth} {
-			if at = m.find(blk.Search, cursor, l, ok); at < 0 {
-				at = m.find(blk.Search, 0, l, ok)
-			}
-			if at >= 0 {
-				if l != exact {
-					how = "with leading and trailing whitespace ignored"
+		p := placement{at: -1, pattern: blk.Search}
+		if p.at = m.find(blk.Search, cursor, exact, ok); p.at < 0 {
+			p.at = m.find(blk.Search, 0, exact, ok)
+		}
+		if p.at >= 0 && read.Known {
+			// Cline's first occurrence stands, unless the lines were
+			// unique in what the model read: then the copies are news to
+			// it, and only the place it read will do.
+			if places := m.exactPlaces(blk.Search, 0, ok); len(places) > 1 {
+				at, msg := m.resolveCopies(read, blk.Search, places, ok)
+				if msg != "" {
+					return ReplaceResult{}, fail(msg)
 				}
-				break
+				if at >= 0 && at != p.at {
+					notes = append(notes, fmt.Sprintf("Block %d's lines occur more than once now; %s is where they were in the file as you last read it (the others came since), and that is where the block went.", bi+1, lineRange(at, n)))
+				}
+				if at >= 0 {
+					p.at = at
+				}
 			}
 		}
-		if at < 0 && n >= 3 {
+		if p.at < 0 {
+			var amb *ambiguity
+			p, amb = m.placeLoose(blk.Search, 0, ok, looseLevels, blk.Replace)
+			if amb != nil {
+				return ReplaceResult{}, fail(amb.message())
+			}
+			if msg := sinceRead(read, d.lines, p); msg != "" {
+				return ReplaceResult{}, fail(msg)
+			}
+		}
+		if p.at < 0 {
+			if i := firstPlaceholder(blk.Search, nil); i >= 0 {
+				var b strings.Builder
+				b.WriteString(placeholderMessage("the SEARCH part", blk.Search[i]) + "\n")
+				writeNearest(&b, m, blk.Search)
+				return ReplaceResult{}, fail(strings.TrimSuffix(b.String(), "\n"))
+			}
+			return ReplaceResult{}, fail(notFoundMessage(m, blk.Search))
+		}
+		matched := fileTexts(d.lines[p.at : p.at+n])
+		repl := blk.Replace
+		if p.numbers {
+			repl = stripNewNumbers(repl)
+		}
+		if i := firstPlaceholder(repl, matched); i >= 0 {
+			return ReplaceResult{}, fail(fmt.Sprintf("the SEARCH part matches %s, but %s", lineRange(p.at, n), placeholderMessage("the REPLACE part", repl[i])))
+		}
+		if p.indent != nil && n == 1 && len(repl) == 1 {
+			p.indent = nil
+		}
+		if p.indent != nil {
 			var err error
-			if at, err = anchorMatch(m, blk.Search, ok); err != nil {
-				return ReplaceResult{}, fail(err.Error())
+			if repl, err = reindent(p.indent, repl); err != nil {
+				return ReplaceResult{}, fail("the block " + err.Error() + ".")
 			}
-			how = "by its first and last lines only; the lines between them differed from SEARCH and were replaced as well"
 		}
-		if at < 0 {
-			return ReplaceResult{}, fail(notFoundMessage(m, blk.Search, len(blocks)))
+		if how := p.how(); how != "" {
+			notes = append(notes, fmt.Sprintf("Block %d matched %s only %s.", bi+1, lineRange(p.at, n), how))
 		}
-		if how != "" {
-			notes = append(notes, fmt.Sprintf("Block %d matched lines %d-%d %s.", bi+1, at+1, at+n, how))
-		}
-		spans = append(spans, span{at, at + n, freshLines(blk.Replace), bi})
-		cursor = at + n
+		spans = append(spans, span{p.at, p.at + n, freshLines(repl), bi})
+		cursor = p.at + n
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 	out := make([]line, 0, len(d.lines))
@@ -311,45 +369,14 @@ func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
 	return ReplaceResult{Text: d.render(out), Notes: notes}, nil
 }
 
-// anchorMatch finds the one place where the first and last lines of
-// pattern match (trimmed) with as many lines between them. It returns -1
-// when there is none, and an error when there are several.
-func anchorMatch(m *matcher, pattern []string, ok func(int) bool) (int, error) {
-	first := key(pattern[0], trimBoth)
-	last := key(pattern[len(pattern)-1], trimBoth)
-	ks := m.keysAt(trimBoth)
-	var found []int
-	for i := 0; i+len(pattern) <= len(ks); i++ {
-		if ks[i] == first && ks[i+len(pattern)-1] == last && ok(i) {
-			found = append(found, i)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return -1, nil
-	case 1:
-		return found[0], nil
-	}
-	return -1, fmt.Errorf("the SEARCH lines match nowhere exactly, and their first and last lines fit at %d places (lines %d and %d, ...), so the place to edit is ambiguous. Copy the lines to replace exactly from the file.",
-		len(found), found[0]+1, found[1]+1)
-}
-
-// notFoundMessage tells the model which lines were not found and, when
-// part of them matched somewhere, where they stopped matching.
-func notFoundMessage(m *matcher, search []string, blocks int) string {
+// notFoundMessage tells the model which lines were not found and where
+// the file comes closest to them.
+func notFoundMessage(m *matcher, search []string) string {
 	var b strings.Builder
-	if blocks > 1 {
-		fmt.Fprintf(&b, "the SEARCH part matches nothing in the file (of %d blocks, no block was applied). ", blocks)
-	} else {
-		b.WriteString("the SEARCH part matches nothing in the file. ")
-	}
-	b.WriteString("Tried exact lines, lines with surrounding whitespace ignored")
-	if len(search) >= 3 {
-		b.WriteString(", and first/last lines")
-	}
-	b.WriteString(". SEARCH was:\n")
+	b.WriteString("the SEARCH part matches nothing in the file. ")
+	b.WriteString("Tried exact lines, then whitespace at line ends, indentation and copied line numbers ignored. SEARCH was:\n")
 	quoteLines(&b, search)
-	writeClosest(&b, m, search)
+	writeNearest(&b, m, search)
 	b.WriteString("Re-read the file and copy the lines to replace exactly, whole lines only.")
 	return b.String()
 }
@@ -366,16 +393,6 @@ func quoteLines(b *strings.Builder, lines []string) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-}
-
-// writeClosest reports how far the lines were right, when some were.
-func writeClosest(b *strings.Builder, m *matcher, pattern []string) {
-	start, n := m.closest(pattern)
-	if n == 0 || n >= len(pattern) {
-		return
-	}
-	fmt.Fprintf(b, "The first %d line(s) match the file at line %d, but then line %d of the file is %q where %q was expected.\n",
-		n, start+1, start+n+1, lineText(m.lines, start+n), pattern[n])
 }
 
 func lineText(lines []line, i int) string {
