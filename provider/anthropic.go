@@ -47,7 +47,7 @@ func newAnthropic(cfg Config) *anthropicClient {
 		url:    joinURL(base, "v1/messages"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
 	}
 }
 
@@ -99,8 +99,8 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request) (Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -343,8 +343,8 @@ type anthropicBlock struct {
 	signature string
 }
 
-func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseAnthropicError)
+func (c *anthropicClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseAnthropicError)
 	if err != nil {
 		return err
 	}
@@ -409,9 +409,15 @@ func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Ev
 			case "thinking_delta":
 				return false, send(Event{Kind: EventThinking, Text: d.Thinking})
 			case "signature_delta":
-				b.signature += d.Signature
+				var err error
+				if b.signature, err = m.signature(b.signature, d.Signature); err != nil {
+					return false, err
+				}
 			case "input_json_delta":
-				b.args = append(b.args, d.PartialJSON...)
+				var err error
+				if b.args, err = m.args(b.args, d.PartialJSON, b.name); err != nil {
+					return false, err
+				}
 			}
 		case "content_block_stop":
 			b := blocks[ev.Index]

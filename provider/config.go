@@ -36,6 +36,8 @@ type Config struct {
 	NativeTools *bool
 	// Retry bounds retries; the zero value is the default policy.
 	Retry RetryPolicy
+	// Limits bound a reply's time and size; zero fields take defaults.
+	Limits Limits
 	// Logger, when set, receives a warning for each retry.
 	Logger *slog.Logger
 

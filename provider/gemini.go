@@ -49,7 +49,7 @@ func newGemini(cfg Config) (*geminiClient, error) {
 		url:    joinURL(base, "v1beta/"+model+":streamGenerateContent?alt=sse"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
 	}, nil
 }
 
@@ -102,8 +102,8 @@ func (c *geminiClient) Stream(ctx context.Context, req Request) (Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -294,8 +294,8 @@ type geminiStreamChunk struct {
 	geminiErrorBody
 }
 
-func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseGeminiError)
+func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseGeminiError)
 	if err != nil {
 		return err
 	}

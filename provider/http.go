@@ -1,15 +1,19 @@
 package provider
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cline-ls/cline-ls/internal/sse"
 )
@@ -67,13 +71,18 @@ type apiError struct {
 }
 
 // post sends body as JSON to url and returns the response of a 2xx
-// answer; its Body streams the reply. Any other answer is read (up to
-// maxErrorBody), closed, and returned as a *statusError whose message
-// parse takes from the body. header holds the API's own headers (key,
-// version); the JSON and event-stream headers are added here.
-func post(ctx context.Context, hc *http.Client, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+// answer that streams events; its Body streams the reply, under the
+// idle watch of lim (see Limits.StreamIdle), which covers the wait for
+// the answer too. Any other answer is read (up to maxErrorBody), closed,
+// and returned as a *statusError whose message parse takes from the body,
+// or, for a 2xx answer that is not an event stream, a *badReplyError.
+// header holds the API's own headers (key, version); the JSON and
+// event-stream headers are added here.
+func post(ctx context.Context, hc *http.Client, lim Limits, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
+	ictx, watch := watchIdle(ctx, lim.StreamIdle)
+	req, err := http.NewRequestWithContext(ictx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
+		watch.stop()
 		return nil, fmt.Errorf("building the request: %w", rootCause(err))
 	}
 	req.Header = header.Clone()
@@ -81,9 +90,18 @@ func post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
+		watch.stop()
+		if context.Cause(ictx) == errIdle && ctx.Err() == nil {
+			return nil, idleError(lim.StreamIdle)
+		}
 		return nil, &connError{err: err}
 	}
+	resp.Body = &idleBody{ReadCloser: resp.Body, ctx: ictx, w: watch}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if err := checkEventStream(resp, url, parse); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
 		return resp, nil
 	}
 	defer resp.Body.Close()
@@ -95,6 +113,89 @@ func post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 		e.message = bodyText(data)
 	}
 	return nil, e
+}
+
+// badReplyError is a 2xx answer to a streamed request that is not an
+// event stream: a proxy's or captive portal's HTML page, a server at the
+// wrong address, a JSON error. Asking again gets the same page, so it is
+// never retried.
+type badReplyError struct{ message string }
+
+func (e *badReplyError) Error() string { return e.message }
+
+// checkEventStream makes sure a 2xx answer is an event stream. A server
+// that labels its stream wrongly (or not at all) is still read when the
+// body starts like one; anything else is reported with what came back: its
+// content type and the start of its body on one line, and, for a page
+// that is not the API's JSON, the address asked, since a wrong base URL
+// is the usual cause.
+func checkEventStream(resp *http.Response, url string, parse func(status int, body []byte) apiError) error {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt == "text/event-stream" {
+		return nil
+	}
+	br := bufio.NewReaderSize(resp.Body, 512)
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, resp.Body}
+	head, _ := br.Peek(64)
+	if looksLikeEvents(head) {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
+	if ct == "" {
+		ct = "no content type"
+	}
+	if a := parse(resp.StatusCode, data); a.message != "" {
+		return &badReplyError{message: fmt.Sprintf("HTTP %d with %s instead of an event stream, an error: %s", resp.StatusCode, ct, a.message)}
+	}
+	first := firstLine(data)
+	if first == "" {
+		first = "an empty body"
+	} else {
+		first = "starting " + strconv.Quote(first)
+	}
+	return &badReplyError{message: fmt.Sprintf("HTTP %d with %s instead of an event stream (%s): check the base URL (provider.baseUrl); the request went to %s",
+		resp.StatusCode, ct, first, url)}
+}
+
+// looksLikeEvents reports whether a body starts with an event stream's
+// field or comment.
+func looksLikeEvents(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, "\r\n")
+	for _, f := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(head, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first non-blank line of a body, its spaces collapsed
+// and cut to 120 bytes (on a character boundary).
+func firstLine(data []byte) string {
+	for line := range strings.Lines(string(data)) {
+		if s := strings.Join(strings.Fields(line), " "); s != "" {
+			return cutText(s, 120)
+		}
+	}
+	return ""
+}
+
+// cutText cuts s to at most n bytes without splitting a character,
+// marking the cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // bodyText is the start of an error body that is not the API's JSON, on
@@ -144,6 +245,10 @@ func readEvents(resp *http.Response, handle func(ev sse.Event) (done bool, err e
 		ev, err := r.Next()
 		if err == io.EOF {
 			return errIncomplete
+		}
+		var le *limitError
+		if errors.As(err, &le) {
+			return le
 		}
 		if err != nil {
 			return &streamError{err: err}

@@ -42,7 +42,7 @@ func newOpenAI(cfg Config) *openaiClient {
 		url:    joinURL(base, "chat/completions"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
 	}
 }
 
@@ -114,8 +114,8 @@ func (c *openaiClient) Stream(ctx context.Context, req Request) (Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -327,8 +327,8 @@ type openaiCall struct {
 	args     []byte
 }
 
-func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseOpenAIError)
+func (c *openaiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseOpenAIError)
 	if err != nil {
 		return err
 	}
@@ -412,7 +412,10 @@ func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event
 				if tc.Function.Name != "" {
 					oc.name = tc.Function.Name
 				}
-				oc.args = append(oc.args, tc.Function.Arguments...)
+				var err error
+				if oc.args, err = m.args(oc.args, tc.Function.Arguments, oc.name); err != nil {
+					return false, err
+				}
 			}
 			if ch.FinishReason != "" {
 				finish = ch.FinishReason
