@@ -246,6 +246,8 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad rule", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"rules": []any{map[string]any{"tool": "x", "decision": "maybe"}}}}, -32602, "rules[0].decision"},
 		{"initialize bad compactAt", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"context": map[string]any{"compactAt": 1.5}}}, -32602, "initializationOptions.context.compactAt"},
 		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
+		{"initialize bad streamIdleSeconds", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"streamIdleSeconds": -1}}}, -32602, "initializationOptions.provider.streamIdleSeconds"},
+		{"initialize bad maxReplyMB", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"maxReplyMB": 1e12}}}, -32602, "initializationOptions.provider.maxReplyMB"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
 		{"initialize capability of wrong type", "initialize", map[string]any{"capabilities": map[string]any{"general": map[string]any{"positionEncodings": "utf-8"}}}, -32602, "capabilities.general.positionEncodings: expected an array, got string"},
 		{"initialize capabilities not an object", "initialize", map[string]any{"capabilities": []any{}}, -32602, "capabilities: expected an object, got array"},
