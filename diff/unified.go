@@ -17,7 +17,9 @@ const DefaultContext = 3
 // "\ No newline at end of file". Equal texts give "".
 //
 // Only the changed region and its context are split into lines, so a small
-// change to a large file stays cheap.
+// change to a large file stays cheap. Long lines are cut as Compact cuts
+// them, and lines past MaxDiffBytes are counted in a last line instead of
+// shown.
 func Unified(path, oldText, newText string, context int) string {
 	if oldText == newText {
 		return ""
@@ -33,8 +35,8 @@ func Unified(path, oldText, newText string, context int) string {
 	base := strings.Count(oldText[:start], "\n") // lines before the window
 
 	changes := diffSeq(oldLines, newLines)
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", path, path)
+	w := &unifiedWriter{}
+	fmt.Fprintf(&w.b, "--- a/%s\n+++ b/%s\n", path, path)
 	for len(changes) > 0 {
 		// A hunk takes changes while the unchanged gap between them is small
 		// enough that their context would touch.
@@ -42,29 +44,78 @@ func Unified(path, oldText, newText string, context int) string {
 		for n < len(changes) && changes[n].oldStart-changes[n-1].oldEnd <= 2*context {
 			n++
 		}
-		writeHunk(&b, oldLines, newLines, changes[:n], context, base)
+		w.hunk(oldLines, newLines, changes[:n], context, base)
 		changes = changes[n:]
 	}
-	return b.String()
+	if w.left > 0 {
+		fmt.Fprintf(&w.b, "... preview cut at %d KiB: %d more lines not shown ...\n", MaxDiffBytes>>10, w.left)
+	}
+	return w.b.String()
 }
 
-// writeHunk writes one "@@" hunk covering changes and their context.
-func writeHunk(b *strings.Builder, oldLines, newLines []string, changes []change, context, base int) {
+// unifiedWriter writes hunks until the text passes MaxDiffBytes, and
+// counts the lines it leaves out after that.
+type unifiedWriter struct {
+	b    strings.Builder
+	left int
+}
+
+// hunk writes one "@@" hunk covering changes and their context.
+func (w *unifiedWriter) hunk(oldLines, newLines []string, changes []change, context, base int) {
 	first, last := changes[0], changes[len(changes)-1]
 	before := min(context, first.oldStart)
 	after := min(context, len(oldLines)-last.oldEnd)
 	oldStart, oldEnd := first.oldStart-before, last.oldEnd+after
 	newStart, newEnd := first.newStart-before, last.newEnd+after
-	fmt.Fprintf(b, "@@ -%s +%s @@\n", hunkRange(base+oldStart, oldEnd-oldStart), hunkRange(base+newStart, newEnd-newStart))
+	if w.b.Len() >= MaxDiffBytes {
+		w.left += newEnd - newStart + removedIn(changes) // context and added lines, and removed ones
+		return
+	}
+	fmt.Fprintf(&w.b, "@@ -%s +%s @@\n", hunkRange(base+oldStart, oldEnd-oldStart), hunkRange(base+newStart, newEnd-newStart))
 
 	oi := oldStart
 	for _, c := range changes {
-		writeLines(b, ' ', oldLines[oi:c.oldStart])
-		writeLines(b, '-', oldLines[c.oldStart:c.oldEnd])
-		writeLines(b, '+', newLines[c.newStart:c.newEnd])
+		w.lines(' ', oldLines[oi:c.oldStart])
+		rem, add := clipEnded(oldLines[c.oldStart:c.oldEnd], newLines[c.newStart:c.newEnd])
+		w.lines('-', rem)
+		w.lines('+', add)
 		oi = c.oldEnd
 	}
-	writeLines(b, ' ', oldLines[oi:oldEnd])
+	w.lines(' ', oldLines[oi:oldEnd])
+}
+
+// removedIn counts the removed lines of changes.
+func removedIn(changes []change) int {
+	n := 0
+	for _, c := range changes {
+		n += c.oldEnd - c.oldStart
+	}
+	return n
+}
+
+// clipEnded is clipHunk for lines that keep their terminators.
+func clipEnded(removed, added []string) ([]string, []string) {
+	strip := func(ls []string) ([]string, []string) {
+		text, ends := make([]string, len(ls)), make([]string, len(ls))
+		for i, l := range ls {
+			t := strings.TrimSuffix(l, "\n")
+			if len(t) < len(l) {
+				t = strings.TrimSuffix(t, "\r")
+			}
+			text[i], ends[i] = t, l[len(t):]
+		}
+		return text, ends
+	}
+	rt, re := strip(removed)
+	at, ae := strip(added)
+	rt, at = clipHunk(rt, at)
+	for i := range rt {
+		rt[i] += re[i]
+	}
+	for i := range at {
+		at[i] += ae[i]
+	}
+	return rt, at
 }
 
 // hunkRange formats one side of a hunk header the way diff -u does: the
@@ -79,12 +130,22 @@ func hunkRange(start, count int) string {
 	return fmt.Sprintf("%d,%d", start+1, count)
 }
 
-func writeLines(b *strings.Builder, prefix byte, lines []string) {
+// lines writes lines with a prefix; context lines are cut when long, as
+// changed ones are by clipEnded.
+func (w *unifiedWriter) lines(prefix byte, lines []string) {
 	for _, l := range lines {
-		b.WriteByte(prefix)
-		b.WriteString(l)
+		if w.b.Len() >= MaxDiffBytes {
+			w.left++
+			continue
+		}
+		if prefix == ' ' && len(l) > MaxLineBytes {
+			t := strings.TrimSuffix(l, "\n")
+			l = clipLine(t) + l[len(t):]
+		}
+		w.b.WriteByte(prefix)
+		w.b.WriteString(l)
 		if !strings.HasSuffix(l, "\n") {
-			b.WriteString("\n\\ No newline at end of file\n")
+			w.b.WriteString("\n\\ No newline at end of file\n")
 		}
 	}
 }

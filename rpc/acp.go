@@ -161,7 +161,7 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 	}
 	for _, c := range d.Changes {
 		if c.NewText != nil && c.MoveTo == "" {
-			toolCall.Content = append(toolCall.Content, session.DiffContent(c.Path, c.OldText, *c.NewText, c.Existed))
+			toolCall.Content = append(toolCall.Content, session.DiffContent(c.Path, c.OldText, *c.NewText, c.Existed)...)
 		}
 	}
 	if len(toolCall.Content) == 0 && d.Preview != "" {

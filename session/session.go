@@ -991,9 +991,9 @@ func Locations(l []tools.Location) []wire.Location {
 	return out
 }
 
-// diffItem is ACP's diff content for an applied edit, with an absolute
+// diffItems is ACP's diff content for an applied edit, with an absolute
 // path as ACP asks (DiffContent).
-func (s *Session) diffItem(e tools.FileEdit) wire.DiffItem {
+func (s *Session) diffItems(e tools.FileEdit) []wire.ToolCallContent {
 	path := e.Path
 	if s.cfg.Files != nil {
 		if abs, err := s.cfg.Files.Resolve(e.Path); err == nil {
@@ -1003,16 +1003,28 @@ func (s *Session) diffItem(e tools.FileEdit) wire.DiffItem {
 	return DiffContent(path, e.OldText, e.NewText, true)
 }
 
-// DiffContent is ACP's diff content of a change to path: the changed
-// lines with context (diff.Region), or the whole text of a file the change
-// creates (its oldText null). The approval's preview and the applied
-// edit's update both use it.
-func DiffContent(path, oldText, newText string, existed bool) wire.DiffItem {
+// DiffContent is ACP's diff content of a change to path: its changed
+// regions with context (diff.Regions), or the whole text of a file the
+// change creates (its oldText null). What the bounds leave out (regions
+// past diff.MaxRegionBytes, a created file larger than that) is said in a
+// text item, since a diff item cut short would show a change that was not
+// made. The approval's preview and the applied edit's update both use it.
+func DiffContent(path, oldText, newText string, existed bool) []wire.ToolCallContent {
 	if !existed {
-		return wire.Diff(path, "", newText, false)
+		if len(newText) > diff.MaxRegionBytes {
+			return []wire.ToolCallContent{wire.Text(fmt.Sprintf("%s: new file of %d bytes, too large to show as a diff.", path, len(newText)))}
+		}
+		return []wire.ToolCallContent{wire.Diff(path, "", newText, false)}
 	}
-	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
-	return wire.Diff(path, o, n, true)
+	parts, left := diff.Regions(oldText, newText, diff.RegionContext)
+	items := make([]wire.ToolCallContent, 0, len(parts)+1)
+	for _, p := range parts {
+		items = append(items, wire.Diff(path, p.Old, p.New, true))
+	}
+	if left > 0 {
+		items = append(items, wire.Text(fmt.Sprintf("%s: %d more changed regions not shown as a diff (past %d KiB).", path, left, diff.MaxRegionBytes>>10)))
+	}
+	return items
 }
 
 // readOnlyCommands is run_commands in a mode that allows only commands

@@ -1,0 +1,180 @@
+package diff
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// applyParts puts each part's New in place of its Old, back to front, and
+// fails unless every Old is where it says.
+func applyParts(t *testing.T, oldText string, parts []Part) string {
+	t.Helper()
+	out := oldText
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if p.At < 0 || p.At+len(p.Old) > len(out) || out[p.At:p.At+len(p.Old)] != p.Old {
+			t.Fatalf("part %d: Old is not at %d", i, p.At)
+		}
+		if p.Line != 1+strings.Count(oldText[:p.At], "\n") {
+			t.Errorf("part %d: line %d, want %d", i, p.Line, 1+strings.Count(oldText[:p.At], "\n"))
+		}
+		out = out[:p.At] + p.New + out[p.At+len(p.Old):]
+	}
+	return out
+}
+
+func partBytes(parts []Part) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p.Old) + len(p.New)
+	}
+	return n
+}
+
+// oneLine is a minified file: 1.7 MB on one line, one token changed in
+// the middle.
+func oneLine() (oldText, newText string) {
+	var b strings.Builder
+	for i := 0; b.Len() < 1700<<10; i++ {
+		b.WriteString(`{"k":"value`)
+		b.WriteString(strings.Repeat("é", i%3))
+		b.WriteString(`"},`)
+	}
+	oldText = b.String()
+	mid := len(oldText) / 2
+	mid = strings.Index(oldText[mid:], "value") + mid
+	newText = oldText[:mid] + "VALUE" + oldText[mid+5:]
+	return oldText, newText
+}
+
+func TestViewsOfAOneTokenEditToAHugeLine(t *testing.T) {
+	oldText, newText := oneLine()
+	cd := Compact("min.json", oldText, newText)
+	if len(cd.Text) > 2<<10 {
+		t.Errorf("compact diff is %d bytes for a one-token edit, want it bounded", len(cd.Text))
+	}
+	for _, want := range []string{"-1: ", "+1: ", "VALUE", "characters left out"} {
+		if !strings.Contains(cd.Text, want) {
+			t.Errorf("compact diff lacks %q:\n%s", want, cd.Text)
+		}
+	}
+	if cd.Added != 1 || cd.Removed != 1 {
+		t.Errorf("counts %d added, %d removed; want 1 and 1", cd.Added, cd.Removed)
+	}
+	u := Unified("min.json", oldText, newText, -1)
+	if len(u) > 2<<10 || !strings.Contains(u, "VALUE") || !strings.Contains(u, "characters left out") || !strings.Contains(u, "@@ -1 +1 @@") {
+		t.Errorf("unified preview (%d bytes) is not the change in its context:\n%.1000s", len(u), u)
+	}
+	parts, left := Regions(oldText, newText, -1)
+	if left != 0 || len(parts) != 1 || partBytes(parts) > 2*(2*regionKeep+10) {
+		t.Fatalf("regions: %d parts of %d bytes, %d left out; want one small part", len(parts), partBytes(parts), left)
+	}
+	if got := applyParts(t, oldText, parts); got != newText {
+		t.Error("the region does not make the new text")
+	}
+	if !utf8.ValidString(parts[0].Old) || !utf8.ValidString(parts[0].New) {
+		t.Error("the region splits a character")
+	}
+}
+
+// The note counts characters, not bytes, and the line keeps whole ones.
+func TestCutLineCountsCharacters(t *testing.T) {
+	line := strings.Repeat("é", 1000) // 2,000 bytes
+	got := clipLine(line)
+	if !utf8.ValidString(got) || !strings.Contains(got, "[… 850 characters left out …]") {
+		t.Errorf("clipLine = %q", got)
+	}
+	short := strings.Repeat("x", MaxLineBytes)
+	if clipLine(short) != short {
+		t.Error("a line at the bound was cut")
+	}
+}
+
+func TestViewsOfEditsAtBothEndsOfALongFile(t *testing.T) {
+	lines := make([]string, 50000)
+	for i := range lines {
+		lines[i] = "line " + strings.Repeat("x", i%40) + "\n"
+	}
+	oldText := strings.Join(lines, "")
+	lines[0], lines[len(lines)-1] = "first changed\n", "last changed\n"
+	newText := strings.Join(lines, "")
+	cd := Compact("long.txt", oldText, newText)
+	if len(cd.Text) > 1<<10 || !strings.Contains(cd.Text, "+1: first changed") || !strings.Contains(cd.Text, "+50000: last changed") {
+		t.Errorf("compact diff (%d bytes):\n%s", len(cd.Text), cd.Text)
+	}
+	u := Unified("long.txt", oldText, newText, -1)
+	if len(u) > 2<<10 || strings.Count(u, "@@ -") != 2 {
+		t.Errorf("unified preview (%d bytes) is not two small hunks:\n%.1000s", len(u), u)
+	}
+	parts, left := Regions(oldText, newText, -1)
+	if left != 0 || len(parts) != 2 || partBytes(parts) > 2<<10 {
+		t.Fatalf("regions: %d parts of %d bytes, %d left out; want two small ones, not the file between", len(parts), partBytes(parts), left)
+	}
+	if parts[0].Line != 1 || parts[1].Line != 50000-3 {
+		t.Errorf("regions start at lines %d and %d, want 1 and %d", parts[0].Line, parts[1].Line, 50000-3)
+	}
+	if got := applyParts(t, oldText, parts); got != newText {
+		t.Error("the regions do not make the new text")
+	}
+}
+
+// Bytes that are not text (past the head the edit tools sniff) are shown
+// as valid text, bounded, and the regions keep them exact.
+func TestViewsOfABinaryishFile(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := []byte(strings.Repeat("text ", 2000))
+	for range 1 << 20 {
+		c := byte(r.IntN(256))
+		if c == '\n' {
+			c = 0xff
+		}
+		b = append(b, c)
+	}
+	oldText := string(b)
+	mid := len(b) / 2
+	newText := oldText[:mid] + "EDIT" + oldText[mid+1:]
+	cd := Compact("blob.dat", oldText, newText)
+	if len(cd.Text) > 4<<10 || !utf8.ValidString(cd.Text) || !strings.Contains(cd.Text, "EDIT") || !strings.Contains(cd.Text, "characters left out") {
+		t.Errorf("compact diff of %d bytes, valid %v:\n%.600q", len(cd.Text), utf8.ValidString(cd.Text), cd.Text)
+	}
+	u := Unified("blob.dat", oldText, newText, -1)
+	if len(u) > 4<<10 || !strings.Contains(u, "EDIT") {
+		t.Errorf("unified preview of %d bytes", len(u))
+	}
+	parts, left := Regions(oldText, newText, -1)
+	if left != 0 || partBytes(parts) > 4<<10 {
+		t.Fatalf("regions: %d parts of %d bytes, %d left out", len(parts), partBytes(parts), left)
+	}
+	if got := applyParts(t, oldText, parts); got != newText {
+		t.Error("the regions do not make the new text")
+	}
+}
+
+// Many long changed lines: the diffs stop at their byte bound and say how
+// much they left out; a region too large to send whole is left out and
+// counted, never cut.
+func TestViewsOfALargeChangeAreBounded(t *testing.T) {
+	var ob, nb strings.Builder
+	for i := range 2000 {
+		ob.WriteString(strings.Repeat("a", 1000) + "\n")
+		nb.WriteString(strings.Repeat("b", 900+i%7) + "\n")
+	}
+	oldText, newText := ob.String(), nb.String()
+	cd := Compact("big.txt", oldText, newText)
+	if len(cd.Text) > MaxDiffBytes+2*MaxLineBytes || !strings.Contains(cd.Text, "diff truncated") || !strings.Contains(cd.Text, "characters left out") {
+		t.Errorf("compact diff is %d bytes, want at most about %d with its notes", len(cd.Text), MaxDiffBytes)
+	}
+	if cd.Added != 2000 || cd.Removed != 2000 {
+		t.Errorf("counts %d/%d, want every line counted", cd.Added, cd.Removed)
+	}
+	u := Unified("big.txt", oldText, newText, -1)
+	if len(u) > MaxDiffBytes+2*MaxLineBytes || !strings.Contains(u, "preview cut at 32 KiB") {
+		t.Errorf("unified preview is %d bytes, want it cut with a note:\n…%s", len(u), u[max(0, len(u)-200):])
+	}
+	parts, left := Regions(oldText, newText, -1)
+	if len(parts) != 0 || left != 1 {
+		t.Errorf("regions: %d parts, %d left out; want the one region past the bound left out whole", len(parts), left)
+	}
+}
