@@ -36,9 +36,11 @@ func cutNote(left string) string {
 	return fmt.Sprintf("[… %d characters left out …]", utf8.RuneCountInString(left))
 }
 
-// clipLine cuts a line longer than MaxLineBytes in the middle, keeping
-// lineKeep bytes (whole characters) at each end.
-func clipLine(s string) string {
+// ClipLine cuts a line longer than MaxLineBytes in the middle, keeping
+// lineKeep bytes (whole characters) at each end. Messages that quote a
+// line of a file (an edit's failure saying what it found) cut it with this
+// too.
+func ClipLine(s string) string {
 	if len(s) <= MaxLineBytes {
 		return s
 	}
@@ -70,7 +72,7 @@ func clipPair(old, new string) (string, string) {
 			b.WriteString(cutNote(t[:from]))
 		}
 		b.WriteString(t[from:p])
-		b.WriteString(clipLine(mid))
+		b.WriteString(ClipLine(mid))
 		b.WriteString(t[len(t)-s : to])
 		if to < len(t) {
 			b.WriteString(cutNote(t[to:]))

@@ -82,12 +82,12 @@ func TestViewsOfAOneTokenEditToAHugeLine(t *testing.T) {
 // The note counts characters, not bytes, and the line keeps whole ones.
 func TestCutLineCountsCharacters(t *testing.T) {
 	line := strings.Repeat("é", 1000) // 2,000 bytes
-	got := clipLine(line)
+	got := ClipLine(line)
 	if !utf8.ValidString(got) || !strings.Contains(got, "[… 850 characters left out …]") {
-		t.Errorf("clipLine = %q", got)
+		t.Errorf("ClipLine = %q", got)
 	}
 	short := strings.Repeat("x", MaxLineBytes)
-	if clipLine(short) != short {
+	if ClipLine(short) != short {
 		t.Error("a line at the bound was cut")
 	}
 }

@@ -113,10 +113,10 @@ func clipHunk(removed, added []string) ([]string, []string) {
 	}
 	rem, add := make([]string, len(removed)), make([]string, len(added))
 	for i := range rem {
-		rem[i] = clipLine(removed[i])
+		rem[i] = ClipLine(removed[i])
 	}
 	for i := range add {
-		add[i] = clipLine(added[i])
+		add[i] = ClipLine(added[i])
 	}
 	for i := range min(len(removed), len(added)) {
 		rem[i], add[i] = clipPair(removed[i], added[i])

@@ -140,7 +140,7 @@ func (w *unifiedWriter) lines(prefix byte, lines []string) {
 		}
 		if prefix == ' ' && len(l) > MaxLineBytes {
 			t := strings.TrimSuffix(l, "\n")
-			l = clipLine(t) + l[len(t):]
+			l = ClipLine(t) + l[len(t):]
 		}
 		w.b.WriteByte(prefix)
 		w.b.WriteString(l)

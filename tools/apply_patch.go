@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/tools/edit"
 )
 
@@ -253,7 +254,13 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 			diffs = append(diffs, fe.Diff)
 		}
 	}
-	for _, d := range diffs {
+	// Each diff is bounded (diff.Compact); so are they together, or a patch
+	// of many files would fill the model's context with them.
+	for i, d := range diffs {
+		if b.Len()+len(d) > diff.MaxDiffBytes && i > 0 {
+			fmt.Fprintf(&b, "\n... diffs of %d more files not shown (past %d KiB) ...\n", len(diffs)-i, diff.MaxDiffBytes>>10)
+			break
+		}
 		b.WriteString("\n")
 		b.WriteString(d)
 		b.WriteString("\n")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // Block is one SEARCH/REPLACE block of a replace_in_file diff.
@@ -363,7 +365,7 @@ func quoteLines(b *strings.Builder, lines []string) {
 			break
 		}
 		b.WriteString("    ")
-		b.WriteString(l)
+		b.WriteString(diff.ClipLine(l))
 		b.WriteByte('\n')
 	}
 }
@@ -375,7 +377,7 @@ func writeClosest(b *strings.Builder, m *matcher, pattern []string) {
 		return
 	}
 	fmt.Fprintf(b, "The first %d line(s) match the file at line %d, but then line %d of the file is %q where %q was expected.\n",
-		n, start+1, start+n+1, lineText(m.lines, start+n), pattern[n])
+		n, start+1, start+n+1, diff.ClipLine(lineText(m.lines, start+n)), diff.ClipLine(pattern[n]))
 }
 
 func lineText(lines []line, i int) string {
