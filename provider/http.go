@@ -47,6 +47,9 @@ type statusError struct {
 	contextLength bool
 	// contextWindow is the window's size when the answer said it.
 	contextWindow int
+	// shouldRetry is the server's own word on retrying (x-should-retry),
+	// or nil when it gave none.
+	shouldRetry *bool
 }
 
 func (e *statusError) Error() string { return e.message }
@@ -106,13 +109,28 @@ func post(ctx context.Context, hc *http.Client, lim Limits, url string, header h
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header, time.Now())}
+	e := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header, time.Now()), shouldRetry: shouldRetry(resp.Header)}
 	a := parse(resp.StatusCode, data)
 	e.message, e.contextLength, e.contextWindow = a.message, a.contextLength, a.contextWindow
 	if e.message == "" {
 		e.message = bodyText(data)
 	}
 	return nil, e
+}
+
+// shouldRetry reads x-should-retry, which OpenAI and Anthropic send to
+// say whether a failed request is worth repeating: it overrides the
+// status, which cannot tell a lock timeout from a bad request.
+func shouldRetry(h http.Header) *bool {
+	switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
+	case "true":
+		t := true
+		return &t
+	case "false":
+		f := false
+		return &f
+	}
+	return nil
 }
 
 // badReplyError is a 2xx answer to a streamed request that is not an

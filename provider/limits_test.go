@@ -355,3 +355,37 @@ func TestReplayEndlessAndHang(t *testing.T) {
 		}
 	})
 }
+
+// x-should-retry decides over the status, both ways.
+func TestShouldRetryHeader(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				status int
+				header string
+				want   int // requests
+			}{
+				{500, "false", 1},
+				{400, "true", 2},
+				{500, "", 2},
+			} {
+				srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+					if n == 0 {
+						h := []string{}
+						if tc.header != "" {
+							h = []string{"X-Should-Retry", tc.header}
+						}
+						jsonError(w, tc.status, d.errorBody(tc.status, "conflict in the lock"), h...)
+						return
+					}
+					d.reply(w, []string{"ok"})
+				})
+				p := d.newProvider(t, srv.URL, fastRetry)
+				drain(t, d.stream(t, p, context.Background()))
+				if n := len(srv.requests()); n != tc.want {
+					t.Errorf("HTTP %d with x-should-retry %q: %d requests, want %d", tc.status, tc.header, n, tc.want)
+				}
+			}
+		})
+	}
+}

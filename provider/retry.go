@@ -361,6 +361,9 @@ func (r *retrier) classify(err error) failure {
 		f.contextLength = se.contextLength
 		f.contextWindow = se.contextWindow
 		f.retryable = retryableStatus(se.status) && !se.contextLength
+		if se.shouldRetry != nil && !se.contextLength {
+			f.retryable = *se.shouldRetry
+		}
 		f.retryAfter = se.retryAfter
 	case errors.As(err, &be), errors.As(err, &ee), errors.Is(err, errIncomplete):
 		// The reply started and then broke: a cut connection, an error
