@@ -344,7 +344,7 @@ type anthropicBlock struct {
 }
 
 func (c *anthropicClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseAnthropicError)
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseAnthropicError)
 	if err != nil {
 		return err
 	}

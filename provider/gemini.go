@@ -295,7 +295,7 @@ type geminiStreamChunk struct {
 }
 
 func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseGeminiError)
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseGeminiError)
 	if err != nil {
 		return err
 	}

@@ -75,13 +75,15 @@ type apiError struct {
 
 // post sends body as JSON to url and returns the response of a 2xx
 // answer that streams events; its Body streams the reply, under the
-// idle watch of lim (see Limits.StreamIdle), which covers the wait for
-// the answer too. Any other answer is read (up to maxErrorBody), closed,
+// idle watch of the attempt's limits (see Limits.StreamIdle), which covers
+// the wait for the answer too. The answer's request id goes to m, for
+// the error, whatever happens next. Any other answer is read (up to maxErrorBody), closed,
 // and returned as a *statusError whose message parse takes from the body,
 // or, for a 2xx answer that is not an event stream, a *badReplyError.
 // header holds the API's own headers (key, version); the JSON and
 // event-stream headers are added here.
-func post(ctx context.Context, hc *http.Client, lim Limits, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
+func post(ctx context.Context, hc *http.Client, m *meter, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
+	lim := m.lim
 	ictx, watch := watchIdle(ctx, lim.StreamIdle)
 	req, err := http.NewRequestWithContext(ictx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -100,6 +102,7 @@ func post(ctx context.Context, hc *http.Client, lim Limits, url string, header h
 		return nil, &connError{err: err}
 	}
 	resp.Body = &idleBody{ReadCloser: resp.Body, ctx: ictx, w: watch}
+	m.requestID = requestID(resp.Header)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if err := checkEventStream(resp, url, parse); err != nil {
 			resp.Body.Close()
@@ -116,6 +119,18 @@ func post(ctx context.Context, hc *http.Client, lim Limits, url string, header h
 		e.message = bodyText(data)
 	}
 	return nil, e
+}
+
+// requestID is the id a vendor gives a request (request-id: Anthropic;
+// x-request-id: OpenAI and most compatible servers), which its support
+// asks for; cut short, since a server may send anything there.
+func requestID(h http.Header) string {
+	for _, k := range []string{"Request-Id", "X-Request-Id"} {
+		if v := strings.TrimSpace(h.Get(k)); v != "" {
+			return cutText(strings.Join(strings.Fields(v), " "), 100)
+		}
+	}
+	return ""
 }
 
 // shouldRetry reads x-should-retry, which OpenAI and Anthropic send to

@@ -107,7 +107,8 @@ func sizeText(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// meter counts what one reply has produced against the size limits. The
+// meter is one attempt's account: what its reply has produced against
+// the size limits, and the request id its answer carried. The
 // retrier counts every event it passes on; clients that assemble a call's
 // arguments from chunks grow them through args, so that an endless call
 // is cut before it is held whole.
@@ -116,6 +117,8 @@ type meter struct {
 	total int
 	// pending counts the argument bytes of calls still being assembled.
 	pending int
+	// requestID is the id the server gave the attempt's request.
+	requestID string
 }
 
 // add counts an event; a non-nil error means it must not be passed on.

@@ -389,3 +389,38 @@ func TestShouldRetryHeader(t *testing.T) {
 		})
 	}
 }
+
+// The server's request id is in every error a user sees, whatever ended
+// the request.
+func TestRequestIDInErrors(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name, header string
+				handle       func(w http.ResponseWriter, r *http.Request)
+			}{
+				{"error status", "Request-Id", func(w http.ResponseWriter, r *http.Request) {
+					jsonError(w, 401, d.errorBody(401, "bad key"))
+				}},
+				{"cut mid-reply", "X-Request-Id", func(w http.ResponseWriter, r *http.Request) {
+					d.begin(w, "Half")
+					cut()
+				}},
+				{"HTML page", "X-Request-Id", func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					w.Write([]byte("<html>proxy</html>"))
+				}},
+			} {
+				srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+					w.Header().Set(tc.header, "req_0123abc")
+					tc.handle(w, r)
+				})
+				p := d.newProvider(t, srv.URL, fastRetry)
+				_, err := drain(t, d.stream(t, p, context.Background()))
+				if pe := asError(t, err); pe.RequestID != "req_0123abc" || !strings.Contains(err.Error(), "(request id req_0123abc)") {
+					t.Errorf("%s: error %q (request id %q), want the request id in it", tc.name, err, pe.RequestID)
+				}
+			}
+		})
+	}
+}

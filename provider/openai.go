@@ -328,7 +328,7 @@ type openaiCall struct {
 }
 
 func (c *openaiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.retry.limits, c.url, c.header, body, parseOpenAIError)
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseOpenAIError)
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,9 @@ type Error struct {
 	// ContextLength reports that the prompt exceeded the model's context
 	// window; errors.Is(err, ErrContextLength) tests it.
 	ContextLength bool
+	// RequestID is the id the server gave the last request, when it gave
+	// one: what the vendor's support asks for.
+	RequestID string
 	// Limit names the setting whose bound ended the reply
 	// (provider.streamIdleSeconds, provider.requestTimeoutSeconds,
 	// provider.maxReplyMB, provider.maxToolCallMB), or is empty.
@@ -124,6 +127,11 @@ func (e *Error) Error() string {
 	if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id ")
+		b.WriteString(e.RequestID)
+		b.WriteString(")")
 	}
 	return b.String()
 }
@@ -282,7 +290,7 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 				return
 			}
 			if parent.Err() != nil {
-				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Partial: delivered, cause: parent.Err()})
+				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Partial: delivered, cause: parent.Err(), RequestID: m.requestID})
 				return
 			}
 			if ctx.Err() != nil {
@@ -290,7 +298,7 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 			}
 			f := r.classify(err)
 			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message,
-				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit}
+				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit, RequestID: m.requestID}
 			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts {
 				yield(Event{}, e)
 				return
