@@ -37,7 +37,7 @@ func newAnthropic(cfg Config) *anthropicClient {
 	}
 	// The key, base URL and headers come from our settings only, never
 	// from ANTHROPIC_* variables.
-	header := http.Header{}
+	header := cfg.header()
 	header.Set("X-Api-Key", cfg.APIKey)
 	header.Set("Anthropic-Version", anthropicVersion)
 	return &anthropicClient{

@@ -40,12 +40,28 @@ type Config struct {
 	Limits Limits
 	// Logger, when set, receives a warning for each retry.
 	Logger *slog.Logger
+	// Version is the daemon's, sent as User-Agent: cline-ls/<Version>
+	// ("dev" when empty), so that a vendor or a proxy can tell its
+	// requests from others'.
+	Version string
 
 	// Transcript is the replay provider's transcript file.
 	Transcript string
 	// Replay, when set, is the replay provider's transcript, taking
 	// precedence over Transcript; tests of other packages build it in Go.
 	Replay *Transcript
+}
+
+// header is the start of every request's headers, the client's own
+// (key, API version) added to it.
+func (c Config) header() http.Header {
+	v := c.Version
+	if v == "" {
+		v = "dev"
+	}
+	h := http.Header{}
+	h.Set("User-Agent", "cline-ls/"+v)
+	return h
 }
 
 func (c Config) native() bool {

@@ -40,7 +40,7 @@ func newGemini(cfg Config) (*geminiClient, error) {
 	// The key goes in a header, never in the URL, where proxies and error
 	// messages would show it. Nothing is read from GOOGLE_* or GEMINI_*
 	// variables.
-	header := http.Header{}
+	header := cfg.header()
 	header.Set("X-Goog-Api-Key", cfg.APIKey)
 	return &geminiClient{
 		name:   cfg.Name,

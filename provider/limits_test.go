@@ -424,3 +424,24 @@ func TestRequestIDInErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestUserAgent(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) { d.reply(w, []string{"ok"}) })
+			for _, tc := range []struct{ version, want string }{{"1.2.3", "cline-ls/1.2.3"}, {"", "cline-ls/dev"}} {
+				p, err := New(Config{Name: d.name, Model: "m", BaseURL: srv.URL, APIKey: testKey, Version: tc.version})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := drain(t, d.stream(t, p, context.Background())); err != nil {
+					t.Fatal(err)
+				}
+				reqs := srv.requests()
+				if got := reqs[len(reqs)-1].Header.Get("User-Agent"); got != tc.want {
+					t.Errorf("User-Agent = %q, want %q", got, tc.want)
+				}
+			}
+		})
+	}
+}

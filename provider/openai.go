@@ -31,7 +31,7 @@ func newOpenAI(cfg Config) *openaiClient {
 	// The key comes from our settings alone, never from OPENAI_*
 	// variables: an OPENAI_API_KEY must never be sent to a local server
 	// that did not ask for it. No key, no Authorization header.
-	header := http.Header{}
+	header := cfg.header()
 	if cfg.APIKey != "" {
 		header.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
