@@ -28,6 +28,8 @@ type anthropicClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newAnthropic(cfg Config) *anthropicClient {
@@ -48,6 +50,8 @@ func newAnthropic(cfg Config) *anthropicClient {
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
 		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}
 }
 
@@ -176,11 +180,17 @@ func (c *anthropicClient) body(req Request) ([]byte, error) {
 	if req.MaxTokens > 0 {
 		p.MaxTokens = req.MaxTokens
 	}
-	if req.ThinkingBudget > 0 {
-		if req.ThinkingBudget >= p.MaxTokens {
-			return nil, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, req.ThinkingBudget, p.MaxTokens)
+	if budget := (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).budget(); budget > 0 {
+		// The API's least budget; and room for the answer after the
+		// thinking when the request left the reply's bound to us.
+		budget = max(budget, 1024)
+		if req.MaxTokens <= 0 {
+			p.MaxTokens = max(p.MaxTokens, budget+defaultAnthropicMaxTokens)
 		}
-		p.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
+		if budget >= p.MaxTokens {
+			return nil, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, budget, p.MaxTokens)
+		}
+		p.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: budget}
 	}
 	if req.System != "" {
 		p.System = []anthropicContent{{Type: "text", Text: req.System, CacheControl: ephemeral}}

@@ -38,6 +38,8 @@ type Config struct {
 	Retry RetryPolicy
 	// Limits bound a reply's time and size; zero fields take defaults.
 	Limits Limits
+	// Reasoning applies to requests that ask for none of their own.
+	Reasoning Reasoning
 	// Logger, when set, receives a warning for each retry.
 	Logger *slog.Logger
 	// Version is the daemon's, sent as User-Agent: cline-ls/<Version>
@@ -130,6 +132,9 @@ func New(cfg Config) (Provider, error) {
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, fmt.Errorf("provider: %s needs a model", name)
+	}
+	if err := cfg.Reasoning.Validate(); err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
 	}
 	if needKey && cfg.APIKey == "" {
 		return nil, fmt.Errorf("provider: %s needs an API key; set the environment variable the settings name", name)

@@ -25,6 +25,8 @@ type geminiClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newGemini(cfg Config) (*geminiClient, error) {
@@ -50,6 +52,8 @@ func newGemini(cfg Config) (*geminiClient, error) {
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
 		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}, nil
 }
 
@@ -169,8 +173,8 @@ func (c *geminiClient) body(req Request) ([]byte, error) {
 		g.MaxOutputTokens = req.MaxTokens
 	}
 	g.Temperature = req.Temperature
-	if req.ThinkingBudget > 0 {
-		g.ThinkingConfig = &geminiThinking{IncludeThoughts: true, ThinkingBudget: req.ThinkingBudget}
+	if budget := (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).budget(); budget > 0 {
+		g.ThinkingConfig = &geminiThinking{IncludeThoughts: true, ThinkingBudget: budget}
 	}
 	if g != (geminiGenConfig{}) {
 		p.GenerationConfig = &g

@@ -21,6 +21,8 @@ type openaiClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newOpenAI(cfg Config) *openaiClient {
@@ -43,6 +45,8 @@ func newOpenAI(cfg Config) *openaiClient {
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
 		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}
 }
 
@@ -129,6 +133,7 @@ type openaiRequest struct {
 	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64            `json:"temperature,omitempty"`
 	Tools               json.RawMessage     `json:"tools,omitempty"`
+	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
 }
 
 type openaiStreamOptions struct {
@@ -172,6 +177,8 @@ func (c *openaiClient) body(req Request) ([]byte, error) {
 		Stream:        true,
 		StreamOptions: openaiStreamOptions{IncludeUsage: true},
 		Temperature:   req.Temperature,
+		// Sent only when asked for: models that do not reason refuse it.
+		ReasoningEffort: (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).effort(),
 	}
 	if req.MaxTokens > 0 {
 		// OpenAI's reasoning models reject max_tokens; most compatible

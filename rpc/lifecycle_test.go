@@ -248,6 +248,8 @@ func TestErrorCodesNameTheField(t *testing.T) {
 		{"initialize bad contextWindow", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"contextWindow": -1}}}, -32602, "initializationOptions.provider.contextWindow"},
 		{"initialize bad streamIdleSeconds", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"streamIdleSeconds": -1}}}, -32602, "initializationOptions.provider.streamIdleSeconds"},
 		{"initialize bad maxReplyMB", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"maxReplyMB": 1e12}}}, -32602, "initializationOptions.provider.maxReplyMB"},
+		{"initialize bad reasoningEffort", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"reasoningEffort": "max"}}}, -32602, "initializationOptions.provider.reasoningEffort"},
+		{"initialize bad thinkingBudget", "initialize", map[string]any{"capabilities": map[string]any{}, "initializationOptions": map[string]any{"provider": map[string]any{"thinkingBudget": -5}}}, -32602, "initializationOptions.provider.thinkingBudget"},
 		{"initialize without params", "initialize", nil, -32602, "params"},
 		{"initialize capability of wrong type", "initialize", map[string]any{"capabilities": map[string]any{"general": map[string]any{"positionEncodings": "utf-8"}}}, -32602, "capabilities.general.positionEncodings: expected an array, got string"},
 		{"initialize capabilities not an object", "initialize", map[string]any{"capabilities": []any{}}, -32602, "capabilities: expected an object, got array"},

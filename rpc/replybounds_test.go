@@ -64,3 +64,30 @@ func TestReplyBoundsEndTheTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestReasoningSettingReachesTheRequest: provider.reasoningEffort set by
+// the client is on the wire of the model request a prompt makes.
+func TestReasoningSettingReachesTheRequest(t *testing.T) {
+	ctx := testCtx(t)
+	ws := newWindowServer(t, 1<<20, func(int) map[string]any { return map[string]any{"content": "Thought hard."} })
+	root := t.TempDir()
+	ed := rpctest.New(t, rpc.Options{Getenv: func(k string) string {
+		if k == "TEST_API_KEY" {
+			return "sk-test"
+		}
+		return ""
+	}})
+	opts := openAISettings(ws.URL, t.TempDir())
+	opts["provider"].(map[string]any)["reasoningEffort"] = "high"
+	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts}); err != nil {
+		t.Fatal(err)
+	}
+	id := newSessionIn(t, ctx, ed, root)
+	if stop, err := promptText(ctx, ed, id, "think"); err != nil || stop != "end_turn" {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	bodies := ws.chatBodies()
+	if len(bodies) != 1 || !strings.Contains(string(bodies[0]), `"reasoning_effort":"high"`) {
+		t.Errorf("request bodies %d, first %.300s; want reasoning_effort high", len(bodies), bodies)
+	}
+}

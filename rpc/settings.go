@@ -87,6 +87,15 @@ type ProviderSettings struct {
 	RequestTimeoutSeconds float64 `json:"requestTimeoutSeconds,omitempty"`
 	MaxReplyMB            float64 `json:"maxReplyMB,omitempty"`
 	MaxToolCallMB         float64 `json:"maxToolCallMB,omitempty"`
+	// ReasoningEffort ("low", "medium", "high") and ThinkingBudget
+	// (tokens) ask the model to think (provider.Reasoning).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	ThinkingBudget  int    `json:"thinkingBudget,omitempty"`
+}
+
+// reasoning converts the reasoning settings to the provider's.
+func (p *ProviderSettings) reasoning() provider.Reasoning {
+	return provider.Reasoning{Effort: p.ReasoningEffort, Budget: p.ThinkingBudget}
 }
 
 // limits converts the reply bounds to the provider's.
@@ -157,6 +166,12 @@ func (st *Settings) validate(prefix string) error {
 			if !(f.v >= 0 && f.v <= f.max) {
 				return invalidParams("%sprovider.%s: must be 0 (the default) or more, at most %v, got %v", prefix, f.name, f.max, f.v)
 			}
+		}
+		if p.ReasoningEffort != "" && !slices.Contains(provider.ReasoningEfforts, p.ReasoningEffort) {
+			return invalidParams("%sprovider.reasoningEffort: must be one of %s, got %q", prefix, strings.Join(provider.ReasoningEfforts, ", "), p.ReasoningEffort)
+		}
+		if p.ThinkingBudget < 0 || p.ThinkingBudget > 1_000_000 {
+			return invalidParams("%sprovider.thinkingBudget: must be 0 (none) or more tokens, at most 1000000, got %d", prefix, p.ThinkingBudget)
 		}
 	}
 	if c := st.Context; c != nil && (c.CompactAt < 0 || c.CompactAt > 1) {
@@ -240,6 +255,10 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 			if *f.dst == 0 {
 				*f.dst = *f.src
 			}
+		}
+		fill(&p.ReasoningEffort, file.Provider.ReasoningEffort)
+		if p.ThinkingBudget == 0 {
+			p.ThinkingBudget = file.Provider.ThinkingBudget
 		}
 	}
 	if st.Context == nil {
