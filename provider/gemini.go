@@ -284,7 +284,8 @@ type geminiStreamChunk struct {
 		Content *struct {
 			Parts []geminiPart `json:"parts"`
 		} `json:"content"`
-		FinishReason string `json:"finishReason"`
+		FinishReason  string `json:"finishReason"`
+		FinishMessage string `json:"finishMessage"`
 	} `json:"candidates"`
 	UsageMetadata *struct {
 		PromptTokenCount        int `json:"promptTokenCount"`
@@ -305,11 +306,15 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit 
 	}
 	defer resp.Body.Close()
 	var (
-		usage  Usage
-		finish string
-		calls  int
+		usage   Usage
+		finish  string
+		note    string // the finish message
+		calls   int
+		chunks  int
+		emitted bool
 	)
 	send := func(ev Event) error {
+		emitted = true
 		if !emit(ev) {
 			return errStopped
 		}
@@ -320,6 +325,7 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit 
 		if err := decodeEvent(ev.Data, &chunk); err != nil {
 			return false, err
 		}
+		chunks++
 		if m := chunk.message(); m != "" {
 			return false, &eventError{message: m}
 		}
@@ -364,6 +370,7 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit 
 		}
 		if cand.FinishReason != "" {
 			finish = cand.FinishReason
+			note = cand.FinishMessage
 		}
 		return false, nil
 	})
@@ -372,10 +379,36 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit 
 	if err != nil && err != errIncomplete {
 		return err
 	}
+	if err := geminiOddEnd(finish, note, chunks, emitted); err != nil {
+		return err
+	}
 	if finish == "" {
 		return errIncomplete
 	}
 	return endReply(emit, usage, geminiStop(finish, calls > 0))
+}
+
+// geminiOddEnd is the error of a reply Gemini ended without an answer:
+// a function call it could not write (MALFORMED_FUNCTION_CALL), or a
+// finished stream with no candidate content at all. Both happen now and
+// then and a second request usually succeeds; neither may end a turn
+// silently.
+func geminiOddEnd(finish, note string, chunks int, emitted bool) error {
+	switch {
+	case finish == "MALFORMED_FUNCTION_CALL":
+		msg := "the model wrote a function call that could not be read (MALFORMED_FUNCTION_CALL)"
+		if note = strings.Join(strings.Fields(note), " "); note != "" {
+			msg += ": " + cutText(note, 200)
+		}
+		return &onceError{message: msg}
+	case emitted || chunks == 0:
+		return nil
+	case finish == "":
+		return &onceError{message: "the model sent an empty reply (no candidates)"}
+	case geminiStop(finish, false) == StopEndTurn:
+		return &onceError{message: "the model sent an empty reply (no content, finish reason " + finish + ")"}
+	}
+	return nil
 }
 
 func geminiStop(r string, calls bool) StopReason {

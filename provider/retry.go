@@ -299,7 +299,7 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 			f := r.classify(err)
 			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message,
 				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit, RequestID: m.requestID}
-			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts {
+			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts || f.once && attempt >= 2 {
 				yield(Event{}, e)
 				return
 			}
@@ -330,6 +330,14 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 	}
 }
 
+// onceError is a reply that came back unusable in a way a second request
+// usually mends (a vendor's malformed call, an empty reply): retried once,
+// not as often as a broken connection, since a request that fails so
+// twice will likely go on failing.
+type onceError struct{ message string }
+
+func (e *onceError) Error() string { return e.message }
+
 // errTimeout is the cause of a Stream's context past its RequestTimeout.
 var errTimeout = errors.New("request timeout")
 
@@ -340,6 +348,7 @@ type failure struct {
 	contextLength bool
 	contextWindow int
 	limit         string
+	once          bool // retried once at most
 	message       string
 }
 
@@ -353,11 +362,14 @@ func (r *retrier) classify(err error) failure {
 		ee *eventError
 		le *limitError
 		br *badReplyError
+		oe *onceError
 	)
 	switch {
 	case errors.As(err, &le):
 		f.limit = le.setting
 		f.retryable = le.retryable
+	case errors.As(err, &oe):
+		f.retryable, f.once = true, true
 	case errors.As(err, &br):
 		// An HTML page or a JSON answer in place of a stream comes back
 		// the same however often it is asked for.
