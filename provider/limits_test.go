@@ -149,8 +149,10 @@ func TestUnansweredRequestIsRetriedThenReported(t *testing.T) {
 			if pe.Limit != "provider.streamIdleSeconds" || pe.Partial || pe.Attempts != fastRetry.MaxAttempts {
 				t.Errorf("error = %v (limit %q, partial %v, %d attempts), want the idle limit after %d attempts", err, pe.Limit, pe.Partial, pe.Attempts, fastRetry.MaxAttempts)
 			}
-			if n := len(srv.requests()); n != fastRetry.MaxAttempts {
-				t.Errorf("server saw %d requests, want %d: a stall before anything was shown is retried", n, fastRetry.MaxAttempts)
+			// A request the bound ended before the server read it is not
+			// counted there: the client's attempts are what was retried.
+			if n := len(srv.requests()); n == 0 || n > fastRetry.MaxAttempts {
+				t.Errorf("server saw %d requests, want 1 to %d", n, fastRetry.MaxAttempts)
 			}
 			if !strings.Contains(err.Error(), d.name+": ") || !strings.Contains(err.Error(), "no data from the model for") {
 				t.Errorf("error %q does not name the provider and the wait", err)
@@ -165,21 +167,47 @@ func TestUnansweredRequestIsRetriedThenReported(t *testing.T) {
 func TestStallMidReplyIsReportedNotRetried(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
+			// A stall before the text reaches the client may be retried (on
+			// a loaded machine the idle bound can pass first); one after
+			// it never is.
+			var shown, again atomic.Bool
 			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if shown.Load() {
+					again.Store(true)
+				}
 				d.begin(w, "Half a thou")
 				waitDone(r)
 			})
 			p := withLimits(t, d.newProvider(t, srv.URL, fastRetry), Limits{StreamIdle: 100 * time.Millisecond})
-			evs, err := drain(t, d.stream(t, p, context.Background()))
+			s := d.stream(t, p, context.Background())
+			var evs []Event
+			var err error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for ev, e := range s {
+					if e != nil {
+						err = e
+						continue
+					}
+					shown.Store(true)
+					evs = append(evs, ev)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(guard):
+				t.Fatal("stream did not end")
+			}
 			pe := asError(t, err)
 			if pe.Limit != "provider.streamIdleSeconds" || !pe.Partial {
 				t.Errorf("error = %v (limit %q, partial %v), want the idle limit after a partial reply", err, pe.Limit, pe.Partial)
 			}
 			if got := texts(evs, EventText); got != "Half a thou" {
-				t.Errorf("text = %q, want what came before the stall", got)
+				t.Errorf("text = %q, want what came before the stall, once", got)
 			}
-			if n := len(srv.requests()); n != 1 {
-				t.Errorf("server saw %d requests, want 1", n)
+			if again.Load() {
+				t.Error("the request was made again after part of the reply was shown")
 			}
 		})
 	}
@@ -190,14 +218,14 @@ func TestPingsKeepAStreamAlive(t *testing.T) {
 	srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		s := anthropicStart(w)
 		// Pings well inside the idle bound, for far longer than it.
-		for i := 0; i < 200 && r.Context().Err() == nil; i++ {
-			time.Sleep(5 * time.Millisecond)
+		for i := 0; i < 300 && r.Context().Err() == nil; i++ {
+			time.Sleep(10 * time.Millisecond)
 			s.event("ping", map[string]any{"type": "ping"})
 		}
 		anthropicText(s, 0, "done")
 		anthropicEnd(s, "end_turn", 3)
 	})
-	p := withLimits(t, anthropicDialect.newProvider(t, srv.URL, fastRetry), Limits{StreamIdle: 400 * time.Millisecond})
+	p := withLimits(t, anthropicDialect.newProvider(t, srv.URL, fastRetry), Limits{StreamIdle: time.Second})
 	evs, err := drain(t, anthropicDialect.stream(t, p, context.Background()))
 	if err != nil {
 		t.Fatalf("stream error: %v", err)
@@ -224,8 +252,8 @@ func TestRequestTimeoutEndsAPingingStream(t *testing.T) {
 			if pe.Limit != "provider.requestTimeoutSeconds" || errors.Is(err, context.Canceled) {
 				t.Errorf("error = %v (limit %q), want the request time limit, not a cancellation", err, pe.Limit)
 			}
-			if n := len(srv.requests()); n != 1 {
-				t.Errorf("server saw %d requests, want 1: the time bound covers retries", n)
+			if n := len(srv.requests()); n > 1 {
+				t.Errorf("server saw %d requests, want 1 at most: the time bound covers retries", n)
 			}
 		})
 	}
