@@ -139,7 +139,7 @@ func TestEndlessToolCallIsCut(t *testing.T) {
 }
 
 func TestUnansweredRequestIsRetriedThenReported(t *testing.T) {
-	const idle = 50 * time.Millisecond
+	const idle = 150 * time.Millisecond
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
 			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) { waitDone(r) })
