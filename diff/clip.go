@@ -31,6 +31,18 @@ const (
 	regionKeep = 256
 )
 
+// Fits reports whether a diff of n bytes may join a message already
+// holding used bytes of others (a patch's result, its preview): the first
+// always does, the others while the message stays within MaxDiffBytes, so
+// that a change to many files is bounded as one to a single file is.
+func Fits(used, n int) bool { return used == 0 || used+n <= MaxDiffBytes }
+
+// LeftOut is the line that ends such a message when files' diffs did not
+// fit.
+func LeftOut(files int) string {
+	return fmt.Sprintf("... diffs of %d more files not shown (past %d KiB) ...\n", files, MaxDiffBytes>>10)
+}
+
 // cutNote is what stands in a line for the characters taken out of it.
 func cutNote(left string) string {
 	return fmt.Sprintf("[… %d characters left out …]", utf8.RuneCountInString(left))

@@ -67,7 +67,7 @@ func TestViewsOfAOneTokenEditToAHugeLine(t *testing.T) {
 	if len(u) > 2<<10 || !strings.Contains(u, "VALUE") || !strings.Contains(u, "characters left out") || !strings.Contains(u, "@@ -1 +1 @@") {
 		t.Errorf("unified preview (%d bytes) is not the change in its context:\n%.1000s", len(u), u)
 	}
-	parts, left := Regions(oldText, newText, -1)
+	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || len(parts) != 1 || partBytes(parts) > 2*(2*regionKeep+10) {
 		t.Fatalf("regions: %d parts of %d bytes, %d left out; want one small part", len(parts), partBytes(parts), left)
 	}
@@ -108,7 +108,7 @@ func TestViewsOfEditsAtBothEndsOfALongFile(t *testing.T) {
 	if len(u) > 2<<10 || strings.Count(u, "@@ -") != 2 {
 		t.Errorf("unified preview (%d bytes) is not two small hunks:\n%.1000s", len(u), u)
 	}
-	parts, left := Regions(oldText, newText, -1)
+	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || len(parts) != 2 || partBytes(parts) > 2<<10 {
 		t.Fatalf("regions: %d parts of %d bytes, %d left out; want two small ones, not the file between", len(parts), partBytes(parts), left)
 	}
@@ -143,7 +143,7 @@ func TestViewsOfABinaryishFile(t *testing.T) {
 	if len(u) > 4<<10 || !strings.Contains(u, "EDIT") {
 		t.Errorf("unified preview of %d bytes", len(u))
 	}
-	parts, left := Regions(oldText, newText, -1)
+	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || partBytes(parts) > 4<<10 {
 		t.Fatalf("regions: %d parts of %d bytes, %d left out", len(parts), partBytes(parts), left)
 	}
@@ -173,7 +173,7 @@ func TestViewsOfALargeChangeAreBounded(t *testing.T) {
 	if len(u) > MaxDiffBytes+2*MaxLineBytes || !strings.Contains(u, "preview cut at 32 KiB") {
 		t.Errorf("unified preview is %d bytes, want it cut with a note:\n…%s", len(u), u[max(0, len(u)-200):])
 	}
-	parts, left := Regions(oldText, newText, -1)
+	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if len(parts) != 0 || left != 1 {
 		t.Errorf("regions: %d parts, %d left out; want the one region past the bound left out whole", len(parts), left)
 	}

@@ -56,15 +56,20 @@ type Part struct {
 // from the change instead of at the line's end, so a one-word change to a
 // line of megabytes sends that word in its context.
 //
-// Regions past MaxRegionBytes of text in all are left out, and left
-// counts them: a client cannot be sent part of a region, since what it
-// shows must be the change. Equal texts give none.
-func Regions(oldText, newText string, context int) (parts []Part, left int) {
+// Regions past budget bytes of text in all (MaxRegionBytes when budget
+// is negative) are left out, and left counts them: a client cannot be sent
+// part of a region, since what it shows must be the change. used is what
+// the parts take of the budget, for a caller that shares one among files.
+// Equal texts give none.
+func Regions(oldText, newText string, context, budget int) (parts []Part, left, used int) {
 	if oldText == newText {
-		return nil, 0
+		return nil, 0, 0
 	}
 	if context < 0 {
 		context = RegionContext
+	}
+	if budget < 0 {
+		budget = MaxRegionBytes
 	}
 	start, tail := window(oldText, newText, context)
 	oldWin, newWin := oldText[start:len(oldText)-tail], newText[start:len(newText)-tail]
@@ -77,7 +82,6 @@ func Regions(oldText, newText string, context int) (parts []Part, left int) {
 		// change. Send the window whole.
 		changes = []change{{0, len(oldLines), 0, len(newLines)}}
 	}
-	budget := MaxRegionBytes
 	for len(changes) > 0 {
 		n := 1
 		for n < len(changes) && changes[n].oldStart-changes[n-1].oldEnd <= 2*context {
@@ -98,9 +102,10 @@ func Regions(oldText, newText string, context int) (parts []Part, left int) {
 			continue
 		}
 		budget -= len(o) + len(nw)
+		used += len(o) + len(nw)
 		parts = append(parts, Part{Old: o, New: nw, At: at, Line: line})
 	}
-	return parts, left
+	return parts, left, used
 }
 
 // offsets are the byte offsets at which lines start, and one past the end.

@@ -14,7 +14,7 @@ import (
 // none is extra).
 func checkRegion(t *testing.T, oldText, newText string, context int) []Part {
 	t.Helper()
-	parts, left := Regions(oldText, newText, context)
+	parts, left, _ := Regions(oldText, newText, context, -1)
 	if left != 0 {
 		t.Fatalf("%d regions left out of a small edit", left)
 	}
@@ -125,7 +125,7 @@ func FuzzRegion(f *testing.F) {
 		if len(oldText)+len(newText) > MaxRegionBytes {
 			return
 		}
-		parts, _ := Regions(oldText, newText, context%8)
+		parts, _, _ := Regions(oldText, newText, context%8, -1)
 		if got := applyParts(t, oldText, parts); got != newText {
 			t.Fatalf("applying the regions gives %q, want %q", got, newText)
 		}

@@ -1,13 +1,17 @@
 package rpc_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
 
 // hugeLine is a minified file: one line of about 1.7 MB.
@@ -67,37 +71,7 @@ func TestEditViewsAreBounded(t *testing.T) {
 					"provider": map[string]any{"name": "replay", "transcript": transcriptFor(t, "gpt-5", reply(text("unused")))}}
 			}
 			ed, root := editWorkspace(t, map[string]string{c.file: c.text}, opts, caps)
-			var mu sync.Mutex
-			var previews []string
-			stop := make(chan struct{})
-			defer close(stop)
-			go func() {
-				seen := 0
-				for {
-					_, err := ed.Await(ctx, "cline/approvalRequest", func(json.RawMessage) bool {
-						return len(ed.Messages("cline/approvalRequest")) > seen
-					})
-					if err != nil {
-						return
-					}
-					m := ed.Messages("cline/approvalRequest")[seen]
-					seen++
-					var req struct {
-						ApprovalID string
-						Diff       string
-					}
-					json.Unmarshal(m.Params, &req)
-					mu.Lock()
-					previews = append(previews, req.Diff)
-					mu.Unlock()
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil)
-				}
-			}()
+			previews := approveAll(t, ctx, ed)
 			r := callTool(t, ctx, ed, c.tool, c.args)
 			if r.IsError {
 				t.Fatalf("%s failed: %.500s", c.tool, r.Content)
@@ -115,14 +89,11 @@ func TestEditViewsAreBounded(t *testing.T) {
 				}
 			}
 			check("the result", r.Content)
-			mu.Lock()
-			if len(previews) != 1 {
-				t.Errorf("%d approval requests, want 1", len(previews))
+			if ps := previews(); len(ps) != 1 {
+				t.Errorf("%d approval requests, want 1", len(ps))
+			} else {
+				check("the approval preview", ps[0])
 			}
-			for _, p := range previews {
-				check("the approval preview", p)
-			}
-			mu.Unlock()
 			diffs := ed.Messages("cline/diff")
 			if len(diffs) != 1 {
 				t.Fatalf("%d cline/diff notifications, want 1", len(diffs))
@@ -137,6 +108,42 @@ func TestEditViewsAreBounded(t *testing.T) {
 				t.Errorf("cline/diff is %d bytes on the wire", len(diffs[0].Params))
 			}
 		})
+	}
+}
+
+// approveAll answers every cline/approvalRequest with allow_once until
+// the test ends; what it returns gives the previews (diff) asked with.
+func approveAll(t *testing.T, ctx context.Context, ed *rpctest.Editor) func() []string {
+	var mu sync.Mutex
+	var previews []string
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	go func() {
+		seen := 0
+		for {
+			_, err := ed.Await(ctx, "cline/approvalRequest", func(json.RawMessage) bool {
+				return len(ed.Messages("cline/approvalRequest")) > seen
+			})
+			if err != nil {
+				return
+			}
+			m := ed.Messages("cline/approvalRequest")[seen]
+			seen++
+			var req struct {
+				ApprovalID string
+				Diff       string
+			}
+			json.Unmarshal(m.Params, &req)
+			mu.Lock()
+			previews = append(previews, req.Diff)
+			mu.Unlock()
+			ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil)
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(previews)
 	}
 }
 
@@ -248,7 +255,8 @@ func TestACPEditViewsAreBounded(t *testing.T) {
 }
 
 // TestPatchOfManyFilesIsBounded: each file's diff is bounded, and so are
-// they together in apply_patch's result, which says what it left out.
+// they together in apply_patch's result and its approval preview, which
+// say what they left out.
 func TestPatchOfManyFilesIsBounded(t *testing.T) {
 	ctx := testCtx(t)
 	files := map[string]string{}
@@ -266,13 +274,18 @@ func TestPatchOfManyFilesIsBounded(t *testing.T) {
 		fmt.Fprintf(&patch, "*** Update File: %s\n@@\n%s", name, hunk.String())
 	}
 	patch.WriteString("*** End Patch")
-	ed, _ := editWorkspace(t, files, map[string]any{"approvals": map[string]any{"edit": "allow"},
-		"provider": map[string]any{"name": "replay", "transcript": transcriptFor(t, "gpt-5", reply(text("unused")))}}, nil)
+	caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"approvals": true}}}
+	ed, _ := editWorkspace(t, files, map[string]any{"approvals": askEdits["approvals"],
+		"provider": map[string]any{"name": "replay", "transcript": transcriptFor(t, "gpt-5", reply(text("unused")))}}, caps)
+	previews := approveAll(t, ctx, ed)
 	r := callTool(t, ctx, ed, "apply_patch", map[string]any{"input": patch.String()})
 	if r.IsError {
 		t.Fatalf("apply_patch failed: %.500s", r.Content)
 	}
 	if len(r.Content) > 72<<10 || !strings.Contains(r.Content, "more files not shown") || !strings.Contains(r.Content, "M f19.txt") {
 		t.Errorf("result of %d bytes, want every file named and the diffs bounded with a note: …%s", len(r.Content), r.Content[max(0, len(r.Content)-300):])
+	}
+	if ps := previews(); len(ps) != 1 || len(ps[0]) > 72<<10 || !strings.Contains(ps[0], "more files not shown") {
+		t.Errorf("%d previews, the first of %d bytes; want one, bounded, saying what it left out", len(ps), len(ps[0]))
 	}
 }

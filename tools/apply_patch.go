@@ -256,11 +256,13 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 	}
 	// Each diff is bounded (diff.Compact); so are they together, or a patch
 	// of many files would fill the model's context with them.
+	used := 0
 	for i, d := range diffs {
-		if b.Len()+len(d) > diff.MaxDiffBytes && i > 0 {
-			fmt.Fprintf(&b, "\n... diffs of %d more files not shown (past %d KiB) ...\n", len(diffs)-i, diff.MaxDiffBytes>>10)
+		if !diff.Fits(used, len(d)) {
+			b.WriteString("\n" + diff.LeftOut(len(diffs)-i))
 			break
 		}
+		used += len(d)
 		b.WriteString("\n")
 		b.WriteString(d)
 		b.WriteString("\n")

@@ -276,7 +276,7 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 // one to it, as diff -u -N and git show them.
 func (e *editEnv) editPreview(changes []Change) string {
 	var b strings.Builder
-	for _, c := range changes {
+	for i, c := range changes {
 		from, to := "a/"+e.files.Display(c.Path), "b/"+e.files.Display(c.Path)
 		if c.MoveTo != "" {
 			to = "b/" + e.files.Display(c.MoveTo)
@@ -297,6 +297,11 @@ func (e *editEnv) editPreview(changes []Change) string {
 			continue
 		}
 		body = strings.TrimPrefix(body, "--- a/"+label+"\n+++ b/"+label+"\n")
+		// Each file's diff is bounded (diff.Unified); so are they together.
+		if !diff.Fits(b.Len(), len(body)) {
+			b.WriteString(diff.LeftOut(len(changes) - i))
+			break
+		}
 		b.WriteString("--- " + from + "\n+++ " + to + "\n")
 		b.WriteString(body)
 	}
