@@ -70,8 +70,8 @@ func TestEndlessReplyIsCut(t *testing.T) {
 			p := withLimits(t, d.newProvider(t, srv.URL, fastRetry), Limits{MaxReplyBytes: max})
 			evs, err := drain(t, d.stream(t, p, context.Background()))
 			pe := asError(t, err)
-			if pe.Limit != "provider.maxReplyMB" || !pe.Partial {
-				t.Errorf("error = %v (limit %q, partial %v), want the reply size limit after a partial reply", err, pe.Limit, pe.Partial)
+			if pe.Limit != "provider.maxReplyMB" || !pe.Partial || pe.Retryable() {
+				t.Errorf("error = %v (limit %q, partial %v, retryable %v), want the reply size limit after a partial reply, final", err, pe.Limit, pe.Partial, pe.Retryable())
 			}
 			if got := len(texts(evs, EventText)); got == 0 || got > max {
 				t.Errorf("%d bytes of text passed on, want some and at most %d", got, max)
@@ -146,7 +146,7 @@ func TestUnansweredRequestIsRetriedThenReported(t *testing.T) {
 			p := withLimits(t, d.newProvider(t, srv.URL, fastRetry), Limits{StreamIdle: idle})
 			evs, err := drain(t, d.stream(t, p, context.Background()))
 			pe := asError(t, err)
-			if pe.Limit != "provider.streamIdleSeconds" || pe.Partial || pe.Attempts != fastRetry.MaxAttempts {
+			if pe.Limit != "provider.streamIdleSeconds" || pe.Partial || pe.Attempts != fastRetry.MaxAttempts || !pe.Retryable() {
 				t.Errorf("error = %v (limit %q, partial %v, %d attempts), want the idle limit after %d attempts", err, pe.Limit, pe.Partial, pe.Attempts, fastRetry.MaxAttempts)
 			}
 			// A request the bound ended before the server read it is not
@@ -278,8 +278,8 @@ func TestHTMLPageOn200IsReportedNotRetried(t *testing.T) {
 			if strings.Contains(msg, "stream ended before") || len(msg) > 600 {
 				t.Errorf("error %q (%d bytes) is not a short account of what came back", msg, len(msg))
 			}
-			if pe.Attempts != 1 || len(srv.requests()) != 1 {
-				t.Errorf("%d attempts, %d requests; want 1: a page comes back the same when asked again", pe.Attempts, len(srv.requests()))
+			if pe.Attempts != 1 || len(srv.requests()) != 1 || pe.Retryable() {
+				t.Errorf("%d attempts, %d requests, retryable %v; want 1, final: a page comes back the same when asked again", pe.Attempts, len(srv.requests()), pe.Retryable())
 			}
 			assertNoKey(t, evs, err)
 		})

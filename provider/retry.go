@@ -94,6 +94,9 @@ type Error struct {
 	ContextWindow int
 
 	cause error // a context error, or nil
+	// final is the retry policy's verdict that asking again cannot help
+	// (a refusal, a page in place of a stream, a reply over its bound).
+	final bool
 }
 
 // Error says which provider failed how, after how many attempts, and
@@ -149,7 +152,7 @@ func (e *Error) Is(target error) bool { return target == ErrContextLength && e.C
 // turns may use it; the stream has already retried as far as its policy
 // allows.
 func (e *Error) Retryable() bool {
-	return e.cause == nil && !e.ContextLength && (e.Status == 0 || retryableStatus(e.Status))
+	return e.cause == nil && !e.final
 }
 
 func retryableStatus(status int) bool {
@@ -298,7 +301,7 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 			}
 			f := r.classify(err)
 			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message,
-				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit, RequestID: m.requestID}
+				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit, RequestID: m.requestID, final: !f.retryable}
 			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts || f.once && attempt >= 2 {
 				yield(Event{}, e)
 				return
@@ -322,7 +325,7 @@ func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 					yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, cause: err})
 				} else {
 					f := r.classify(timeoutError(r.limits.RequestTimeout))
-					yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Message: f.message, Limit: f.limit})
+					yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Message: f.message, Limit: f.limit, final: true})
 				}
 				return
 			}
