@@ -25,18 +25,20 @@ type Limits struct {
 	// one reply (provider.maxReplyMB; 0 means 4 MiB).
 	MaxReplyBytes int
 	// MaxToolCallBytes bounds the arguments of one tool call
-	// (provider.maxToolCallMB; 0 means 1 MiB).
+	// (provider.maxToolCallMB; 0 means 2 MiB).
 	MaxToolCallBytes int
 }
 
 // The defaults are generous: a reply of a large model at its output limit
-// is well under a megabyte, and thinking models pause for a minute at most
-// between events (Anthropic pings every few seconds meanwhile).
+// is well under a megabyte (a replayed transcript's edit may be larger),
+// and a minute and a half without a byte, not even a keep-alive, is taken
+// for a hang. A model that thinks longer than that in silence needs
+// provider.streamIdleSeconds raised.
 const (
 	DefaultStreamIdle       = 90 * time.Second
 	DefaultRequestTimeout   = 30 * time.Minute
 	DefaultMaxReplyBytes    = 4 << 20
-	DefaultMaxToolCallBytes = 1 << 20
+	DefaultMaxToolCallBytes = 2 << 20
 )
 
 func (l Limits) withDefaults() Limits {
