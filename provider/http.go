@@ -74,14 +74,14 @@ type apiError struct {
 }
 
 // post sends body as JSON to url and returns the response of a 2xx
-// answer that streams events; its Body streams the reply, under the
-// idle watch of the attempt's limits (see Limits.StreamIdle), which covers
-// the wait for the answer too. The answer's request id goes to m, for
-// the error, whatever happens next. Any other answer is read (up to maxErrorBody), closed,
-// and returned as a *statusError whose message parse takes from the body,
-// or, for a 2xx answer that is not an event stream, a *badReplyError.
-// header holds the API's own headers (key, version); the JSON and
-// event-stream headers are added here.
+// answer that streams events; its Body streams the reply, under the idle
+// watch of the attempt's limits (see Limits.StreamIdle), which covers the
+// wait for the answer too. The answer's request id goes to m, for the
+// error, whatever happens next. Any other answer is read (up to
+// maxErrorBody), closed, and returned as a *statusError whose message
+// parse takes from the body, or, for a 2xx answer that is not an event
+// stream, a *badReplyError. header holds the API's own headers (key,
+// version); the JSON and event-stream headers are added here.
 func post(ctx context.Context, hc *http.Client, m *meter, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
 	lim := m.lim
 	ictx, watch := watchIdle(ctx, lim.StreamIdle)
@@ -173,7 +173,10 @@ func checkEventStream(resp *http.Response, url string, parse func(status int, bo
 		io.Reader
 		io.Closer
 	}{br, resp.Body}
-	head, _ := br.Peek(64)
+	// What came in the first read: a stream's first event need not fill
+	// a larger peek before the next arrives.
+	br.Peek(1)
+	head, _ := br.Peek(min(br.Buffered(), 64))
 	if looksLikeEvents(head) {
 		return nil
 	}

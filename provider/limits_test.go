@@ -473,3 +473,47 @@ func TestUserAgent(t *testing.T) {
 		})
 	}
 }
+
+// A mislabelled stream whose first event is short and whose next comes
+// later is read as it comes, not held until more bytes arrive.
+func TestMislabelledStreamShortFirstEvent(t *testing.T) {
+	next := make(chan struct{})
+	srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		s := sseWriter{w: w}
+		s.event("", map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": "a"}}}})
+		select {
+		case <-next:
+		case <-r.Context().Done():
+			return
+		}
+		s.event("", openaiChunk(map[string]any{}, "stop"))
+		s.event("", "[DONE]")
+	})
+	p := openaiDialect.newProvider(t, srv.URL, fastRetry)
+	s := openaiDialect.stream(t, p, context.Background())
+	got := make(chan string, 4)
+	go func() {
+		for ev, err := range s {
+			if err != nil {
+				got <- "error: " + err.Error()
+				return
+			}
+			if ev.Kind == EventText {
+				got <- ev.Text
+			}
+		}
+		close(got)
+	}()
+	select {
+	case first := <-got:
+		if first != "a" {
+			t.Fatalf("first = %q, want the first event's text", first)
+		}
+	case <-time.After(guard):
+		t.Fatal("the first event was held back")
+	}
+	close(next)
+	for range got {
+	}
+}
