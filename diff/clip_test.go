@@ -25,6 +25,50 @@ func applyParts(t *testing.T, oldText string, parts []Part) string {
 	return out
 }
 
+func preview(path, oldText, newText string) string {
+	return Preview([]PreviewFile{{From: "a/" + path, To: "b/" + path, OldText: oldText, NewText: newText}})
+}
+
+// assertNotAPatch fails unless a cut preview says so and has none of the
+// lines by which the editors' plugins read a unified diff to apply it
+// ("--- "/"+++ " file headers, "@@ -" hunk headers): applied, a cut line
+// would put its note into the file.
+func assertNotAPatch(t *testing.T, u string) {
+	t.Helper()
+	if !strings.HasPrefix(u, "The preview is cut") || !strings.Contains(u, "not a patch") {
+		t.Errorf("cut preview does not say so: %.200s", u)
+	}
+	for l := range strings.Lines(u) {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "@@ -") {
+			t.Errorf("cut preview has a patch line %.100q", l)
+			return
+		}
+	}
+}
+
+// A small edit's preview is the exact unified diff, which the plugins
+// apply; of several files, too.
+func TestPreviewExactWhenSmall(t *testing.T) {
+	got := Preview([]PreviewFile{
+		{From: "a/x.go", To: "b/x.go", OldText: "a\nb\nc\n", NewText: "a\nB\nc\n"},
+		{From: "/dev/null", To: "b/new.txt", NewText: "hello\n"},
+	})
+	want := "--- a/x.go\n+++ b/x.go\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n"
+	if got != want {
+		t.Errorf("Preview =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A long line that is only added (no removed line to compare it with) is
+// cut too, and the whole preview then is no patch.
+func TestPreviewOfAnAddedLongLine(t *testing.T) {
+	u := preview("a.txt", "short\n", "short\n"+strings.Repeat("y", 5000)+"\n")
+	if !strings.Contains(u, "characters left out") || len(u) > 1<<10 {
+		t.Errorf("preview (%d bytes): %.300s", len(u), u)
+	}
+	assertNotAPatch(t, u)
+}
+
 func partBytes(parts []Part) int {
 	n := 0
 	for _, p := range parts {
@@ -63,10 +107,11 @@ func TestViewsOfAOneTokenEditToAHugeLine(t *testing.T) {
 	if cd.Added != 1 || cd.Removed != 1 {
 		t.Errorf("counts %d added, %d removed; want 1 and 1", cd.Added, cd.Removed)
 	}
-	u := Unified("min.json", oldText, newText, -1)
-	if len(u) > 2<<10 || !strings.Contains(u, "VALUE") || !strings.Contains(u, "characters left out") || !strings.Contains(u, "@@ -1 +1 @@") {
-		t.Errorf("unified preview (%d bytes) is not the change in its context:\n%.1000s", len(u), u)
+	u := preview("min.json", oldText, newText)
+	if len(u) > 2<<10 || !strings.Contains(u, "VALUE") || !strings.Contains(u, "characters left out") || !strings.Contains(u, "@@@ -1 +1 @@@") {
+		t.Errorf("preview (%d bytes) is not the change in its context:\n%.1000s", len(u), u)
 	}
+	assertNotAPatch(t, u)
 	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || len(parts) != 1 || partBytes(parts) > 2*(2*regionKeep+10) {
 		t.Fatalf("regions: %d parts of %d bytes, %d left out; want one small part", len(parts), partBytes(parts), left)
@@ -104,9 +149,9 @@ func TestViewsOfEditsAtBothEndsOfALongFile(t *testing.T) {
 	if len(cd.Text) > 1<<10 || !strings.Contains(cd.Text, "+1: first changed") || !strings.Contains(cd.Text, "+50000: last changed") {
 		t.Errorf("compact diff (%d bytes):\n%s", len(cd.Text), cd.Text)
 	}
-	u := Unified("long.txt", oldText, newText, -1)
-	if len(u) > 2<<10 || strings.Count(u, "@@ -") != 2 {
-		t.Errorf("unified preview (%d bytes) is not two small hunks:\n%.1000s", len(u), u)
+	u := preview("long.txt", oldText, newText)
+	if u != Unified("long.txt", oldText, newText, -1) || strings.Count(u, "\n@@ -") != 2 {
+		t.Errorf("preview (%d bytes) is not the exact diff of two small hunks:\n%.1000s", len(u), u)
 	}
 	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || len(parts) != 2 || partBytes(parts) > 2<<10 {
@@ -139,10 +184,11 @@ func TestViewsOfABinaryishFile(t *testing.T) {
 	if len(cd.Text) > 4<<10 || !utf8.ValidString(cd.Text) || !strings.Contains(cd.Text, "EDIT") || !strings.Contains(cd.Text, "characters left out") {
 		t.Errorf("compact diff of %d bytes, valid %v:\n%.600q", len(cd.Text), utf8.ValidString(cd.Text), cd.Text)
 	}
-	u := Unified("blob.dat", oldText, newText, -1)
+	u := preview("blob.dat", oldText, newText)
 	if len(u) > 4<<10 || !strings.Contains(u, "EDIT") {
-		t.Errorf("unified preview of %d bytes", len(u))
+		t.Errorf("preview of %d bytes", len(u))
 	}
+	assertNotAPatch(t, u)
 	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if left != 0 || partBytes(parts) > 4<<10 {
 		t.Fatalf("regions: %d parts of %d bytes, %d left out", len(parts), partBytes(parts), left)
@@ -169,10 +215,11 @@ func TestViewsOfALargeChangeAreBounded(t *testing.T) {
 	if cd.Added != 2000 || cd.Removed != 2000 {
 		t.Errorf("counts %d/%d, want every line counted", cd.Added, cd.Removed)
 	}
-	u := Unified("big.txt", oldText, newText, -1)
+	u := preview("big.txt", oldText, newText)
 	if len(u) > MaxDiffBytes+2*MaxLineBytes || !strings.Contains(u, "preview cut at 32 KiB") {
-		t.Errorf("unified preview is %d bytes, want it cut with a note:\n…%s", len(u), u[max(0, len(u)-200):])
+		t.Errorf("preview is %d bytes, want it cut with a note:\n…%s", len(u), u[max(0, len(u)-200):])
 	}
+	assertNotAPatch(t, u)
 	parts, left, _ := Regions(oldText, newText, -1, -1)
 	if len(parts) != 0 || left != 1 {
 		t.Errorf("regions: %d parts, %d left out; want the one region past the bound left out whole", len(parts), left)

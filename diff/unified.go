@@ -9,20 +9,87 @@ import (
 // change when asked for a negative number, as diff -u does.
 const DefaultContext = 3
 
-// Unified returns a unified diff from oldText to newText for an approval
-// preview: a "--- a/<path>" and "+++ b/<path>" header, then "@@" hunks with
-// context lines of unchanged text around each change (DefaultContext when
-// context is negative). Lines compare byte for byte, terminators included,
-// like diff -u, and a last line without a newline is flagged with
-// "\ No newline at end of file". Equal texts give "".
+// Unified returns a unified diff from oldText to newText: a
+// "--- a/<path>" and "+++ b/<path>" header, then "@@" hunks with context
+// lines of unchanged text around each change (DefaultContext when context
+// is negative). Lines compare byte for byte, terminators included, like
+// diff -u, and a last line without a newline is flagged with
+// "\ No newline at end of file". Equal texts give "". It is exact and
+// unbounded: what goes to a client is Preview's, which bounds it.
 //
 // Only the changed region and its context are split into lines, so a small
-// change to a large file stays cheap. Long lines are cut as Compact cuts
-// them, and lines past MaxDiffBytes are counted in a last line instead of
-// shown.
+// change to a large file stays cheap.
 func Unified(path, oldText, newText string, context int) string {
 	if oldText == newText {
 		return ""
+	}
+	w := &unifiedWriter{exact: true, limit: -1}
+	fmt.Fprintf(&w.b, "--- a/%s\n+++ b/%s\n", path, path)
+	w.file(oldText, newText, context)
+	return w.b.String()
+}
+
+// PreviewFile is one file of an edit's approval preview: From and To are
+// its labels in the headers ("a/<path>", "b/<path>", "/dev/null").
+type PreviewFile struct {
+	From, To         string
+	OldText, NewText string
+}
+
+// Preview is the approval preview of an edit of files, with DefaultContext
+// lines of context. When every line it shows fits in MaxLineBytes and the
+// whole in MaxDiffBytes it is the exact unified diff, which the editors'
+// plugins apply to the file to show the change side by side or to take
+// some of its hunks. Otherwise it is cut, and made so that no client takes
+// it for a patch: a first line says so, files are "=== <from> → <to>"
+// lines and hunks "@@@ -<old> +<new> @@@", long lines are cut as Compact
+// cuts them, and what passes MaxDiffBytes is counted in a last line. A
+// client applying a cut line would write the note into the file.
+func Preview(files []PreviewFile) string {
+	w := &unifiedWriter{exact: true, limit: MaxDiffBytes}
+	for _, f := range files {
+		fmt.Fprintf(&w.b, "--- %s\n+++ %s\n", f.From, f.To)
+		w.file(f.OldText, f.NewText, DefaultContext)
+		if w.over {
+			break
+		}
+	}
+	if !w.over {
+		return w.b.String()
+	}
+	w = &unifiedWriter{limit: MaxDiffBytes}
+	w.b.WriteString("The preview is cut to stay small (long lines shortened, or past " + fmt.Sprint(MaxDiffBytes>>10) + " KiB); it is for reading, not a patch.\n")
+	for i, f := range files {
+		if w.b.Len() >= MaxDiffBytes {
+			w.b.WriteString(LeftOut(len(files) - i))
+			break
+		}
+		fmt.Fprintf(&w.b, "=== %s → %s\n", f.From, f.To)
+		w.file(f.OldText, f.NewText, DefaultContext)
+	}
+	if w.left > 0 {
+		fmt.Fprintf(&w.b, "... preview cut at %d KiB: %d more lines not shown ...\n", MaxDiffBytes>>10, w.left)
+	}
+	return w.b.String()
+}
+
+// unifiedWriter writes the hunks of files. Exact, it writes them as they
+// are, and notes (over) when a line passes MaxLineBytes or the text passes
+// limit (negative: none), after which the text is not to be used. Cut, it
+// writes the reading form Preview describes, counting in left the lines
+// past limit.
+type unifiedWriter struct {
+	b     strings.Builder
+	exact bool
+	limit int
+	over  bool
+	left  int
+}
+
+// file writes the hunks of one file's change.
+func (w *unifiedWriter) file(oldText, newText string, context int) {
+	if oldText == newText {
+		return
 	}
 	if context < 0 {
 		context = DefaultContext
@@ -35,9 +102,7 @@ func Unified(path, oldText, newText string, context int) string {
 	base := strings.Count(oldText[:start], "\n") // lines before the window
 
 	changes := diffSeq(oldLines, newLines)
-	w := &unifiedWriter{}
-	fmt.Fprintf(&w.b, "--- a/%s\n+++ b/%s\n", path, path)
-	for len(changes) > 0 {
+	for len(changes) > 0 && !w.over {
 		// A hunk takes changes while the unchanged gap between them is small
 		// enough that their context would touch.
 		n := 1
@@ -47,36 +112,35 @@ func Unified(path, oldText, newText string, context int) string {
 		w.hunk(oldLines, newLines, changes[:n], context, base)
 		changes = changes[n:]
 	}
-	if w.left > 0 {
-		fmt.Fprintf(&w.b, "... preview cut at %d KiB: %d more lines not shown ...\n", MaxDiffBytes>>10, w.left)
-	}
-	return w.b.String()
 }
 
-// unifiedWriter writes hunks until the text passes MaxDiffBytes, and
-// counts the lines it leaves out after that.
-type unifiedWriter struct {
-	b    strings.Builder
-	left int
-}
+// full reports whether the text has reached the limit.
+func (w *unifiedWriter) full() bool { return w.limit >= 0 && w.b.Len() >= w.limit }
 
-// hunk writes one "@@" hunk covering changes and their context.
+// hunk writes one hunk covering changes and their context.
 func (w *unifiedWriter) hunk(oldLines, newLines []string, changes []change, context, base int) {
 	first, last := changes[0], changes[len(changes)-1]
 	before := min(context, first.oldStart)
 	after := min(context, len(oldLines)-last.oldEnd)
 	oldStart, oldEnd := first.oldStart-before, last.oldEnd+after
 	newStart, newEnd := first.newStart-before, last.newEnd+after
-	if w.b.Len() >= MaxDiffBytes {
+	if !w.exact && w.full() {
 		w.left += newEnd - newStart + removedIn(changes) // context and added lines, and removed ones
 		return
 	}
-	fmt.Fprintf(&w.b, "@@ -%s +%s @@\n", hunkRange(base+oldStart, oldEnd-oldStart), hunkRange(base+newStart, newEnd-newStart))
+	mark := "@@"
+	if !w.exact {
+		mark = "@@@"
+	}
+	fmt.Fprintf(&w.b, "%s -%s +%s %s\n", mark, hunkRange(base+oldStart, oldEnd-oldStart), hunkRange(base+newStart, newEnd-newStart), mark)
 
 	oi := oldStart
 	for _, c := range changes {
 		w.lines(' ', oldLines[oi:c.oldStart])
-		rem, add := clipEnded(oldLines[c.oldStart:c.oldEnd], newLines[c.newStart:c.newEnd])
+		rem, add := oldLines[c.oldStart:c.oldEnd], newLines[c.newStart:c.newEnd]
+		if !w.exact {
+			rem, add = clipEnded(rem, add)
+		}
 		w.lines('-', rem)
 		w.lines('+', add)
 		oi = c.oldEnd
@@ -130,15 +194,22 @@ func hunkRange(start, count int) string {
 	return fmt.Sprintf("%d,%d", start+1, count)
 }
 
-// lines writes lines with a prefix; context lines are cut when long, as
-// changed ones are by clipEnded.
+// lines writes lines with a prefix; in the cut form context lines are
+// cut when long, as changed ones are by clipEnded.
 func (w *unifiedWriter) lines(prefix byte, lines []string) {
 	for _, l := range lines {
-		if w.b.Len() >= MaxDiffBytes {
+		if w.over {
+			return
+		}
+		if w.exact && w.limit >= 0 && (len(strings.TrimRight(l, "\r\n")) > MaxLineBytes || w.full()) {
+			w.over = true // the caller takes the cut form instead
+			return
+		}
+		if !w.exact && w.full() {
 			w.left++
 			continue
 		}
-		if prefix == ' ' && len(l) > MaxLineBytes {
+		if !w.exact && prefix == ' ' && len(l) > MaxLineBytes {
 			t := strings.TrimSuffix(l, "\n")
 			l = ClipLine(t) + l[len(t):]
 		}

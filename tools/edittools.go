@@ -271,12 +271,12 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 	e.files.Seen(dst, *c.NewText)
 }
 
-// editPreview is the unified diff of changes, file after file, for the
-// approval request. A created file is diffed from /dev/null and a deleted
-// one to it, as diff -u -N and git show them.
+// editPreview is the approval preview of changes, file after file
+// (diff.Preview, which bounds it). A created file is diffed from
+// /dev/null and a deleted one to it, as diff -u -N and git show them.
 func (e *editEnv) editPreview(changes []Change) string {
-	var b strings.Builder
-	for i, c := range changes {
+	var files []diff.PreviewFile
+	for _, c := range changes {
 		from, to := "a/"+e.files.Display(c.Path), "b/"+e.files.Display(c.Path)
 		if c.MoveTo != "" {
 			to = "b/" + e.files.Display(c.MoveTo)
@@ -290,22 +290,15 @@ func (e *editEnv) editPreview(changes []Change) string {
 		} else {
 			newText = *c.NewText
 		}
-		// Unified's own header names one path; ours may name two.
-		const label = "x"
-		body := diff.Unified(label, c.OldText, newText, -1)
-		if body == "" && c.Existed && c.NewText != nil && c.MoveTo == "" {
+		if c.OldText == newText && c.Existed && c.NewText != nil && c.MoveTo == "" {
 			continue
 		}
-		body = strings.TrimPrefix(body, "--- a/"+label+"\n+++ b/"+label+"\n")
-		// Each file's diff is bounded (diff.Unified); so are they together.
-		if !diff.Fits(b.Len(), len(body)) {
-			b.WriteString(diff.LeftOut(len(changes) - i))
-			break
-		}
-		b.WriteString("--- " + from + "\n+++ " + to + "\n")
-		b.WriteString(body)
+		files = append(files, diff.PreviewFile{From: from, To: to, OldText: c.OldText, NewText: newText})
 	}
-	return b.String()
+	if len(files) == 0 {
+		return ""
+	}
+	return diff.Preview(files)
 }
 
 // editFirstLine is the 1-based line of newText where it first differs
