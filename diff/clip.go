@@ -23,8 +23,9 @@ const (
 	// MaxDiffBytes bounds the text of a compact or unified diff; lines past
 	// it are counted, not shown.
 	MaxDiffBytes = 32 << 10
-	// MaxRegionBytes bounds the old and new parts of the regions one
-	// edit's ACP diff content carries (see Regions).
+	// MaxRegionBytes bounds the views of one call that a client must get
+	// exact or not at all: the regions of ACP's diff content (see
+	// Regions) and an approval preview sent as a patch (see Preview).
 	MaxRegionBytes = 1 << 20
 	// regionKeep is the unchanged text kept on each side of a change
 	// inside a long line of a region.

@@ -35,7 +35,7 @@ func preview(path, oldText, newText string) string {
 // would put its note into the file.
 func assertNotAPatch(t *testing.T, u string) {
 	t.Helper()
-	if !strings.HasPrefix(u, "The preview is cut") || !strings.Contains(u, "not a patch") {
+	if !strings.HasPrefix(u, "The preview is cut") || !strings.Contains(u, "for reading, not a patch") {
 		t.Errorf("cut preview does not say so: %.200s", u)
 	}
 	for l := range strings.Lines(u) {
@@ -60,13 +60,18 @@ func TestPreviewExactWhenSmall(t *testing.T) {
 }
 
 // A long line that is only added (no removed line to compare it with) is
-// cut too, and the whole preview then is no patch.
+// cut too, and the whole preview then is no patch; one under the bound
+// is sent exact, for the plugins to apply.
 func TestPreviewOfAnAddedLongLine(t *testing.T) {
-	u := preview("a.txt", "short\n", "short\n"+strings.Repeat("y", 5000)+"\n")
+	u := preview("a.txt", "short\n", "short\n"+strings.Repeat("y", 2<<20)+"\n")
 	if !strings.Contains(u, "characters left out") || len(u) > 1<<10 {
 		t.Errorf("preview (%d bytes): %.300s", len(u), u)
 	}
 	assertNotAPatch(t, u)
+	long := "short\n" + strings.Repeat("y", 5000) + "\n"
+	if u := preview("a.txt", "short\n", long); u != Unified("a.txt", "short\n", long, -1) {
+		t.Errorf("a 5,000-byte line made the preview %.200q, want the exact diff", u)
+	}
 }
 
 func partBytes(parts []Part) int {
@@ -224,4 +229,23 @@ func TestViewsOfALargeChangeAreBounded(t *testing.T) {
 	if len(parts) != 0 || left != 1 {
 		t.Errorf("regions: %d parts, %d left out; want the one region past the bound left out whole", len(parts), left)
 	}
+}
+
+// The text form is exact while small and cut past MaxDiffBytes, where the
+// patch form is still exact.
+func TestPreviewTextIsShort(t *testing.T) {
+	var ob, nb strings.Builder
+	for i := range 3000 {
+		ob.WriteString(strings.Repeat("o", 60) + "\n")
+		nb.WriteString(strings.Repeat("n", 60+i%3) + "\n")
+	}
+	files := []PreviewFile{{From: "a/f", To: "b/f", OldText: ob.String(), NewText: nb.String()}}
+	if p := Preview(files); p != Unified("f", ob.String(), nb.String(), -1) {
+		t.Errorf("Preview of %d bytes is not the exact diff", len(p))
+	}
+	txt := PreviewText(files)
+	if len(txt) > MaxDiffBytes+2*MaxLineBytes {
+		t.Errorf("PreviewText is %d bytes", len(txt))
+	}
+	assertNotAPatch(t, txt)
 }

@@ -37,16 +37,22 @@ type PreviewFile struct {
 }
 
 // Preview is the approval preview of an edit of files, with DefaultContext
-// lines of context. When every line it shows fits in MaxLineBytes and the
-// whole in MaxDiffBytes it is the exact unified diff, which the editors'
-// plugins apply to the file to show the change side by side or to take
-// some of its hunks. Otherwise it is cut, and made so that no client takes
-// it for a patch: a first line says so, files are "=== <from> → <to>"
-// lines and hunks "@@@ -<old> +<new> @@@", long lines are cut as Compact
-// cuts them, and what passes MaxDiffBytes is counted in a last line. A
-// client applying a cut line would write the note into the file.
-func Preview(files []PreviewFile) string {
-	w := &unifiedWriter{exact: true, limit: MaxDiffBytes}
+// lines of context. Up to MaxRegionBytes it is the exact unified diff,
+// which the editors' plugins apply to the file to show the change side by
+// side or to take some of its hunks. Past that it is cut, and made so
+// that no client takes it for a patch: a first line says so, files are
+// "=== <from> → <to>" lines and hunks "@@@ -<old> +<new> @@@", long lines
+// are cut as Compact cuts them, and what passes MaxDiffBytes is counted in
+// a last line. A client applying a cut line would write the note into the
+// file.
+func Preview(files []PreviewFile) string { return previewWithin(files, MaxRegionBytes) }
+
+// PreviewText is Preview for a client that only shows the text (an
+// approval asked in a message): exact up to MaxDiffBytes, cut past it.
+func PreviewText(files []PreviewFile) string { return previewWithin(files, MaxDiffBytes) }
+
+func previewWithin(files []PreviewFile, exact int) string {
+	w := &unifiedWriter{exact: true, limit: exact}
 	for _, f := range files {
 		fmt.Fprintf(&w.b, "--- %s\n+++ %s\n", f.From, f.To)
 		w.file(f.OldText, f.NewText, DefaultContext)
@@ -58,7 +64,7 @@ func Preview(files []PreviewFile) string {
 		return w.b.String()
 	}
 	w = &unifiedWriter{limit: MaxDiffBytes}
-	w.b.WriteString("The preview is cut to stay small (long lines shortened, or past " + fmt.Sprint(MaxDiffBytes>>10) + " KiB); it is for reading, not a patch.\n")
+	fmt.Fprintf(&w.b, "The preview is cut to stay small (the whole diff passes %d KiB): it is for reading, not a patch.\n", exact>>10)
 	for i, f := range files {
 		if w.b.Len() >= MaxDiffBytes {
 			w.b.WriteString(LeftOut(len(files) - i))
@@ -74,8 +80,8 @@ func Preview(files []PreviewFile) string {
 }
 
 // unifiedWriter writes the hunks of files. Exact, it writes them as they
-// are, and notes (over) when a line passes MaxLineBytes or the text passes
-// limit (negative: none), after which the text is not to be used. Cut, it
+// are, and notes (over) when the text would pass limit (negative: none),
+// after which the text is not to be used. Cut, it
 // writes the reading form Preview describes, counting in left the lines
 // past limit.
 type unifiedWriter struct {
@@ -201,7 +207,7 @@ func (w *unifiedWriter) lines(prefix byte, lines []string) {
 		if w.over {
 			return
 		}
-		if w.exact && w.limit >= 0 && (len(strings.TrimRight(l, "\r\n")) > MaxLineBytes || w.full()) {
+		if w.exact && w.limit >= 0 && w.b.Len()+len(l) > w.limit {
 			w.over = true // the caller takes the cut form instead
 			return
 		}

@@ -166,8 +166,8 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		}
 	}
 	toolCall.Content = append(toolCall.Content, session.DiffContent(files)...)
-	if len(toolCall.Content) == 0 && d.Preview != "" {
-		toolCall.Content = append(toolCall.Content, wire.Text(d.Preview))
+	if len(toolCall.Content) == 0 && d.PreviewText != "" {
+		toolCall.Content = append(toolCall.Content, wire.Text(d.PreviewText))
 	}
 	if d.Command != "" {
 		toolCall.Content = append(toolCall.Content, wire.Text("$ "+d.Command))

@@ -262,7 +262,7 @@ func TestPatchOfManyFilesIsBounded(t *testing.T) {
 	files := map[string]string{}
 	var patch strings.Builder
 	patch.WriteString("*** Begin Patch\n")
-	for f := range 20 {
+	for f := range 30 {
 		var old, hunk strings.Builder
 		for i := range 300 {
 			l := fmt.Sprintf("file %02d line %03d %s", f, i, strings.Repeat("x", 80))
@@ -282,10 +282,47 @@ func TestPatchOfManyFilesIsBounded(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("apply_patch failed: %.500s", r.Content)
 	}
-	if len(r.Content) > 72<<10 || !strings.Contains(r.Content, "more files not shown") || !strings.Contains(r.Content, "M f19.txt") {
+	if len(r.Content) > 72<<10 || !strings.Contains(r.Content, "more files not shown") || !strings.Contains(r.Content, "M f29.txt") {
 		t.Errorf("result of %d bytes, want every file named and the diffs bounded with a note: …%s", len(r.Content), r.Content[max(0, len(r.Content)-300):])
 	}
 	if ps := previews(); len(ps) != 1 || len(ps[0]) > 72<<10 || !strings.Contains(ps[0], "more files not shown") {
 		t.Errorf("%d previews, the first of %d bytes; want one, bounded, saying what it left out", len(ps), len(ps[0]))
+	}
+}
+
+// TestMessageApprovalPreviewIsShort: a stock client asked through
+// window/showMessageRequest gets the preview as text to read, cut to tens
+// of KiB, even where a plugin would get the exact patch (under a MiB).
+func TestMessageApprovalPreviewIsShort(t *testing.T) {
+	ctx := testCtx(t)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %04d %s\n", i, strings.Repeat("z", 60))
+	}
+	text := b.String()
+	edited := strings.ReplaceAll(text, "zzzz", "ZZZZ")
+	ed, root := editWorkspace(t, map[string]string{"big.txt": text}, askEdits, nil)
+	var mu sync.Mutex
+	var asked []string
+	ed.Handle("window/showMessageRequest", func(_ context.Context, p json.RawMessage) (any, error) {
+		var req struct{ Message string }
+		json.Unmarshal(p, &req)
+		mu.Lock()
+		asked = append(asked, req.Message)
+		mu.Unlock()
+		return map[string]any{"title": "Allow"}, nil
+	})
+	r := callTool(t, ctx, ed, "editor", map[string]any{"path": "big.txt", "old_text": text, "new_text": edited})
+	if r.IsError || readFile(t, filepath.Join(root, "big.txt")) != edited {
+		t.Fatalf("editor: %.300s", r.Content)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == 0 {
+		t.Fatal("no approval asked")
+	}
+	m := asked[len(asked)-1]
+	if len(m) > 40<<10 || !strings.Contains(m, "for reading, not a patch") || !strings.Contains(m, "more lines not shown") {
+		t.Errorf("the message is %d bytes: %.300s…", len(m), m)
 	}
 }

@@ -200,7 +200,7 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 	case n > 0 && moves == n:
 		d.Kind = KindMove
 	}
-	d.Preview = c.env.editPreview(changes)
+	d.Preview, d.PreviewText = c.env.editPreview(changes)
 	d.Changes = changes
 	return d
 }

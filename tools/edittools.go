@@ -205,7 +205,7 @@ func (e *editEnv) describeSingle(ctx context.Context, verb, display string, path
 		d.Title = "Create " + display
 	}
 	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
-	d.Preview = e.editPreview(changes)
+	d.Preview, d.PreviewText = e.editPreview(changes)
 	d.Changes = changes
 	return d
 }
@@ -271,10 +271,11 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 	e.files.Seen(dst, *c.NewText)
 }
 
-// editPreview is the approval preview of changes, file after file
-// (diff.Preview, which bounds it). A created file is diffed from
+// editPreview is the approval preview of changes, file after file, for
+// clients that apply it and for those that only show it (diff.Preview and
+// diff.PreviewText, which bound them). A created file is diffed from
 // /dev/null and a deleted one to it, as diff -u -N and git show them.
-func (e *editEnv) editPreview(changes []Change) string {
+func (e *editEnv) editPreview(changes []Change) (patch, text string) {
 	var files []diff.PreviewFile
 	for _, c := range changes {
 		from, to := "a/"+e.files.Display(c.Path), "b/"+e.files.Display(c.Path)
@@ -296,9 +297,13 @@ func (e *editEnv) editPreview(changes []Change) string {
 		files = append(files, diff.PreviewFile{From: from, To: to, OldText: c.OldText, NewText: newText})
 	}
 	if len(files) == 0 {
-		return ""
+		return "", ""
 	}
-	return diff.Preview(files)
+	patch = diff.Preview(files)
+	if len(patch) <= diff.MaxDiffBytes {
+		return patch, patch
+	}
+	return patch, diff.PreviewText(files)
 }
 
 // editFirstLine is the 1-based line of newText where it first differs

@@ -114,8 +114,12 @@ type Description struct {
 	Title     string
 	Kind      Kind
 	Locations []Location
-	// Preview is a unified diff of the change an edit would make, or empty.
+	// Preview is a unified diff of the change an edit would make, or empty
+	// (diff.Preview: exact up to a megabyte, for clients that apply it).
 	Preview string
+	// PreviewText is the preview for a client that only shows it, at most
+	// some tens of KiB (diff.PreviewText); empty when Preview is.
+	PreviewText string
 	// Changes are the file changes an edit would make, computed from the
 	// current texts (for clients that show diffs themselves, like ACP's
 	// diff content).
