@@ -249,3 +249,41 @@ func TestPreviewTextIsShort(t *testing.T) {
 	}
 	assertNotAPatch(t, txt)
 }
+
+// Random edits inside long lines, multi-byte characters and bytes that are
+// not UTF-8 among them: the regions stay exact, small when the edit is,
+// and the compact diff valid text.
+func TestNarrowedRegionsAreExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "é", "語", "\n", "\xff", " ", "😀"}
+	for i := range 300 {
+		var b strings.Builder
+		n := 500 + r.IntN(5000)
+		for b.Len() < n {
+			c := alphabet[r.IntN(len(alphabet))]
+			if c == "\n" && r.IntN(50) != 0 {
+				c = "x" // few line breaks: long lines
+			}
+			b.WriteString(c)
+		}
+		oldText := b.String()
+		at := r.IntN(len(oldText) + 1)
+		end := min(len(oldText), at+r.IntN(20))
+		newText := oldText[:at] + alphabet[r.IntN(len(alphabet))] + oldText[end:]
+		parts, left, _ := Regions(oldText, newText, r.IntN(4), -1)
+		if left != 0 {
+			t.Fatalf("case %d: %d regions left out", i, left)
+		}
+		if got := applyParts(t, oldText, parts); got != newText {
+			t.Fatalf("case %d: the regions do not make the new text", i)
+		}
+		// At most: the context lines, each whole only when short, and
+		// regionKeep bytes each side of the change, in both parts.
+		if bound := 2 * (2*3*MaxLineBytes + 4*regionKeep + 40); partBytes(parts) > bound {
+			t.Errorf("case %d: %d bytes of regions for a small edit, want at most %d", i, partBytes(parts), bound)
+		}
+		if cd := Compact("f", oldText, newText); !utf8.ValidString(cd.Text) {
+			t.Fatalf("case %d: compact diff is not valid UTF-8", i)
+		}
+	}
+}

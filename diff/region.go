@@ -117,25 +117,56 @@ func offsets(lines []string) []int {
 	return off
 }
 
-// narrowRegion trims a region's common start and end to regionKeep bytes
-// when the change lies inside a line longer than that allows; the bytes
-// taken off are the same in both parts, so the region stays exact. at and
-// line follow the start.
+// narrowRegion trims a region's common start and end where its lines are
+// long: the changed line keeps regionKeep bytes on each side of the change
+// when it is longer than twice that, and a context line longer than
+// MaxLineBytes keeps only its regionKeep bytes nearest the change (and
+// the lines beyond it are dropped). Short lines stay whole, so an edit of
+// ordinary lines keeps its whole-line region. The bytes taken off are the
+// same in both parts, so the region stays exact; at and line follow the
+// start.
 func narrowRegion(o, n string, at, line int) (string, string, int, int) {
 	if len(o) <= MaxLineBytes && len(n) <= MaxLineBytes {
 		return o, n, at, line
 	}
 	p := commonPrefixLen(o, n)
 	s := commonSuffixLen(o[p:], n[p:])
-	from := 0
-	if ls := strings.LastIndexByte(o[:p], '\n') + 1; p-ls > 2*regionKeep {
+	from := strings.LastIndexByte(o[:p], '\n') + 1 // the changed line's start
+	if p-from > 2*regionKeep {
 		from = runeFloor(o, p-regionKeep)
+	} else {
+		for from > 0 {
+			prev := strings.LastIndexByte(o[:from-1], '\n') + 1
+			if from-prev > MaxLineBytes {
+				from = runeFloor(o, from-regionKeep)
+				break
+			}
+			from = prev
+		}
 	}
-	cut := 0 // bytes taken off the end
-	e := len(o) - s
-	if le := strings.IndexByte(o[e:], '\n'); le < 0 && s > 2*regionKeep || le > 2*regionKeep {
-		cut = len(o) - runeCeil(o, e+regionKeep)
+	e := len(o) - s // where the common end starts
+	to := lineEnd(o, e)
+	if to-e > 2*regionKeep {
+		to = runeCeil(o, e+regionKeep)
+	} else {
+		for to < len(o) {
+			next := lineEnd(o, to)
+			if next-to > MaxLineBytes {
+				to = runeCeil(o, to+regionKeep)
+				break
+			}
+			to = next
+		}
 	}
+	cut := len(o) - to // bytes taken off the end
 	line += strings.Count(o[:from], "\n")
 	return o[from : len(o)-cut], n[from : len(n)-cut], at + from, line
+}
+
+// lineEnd is the offset just past the line of s that holds offset i.
+func lineEnd(s string, i int) int {
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(s)
 }
