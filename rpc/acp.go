@@ -166,8 +166,8 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		}
 	}
 	toolCall.Content = append(toolCall.Content, session.DiffContent(files)...)
-	if len(toolCall.Content) == 0 && d.PreviewText != "" {
-		toolCall.Content = append(toolCall.Content, wire.Text(d.PreviewText))
+	if pv := d.ReadablePreview(); len(toolCall.Content) == 0 && pv != "" {
+		toolCall.Content = append(toolCall.Content, wire.Text(pv))
 	}
 	if d.Command != "" {
 		toolCall.Content = append(toolCall.Content, wire.Text("$ "+d.Command))

@@ -185,8 +185,8 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	if d.Command != "" {
 		fmt.Fprintf(&msg, "\n\n$ %s", d.Command)
 	}
-	if d.PreviewText != "" {
-		fmt.Fprintf(&msg, "\n\n%s", d.PreviewText)
+	if pv := d.ReadablePreview(); pv != "" {
+		fmt.Fprintf(&msg, "\n\n%s", pv)
 	}
 	params := wire.ShowMessageRequestParams{
 		Type:    wire.MessageInfo,

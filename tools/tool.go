@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // Kind classifies a tool call for the client, as ACP's ToolKind does.
@@ -107,6 +109,15 @@ type Invocation interface {
 	// Execute runs the call. Model-fixable failures are a Result with
 	// IsError; a returned error is a fault of the daemon.
 	Execute(ctx context.Context, opts ExecOptions) (Result, error)
+}
+
+// ReadablePreview is the preview for a client that only shows it:
+// PreviewText, or a Preview short enough when a tool set only that.
+func (d Description) ReadablePreview() string {
+	if d.PreviewText != "" || len(d.Preview) > diff.MaxDiffBytes {
+		return d.PreviewText
+	}
+	return d.Preview
 }
 
 // Description is an invocation's account of itself.
