@@ -43,6 +43,11 @@ func MaxLines(n int) Option {
 // rather than cutting the list in order keeps both sides of a large
 // replacement visible.
 //
+// Long lines are cut (clipHunk: around the change for a line and its new
+// version, in the middle otherwise) with a note of the characters left
+// out, and the lines stop once the text passes MaxDiffBytes, counted in
+// the same last line.
+//
 // With no line changed the fence is empty. Invalid UTF-8 in a line is
 // shown as U+FFFD so the message is always valid text.
 func Compact(path, oldText, newText string, opts ...Option) CompactDiff {
@@ -64,19 +69,23 @@ func Compact(path, oldText, newText string, opts ...Option) CompactDiff {
 	b.WriteString("\n```diff\n")
 	shownRemoved, shownAdded := 0, 0
 	for _, h := range hunks {
-		for i, l := range h.Removed {
-			if shownRemoved == showRemoved {
+		rem, add := clipHunk(h.Removed, h.Added)
+		for i, l := range rem {
+			if shownRemoved == showRemoved || b.Len() >= MaxDiffBytes {
 				break
 			}
 			writeLine(&b, '-', h.OldLine+i, l)
 			shownRemoved++
 		}
-		for i, l := range h.Added {
-			if shownAdded == showAdded {
+		for i, l := range add {
+			if shownAdded == showAdded || b.Len() >= MaxDiffBytes {
 				break
 			}
 			writeLine(&b, '+', h.NewLine+i, l)
 			shownAdded++
+		}
+		if b.Len() >= MaxDiffBytes {
+			break
 		}
 	}
 	if shownRemoved < removed || shownAdded < added {
@@ -85,6 +94,34 @@ func Compact(path, oldText, newText string, opts ...Option) CompactDiff {
 	}
 	b.WriteString("```")
 	return CompactDiff{Text: b.String(), Added: added, Removed: removed}
+}
+
+// clipHunk bounds the lines of a hunk as a diff shows them: the k-th
+// removed line and the k-th added line, most often one line and its
+// changed version, are cut together around where they differ; the others
+// are cut in the middle when long.
+func clipHunk(removed, added []string) ([]string, []string) {
+	long := false
+	for _, l := range removed {
+		long = long || len(l) > MaxLineBytes
+	}
+	for _, l := range added {
+		long = long || len(l) > MaxLineBytes
+	}
+	if !long {
+		return removed, added
+	}
+	rem, add := make([]string, len(removed)), make([]string, len(added))
+	for i := range rem {
+		rem[i] = ClipLine(removed[i])
+	}
+	for i := range add {
+		add[i] = ClipLine(added[i])
+	}
+	for i := range min(len(removed), len(added)) {
+		rem[i], add[i] = clipPair(removed[i], added[i])
+	}
+	return rem, add
 }
 
 // splitBudget decides how many removed and added lines fit in max.

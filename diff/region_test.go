@@ -6,38 +6,26 @@ import (
 	"testing"
 )
 
-// checkRegion fails unless Region's parts are a faithful cut of the edit:
-// put back in place of the old part, the new part gives newText; both
-// start and end on line boundaries; and the unified diff of the parts,
-// with the same context, has the same hunk bodies as that of the whole
-// texts (so no context line is missing and none is extra).
-func checkRegion(t *testing.T, oldText, newText string, context int) {
+// checkRegion fails unless Regions' parts are a faithful cut of the edit:
+// put back in place of the old parts, the new parts give newText; each
+// starts and ends on line boundaries (the lines here are short); and the
+// unified diffs of the parts, with the same context, have together the
+// hunks as that of the whole texts (so no context line is missing and
+// none is extra).
+func checkRegion(t *testing.T, oldText, newText string, context int) []Part {
 	t.Helper()
-	o, n, line := Region(oldText, newText, context)
+	parts, left, _ := Regions(oldText, newText, context, -1)
+	if left != 0 {
+		t.Fatalf("%d regions left out of a small edit", left)
+	}
 	if oldText == newText {
-		if o != "" || n != "" {
-			t.Fatalf("equal texts gave parts %q, %q", o, n)
+		if len(parts) != 0 {
+			t.Fatalf("equal texts gave parts %+v", parts)
 		}
-		return
+		return parts
 	}
-	// The offset of the old part: the text before it is line-1 lines.
-	at := 0
-	for range line - 1 {
-		at += strings.IndexByte(oldText[at:], '\n') + 1
-	}
-	if !strings.HasPrefix(oldText[at:], o) {
-		t.Fatalf("old part %q is not at line %d of %q", o, line, oldText)
-	}
-	if got := oldText[:at] + n + oldText[at+len(o):]; got != newText {
-		t.Fatalf("applying the region to %q gives %q, want %q (parts %q → %q)", oldText, got, newText, o, n)
-	}
-	for _, p := range []struct{ part, whole string }{{o, oldText}, {n, newText}} {
-		if p.part != "" && !strings.HasSuffix(p.part, "\n") && !strings.HasSuffix(p.whole, p.part) {
-			t.Fatalf("part %q ends inside a line of %q", p.part, p.whole)
-		}
-	}
-	if at > 0 && oldText[at-1] != '\n' {
-		t.Fatalf("parts start inside a line (byte %d of %q)", at, oldText)
+	if got := applyParts(t, oldText, parts); got != newText {
+		t.Fatalf("applying the regions to %q gives %q, want %q (parts %+v)", oldText, got, newText, parts)
 	}
 	hunks := func(u string) string {
 		var b strings.Builder
@@ -48,9 +36,27 @@ func checkRegion(t *testing.T, oldText, newText string, context int) {
 		}
 		return b.String()
 	}
-	if whole, cut := hunks(Unified("f", oldText, newText, context)), hunks(Unified("f", o, n, context)); whole != cut {
-		t.Fatalf("the region's diff differs from the whole texts' diff:\n%s\nagainst\n%s", cut, whole)
+	whole := Unified("f", oldText, newText, context)
+	if n := strings.Count(whole, "\n@@ -"); n != len(parts) {
+		t.Fatalf("%d regions for %d hunks", len(parts), n)
 	}
+	var cut strings.Builder
+	for _, p := range parts {
+		if p.At > 0 && oldText[p.At-1] != '\n' {
+			t.Fatalf("a part starts inside a line (byte %d of %q)", p.At, oldText)
+		}
+		end := p.At + len(p.Old)
+		if p.Old != "" && end < len(oldText) && oldText[end-1] != '\n' {
+			t.Fatalf("part %q ends inside a line of %q", p.Old, oldText)
+		}
+		cut.WriteString(hunks(Unified("f", p.Old, p.New, context)))
+	}
+	// One region is the window the whole diff is made of, so their diffs
+	// are the same; apart, a region may align its lines another way.
+	if len(parts) == 1 && hunks(whole) != cut.String() {
+		t.Fatalf("the region's diff differs from the whole texts' diff:\n%s\nagainst\n%s", cut.String(), hunks(whole))
+	}
+	return parts
 }
 
 func TestRegion(t *testing.T) {
@@ -82,11 +88,16 @@ func TestRegion(t *testing.T) {
 		{"equal", "a\n", "a\n", 3, "", "", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, n, line := Region(tc.old, tc.new, tc.context)
-			if o != tc.wantOld || n != tc.wantNew || line != tc.wantLine {
-				t.Fatalf("Region = %q, %q, line %d; want %q, %q, line %d", o, n, line, tc.wantOld, tc.wantNew, tc.wantLine)
+			parts := checkRegion(t, tc.old, tc.new, tc.context)
+			if tc.old == tc.new {
+				return
 			}
-			checkRegion(t, tc.old, tc.new, tc.context)
+			if len(parts) != 1 {
+				t.Fatalf("Regions = %+v, want one part", parts)
+			}
+			if p := parts[0]; p.Old != tc.wantOld || p.New != tc.wantNew || p.Line != tc.wantLine {
+				t.Fatalf("Regions = %q, %q, line %d; want %q, %q, line %d", p.Old, p.New, p.Line, tc.wantOld, tc.wantNew, tc.wantLine)
+			}
 		})
 	}
 	// Random edits of a 40-line text: replacements, insertions and
@@ -111,6 +122,12 @@ func FuzzRegion(f *testing.F) {
 	f.Add("a\r\nb\r\n", "a\r\nb\n", 3)
 	f.Add("", "x", 0)
 	f.Fuzz(func(t *testing.T, oldText, newText string, context int) {
-		checkRegion(t, oldText, newText, context%8)
+		if len(oldText)+len(newText) > MaxRegionBytes {
+			return
+		}
+		parts, _, _ := Regions(oldText, newText, context%8, -1)
+		if got := applyParts(t, oldText, parts); got != newText {
+			t.Fatalf("applying the regions gives %q, want %q", got, newText)
+		}
 	})
 }

@@ -28,6 +28,8 @@ type anthropicClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newAnthropic(cfg Config) *anthropicClient {
@@ -37,7 +39,7 @@ func newAnthropic(cfg Config) *anthropicClient {
 	}
 	// The key, base URL and headers come from our settings only, never
 	// from ANTHROPIC_* variables.
-	header := http.Header{}
+	header := cfg.header()
 	header.Set("X-Api-Key", cfg.APIKey)
 	header.Set("Anthropic-Version", anthropicVersion)
 	return &anthropicClient{
@@ -47,7 +49,9 @@ func newAnthropic(cfg Config) *anthropicClient {
 		url:    joinURL(base, "v1/messages"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}
 }
 
@@ -99,8 +103,8 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request) (Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -176,11 +180,17 @@ func (c *anthropicClient) body(req Request) ([]byte, error) {
 	if req.MaxTokens > 0 {
 		p.MaxTokens = req.MaxTokens
 	}
-	if req.ThinkingBudget > 0 {
-		if req.ThinkingBudget >= p.MaxTokens {
-			return nil, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, req.ThinkingBudget, p.MaxTokens)
+	if budget := (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).budget(); budget > 0 {
+		// The API's least budget; and room for the answer after the
+		// thinking when the request left the reply's bound to us.
+		budget = max(budget, 1024)
+		if req.MaxTokens <= 0 {
+			p.MaxTokens = max(p.MaxTokens, budget+defaultAnthropicMaxTokens)
 		}
-		p.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
+		if budget >= p.MaxTokens {
+			return nil, fmt.Errorf("%s: thinking budget %d must be below max tokens %d", c.name, budget, p.MaxTokens)
+		}
+		p.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: budget}
 	}
 	if req.System != "" {
 		p.System = []anthropicContent{{Type: "text", Text: req.System, CacheControl: ephemeral}}
@@ -343,8 +353,8 @@ type anthropicBlock struct {
 	signature string
 }
 
-func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseAnthropicError)
+func (c *anthropicClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseAnthropicError)
 	if err != nil {
 		return err
 	}
@@ -409,9 +419,15 @@ func (c *anthropicClient) attempt(ctx context.Context, body []byte, emit func(Ev
 			case "thinking_delta":
 				return false, send(Event{Kind: EventThinking, Text: d.Thinking})
 			case "signature_delta":
-				b.signature += d.Signature
+				var err error
+				if b.signature, err = m.signature(b.signature, d.Signature); err != nil {
+					return false, err
+				}
 			case "input_json_delta":
-				b.args = append(b.args, d.PartialJSON...)
+				var err error
+				if b.args, err = m.args(b.args, d.PartialJSON, b.name); err != nil {
+					return false, err
+				}
 			}
 		case "content_block_stop":
 			b := blocks[ev.Index]

@@ -36,14 +36,34 @@ type Config struct {
 	NativeTools *bool
 	// Retry bounds retries; the zero value is the default policy.
 	Retry RetryPolicy
+	// Limits bound a reply's time and size; zero fields take defaults.
+	Limits Limits
+	// Reasoning applies to requests that ask for none of their own.
+	Reasoning Reasoning
 	// Logger, when set, receives a warning for each retry.
 	Logger *slog.Logger
+	// Version is the daemon's, sent as User-Agent: cline-ls/<Version>
+	// ("dev" when empty), so that a vendor or a proxy can tell its
+	// requests from others'.
+	Version string
 
 	// Transcript is the replay provider's transcript file.
 	Transcript string
 	// Replay, when set, is the replay provider's transcript, taking
 	// precedence over Transcript; tests of other packages build it in Go.
 	Replay *Transcript
+}
+
+// header is the start of every request's headers, the client's own
+// (key, API version) added to it.
+func (c Config) header() http.Header {
+	v := c.Version
+	if v == "" {
+		v = "dev"
+	}
+	h := http.Header{}
+	h.Set("User-Agent", "cline-ls/"+v)
+	return h
 }
 
 func (c Config) native() bool {
@@ -112,6 +132,9 @@ func New(cfg Config) (Provider, error) {
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, fmt.Errorf("provider: %s needs a model", name)
+	}
+	if err := cfg.Reasoning.Validate(); err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
 	}
 	if needKey && cfg.APIKey == "" {
 		return nil, fmt.Errorf("provider: %s needs an API key; set the environment variable the settings name", name)

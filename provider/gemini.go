@@ -25,6 +25,8 @@ type geminiClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newGemini(cfg Config) (*geminiClient, error) {
@@ -40,7 +42,7 @@ func newGemini(cfg Config) (*geminiClient, error) {
 	// The key goes in a header, never in the URL, where proxies and error
 	// messages would show it. Nothing is read from GOOGLE_* or GEMINI_*
 	// variables.
-	header := http.Header{}
+	header := cfg.header()
 	header.Set("X-Goog-Api-Key", cfg.APIKey)
 	return &geminiClient{
 		name:   cfg.Name,
@@ -49,7 +51,9 @@ func newGemini(cfg Config) (*geminiClient, error) {
 		url:    joinURL(base, "v1beta/"+model+":streamGenerateContent?alt=sse"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}, nil
 }
 
@@ -102,8 +106,8 @@ func (c *geminiClient) Stream(ctx context.Context, req Request) (Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -169,8 +173,8 @@ func (c *geminiClient) body(req Request) ([]byte, error) {
 		g.MaxOutputTokens = req.MaxTokens
 	}
 	g.Temperature = req.Temperature
-	if req.ThinkingBudget > 0 {
-		g.ThinkingConfig = &geminiThinking{IncludeThoughts: true, ThinkingBudget: req.ThinkingBudget}
+	if budget := (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).budget(); budget > 0 {
+		g.ThinkingConfig = &geminiThinking{IncludeThoughts: true, ThinkingBudget: budget}
 	}
 	if g != (geminiGenConfig{}) {
 		p.GenerationConfig = &g
@@ -280,7 +284,8 @@ type geminiStreamChunk struct {
 		Content *struct {
 			Parts []geminiPart `json:"parts"`
 		} `json:"content"`
-		FinishReason string `json:"finishReason"`
+		FinishReason  string `json:"finishReason"`
+		FinishMessage string `json:"finishMessage"`
 	} `json:"candidates"`
 	UsageMetadata *struct {
 		PromptTokenCount        int `json:"promptTokenCount"`
@@ -294,18 +299,22 @@ type geminiStreamChunk struct {
 	geminiErrorBody
 }
 
-func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseGeminiError)
+func (c *geminiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseGeminiError)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	var (
-		usage  Usage
-		finish string
-		calls  int
+		usage   Usage
+		finish  string
+		note    string // the finish message
+		calls   int
+		chunks  int
+		emitted bool
 	)
 	send := func(ev Event) error {
+		emitted = true
 		if !emit(ev) {
 			return errStopped
 		}
@@ -316,6 +325,7 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event
 		if err := decodeEvent(ev.Data, &chunk); err != nil {
 			return false, err
 		}
+		chunks++
 		if m := chunk.message(); m != "" {
 			return false, &eventError{message: m}
 		}
@@ -360,6 +370,7 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event
 		}
 		if cand.FinishReason != "" {
 			finish = cand.FinishReason
+			note = cand.FinishMessage
 		}
 		return false, nil
 	})
@@ -368,10 +379,36 @@ func (c *geminiClient) attempt(ctx context.Context, body []byte, emit func(Event
 	if err != nil && err != errIncomplete {
 		return err
 	}
+	if err := geminiOddEnd(finish, note, chunks, emitted); err != nil {
+		return err
+	}
 	if finish == "" {
 		return errIncomplete
 	}
 	return endReply(emit, usage, geminiStop(finish, calls > 0))
+}
+
+// geminiOddEnd is the error of a reply Gemini ended without an answer:
+// a function call it could not write (MALFORMED_FUNCTION_CALL), or a
+// finished stream with no candidate content at all. Both happen now and
+// then and a second request usually succeeds; neither may end a turn
+// silently.
+func geminiOddEnd(finish, note string, chunks int, emitted bool) error {
+	switch {
+	case finish == "MALFORMED_FUNCTION_CALL":
+		msg := "the model wrote a function call that could not be read (MALFORMED_FUNCTION_CALL)"
+		if note = strings.Join(strings.Fields(note), " "); note != "" {
+			msg += ": " + cutText(note, 200)
+		}
+		return &onceError{message: msg}
+	case emitted || chunks == 0:
+		return nil
+	case finish == "":
+		return &onceError{message: "the model sent an empty reply (no candidates)"}
+	case geminiStop(finish, false) == StopEndTurn:
+		return &onceError{message: "the model sent an empty reply (no content, finish reason " + finish + ")"}
+	}
+	return nil
 }
 
 func geminiStop(r string, calls bool) StopReason {

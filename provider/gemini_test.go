@@ -196,3 +196,50 @@ func TestGeminiSafetyStopIsRefusal(t *testing.T) {
 		t.Errorf("stop = %q, err = %v; want refusal", reply.Stop, err)
 	}
 }
+
+// A malformed function call or an empty reply is asked once more, and
+// reported, never taken as a silent end of the turn.
+func TestGeminiOddEndsRetriedOnce(t *testing.T) {
+	malformed := func(s sseWriter) {
+		s.event("", map[string]any{"candidates": []any{map[string]any{"finishReason": "MALFORMED_FUNCTION_CALL",
+			"finishMessage": "Malformed function call: print(default_api.read_files(", "index": 0}}})
+	}
+	noCandidates := func(s sseWriter) {
+		s.event("", map[string]any{"candidates": []any{}, "usageMetadata": geminiUsage(30, 0, 0, 0)})
+	}
+	noContent := func(s sseWriter) {
+		s.event("", map[string]any{"candidates": []any{map[string]any{"finishReason": "STOP", "index": 0}}, "usageMetadata": geminiUsage(30, 0, 0, 0)})
+	}
+	for _, tc := range []struct {
+		name string
+		odd  func(s sseWriter)
+		want string
+	}{
+		{"malformed call", malformed, "(MALFORMED_FUNCTION_CALL): Malformed function call"},
+		{"no candidates", noCandidates, "empty reply (no candidates)"},
+		{"no content", noContent, "empty reply (no content, finish reason STOP)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Odd once, then a good reply: the retry mends it.
+			srv := newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n == 0 {
+					tc.odd(startSSE(w))
+					return
+				}
+				geminiDialect.reply(w, []string{"fine"})
+			})
+			p := geminiDialect.newProvider(t, srv.URL, fastRetry)
+			evs, err := drain(t, geminiDialect.stream(t, p, context.Background()))
+			if err != nil || texts(evs, EventText) != "fine" || len(srv.requests()) != 2 {
+				t.Errorf("after one odd reply: text %q, error %v, %d requests; want the second reply", texts(evs, EventText), err, len(srv.requests()))
+			}
+			// Odd every time: reported after two requests, not four.
+			srv = newFakeServer(t, func(n int, w http.ResponseWriter, r *http.Request) { tc.odd(startSSE(w)) })
+			p = geminiDialect.newProvider(t, srv.URL, fastRetry)
+			evs, err = drain(t, geminiDialect.stream(t, p, context.Background()))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "after 2 attempts") || len(srv.requests()) != 2 {
+				t.Errorf("always odd: events %+v, error %v, %d requests; want an error saying %q after 2", evs, err, len(srv.requests()), tc.want)
+			}
+		})
+	}
+}

@@ -1,15 +1,19 @@
 package provider
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cline-ls/cline-ls/internal/sse"
 )
@@ -43,6 +47,9 @@ type statusError struct {
 	contextLength bool
 	// contextWindow is the window's size when the answer said it.
 	contextWindow int
+	// shouldRetry is the server's own word on retrying (x-should-retry),
+	// or nil when it gave none.
+	shouldRetry *bool
 }
 
 func (e *statusError) Error() string { return e.message }
@@ -67,13 +74,20 @@ type apiError struct {
 }
 
 // post sends body as JSON to url and returns the response of a 2xx
-// answer; its Body streams the reply. Any other answer is read (up to
+// answer that streams events; its Body streams the reply, under the idle
+// watch of the attempt's limits (see Limits.StreamIdle), which covers the
+// wait for the answer too. The answer's request id goes to m, for the
+// error, whatever happens next. Any other answer is read (up to
 // maxErrorBody), closed, and returned as a *statusError whose message
-// parse takes from the body. header holds the API's own headers (key,
+// parse takes from the body, or, for a 2xx answer that is not an event
+// stream, a *badReplyError. header holds the API's own headers (key,
 // version); the JSON and event-stream headers are added here.
-func post(ctx context.Context, hc *http.Client, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+func post(ctx context.Context, hc *http.Client, m *meter, url string, header http.Header, body []byte, parse func(status int, body []byte) apiError) (*http.Response, error) {
+	lim := m.lim
+	ictx, watch := watchIdle(ctx, lim.StreamIdle)
+	req, err := http.NewRequestWithContext(ictx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
+		watch.stop()
 		return nil, fmt.Errorf("building the request: %w", rootCause(err))
 	}
 	req.Header = header.Clone()
@@ -81,20 +95,143 @@ func post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
+		watch.stop()
+		if context.Cause(ictx) == errIdle && ctx.Err() == nil {
+			return nil, idleError(lim.StreamIdle)
+		}
 		return nil, &connError{err: err}
 	}
+	resp.Body = &idleBody{ReadCloser: resp.Body, ctx: ictx, w: watch}
+	m.requestID = requestID(resp.Header)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if err := checkEventStream(resp, url, parse); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
 		return resp, nil
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header, time.Now())}
+	e := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header, time.Now()), shouldRetry: shouldRetry(resp.Header)}
 	a := parse(resp.StatusCode, data)
 	e.message, e.contextLength, e.contextWindow = a.message, a.contextLength, a.contextWindow
 	if e.message == "" {
 		e.message = bodyText(data)
 	}
 	return nil, e
+}
+
+// requestID is the id a vendor gives a request (request-id: Anthropic;
+// x-request-id: OpenAI and most compatible servers), which its support
+// asks for; cut short, since a server may send anything there.
+func requestID(h http.Header) string {
+	for _, k := range []string{"Request-Id", "X-Request-Id"} {
+		if v := strings.TrimSpace(h.Get(k)); v != "" {
+			return cutText(strings.Join(strings.Fields(v), " "), 100)
+		}
+	}
+	return ""
+}
+
+// shouldRetry reads x-should-retry, which OpenAI and Anthropic send to
+// say whether a failed request is worth repeating: it overrides the
+// status, which cannot tell a lock timeout from a bad request.
+func shouldRetry(h http.Header) *bool {
+	switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
+	case "true":
+		t := true
+		return &t
+	case "false":
+		f := false
+		return &f
+	}
+	return nil
+}
+
+// badReplyError is a 2xx answer to a streamed request that is not an
+// event stream: a proxy's or captive portal's HTML page, a server at the
+// wrong address, a JSON error. Asking again gets the same page, so it is
+// never retried.
+type badReplyError struct{ message string }
+
+func (e *badReplyError) Error() string { return e.message }
+
+// checkEventStream makes sure a 2xx answer is an event stream. A server
+// that labels its stream wrongly (or not at all) is still read when the
+// body starts like one; anything else is reported with what came back: its
+// content type and the start of its body on one line, and, for a page
+// that is not the API's JSON, the address asked, since a wrong base URL
+// is the usual cause.
+func checkEventStream(resp *http.Response, url string, parse func(status int, body []byte) apiError) error {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt == "text/event-stream" {
+		return nil
+	}
+	br := bufio.NewReaderSize(resp.Body, 512)
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, resp.Body}
+	// What came in the first read: a stream's first event need not fill
+	// a larger peek before the next arrives.
+	br.Peek(1)
+	head, _ := br.Peek(min(br.Buffered(), 64))
+	if looksLikeEvents(head) {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
+	if ct == "" {
+		ct = "no content type"
+	}
+	if a := parse(resp.StatusCode, data); a.message != "" {
+		return &badReplyError{message: fmt.Sprintf("HTTP %d with %s instead of an event stream, an error: %s", resp.StatusCode, ct, a.message)}
+	}
+	first := firstLine(data)
+	if first == "" {
+		first = "an empty body"
+	} else {
+		first = "starting " + strconv.Quote(first)
+	}
+	return &badReplyError{message: fmt.Sprintf("HTTP %d with %s instead of an event stream (%s): check the base URL (provider.baseUrl); the request went to %s",
+		resp.StatusCode, ct, first, url)}
+}
+
+// looksLikeEvents reports whether a body starts with an event stream's
+// field or comment.
+func looksLikeEvents(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, "\r\n")
+	for _, f := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(head, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first non-blank line of a body, its spaces collapsed
+// and cut to 120 bytes (on a character boundary).
+func firstLine(data []byte) string {
+	for line := range strings.Lines(string(data)) {
+		if s := strings.Join(strings.Fields(line), " "); s != "" {
+			return cutText(s, 120)
+		}
+	}
+	return ""
+}
+
+// cutText cuts s to at most n bytes without splitting a character,
+// marking the cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // bodyText is the start of an error body that is not the API's JSON, on
@@ -144,6 +281,10 @@ func readEvents(resp *http.Response, handle func(ev sse.Event) (done bool, err e
 		ev, err := r.Next()
 		if err == io.EOF {
 			return errIncomplete
+		}
+		var le *limitError
+		if errors.As(err, &le) {
+			return le
 		}
 		if err != nil {
 			return &streamError{err: err}

@@ -21,6 +21,8 @@ type openaiClient struct {
 	header http.Header
 	http   *http.Client
 	retry  *retrier
+	// reasoning applies to requests that set none.
+	reasoning Reasoning
 }
 
 func newOpenAI(cfg Config) *openaiClient {
@@ -31,7 +33,7 @@ func newOpenAI(cfg Config) *openaiClient {
 	// The key comes from our settings alone, never from OPENAI_*
 	// variables: an OPENAI_API_KEY must never be sent to a local server
 	// that did not ask for it. No key, no Authorization header.
-	header := http.Header{}
+	header := cfg.header()
 	if cfg.APIKey != "" {
 		header.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
@@ -42,7 +44,9 @@ func newOpenAI(cfg Config) *openaiClient {
 		url:    joinURL(base, "chat/completions"),
 		header: header,
 		http:   httpClient(cfg.HTTPClient),
-		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.APIKey, cfg.Logger),
+		retry:  newRetrier(cfg.Name, cfg.Retry, cfg.Limits, cfg.APIKey, cfg.Logger),
+
+		reasoning: cfg.Reasoning,
 	}
 }
 
@@ -114,8 +118,8 @@ func (c *openaiClient) Stream(ctx context.Context, req Request) (Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.retry.stream(ctx, func(ctx context.Context, emit func(Event) bool) error {
-		return c.attempt(ctx, body, emit)
+	return c.retry.stream(ctx, func(ctx context.Context, m *meter, emit func(Event) bool) error {
+		return c.attempt(ctx, body, m, emit)
 	}), nil
 }
 
@@ -129,6 +133,7 @@ type openaiRequest struct {
 	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64            `json:"temperature,omitempty"`
 	Tools               json.RawMessage     `json:"tools,omitempty"`
+	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
 }
 
 type openaiStreamOptions struct {
@@ -172,6 +177,8 @@ func (c *openaiClient) body(req Request) ([]byte, error) {
 		Stream:        true,
 		StreamOptions: openaiStreamOptions{IncludeUsage: true},
 		Temperature:   req.Temperature,
+		// Sent only when asked for: models that do not reason refuse it.
+		ReasoningEffort: (Reasoning{Effort: req.ReasoningEffort, Budget: req.ThinkingBudget}).or(c.reasoning).effort(),
 	}
 	if req.MaxTokens > 0 {
 		// OpenAI's reasoning models reject max_tokens; most compatible
@@ -327,8 +334,8 @@ type openaiCall struct {
 	args     []byte
 }
 
-func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event) bool) error {
-	resp, err := post(ctx, c.http, c.url, c.header, body, parseOpenAIError)
+func (c *openaiClient) attempt(ctx context.Context, body []byte, m *meter, emit func(Event) bool) error {
+	resp, err := post(ctx, c.http, m, c.url, c.header, body, parseOpenAIError)
 	if err != nil {
 		return err
 	}
@@ -412,7 +419,10 @@ func (c *openaiClient) attempt(ctx context.Context, body []byte, emit func(Event
 				if tc.Function.Name != "" {
 					oc.name = tc.Function.Name
 				}
-				oc.args = append(oc.args, tc.Function.Arguments...)
+				var err error
+				if oc.args, err = m.args(oc.args, tc.Function.Arguments, oc.name); err != nil {
+					return false, err
+				}
 			}
 			if ch.FinishReason != "" {
 				finish = ch.FinishReason

@@ -190,9 +190,13 @@ type Request struct {
 	// ThinkingBudget, when positive, enables extended thinking with that
 	// many tokens (Anthropic: must be at least 1024 and below MaxTokens;
 	// Gemini: also asks for thought summaries). Chat Completions endpoints
-	// ignore it; reasoning text they volunteer (reasoning_content) is
-	// still streamed as thinking.
+	// take it as the nearest reasoning_effort; reasoning text they
+	// volunteer (reasoning_content) is streamed as thinking either way.
 	ThinkingBudget int
+	// ReasoningEffort, "low", "medium" or "high", asks for that effort
+	// (OpenAI's reasoning_effort; a budget of tokens elsewhere). With
+	// neither set, the provider's configured Reasoning applies.
+	ReasoningEffort string
 }
 
 // EventKind says what an Event holds.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -46,7 +47,11 @@ import (
 // model's time to first token or a stall mid-reply would: ms milliseconds
 // plus a random part of up to jitter_ms, so that sessions replaying one
 // transcript drift apart as real ones do; a cancelled request ends the
-// wait at once. The optional expect checks the
+// wait at once. An endless event repeats its text for as long as the
+// reply is read and a hang event sends nothing more, to rehearse a server
+// stuck in a loop and one that stopped answering: the provider's Limits
+// end them as they would a real client's reply (a wait past the idle
+// limit too). The optional expect checks the
 // request, so that a transcript which no longer matches the code fails
 // loudly instead of replaying answers to questions nobody asked.
 type Transcript struct {
@@ -73,6 +78,12 @@ type ReplayEvent struct {
 	Stop     StopReason `json:"stop,omitempty"`
 	Error    string     `json:"error,omitempty"`
 	Wait     *Wait      `json:"wait,omitempty"`
+	// Endless repeats its text as the reply's text without end, as a
+	// server stuck in a loop would; Hang sends nothing more, as a server
+	// that stopped answering would. Either ends the reply only through the
+	// provider's Limits (or the request's cancellation), and must be last.
+	Endless string `json:"endless,omitempty"`
+	Hang    bool   `json:"hang,omitempty"`
 }
 
 // Wait is a pause in a replayed reply: MS milliseconds plus a uniformly
@@ -145,19 +156,19 @@ func (t Transcript) Validate() error {
 		for j, ev := range r.Events {
 			at := fmt.Sprintf("replay: reply %d, event %d", i+1, j+1)
 			n := 0
-			for _, set := range []bool{ev.Text != "", ev.Thinking != "", ev.ToolCall != nil, ev.Usage != nil, ev.Stop != "", ev.Error != "", ev.Wait != nil} {
+			for _, set := range []bool{ev.Text != "", ev.Thinking != "", ev.ToolCall != nil, ev.Usage != nil, ev.Stop != "", ev.Error != "", ev.Wait != nil, ev.Endless != "", ev.Hang} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return fmt.Errorf("%s: sets %d fields, want exactly one of text, thinking, tool_call, usage, stop, error, wait", at, n)
+				return fmt.Errorf("%s: sets %d fields, want exactly one of text, thinking, tool_call, usage, stop, error, wait, endless, hang", at, n)
 			}
 			if w := ev.Wait; w != nil && (w.MS < 0 || w.JitterMS < 0 || w.MS > maxWaitMS || w.JitterMS > maxWaitMS-w.MS) {
 				return fmt.Errorf("%s: wait of %d ms with a jitter of %d ms, want both at least 0 and at most %d ms in all", at, w.MS, w.JitterMS, maxWaitMS)
 			}
-			if (ev.Stop != "" || ev.Error != "") && j != len(r.Events)-1 {
-				return fmt.Errorf("%s: stop and error must be the reply's last event", at)
+			if (ev.Stop != "" || ev.Error != "" || ev.Endless != "" || ev.Hang) && j != len(r.Events)-1 {
+				return fmt.Errorf("%s: stop, error, endless and hang must be the reply's last event", at)
 			}
 			switch ev.Stop {
 			case "", StopEndTurn, StopMaxTokens, StopRefusal, StopToolUse:
@@ -188,6 +199,7 @@ func isObject(raw json.RawMessage) bool {
 type Replay struct {
 	t      Transcript
 	native bool
+	limits Limits
 
 	mu       sync.Mutex
 	next     int
@@ -200,7 +212,7 @@ func NewReplay(t Transcript) (*Replay, error) {
 		return nil, err
 	}
 	native := t.NativeTools == nil || *t.NativeTools
-	return &Replay{t: t, native: native}, nil
+	return &Replay{t: t, native: native, limits: Limits{}.withDefaults()}, nil
 }
 
 func newReplayFromConfig(cfg Config) (Provider, error) {
@@ -226,6 +238,7 @@ func newReplayFromConfig(cfg Config) (Provider, error) {
 	if cfg.NativeTools != nil {
 		r.native = *cfg.NativeTools
 	}
+	r.limits = cfg.Limits.withDefaults()
 	return r, nil
 }
 
@@ -278,6 +291,8 @@ func (r *Replay) Stream(ctx context.Context, req Request) (Stream, error) {
 			yield(Event{}, fmt.Errorf("replay: reply %d does not match the request: %w", n+1, err))
 			return
 		}
+		ctx, cancel := context.WithTimeoutCause(ctx, r.limits.RequestTimeout, errTimeout)
+		defer cancel()
 		r.play(ctx, n, reply, yield)
 	}, nil
 }
@@ -294,17 +309,51 @@ func (r *Replay) play(ctx context.Context, n int, reply ReplayReply, yield func(
 		delivered bool
 	)
 	// cancelled ends the reply with the request's own end, as a real
-	// provider's stream does.
+	// provider's stream does, or with the limit that ended it.
 	cancelled := func(err error) {
+		if context.Cause(ctx) == errTimeout {
+			le := timeoutError(r.limits.RequestTimeout)
+			yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, Message: le.Error(), Limit: le.setting})
+			return
+		}
 		yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, cause: err})
 	}
+	limited := func(le *limitError) {
+		yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, Message: le.Error(), Limit: le.setting})
+	}
+	m := &meter{lim: r.limits}
 	send := func(ev Event) bool {
 		if err := ctx.Err(); err != nil {
 			cancelled(err)
 			return false
 		}
+		if le := m.add(ev); le != nil {
+			limited(le)
+			return false
+		}
 		delivered = true
 		return yield(ev, nil)
+	}
+	// pause waits as a stalled stream would: past the idle limit, the
+	// limit ends it, as it would a real client's.
+	pause := func(d time.Duration) bool {
+		idle := d > r.limits.StreamIdle
+		if idle {
+			d = r.limits.StreamIdle
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			cancelled(ctx.Err())
+			return false
+		}
+		if idle {
+			limited(idleError(r.limits.StreamIdle))
+			return false
+		}
+		return true
 	}
 	for _, ev := range reply.Events {
 		switch {
@@ -340,14 +389,16 @@ func (r *Replay) play(ctx context.Context, n int, reply ReplayReply, yield func(
 			yield(Event{}, &Error{Provider: "replay", Attempts: 1, Partial: delivered, Message: ev.Error})
 			return
 		case ev.Wait != nil:
-			t := time.NewTimer(ev.Wait.duration())
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				cancelled(ctx.Err())
+			if !pause(ev.Wait.duration()) {
 				return
 			}
+		case ev.Hang:
+			pause(time.Duration(math.MaxInt64))
+			return
+		case ev.Endless != "":
+			for send(Event{Kind: EventText, Text: ev.Endless}) {
+			}
+			return
 		}
 	}
 	if stop == "" {

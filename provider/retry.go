@@ -80,6 +80,13 @@ type Error struct {
 	// ContextLength reports that the prompt exceeded the model's context
 	// window; errors.Is(err, ErrContextLength) tests it.
 	ContextLength bool
+	// RequestID is the id the server gave the last request, when it gave
+	// one: what the vendor's support asks for.
+	RequestID string
+	// Limit names the setting whose bound ended the reply
+	// (provider.streamIdleSeconds, provider.requestTimeoutSeconds,
+	// provider.maxReplyMB, provider.maxToolCallMB), or is empty.
+	Limit string
 	// ContextWindow is the model's context size in tokens, when a context
 	// length failure said it (most do: "maximum context length is N
 	// tokens"); 0 otherwise. None of the APIs reports it with a
@@ -87,6 +94,9 @@ type Error struct {
 	ContextWindow int
 
 	cause error // a context error, or nil
+	// final is the retry policy's verdict that asking again cannot help
+	// (a refusal, a page in place of a stream, a reply over its bound).
+	final bool
 }
 
 // Error says which provider failed how, after how many attempts, and
@@ -98,6 +108,8 @@ func (e *Error) Error() string {
 	switch {
 	case e.cause != nil:
 		b.WriteString("request cancelled")
+	case e.Partial && e.Limit != "":
+		b.WriteString("reply cut off after part of it was delivered")
 	case e.Partial:
 		b.WriteString("stream broken after part of the reply was delivered (not retried)")
 	case e.Status != 0:
@@ -119,6 +131,11 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id ")
+		b.WriteString(e.RequestID)
+		b.WriteString(")")
+	}
 	return b.String()
 }
 
@@ -135,7 +152,7 @@ func (e *Error) Is(target error) bool { return target == ErrContextLength && e.C
 // turns may use it; the stream has already retried as far as its policy
 // allows.
 func (e *Error) Retryable() bool {
-	return e.cause == nil && !e.ContextLength && (e.Status == 0 || retryableStatus(e.Status))
+	return e.cause == nil && !e.final
 }
 
 func retryableStatus(status int) bool {
@@ -198,15 +215,17 @@ var errStopped = errors.New("consumer stopped")
 // API's end-of-reply marker: the connection was closed early.
 var errIncomplete = errors.New("stream ended before the reply was complete")
 
-// attemptFunc makes one request and passes its events to emit. It returns
+// attemptFunc makes one request and passes its events to emit; a call's
+// arguments assembled from chunks grow through m.args. It returns
 // nil once it has emitted EventDone, errStopped when emit returned false,
 // or the error that ended the attempt.
-type attemptFunc func(ctx context.Context, emit func(Event) bool) error
+type attemptFunc func(ctx context.Context, m *meter, emit func(Event) bool) error
 
 // retrier runs attempts under the retry policy for one provider.
 type retrier struct {
 	provider string
 	policy   RetryPolicy
+	limits   Limits
 	scrub    scrubber
 	logger   *slog.Logger
 	// sleep waits for d or until ctx is done; tests replace it to record
@@ -214,10 +233,11 @@ type retrier struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newRetrier(provider string, policy RetryPolicy, apiKey string, logger *slog.Logger) *retrier {
+func newRetrier(provider string, policy RetryPolicy, limits Limits, apiKey string, logger *slog.Logger) *retrier {
 	return &retrier{
 		provider: provider,
 		policy:   policy.withDefaults(),
+		limits:   limits.withDefaults(),
 		scrub:    newScrubber(apiKey),
 		logger:   logger,
 		sleep:    sleepCtx,
@@ -238,32 +258,51 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // stream returns a Stream that runs attempts until one succeeds, the
 // policy gives up, or events have been yielded and the attempt then
 // fails. Retrying after a yield would repeat text the consumer has
-// already shown, so that failure is final and marked Partial.
-func (r *retrier) stream(ctx context.Context, run attemptFunc) Stream {
+// already shown, so that failure is final and marked Partial. The whole
+// of it, retries and their waits included, is bounded by
+// Limits.RequestTimeout, and each attempt's events by the size limits.
+func (r *retrier) stream(parent context.Context, run attemptFunc) Stream {
 	return func(yield func(Event, error) bool) {
+		ctx, cancelAll := context.WithTimeoutCause(parent, r.limits.RequestTimeout, errTimeout)
+		defer cancelAll()
 		delivered, stopped := false, false
-		emit := func(ev Event) bool {
-			delivered = true
-			if !yield(ev, nil) {
-				stopped = true
-			}
-			return !stopped
-		}
+		var over error // a size limit an event passed
 		for attempt := 1; ; attempt++ {
+			m := &meter{lim: r.limits}
+			emit := func(ev Event) bool {
+				if le := m.add(ev); le != nil {
+					over = le
+					return false
+				}
+				delivered = true
+				if !yield(ev, nil) {
+					stopped = true
+				}
+				return !stopped
+			}
 			actx, cancel := context.WithCancel(ctx)
-			err := run(actx, emit)
+			err := run(actx, m, emit)
 			cancel()
-			if stopped || err == nil {
+			if stopped {
+				return
+			}
+			if over != nil {
+				err = over
+			}
+			if err == nil {
+				return
+			}
+			if parent.Err() != nil {
+				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Partial: delivered, cause: parent.Err(), RequestID: m.requestID})
 				return
 			}
 			if ctx.Err() != nil {
-				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Partial: delivered, cause: ctx.Err()})
-				return
+				err = timeoutError(r.limits.RequestTimeout)
 			}
 			f := r.classify(err)
 			e := &Error{Provider: r.provider, Status: f.status, Attempts: attempt, Partial: delivered, Message: f.message,
-				ContextLength: f.contextLength, ContextWindow: f.contextWindow}
-			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts {
+				ContextLength: f.contextLength, ContextWindow: f.contextWindow, Limit: f.limit, RequestID: m.requestID, final: !f.retryable}
+			if delivered || !f.retryable || attempt >= r.policy.MaxAttempts || f.once && attempt >= 2 {
 				yield(Event{}, e)
 				return
 			}
@@ -282,12 +321,28 @@ func (r *retrier) stream(ctx context.Context, run attemptFunc) Stream {
 					"wait", wait, "error", f.message)
 			}
 			if err := r.sleep(ctx, wait); err != nil {
-				yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, cause: err})
+				if parent.Err() != nil {
+					yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, cause: err})
+				} else {
+					f := r.classify(timeoutError(r.limits.RequestTimeout))
+					yield(Event{}, &Error{Provider: r.provider, Attempts: attempt, Message: f.message, Limit: f.limit, final: true})
+				}
 				return
 			}
 		}
 	}
 }
+
+// onceError is a reply that came back unusable in a way a second request
+// usually mends (a vendor's malformed call, an empty reply): retried once,
+// not as often as a broken connection, since a request that fails so
+// twice will likely go on failing.
+type onceError struct{ message string }
+
+func (e *onceError) Error() string { return e.message }
+
+// errTimeout is the cause of a Stream's context past its RequestTimeout.
+var errTimeout = errors.New("request timeout")
 
 type failure struct {
 	status        int
@@ -295,6 +350,8 @@ type failure struct {
 	retryAfter    time.Duration
 	contextLength bool
 	contextWindow int
+	limit         string
+	once          bool // retried once at most
 	message       string
 }
 
@@ -306,8 +363,19 @@ func (r *retrier) classify(err error) failure {
 		se *statusError
 		be *streamError
 		ee *eventError
+		le *limitError
+		br *badReplyError
+		oe *onceError
 	)
 	switch {
+	case errors.As(err, &le):
+		f.limit = le.setting
+		f.retryable = le.retryable
+	case errors.As(err, &oe):
+		f.retryable, f.once = true, true
+	case errors.As(err, &br):
+		// An HTML page or a JSON answer in place of a stream comes back
+		// the same however often it is asked for.
 	case errors.As(err, &ce):
 		// No answer at all.
 		f.retryable = true
@@ -316,6 +384,9 @@ func (r *retrier) classify(err error) failure {
 		f.contextLength = se.contextLength
 		f.contextWindow = se.contextWindow
 		f.retryable = retryableStatus(se.status) && !se.contextLength
+		if se.shouldRetry != nil && !se.contextLength {
+			f.retryable = *se.shouldRetry
+		}
 		f.retryAfter = se.retryAfter
 	case errors.As(err, &be), errors.As(err, &ee), errors.Is(err, errIncomplete):
 		// The reply started and then broke: a cut connection, an error

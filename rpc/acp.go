@@ -159,13 +159,15 @@ func (a *approvals) askACP(ctx context.Context, sessionID string, req session.Ap
 		Locations:  a.s.absLocations(session.Locations(d.Locations)),
 		RawInput:   session.ClientInput(req.Args),
 	}
+	var files []session.DiffFile
 	for _, c := range d.Changes {
 		if c.NewText != nil && c.MoveTo == "" {
-			toolCall.Content = append(toolCall.Content, session.DiffContent(c.Path, c.OldText, *c.NewText, c.Existed))
+			files = append(files, session.DiffFile{Path: c.Path, OldText: c.OldText, NewText: *c.NewText, Existed: c.Existed})
 		}
 	}
-	if len(toolCall.Content) == 0 && d.Preview != "" {
-		toolCall.Content = append(toolCall.Content, wire.Text(d.Preview))
+	toolCall.Content = append(toolCall.Content, session.DiffContent(files)...)
+	if pv := d.ReadablePreview(); len(toolCall.Content) == 0 && pv != "" {
+		toolCall.Content = append(toolCall.Content, wire.Text(pv))
 	}
 	if d.Command != "" {
 		toolCall.Content = append(toolCall.Content, wire.Text("$ "+d.Command))

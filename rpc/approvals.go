@@ -200,8 +200,8 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 	if d.Command != "" {
 		fmt.Fprintf(&msg, "\n\n$ %s", d.Command)
 	}
-	if d.Preview != "" {
-		fmt.Fprintf(&msg, "\n\n%s", d.Preview)
+	if pv := d.ReadablePreview(); pv != "" {
+		fmt.Fprintf(&msg, "\n\n%s", pv)
 	}
 	always := alwaysLabel("Always allow", req)
 	actions := []wire.MessageAction{{Title: "Allow"}, {Title: always}, {Title: "Reject"}}

@@ -197,7 +197,8 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 		return nil, errors.New(noModelMessage(dialect, client))
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
-		Transcript: p.Transcript, Logger: s.log}
+		Transcript: p.Transcript, Logger: s.log, Limits: p.limits(), Version: s.opts.Version,
+		Reasoning: p.reasoning()}
 	if model != "" {
 		cfg.Model = model
 	}

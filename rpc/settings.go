@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/hooks"
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -91,6 +92,30 @@ type ProviderSettings struct {
 	ContextWindow int `json:"contextWindow,omitempty"`
 	// Models are offered, besides Model, by the ACP model choice.
 	Models []string `json:"models,omitempty"`
+	// The bounds of one reply (provider.Limits); 0 takes the default.
+	StreamIdleSeconds     float64 `json:"streamIdleSeconds,omitempty"`
+	RequestTimeoutSeconds float64 `json:"requestTimeoutSeconds,omitempty"`
+	MaxReplyMB            float64 `json:"maxReplyMB,omitempty"`
+	MaxToolCallMB         float64 `json:"maxToolCallMB,omitempty"`
+	// ReasoningEffort ("low", "medium", "high") and ThinkingBudget
+	// (tokens) ask the model to think (provider.Reasoning).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	ThinkingBudget  int    `json:"thinkingBudget,omitempty"`
+}
+
+// reasoning converts the reasoning settings to the provider's.
+func (p *ProviderSettings) reasoning() provider.Reasoning {
+	return provider.Reasoning{Effort: p.ReasoningEffort, Budget: p.ThinkingBudget}
+}
+
+// limits converts the reply bounds to the provider's.
+func (p *ProviderSettings) limits() provider.Limits {
+	return provider.Limits{
+		StreamIdle:       time.Duration(p.StreamIdleSeconds * float64(time.Second)),
+		RequestTimeout:   time.Duration(p.RequestTimeoutSeconds * float64(time.Second)),
+		MaxReplyBytes:    int(p.MaxReplyMB * (1 << 20)),
+		MaxToolCallBytes: int(p.MaxToolCallMB * (1 << 20)),
+	}
 }
 
 // SubagentSettings configures one subagent tool.
@@ -139,6 +164,25 @@ func (st *Settings) validate(prefix string) error {
 	}
 	if st.Provider != nil && st.Provider.ContextWindow < 0 {
 		return invalidParams("%sprovider.contextWindow: must be 0 (the model's own) or more, got %d", prefix, st.Provider.ContextWindow)
+	}
+	if p := st.Provider; p != nil {
+		for _, f := range []struct {
+			name   string
+			v, max float64
+		}{{"streamIdleSeconds", p.StreamIdleSeconds, 86400}, {"requestTimeoutSeconds", p.RequestTimeoutSeconds, 86400},
+			{"maxReplyMB", p.MaxReplyMB, 1024}, {"maxToolCallMB", p.MaxToolCallMB, 1024}} {
+			// A day, or a gigabyte, is past anything meant; the cap keeps
+			// the conversions from overflowing.
+			if !(f.v >= 0 && f.v <= f.max) {
+				return invalidParams("%sprovider.%s: must be 0 (the default) or more, at most %v, got %v", prefix, f.name, f.max, f.v)
+			}
+		}
+		if p.ReasoningEffort != "" && !slices.Contains(provider.ReasoningEfforts, p.ReasoningEffort) {
+			return invalidParams("%sprovider.reasoningEffort: must be one of %s, got %q", prefix, strings.Join(provider.ReasoningEfforts, ", "), p.ReasoningEffort)
+		}
+		if p.ThinkingBudget < 0 || p.ThinkingBudget > 1_000_000 {
+			return invalidParams("%sprovider.thinkingBudget: must be 0 (none) or more tokens, at most 1000000, got %d", prefix, p.ThinkingBudget)
+		}
 	}
 	if c := st.Context; c != nil && (c.CompactAt < 0 || c.CompactAt > 1) {
 		return invalidParams("%scontext.compactAt: must be between 0 and 1, got %v", prefix, c.CompactAt)
@@ -222,6 +266,17 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 		}
 		if p.Models == nil {
 			p.Models = file.Provider.Models
+		}
+		for _, f := range []struct{ dst, src *float64 }{
+			{&p.StreamIdleSeconds, &file.Provider.StreamIdleSeconds}, {&p.RequestTimeoutSeconds, &file.Provider.RequestTimeoutSeconds},
+			{&p.MaxReplyMB, &file.Provider.MaxReplyMB}, {&p.MaxToolCallMB, &file.Provider.MaxToolCallMB}} {
+			if *f.dst == 0 {
+				*f.dst = *f.src
+			}
+		}
+		fill(&p.ReasoningEffort, file.Provider.ReasoningEffort)
+		if p.ThinkingBudget == 0 {
+			p.ThinkingBudget = file.Provider.ThinkingBudget
 		}
 	}
 	if st.Context == nil {

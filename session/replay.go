@@ -31,9 +31,7 @@ func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.Fi
 	}
 	items := []wire.ToolCallContent{wire.Text(s.cfg.Redact(content))}
 	if s.cfg.ACP {
-		for _, e := range edits {
-			items = append(items, s.diffItem(e))
-		}
+		items = append(items, s.diffItems(edits)...)
 	}
 	return wire.ToolCallUpdate{ToolCallID: id, Status: status, Content: items, RawOutput: &wire.ToolOutput{IsError: isError}}
 }

@@ -1087,28 +1087,61 @@ func Locations(l []tools.Location) []wire.Location {
 	return out
 }
 
-// diffItem is ACP's diff content for an applied edit, with an absolute
-// path as ACP asks (DiffContent).
-func (s *Session) diffItem(e tools.FileEdit) wire.DiffItem {
-	path := e.Path
-	if s.cfg.Files != nil {
-		if abs, err := s.cfg.Files.Resolve(e.Path); err == nil {
-			path = abs
+// diffItems is ACP's diff content for a call's applied edits, with
+// absolute paths as ACP asks (DiffContent).
+func (s *Session) diffItems(edits []tools.FileEdit) []wire.ToolCallContent {
+	files := make([]DiffFile, len(edits))
+	for i, e := range edits {
+		path := e.Path
+		if s.cfg.Files != nil {
+			if abs, err := s.cfg.Files.Resolve(e.Path); err == nil {
+				path = abs
+			}
 		}
+		files[i] = DiffFile{Path: path, OldText: e.OldText, NewText: e.NewText, Existed: true}
 	}
-	return DiffContent(path, e.OldText, e.NewText, true)
+	return DiffContent(files)
 }
 
-// DiffContent is ACP's diff content of a change to path: the changed
-// lines with context (diff.Region), or the whole text of a file the change
-// creates (its oldText null). The approval's preview and the applied
-// edit's update both use it.
-func DiffContent(path, oldText, newText string, existed bool) wire.DiffItem {
-	if !existed {
-		return wire.Diff(path, "", newText, false)
+// DiffFile is one file's change, for DiffContent.
+type DiffFile struct {
+	Path             string
+	OldText, NewText string
+	// Existed is false for a file the change creates.
+	Existed bool
+}
+
+// DiffContent is ACP's diff content of one call's changes: each file's
+// changed regions with context (diff.Regions), or the whole text of a
+// file the change creates (its oldText null), within diff.MaxRegionBytes
+// for the call. What the bound leaves out is said in a text item, since a
+// diff item cut short would show a change that was not made. The
+// approval's preview and the applied edits' update both use it.
+func DiffContent(files []DiffFile) []wire.ToolCallContent {
+	var items []wire.ToolCallContent
+	budget := diff.MaxRegionBytes
+	for _, f := range files {
+		if !f.Existed {
+			if len(f.NewText) > budget {
+				items = append(items, wire.Text(fmt.Sprintf("%s: new file of %d bytes, too large to show as a diff.", f.Path, len(f.NewText))))
+				budget = 0
+				continue
+			}
+			budget -= len(f.NewText)
+			items = append(items, wire.Diff(f.Path, "", f.NewText, false))
+			continue
+		}
+		parts, left, used := diff.Regions(f.OldText, f.NewText, diff.RegionContext, budget)
+		budget -= used
+		for _, p := range parts {
+			items = append(items, wire.Diff(f.Path, p.Old, p.New, true))
+		}
+		if left > 0 {
+			budget = 0 // later files would show out of order
+			items = append(items, wire.Text(fmt.Sprintf("%s: %d changed regions not shown as a diff (past %d KiB for the call).", f.Path, left, diff.MaxRegionBytes>>10)))
+		}
 	}
-	o, n, _ := diff.Region(oldText, newText, diff.RegionContext)
-	return wire.Diff(path, o, n, true)
+	return items
 }
 
 // callTitle is a first title for a call, before it is validated and can

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/tools/edit"
 )
 
@@ -254,7 +255,7 @@ func (c *applyPatchCall) Describe(ctx context.Context) Description {
 	case n > 0 && moves == n:
 		d.Kind = KindMove
 	}
-	d.Preview = c.env.editPreview(changes)
+	d.Preview, d.PreviewText = c.env.editPreview(changes)
 	d.Changes = changes
 	return d
 }
@@ -314,7 +315,15 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 			diffs = append(diffs, fe.Diff)
 		}
 	}
-	for _, d := range diffs {
+	// Each diff is bounded (diff.Compact); so are they together, or a patch
+	// of many files would fill the model's context with them.
+	used := 0
+	for i, d := range diffs {
+		if !diff.Fits(used, len(d)) {
+			b.WriteString("\n" + diff.LeftOut(len(diffs)-i))
+			break
+		}
+		used += len(d)
 		b.WriteString("\n")
 		b.WriteString(d)
 		b.WriteString("\n")

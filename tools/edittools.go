@@ -377,7 +377,7 @@ func (e *editEnv) describeSingle(ctx context.Context, verb, display string, path
 		d.Title = "Create " + display
 	}
 	d.Locations[0].Line = editFirstLine(ch.OldText, *ch.NewText)
-	d.Preview = e.editPreview(changes)
+	d.Preview, d.PreviewText = e.editPreview(changes)
 	d.Changes = changes
 	return d
 }
@@ -453,11 +453,12 @@ func (e *editEnv) keepSeen(c Change, whole bool) {
 	e.files.Seen(dst, *c.NewText)
 }
 
-// editPreview is the unified diff of changes, file after file, for the
-// approval request. A created file is diffed from /dev/null and a deleted
-// one to it, as diff -u -N and git show them.
-func (e *editEnv) editPreview(changes []Change) string {
-	var b strings.Builder
+// editPreview is the approval preview of changes, file after file, for
+// clients that apply it and for those that only show it (diff.Preview and
+// diff.PreviewText, which bound them). A created file is diffed from
+// /dev/null and a deleted one to it, as diff -u -N and git show them.
+func (e *editEnv) editPreview(changes []Change) (patch, text string) {
+	var files []diff.PreviewFile
 	for _, c := range changes {
 		from, to := "a/"+e.files.Display(c.Path), "b/"+e.files.Display(c.Path)
 		if c.MoveTo != "" {
@@ -472,17 +473,19 @@ func (e *editEnv) editPreview(changes []Change) string {
 		} else {
 			newText = *c.NewText
 		}
-		// Unified's own header names one path; ours may name two.
-		const label = "x"
-		body := diff.Unified(label, c.OldText, newText, -1)
-		if body == "" && c.Existed && c.NewText != nil && c.MoveTo == "" {
+		if c.OldText == newText && c.Existed && c.NewText != nil && c.MoveTo == "" {
 			continue
 		}
-		body = strings.TrimPrefix(body, "--- a/"+label+"\n+++ b/"+label+"\n")
-		b.WriteString("--- " + from + "\n+++ " + to + "\n")
-		b.WriteString(body)
+		files = append(files, diff.PreviewFile{From: from, To: to, OldText: c.OldText, NewText: newText})
 	}
-	return b.String()
+	if len(files) == 0 {
+		return "", ""
+	}
+	patch = diff.Preview(files)
+	if len(patch) <= diff.MaxDiffBytes {
+		return patch, patch
+	}
+	return patch, diff.PreviewText(files)
 }
 
 // editFirstLine is the 1-based line of newText where it first differs

@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // Kind classifies a tool call for the client, as ACP's ToolKind does.
@@ -126,13 +128,26 @@ type Fetcher interface {
 	URLs() []*url.URL
 }
 
+// ReadablePreview is the preview for a client that only shows it:
+// PreviewText, or a Preview short enough when a tool set only that.
+func (d Description) ReadablePreview() string {
+	if d.PreviewText != "" || len(d.Preview) > diff.MaxDiffBytes {
+		return d.PreviewText
+	}
+	return d.Preview
+}
+
 // Description is an invocation's account of itself.
 type Description struct {
 	Title     string
 	Kind      Kind
 	Locations []Location
-	// Preview is a unified diff of the change an edit would make, or empty.
+	// Preview is a unified diff of the change an edit would make, or empty
+	// (diff.Preview: exact up to a megabyte, for clients that apply it).
 	Preview string
+	// PreviewText is the preview for a client that only shows it, at most
+	// some tens of KiB (diff.PreviewText); empty when Preview is.
+	PreviewText string
 	// Changes are the file changes an edit would make, computed from the
 	// current texts (for clients that show diffs themselves, like ACP's
 	// diff content).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // Block is one SEARCH/REPLACE block of a replace_in_file diff.
@@ -390,7 +392,7 @@ func quoteLines(b *strings.Builder, lines []string) {
 			break
 		}
 		b.WriteString("    ")
-		b.WriteString(l)
+		b.WriteString(diff.ClipLine(l))
 		b.WriteByte('\n')
 	}
 }
