@@ -207,6 +207,11 @@ const maxWrapped = 8
 // be asking it to run (from every later word that is not an option or an
 // assignment), so that an ask or deny rule on the program sees it.
 func wrapped(words []string) []string {
+	if len(words) == 0 {
+		// An assignment alone (i=0), or a first word that is not a
+		// literal ($cmd x): no program to look into.
+		return nil
+	}
 	prog := words[0]
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
 		prog = prog[i+1:]

@@ -119,3 +119,29 @@ func TestCommandPartsBounded(t *testing.T) {
 		t.Fatalf("%d parts, %d inner commands", len(parts), len(parts[0].Inner))
 	}
 }
+
+// TestCommandPartsWithoutAProgram: a part with no literal program word (an
+// assignment alone, an expansion in first place) is split and judged
+// without a panic; it is never simple. The scheduler's policy splits every
+// command line of a call, so a panic here failed the whole prompt.
+func TestCommandPartsWithoutAProgram(t *testing.T) {
+	for _, line := range []string{
+		"i=0",
+		"a=1 b=2",
+		"$cmd x",
+		"${x} y",
+		"$(echo ls) -la",
+		`sh probe.sh cmd; i=0; while [ ! -e f ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
+	} {
+		parts := CommandParts(line)
+		if len(parts) == 0 {
+			t.Errorf("%q: no parts", line)
+		}
+		for _, p := range parts {
+			if len(p.Words) == 0 && p.Simple {
+				t.Errorf("%q: part %q with no words is simple", line, p.Text)
+			}
+			_ = p.Subjects()
+		}
+	}
+}
