@@ -145,3 +145,19 @@ func TestCommandPartsWithoutAProgram(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCommandParts: no command line makes the split panic, and a part it
+// calls simple has a program word.
+func FuzzCommandParts(f *testing.F) {
+	for _, s := range []string{"go test ./...", "i=0", "a && b; c | d", "$x y", "find . -exec rm {} +", "sh -c 'ls'", "env -S 'a b'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, p := range CommandParts(line) {
+			if p.Simple && len(p.Words) == 0 {
+				t.Fatalf("%q: simple part %q has no words", line, p.Text)
+			}
+			_ = p.Subjects()
+		}
+	})
+}
