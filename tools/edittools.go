@@ -181,14 +181,14 @@ func editSinceRead(seen, now string, sent []string) string {
 				fmt.Fprintf(&b, "  ... (%d more lines)\n", len(h.Added)-maxLines)
 				break
 			}
-			fmt.Fprintf(&b, "  %d | %s\n", h.NewLine+k, l)
+			fmt.Fprintf(&b, "  %d | %s\n", h.NewLine+k, diff.ClipLine(l))
 		}
 		for k, l := range h.Removed {
 			if k == maxLines {
 				fmt.Fprintf(&b, "  (... %d more lines were there)\n", len(h.Removed)-maxLines)
 				break
 			}
-			fmt.Fprintf(&b, "  (was: %q)\n", l)
+			fmt.Fprintf(&b, "  (was: %q)\n", diff.ClipLine(l))
 		}
 	}
 	if at := edit.LinesAt(seen, sent); at > 0 {

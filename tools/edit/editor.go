@@ -3,6 +3,8 @@ package edit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // Reason says why an editor call changed nothing.
@@ -215,7 +217,7 @@ func replaceLoose(text, oldLF, newText string, inWord int, read LastRead) (strin
 		switch {
 		case inWord >= 0:
 			no := 1 + strings.Count(text[:inWord], "\n")
-			fmt.Fprintf(&b, "old_text occurs only inside a longer word, at line %d: %q. A match may not begin or end in the middle of a word; include the whole word.", no, lineText(d.lines, no-1))
+			fmt.Fprintf(&b, "old_text occurs only inside a longer word, at line %d: %q. A match may not begin or end in the middle of a word; include the whole word.", no, diff.ClipLine(lineText(d.lines, no-1)))
 		case firstPlaceholder(pattern, nil) >= 0:
 			e.Reason = ReasonUnsafe
 			b.WriteString(placeholderMessage("old_text", pattern[firstPlaceholder(pattern, nil)]) + "\n")

@@ -544,3 +544,22 @@ func TestInsertLineMappedThroughChanges(t *testing.T) {
 		t.Errorf("append: %v %q", err, res.Text)
 	}
 }
+
+// TestRefusalsQuoteLongLinesCut: a refusal that quotes the file (the word
+// a match would cut into, the nearest region) cuts a long line of it, so a
+// minified file cannot fill the model's context with one refusal.
+func TestRefusalsQuoteLongLinesCut(t *testing.T) {
+	long := "header\n" + strings.Repeat(`{"port":8080},`, 100000) + "\n"
+	for name, old := range map[string]string{
+		"inside a word":  `{"port":808`,
+		"nearest region": "header\nnot the second line",
+	} {
+		_, err := Replace(long, old, "x")
+		if err == nil {
+			t.Fatalf("%s: applied", name)
+		}
+		if msg := err.Error(); len(msg) > 8<<10 || !strings.Contains(msg, "characters left out") {
+			t.Errorf("%s: refusal of %d bytes: %.300s", name, len(msg), msg)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package edit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/diff"
 )
 
 // region is the run of file lines that comes closest to lines the model
@@ -129,9 +131,9 @@ func writeNearest(b *strings.Builder, m *matcher, pattern []string) bool {
 		if differs {
 			mark = ">"
 		}
-		fmt.Fprintf(b, "%s %*d | %s\n", mark, w, i+1, m.lines[i].text)
+		fmt.Fprintf(b, "%s %*d | %s\n", mark, w, i+1, diff.ClipLine(m.lines[i].text))
 		if differs {
-			fmt.Fprintf(b, "  %*s   (you sent: %q)\n", w, "", pattern[j])
+			fmt.Fprintf(b, "  %*s   (you sent: %q)\n", w, "", diff.ClipLine(pattern[j]))
 		}
 	}
 	return true
