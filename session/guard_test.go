@@ -4,6 +4,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -248,4 +249,57 @@ func TestAlwaysAllowOfAnEditIsTheFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "src", "b.txt")); err == nil {
 		t.Error("src/b.txt was written")
 	}
+}
+
+// TestRulesSeePathsAsTheWorkspaceDoes: a rule's pattern on an edit's
+// arguments sees its paths cleaned and relative to the session's folder,
+// however the model spelt them; a deny of "path":"secrets/ was passed by
+// ./secrets/x, docs/../secrets/x and the absolute path, and an allow of
+// "path":"docs/ let docs/../secrets/x through unasked.
+func TestRulesSeePathsAsTheWorkspaceDoes(t *testing.T) {
+	spellings := func(root string) []string {
+		return []string{"secrets/x.txt", "./secrets/x.txt", "secrets//x.txt", "docs/../secrets/x.txt",
+			filepath.Join(root, "secrets", "x.txt"), "file://" + filepath.Join(root, "secrets", "x.txt")}
+	}
+	t.Run("deny", func(t *testing.T) {
+		ap := &askLog{answers: []ApprovalChoice{AllowOnce}}
+		s, root := guardSession(t, tools.ModeAct, PolicyConfig{
+			Approvals: Approvals{Edit: Allow},
+			Rules:     []Rule{{Tool: tools.NameWriteToFile, ArgPattern: `"path":"secrets/`, Decision: Deny}},
+		}, ap)
+		os.Mkdir(filepath.Join(root, "secrets"), 0o755)
+		for _, p := range spellings(root) {
+			args, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
+			r := s.CallTool(t.Context(), tools.NameWriteToFile, args)
+			if !r.Result.IsError || !strings.Contains(r.Result.Content, "denies") {
+				t.Errorf("%s: not denied: %s %+v", p, r.State, r.Result)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(root, "secrets", "x.txt")); err == nil {
+			t.Error("the file was written")
+		}
+	})
+	t.Run("allow", func(t *testing.T) {
+		ap := &askLog{}
+		s, root := guardSession(t, tools.ModeAct, PolicyConfig{
+			Approvals: Approvals{Edit: Ask},
+			Rules:     []Rule{{Tool: tools.NameWriteToFile, ArgPattern: `"path":"docs/`, Decision: Allow}},
+		}, ap)
+		os.Mkdir(filepath.Join(root, "secrets"), 0o755)
+		os.Mkdir(filepath.Join(root, "docs"), 0o755)
+		for _, p := range []string{"docs/../secrets/x.txt", "docs/./../secrets/x.txt"} {
+			args, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
+			s.CallTool(t.Context(), tools.NameWriteToFile, args)
+		}
+		if len(ap.asked) != 2 {
+			t.Errorf("asked %d times, want 2: the allow of docs/ covered a path outside it", len(ap.asked))
+		}
+		if _, err := os.Stat(filepath.Join(root, "secrets", "x.txt")); err == nil {
+			t.Error("the file was written")
+		}
+		args, _ := json.Marshal(map[string]string{"path": "./docs/a.txt", "content": "x"})
+		if r := s.CallTool(t.Context(), tools.NameWriteToFile, args); r.Result.IsError || len(ap.asked) != 2 {
+			t.Errorf("./docs/a.txt was not allowed by the rule: %+v (asked %d)", r.Result, len(ap.asked))
+		}
+	})
 }

@@ -133,7 +133,9 @@ type Rule struct {
 	// through; an ask or deny rule matches a part as written, its words,
 	// what a wrapper in it runs, or the whole line. For other calls it is
 	// matched against the checked arguments as canonical JSON (keys
-	// sorted, each once), e.g. "path":"secrets/.
+	// sorted, each once, paths as the workspace resolves them:
+	// canonicalArgs), e.g. "path":"secrets/; an ask or deny rule also
+	// against the arguments as sent.
 	ArgPattern string `json:"argPattern,omitempty"`
 	// Decision is allow, ask or deny.
 	Decision Decision `json:"decision"`
@@ -503,13 +505,14 @@ func gitPath(paths []string) (string, bool) {
 type subject struct {
 	part *tools.CommandPart
 	line string // the command line part is of
-	args string
+	args string // the arguments with their paths as the workspace sees them
+	raw  string // the arguments as sent, which ask and deny rules see too
 }
 
 // subjects splits the call into what the rules judge one at a time.
 func (c PolicyCall) subjects() []subject {
 	if c.Commands == nil {
-		return []subject{{args: canonicalJSON(c.Args)}}
+		return []subject{{args: c.canonicalArgs(), raw: canonicalJSON(c.Args)}}
 	}
 	var out []subject
 	for _, line := range c.Commands {
@@ -586,12 +589,73 @@ func (r *compiledRule) matches(c PolicyCall, sub subject) bool {
 		return true
 	}
 	if sub.part == nil {
-		return r.pattern.MatchString(sub.args)
+		return r.pattern.MatchString(sub.args) || r.Decision != Allow && r.pattern.MatchString(sub.raw)
 	}
 	if r.Decision == Allow {
 		return sub.part.Simple && r.pattern.MatchString(sub.part.Text)
 	}
 	return slices.ContainsFunc(sub.part.Subjects(), r.pattern.MatchString) || r.pattern.MatchString(sub.line)
+}
+
+// pathKeys are the argument names whose string values name a file, in
+// the built-in tools and in the field names hooks add.
+var pathKeys = []string{"path", "file_path"}
+
+// canonicalArgs is the call's arguments as rule patterns see them
+// (canonicalJSON) with each path (pathKeys, at any depth) written as the
+// workspace resolves it: a file: URI as its path, cleaned, relative to the
+// session's folder when inside it. A rule on "path":"secrets/ so sees
+// ./secrets/x, docs/../secrets/x and the absolute path alike, and an allow
+// of "path":"docs/ does not cover docs/../secrets/x.
+func (c PolicyCall) canonicalArgs() string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(c.Args))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return canonicalJSON(c.Args)
+	}
+	var clean func(v any) any
+	clean = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if s, ok := e.(string); ok && slices.Contains(pathKeys, k) {
+					x[k] = c.workspacePath(s)
+				} else {
+					x[k] = clean(e)
+				}
+			}
+		case []any:
+			for i := range x {
+				x[i] = clean(x[i])
+			}
+		}
+		return v
+	}
+	b, err := json.Marshal(clean(v))
+	if err != nil {
+		return canonicalJSON(c.Args)
+	}
+	return canonicalJSON(b)
+}
+
+// workspacePath is a path argument as the workspace resolves it, for the
+// rules: a file: URI's path, cleaned, relative to the session's folder
+// when it lies inside it (slash-separated), else absolute.
+func (c PolicyCall) workspacePath(p string) string {
+	if u, err := url.Parse(p); err == nil && u.Scheme == "file" {
+		p = u.Path
+	}
+	if p == "" {
+		return p
+	}
+	if !filepath.IsAbs(p) {
+		if c.Root == "" {
+			return filepath.ToSlash(filepath.Clean(p))
+		}
+		p = filepath.Join(c.Root, p)
+	}
+	return relLabel(c.Root, filepath.Clean(p))
 }
 
 // canonicalJSON is the arguments as rule patterns see them: compact, keys

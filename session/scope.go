@@ -99,7 +99,7 @@ func ScopeFor(c PolicyCall) Scope {
 	case cat == CategoryEdit || cat == CategoryFetch || cat == CategoryExecute:
 		// A change, a fetch or a run whose targets the call does not name:
 		// the answer covers this call exactly.
-		sc.args = canonicalJSON(c.Args)
+		sc.args = c.canonicalArgs()
 		sc.Label = "this exact " + c.Tool + " call"
 	default:
 		sc.Label = c.Tool + " calls"
