@@ -156,16 +156,22 @@ func (t *tokens) estimate(raw int) int {
 }
 
 // calibrate records what the provider counted for a request whose raw
-// estimate was raw; a reply without usage leaves the ratio as it was.
+// estimate was raw. A count is believed only upwards: some compatible
+// servers report no usage, or the same small figure for every request,
+// and a count below our own estimate would let the history grow past the
+// window. So the ratio never goes under 1, and the context in use is the
+// larger of the count and the estimate.
 func (t *tokens) calibrate(raw int, u provider.Usage) {
 	actual := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if actual > 0 && raw > 0 {
-		// Bounded, so that one odd count (a server that reports only
-		// the uncached part) cannot make the estimate absurd.
-		t.ratio = min(max(float64(actual)/float64(raw), 0.25), 4)
-		t.used = actual + u.OutputTokens
+		// Bounded above, so that one odd count cannot make the
+		// estimate absurd.
+		t.ratio = min(max(float64(actual)/float64(raw), 1), 4)
+	}
+	if raw > 0 || actual > 0 {
+		t.used = max(actual, raw) + u.OutputTokens
 	}
 }
 
@@ -184,14 +190,33 @@ func (t *tokens) inContext(fallback int) int {
 	return fallback
 }
 
-// learn lowers the window to what a context-length error said it is.
-func (t *tokens) learn(err error) {
-	if n := provider.WindowFromError(err); n > 0 {
-		t.mu.Lock()
-		if n < t.window {
-			t.window = n
+// refusedShare is the share of a refused request's estimate the window
+// is lowered to when the refusal does not say how big the window is: the
+// request did not fit, so the window is below it.
+const refusedShare = 0.85
+
+// learn lowers the window after the provider refused a request as too
+// long; estimated is that request's (calibrated) estimate. A refusal
+// that names the window gives it; one that names a window our estimate
+// of the refused request was under shows the estimate low, and the
+// ratio is raised to match; one that names none still shows the window
+// is below the request.
+func (t *tokens) learn(err error, estimated int) {
+	n := provider.WindowFromError(err)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case n > 0:
+		if estimated > 0 && estimated <= n {
+			r := t.ratio
+			if r == 0 {
+				r = 1
+			}
+			t.ratio = min(r*float64(n)/float64(estimated)*1.05, 4)
 		}
-		t.mu.Unlock()
+		t.window = min(t.window, n)
+	case estimated > 0:
+		t.window = min(t.window, int(refusedShare*float64(estimated)))
 	}
 }
 
@@ -243,19 +268,27 @@ func (s *Session) fit(ctx context.Context, req *provider.Request) error {
 
 // recoverContext handles a request the provider refused as too long:
 // it learns the window from the error and compacts, reporting whether
-// the request is worth one more try.
-func (s *Session) recoverContext(ctx context.Context, err error, req provider.Request) bool {
+// the request is worth another try: the first time a request is refused,
+// once compacted; after that, only when the conversation it would send
+// is now smaller. The turn asks again for as long as that holds, so a
+// turn does not end on a context-length error while there is history
+// left to cut, and cannot loop on one that compaction does not shrink.
+func (s *Session) recoverContext(ctx context.Context, err error, req provider.Request, first bool) bool {
 	if !errors.Is(err, provider.ErrContextLength) {
 		return false
 	}
-	s.tokens.learn(err)
+	total := s.tokens.estimate(provider.EstimateTokens(req))
+	s.tokens.learn(err, total)
 	overhead := s.tokens.estimate(provider.EstimateTokens(req)) - s.estimateMessages(req.Messages)
 	if overhead > int(hardShare*float64(s.tokens.size())) {
 		// No compaction can help: the retry's fit says what is too big.
 		return true
 	}
-	_, cerr := s.compact(ctx, ReasonContextLength, overhead)
-	return cerr == nil
+	before := provider.EstimateTokens(provider.Request{Messages: req.Messages})
+	if _, cerr := s.compact(ctx, ReasonContextLength, overhead); cerr != nil {
+		return false
+	}
+	return first || provider.EstimateTokens(provider.Request{Messages: s.History()}) < before
 }
 
 // Compact compacts the history now (cline/compact) and returns the view's
@@ -331,7 +364,11 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	}
 	old, kept := view[:split], view[split:]
 	c := &Compaction{Reason: reason, Kept: len(kept), Before: before}
-	summary, usage, err := s.summarise(ctx, old, int(transcriptShare*float64(window))-overhead)
+	// The summary request carries no tools and a short system prompt:
+	// the transcript may take the share of the window itself.
+	summary, usage, err := s.summarise(ctx, old, int(transcriptShare*float64(window)))
+	// A refused summary request may have taught a smaller window.
+	window = s.tokens.size()
 	s.meter.add(s.cfg.Provider, usage)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -357,7 +394,6 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 			head, _ := s.elide(kept[:last], math.MaxInt)
 			c.Head = append(c.Head, head...)
 			c.Kept = len(kept) - last
-			next = c.apply(view)
 		}
 	}
 	return s.commitCompaction(c, view, start), nil
@@ -449,15 +485,73 @@ func (s *Session) splitKept(view []provider.Message, budget int) int {
 	return split
 }
 
-// summarise asks the session's model for a summary of old, rendered as a
-// transcript of at most budget tokens.
+// Summary passes.
+const (
+	// summaryAttempts bounds the summary requests refused as too long
+	// before compaction falls back to eliding.
+	summaryAttempts = 6
+	// minTranscript is the smallest transcript budget, in tokens, worth
+	// a summary request.
+	minTranscript = 256
+)
+
+// summarise asks the session's model for a summary of old, rendered as
+// transcripts of at most budget tokens each: the oldest tool outputs are
+// cut first, and what still does not fit is summarised in several
+// passes, each given the summary so far. A summary request refused as
+// too long teaches the window and is made again smaller; the summary
+// says what was cut.
 func (s *Session) summarise(ctx context.Context, old []provider.Message, budget int) (string, provider.Usage, error) {
-	transcript := s.transcript(old, budget)
-	req := provider.Request{
-		System:    summaryPrompt,
-		Messages:  []provider.Message{provider.UserText("<transcript>\n" + transcript + "\n</transcript>\n\nSummarise the conversation above.")},
-		MaxTokens: min(4096, max(512, s.tokens.size()/8)),
+	var total provider.Usage
+	for attempt := 1; ; attempt++ {
+		maxTokens := min(4096, max(512, s.tokens.size()/8))
+		chunks, cuts := s.transcriptChunks(old, budget, maxTokens)
+		summary, usage, refused, err := s.summaryPasses(ctx, chunks, maxTokens)
+		total = addUsage(total, usage)
+		if err == nil {
+			if cuts > 0 {
+				summary += fmt.Sprintf("\n\n(To fit the summary request, the outputs of the %d oldest tool calls were cut before summarising.)", cuts)
+			}
+			if len(chunks) > 1 {
+				summary += fmt.Sprintf("\n\n(The earlier part was summarised in %d passes.)", len(chunks))
+			}
+			return summary, total, nil
+		}
+		if !errors.Is(err, provider.ErrContextLength) || attempt == summaryAttempts || ctx.Err() != nil {
+			return "", total, err
+		}
+		s.tokens.learn(err, s.tokens.estimate(provider.EstimateTokens(refused)))
+		budget = min(budget/2, int(transcriptShare*float64(s.tokens.size())))
+		if budget < minTranscript {
+			return "", total, err
+		}
 	}
+}
+
+// summaryPasses summarises chunks in order, each pass given the summary
+// of the ones before; on failure it returns the request that failed.
+func (s *Session) summaryPasses(ctx context.Context, chunks []string, maxTokens int) (string, provider.Usage, provider.Request, error) {
+	var total provider.Usage
+	summary := ""
+	for i, chunk := range chunks {
+		text := "<transcript>\n" + chunk + "\n</transcript>\n\nSummarise the conversation above."
+		if i > 0 {
+			text = "<summary_so_far>\n" + summary + "\n</summary_so_far>\n\n" + text +
+				" It continues the part the summary so far covers: write one summary of both."
+		}
+		req := provider.Request{System: summaryPrompt, Messages: []provider.Message{provider.UserText(text)}, MaxTokens: maxTokens}
+		next, usage, err := s.summaryRequest(ctx, req)
+		total = addUsage(total, usage)
+		if err != nil {
+			return "", total, req, err
+		}
+		summary = next
+	}
+	return summary, total, provider.Request{}, nil
+}
+
+// summaryRequest makes one summary request.
+func (s *Session) summaryRequest(ctx context.Context, req provider.Request) (string, provider.Usage, error) {
 	stream, err := s.cfg.Provider.Stream(ctx, req)
 	if err != nil {
 		return "", provider.Usage{}, err
@@ -473,31 +567,71 @@ func (s *Session) summarise(ctx context.Context, old []provider.Message, budget 
 	return s.cfg.Redact(text), reply.Usage, nil
 }
 
-// transcript renders messages as text for summarising, calls and results
-// cut short. When it is over budget the oldest messages after the first
-// (which holds any earlier summary) are left out, saying so.
-func (s *Session) transcript(msgs []provider.Message, budget int) string {
+// transcriptChunks renders msgs as transcripts for summarising, calls
+// and results cut short, each at most budget tokens but for the room a
+// later pass needs for the summary so far (reserve). When the whole is
+// over budget the outputs of the oldest calls are cut first, and cuts
+// says how many; what is still over budget is split, at message
+// boundaries, into several chunks.
+func (s *Session) transcriptChunks(msgs []provider.Message, budget, reserve int) (chunks []string, cuts int) {
+	size := func(text string) int { return s.tokens.estimate(len(text)/int(bytesPerTokenText) + 1) }
 	parts := make([]string, len(msgs))
-	for i, m := range msgs {
-		parts[i] = renderMessage(m)
-	}
 	total := 0
+	for i, m := range msgs {
+		parts[i] = renderMessage(m, summaryResultChars)
+		total += size(parts[i])
+	}
+	for i := 0; i < len(msgs) && total > budget; i++ {
+		if !hasResults(msgs[i]) {
+			continue
+		}
+		total -= size(parts[i])
+		parts[i] = renderMessage(msgs[i], 0)
+		total += size(parts[i])
+		cuts++
+	}
+	if total <= budget {
+		return []string{strings.Join(parts, "\n\n")}, cuts
+	}
+	// Later passes carry the summary so far.
+	room := max(budget-reserve, minTranscript)
+	var cur []string
+	used := 0
 	for _, p := range parts {
-		total += len(p)
+		n := size(p)
+		if n > room {
+			p = cut(p, room*int(bytesPerTokenText))
+			n = size(p)
+		}
+		if used+n > room && len(cur) > 0 {
+			chunks = append(chunks, strings.Join(cur, "\n\n"))
+			cur, used = nil, 0
+		}
+		cur = append(cur, p)
+		used += n
 	}
-	skip := 0
-	for skip < len(parts)-2 && s.tokens.estimate(total/4) > budget {
-		skip++
-		total -= len(parts[skip])
+	if len(cur) > 0 {
+		chunks = append(chunks, strings.Join(cur, "\n\n"))
 	}
-	if skip == 0 {
-		return strings.Join(parts, "\n\n")
-	}
-	out := append([]string{parts[0], fmt.Sprintf("[… %d messages left out …]", skip)}, parts[skip+1:]...)
-	return strings.Join(out, "\n\n")
+	return chunks, cuts
 }
 
-func renderMessage(m provider.Message) string {
+// bytesPerTokenText is the bytes a token of transcript text is counted
+// as, the figure provider.EstimateTokens uses for text.
+const bytesPerTokenText = 4
+
+func hasResults(m provider.Message) bool {
+	for _, p := range m.Parts {
+		if p.Result != nil && p.Result.Content != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// renderMessage renders a message for a transcript, each tool output cut
+// to resultChars bytes (0: only its size is said).
+func renderMessage(m provider.Message, resultChars int) string {
 	var b strings.Builder
 	b.WriteString(strings.ToUpper(string(m.Role)) + ":")
 	for _, p := range m.Parts {
@@ -511,7 +645,11 @@ func renderMessage(m provider.Message) string {
 			if p.Result.IsError {
 				outcome = "error"
 			}
-			fmt.Fprintf(&b, "\n← %s (%s): %s", p.Result.Name, outcome, cut(p.Result.Content, summaryResultChars))
+			if resultChars == 0 {
+				fmt.Fprintf(&b, "\n← %s (%s): [output of %d bytes cut]", p.Result.Name, outcome, len(p.Result.Content))
+				continue
+			}
+			fmt.Fprintf(&b, "\n← %s (%s): %s", p.Result.Name, outcome, cut(p.Result.Content, resultChars))
 		}
 	}
 	return b.String()

@@ -362,7 +362,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 // turn is the loop of docs/DESIGN.md §5: render the prompt, stream the reply,
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
-	retried := false // the request now being made is a retry after compacting
+	refused := 0 // context-length refusals of the request now being made
 	for req := 0; ; req++ {
 		if req >= s.cfg.MaxTurns {
 			return StopMaxTurnRequests, nil
@@ -391,15 +391,16 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 			if ctx.Err() != nil {
 				return StopCancelled, nil
 			}
-			// Too long for the model after all: compact and try once more.
-			if !retried && s.recoverContext(ctx, err, request) {
-				retried = true
+			// Too long for the model after all: compact and try again,
+			// for as long as compacting makes the conversation smaller.
+			if s.recoverContext(ctx, err, request, refused == 0) {
+				refused++
 				req--
 				continue
 			}
 			return "", err
 		}
-		retried = false
+		refused = 0
 		if len(calls) == 0 {
 			switch {
 			case reply.Stop == provider.StopMaxTokens:
