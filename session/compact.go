@@ -830,6 +830,51 @@ func Resume(meta Meta, recs []Record) Resumed {
 	return r
 }
 
+// isPrompt reports whether a history message is a prompt of the user's:
+// a user message that is not yolo's reminder to go on.
+func isPrompt(m provider.Message) bool {
+	return m.Role == provider.RoleUser && !isFacts(m) && messageText(m) != continueReminder
+}
+
+// Turns counts the prompts of a session's records: the turns a fork can
+// be made at.
+func Turns(recs []Record) int {
+	n := 0
+	for _, rec := range recs {
+		if rec.Type == RecordMessage && isPrompt(*rec.Message) {
+			n++
+		}
+	}
+	return n
+}
+
+// UpToTurn returns the records of a session up to the end of its turn
+// atTurn (1-based; 0 means all of them): everything recorded before its
+// next prompt. What follows a prompt (replies, compactions, plan and
+// usage records) belongs to its turn, so the records kept replay to the
+// state the session had when that turn ended.
+func UpToTurn(recs []Record, atTurn int) ([]Record, error) {
+	total := Turns(recs)
+	switch {
+	case atTurn < 0:
+		return nil, fmt.Errorf("atTurn %d: turns count from 1 (0 for all of them)", atTurn)
+	case atTurn > total:
+		return nil, fmt.Errorf("atTurn %d: the session has %d turns", atTurn, total)
+	case atTurn == 0 || atTurn == total:
+		return recs, nil
+	}
+	n := 0
+	for i, rec := range recs {
+		if rec.Type == RecordMessage && isPrompt(*rec.Message) {
+			if n == atTurn {
+				return recs[:i], nil
+			}
+			n++
+		}
+	}
+	return recs, nil
+}
+
 func messageText(m provider.Message) string {
 	var b strings.Builder
 	for _, p := range m.Parts {
