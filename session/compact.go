@@ -235,14 +235,16 @@ var ErrTooLarge = errors.New("the conversation does not fit the model's context 
 var ErrToolsTooLarge = errors.New("the system prompt and tool definitions alone do not fit the model's context window")
 
 // fit compacts before req is sent when it would pass compactAt of the
-// window, and replaces req.Messages with the compacted view. A request
-// whose system prompt and tools alone pass the limit fails at once,
-// blaming them, not the conversation.
-func (s *Session) fit(ctx context.Context, req *provider.Request) error {
+// window, and replaces req.Messages with the compacted view; compacted
+// says it did, and then the caller renders the request again, since the
+// instructions were read afresh. A request whose system prompt and tools
+// alone pass the limit fails at once, blaming them, not the
+// conversation.
+func (s *Session) fit(ctx context.Context, req *provider.Request) (compacted bool, err error) {
 	window := s.tokens.size()
 	total := s.tokens.estimate(provider.EstimateTokens(*req))
 	if float64(total) <= s.tokens.compactAt*float64(window) {
-		return nil
+		return false, nil
 	}
 	overhead := total - s.estimateMessages(req.Messages)
 	limit := int(hardShare * float64(window))
@@ -253,17 +255,22 @@ func (s *Session) fit(ctx context.Context, req *provider.Request) error {
 				mcp++
 			}
 		}
-		return fmt.Errorf("%w: they take about %d tokens of the %d-token window (%d tool definitions, %d of them MCP tools); offer fewer tools (fewer MCP servers, or a mode with fewer tools)",
+		return false, fmt.Errorf("%w: they take about %d tokens of the %d-token window (%d tool definitions, %d of them MCP tools); offer fewer tools (fewer MCP servers, or a mode with fewer tools)",
 			ErrToolsTooLarge, overhead, window, len(req.Tools), mcp)
 	}
-	if _, err := s.compact(ctx, ReasonAuto, overhead); err != nil && !errors.Is(err, errNothingToCompact) {
-		return err
+	_, err = s.compact(ctx, ReasonAuto, overhead)
+	switch {
+	case errors.Is(err, errNothingToCompact):
+	case err != nil:
+		return false, err
+	default:
+		compacted = true
 	}
 	req.Messages = s.History()
 	if s.tokens.estimate(provider.EstimateTokens(*req)) > limit {
-		return fmt.Errorf("%w (the system prompt and tool definitions take about %d tokens of the %d-token window)", ErrTooLarge, overhead, window)
+		return compacted, fmt.Errorf("%w (the system prompt and tool definitions take about %d tokens of the %d-token window)", ErrTooLarge, overhead, window)
 	}
-	return nil
+	return compacted, nil
 }
 
 // recoverContext handles a request the provider refused as too long:
@@ -375,7 +382,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	}
 	if err == nil {
 		c.Method, c.Summary = MethodSummary, summary
-		c.Head = []provider.Message{s.factsMessage(summary)}
+		c.Head = []provider.Message{s.factsMessage(summary, old)}
 	} else {
 		budget := int(fallbackShare*float64(window)) - overhead - s.estimateMessages(kept)
 		c.Head, c.Method = s.elide(old, budget)
@@ -384,7 +391,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 			c.Summary += " and the oldest turns dropped"
 		}
 		c.Summary += "."
-		c.Head = append([]provider.Message{s.factsMessage("")}, c.Head...)
+		c.Head = append([]provider.Message{s.factsMessage("", old)}, c.Head...)
 	}
 	next := c.apply(view)
 	// The kept part itself may be too long (one huge tool output): elide
@@ -405,8 +412,18 @@ func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start
 	next := c.apply(view)
 	c.After = s.estimateMessages(next)
 	c.Micros = time.Since(start).Microseconds()
+	// The instructions are not the history's to summarise: they are read
+	// afresh, so the next request's system prompt has them as they are
+	// now. A PreCompact hook, when there is one, runs before compact.
+	instr := ""
+	if s.cfg.Instructions != nil {
+		instr = s.cfg.Instructions()
+	}
 	s.mu.Lock()
 	s.history = next
+	if s.cfg.Instructions != nil {
+		s.instr = instr
+	}
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordCompaction, Compaction: c})
 	s.cfg.Updates(c.Update(s.cfg.ACP))
@@ -704,8 +721,10 @@ func (s *Session) elide(old []provider.Message, budget int) ([]provider.Message,
 }
 
 // factsMessage opens a compacted view: the summary, then what the
-// daemon itself keeps of the session.
-func (s *Session) factsMessage(summary string) provider.Message {
+// daemon itself keeps of the session: the user's latest request, the
+// plan and the ledger (ledger.go). replaced is the part of the view the
+// compaction replaces.
+func (s *Session) factsMessage(summary string, replaced []provider.Message) provider.Message {
 	var b strings.Builder
 	b.WriteString(factsMarker)
 	if summary != "" {
@@ -717,18 +736,11 @@ func (s *Session) factsMessage(summary string) provider.Message {
 	}
 	s.mu.Lock()
 	latest, plan := s.lastPrompt, slices.Clone(s.plan)
-	edited := slices.Clone(s.edited)
 	s.mu.Unlock()
 	if latest != "" {
 		b.WriteString("\nThe user's latest request, verbatim:\n<request>\n")
 		b.WriteString(cut(latest, latestRequestChars))
 		b.WriteString("\n</request>\n")
-	}
-	if len(edited) > 0 {
-		b.WriteString("\nFiles changed in this session so far:\n")
-		for _, p := range edited {
-			b.WriteString("- " + p + "\n")
-		}
 	}
 	if len(plan) > 0 {
 		b.WriteString("\nThe current plan:\n")
@@ -736,6 +748,7 @@ func (s *Session) factsMessage(summary string) provider.Message {
 			fmt.Fprintf(&b, "- [%s] %s\n", e.Status, e.Content)
 		}
 	}
+	s.writeLedger(&b, replaced)
 	return provider.UserText(s.cfg.Redact(b.String()))
 }
 
@@ -773,6 +786,7 @@ type Resumed struct {
 	Messages   int
 	Plan       []PlanEntry
 	Edited     []string
+	Read       []string
 	LastPrompt string
 	// Usage and CostUSD total the session's replies.
 	Usage   provider.Usage
@@ -783,7 +797,7 @@ type Resumed struct {
 // saved state: plan, changed files, latest request and usage.
 func (s *Session) Restore(r Resumed) {
 	s.mu.Lock()
-	s.plan, s.edited, s.lastPrompt = r.Plan, r.Edited, r.LastPrompt
+	s.plan, s.edited, s.read, s.lastPrompt = r.Plan, r.Edited, r.Read, r.LastPrompt
 	s.mu.Unlock()
 	s.meter.restore(usageTotal{Usage: r.Usage, CostUSD: r.CostUSD, priced: r.CostUSD > 0})
 }
@@ -820,6 +834,11 @@ func Resume(meta Meta, recs []Record) Resumed {
 			for _, p := range rec.Edited {
 				if !slices.Contains(r.Edited, p) {
 					r.Edited = append(r.Edited, p)
+				}
+			}
+			for _, p := range rec.Read {
+				if !slices.Contains(r.Read, p) {
+					r.Read = append(r.Read, p)
 				}
 			}
 		case RecordUsage:

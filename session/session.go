@@ -81,7 +81,8 @@ type Config struct {
 	// block.
 	OpenBuffers func() []string
 	// Instructions returns the project's and the user's instruction
-	// files, rendered for the system prompt; asked once per turn.
+	// files, rendered for the system prompt; asked once per turn and
+	// again after each compaction.
 	Instructions func() string
 	// Environment returns the facts of the moment (date, git branch and
 	// status) for the turn's context block; asked once per turn.
@@ -144,9 +145,14 @@ type Session struct {
 	nextID int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
-	// lastPrompt and edited are facts every compaction keeps.
+	// lastPrompt and edited are facts every compaction keeps, and with
+	// them the ledger (ledger.go): files read, the last turn's failed
+	// commands, open questions.
 	lastPrompt string
 	edited     []string
+	read       []string
+	failed     []failedCommand
+	questions  []openQuestion
 
 	tokens *tokens
 	meter  *meter
@@ -335,6 +341,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 			s.turnIndex++
 		}
 	}
+	s.startLedgerTurnLocked()
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
@@ -377,8 +384,15 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := s.fit(ctx, &request); err != nil {
+		compacted, err := s.fit(ctx, &request)
+		if err != nil {
 			return "", err
+		}
+		if compacted {
+			// The system prompt holds the instructions as read afresh.
+			if request, parser, err = s.request(tctx, enabled); err != nil {
+				return "", err
+			}
 		}
 		stream, err := s.cfg.Provider.Stream(ctx, request)
 		if err != nil {
@@ -820,6 +834,7 @@ func (s *Session) observe(u CallUpdate) {
 		} else {
 			up.Status = wire.StatusFailed
 		}
+		s.noteCall(u.Description, u.Result)
 		if u.Result != nil && len(u.Result.Edits) > 0 {
 			s.noteEdits(u.Result.Edits)
 			if s.cfg.Edited != nil {

@@ -125,8 +125,10 @@ type Record struct {
 	CostUSD float64         `json:"costUsd,omitempty"`
 	// Compaction is set on RecordCompaction.
 	Compaction *Compaction `json:"compaction,omitempty"`
-	// Edited is set on RecordEdited.
+	// Edited is set on RecordEdited: files changed; Read, files read
+	// (either may be set).
 	Edited []string `json:"edited,omitempty"`
+	Read   []string `json:"read,omitempty"`
 	// Keep is set on RecordRewind: how many messages of the history stay.
 	Keep int `json:"keep,omitempty"`
 }
