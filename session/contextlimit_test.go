@@ -239,3 +239,61 @@ func TestUsageThatLiesLow(t *testing.T) {
 		t.Errorf("context in use = %d, the server's figure; want the estimate", used)
 	}
 }
+
+// TestSummaryInPasses: a history of long messages with no tool output to
+// cut, summarised by a model that refuses summary requests past 12,000
+// characters without saying its window: the summary is made in several
+// passes, each request under the limit once the refusals taught it, and
+// says so.
+func TestSummaryInPasses(t *testing.T) {
+	const limit = 12000
+	var mu sync.Mutex
+	var sizes []int
+	refusal := &provider.Error{Provider: "openai", Status: 400, Attempts: 1, ContextLength: true,
+		Message: "the request exceeds the available context size, try increasing it"}
+	m := &scriptModel{summary: func(req provider.Request) (string, error) {
+		n := len(req.System) + len(messageText(req.Messages[0]))
+		mu.Lock()
+		sizes = append(sizes, n)
+		mu.Unlock()
+		if n > limit {
+			return "", refusal
+		}
+		return "## Task\npart summarised", nil
+	}}
+	m.reply = func(int, provider.Request) ([]provider.Event, error) { return textEvents("ok"), nil }
+	s, _, _, updates := testSession(t, m, 1_000_000, 0)
+	var view []provider.Message
+	for i := range 30 {
+		view = append(view, provider.UserText(fmt.Sprintf("request %d: %s", i, strings.Repeat("u", 1000))),
+			provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{provider.TextPart(strings.Repeat("a", 1000))}})
+	}
+	s.history = view
+	if _, _, err := s.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var c *wire.Compaction
+	for _, u := range *updates {
+		if x, ok := u.(wire.Compaction); ok {
+			c = &x
+		}
+	}
+	if c == nil || !strings.Contains(c.Summary, "passes") {
+		t.Fatalf("compaction = %+v, want a summary made in passes", c)
+	}
+	refused, passes := 0, 0
+	for _, n := range sizes {
+		if n > limit {
+			refused++
+			if passes > 0 {
+				t.Errorf("a summary request of %d characters after one fitted: %v", n, sizes)
+			}
+		} else {
+			passes++
+		}
+	}
+	t.Logf("summary requests (characters): %v", sizes)
+	if passes < 2 || refused > summaryAttempts {
+		t.Errorf("summary requests (characters): %v; want a few refusals, then several passes", sizes)
+	}
+}
