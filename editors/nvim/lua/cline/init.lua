@@ -820,6 +820,24 @@ function M.sessions()
   end)
 end
 
+-- fork copies the current session up to turn at_turn (0: all of it) into
+-- a new session, which the daemon makes even when another editor holds
+-- the session open, and resumes the fork here.
+function M.fork(at_turn)
+  local st = current()
+  if not st.session_id then
+    notify('no session yet', vim.log.levels.WARN)
+    return
+  end
+  request(st, 'cline/forkSession', { sessionId = st.session_id, atTurn = at_turn or 0 }, function(err, result)
+    if err or type(result) ~= 'table' or not result.sessionId then
+      notify('cline/forkSession failed: ' .. err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    M.load(result.sessionId)
+  end)
+end
+
 -- Checkpoints -----------------------------------------------------------
 
 local function with_checkpoints(st, fn)
