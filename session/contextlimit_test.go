@@ -21,8 +21,9 @@ import (
 // more than limit characters, with a 400 and a realistic body. Its
 // model reads a big file at each step and ends at step steps; summary
 // requests are answered with a summary. It reports usage as a real
-// server does (about four characters a token) unless fixedPrompt is set,
-// then it reports that many prompt tokens for every request.
+// server does (about four characters a token) unless fixedPrompt is set:
+// then it reports that many prompt tokens for every request, or, when
+// negative, no usage.
 type limitServer struct {
 	limit       int
 	steps       int
@@ -123,8 +124,13 @@ func (f *limitServer) serve(t *testing.T) *httptest.Server {
 			chunk(map[string]any{}, "tool_calls")
 		}
 		prompt := chars / 4
-		if f.fixedPrompt > 0 {
+		if f.fixedPrompt != 0 {
 			prompt = f.fixedPrompt
+		}
+		if prompt < 0 {
+			// Some servers send no usage, even when asked for it.
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
 		}
 		event(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "local", "choices": []any{},
 			"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20}})
@@ -219,24 +225,32 @@ func TestSummaryRequestTooLongIsCut(t *testing.T) {
 }
 
 // TestUsageThatLiesLow is a server that reports 100 prompt tokens for
-// every request: the daemon's own estimate wins, so it compacts before
-// the window and never sends a request the server must refuse.
+// every request, and one that reports no usage at all: the daemon's own
+// estimate wins, so it compacts before the window and never sends a
+// request the server must refuse.
 func TestUsageThatLiesLow(t *testing.T) {
-	f := &limitServer{limit: 90000, steps: 40, fixedPrompt: 100, nameWindow: true}
-	// The window is the server's: 22,500 tokens of four characters.
-	s, _, _, _ := testSessionWith(t, f.provider(t), 22500, 7000)
-	stop, err := s.Prompt(t.Context(), "read big.txt forty times")
-	if err != nil || stop != StopEndTurn {
-		t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
-	}
-	if over := f.over(); len(over) != 0 {
-		t.Errorf("requests over the limit: %v; the window was known", over)
-	}
-	if f.summaries == 0 {
-		t.Error("never compacted")
-	}
-	if used := s.tokens.inContext(0); used <= 120 {
-		t.Errorf("context in use = %d, the server's figure; want the estimate", used)
+	for _, tc := range []struct {
+		name   string
+		prompt int
+	}{{"always 100", 100}, {"none", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &limitServer{limit: 90000, steps: 40, fixedPrompt: tc.prompt, nameWindow: true}
+			// The window is the server's: 22,500 tokens of four characters.
+			s, _, _, _ := testSessionWith(t, f.provider(t), 22500, 7000)
+			stop, err := s.Prompt(t.Context(), "read big.txt forty times")
+			if err != nil || stop != StopEndTurn {
+				t.Fatalf("Prompt = %q, %v; want end_turn", stop, err)
+			}
+			if over := f.over(); len(over) != 0 {
+				t.Errorf("requests over the limit: %v; the window was known", over)
+			}
+			if f.summaries == 0 {
+				t.Error("never compacted")
+			}
+			if used := s.tokens.inContext(0); used <= 120 {
+				t.Errorf("context in use = %d, the server's figure; want the estimate", used)
+			}
+		})
 	}
 }
 
