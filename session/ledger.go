@@ -43,15 +43,16 @@ type openQuestion struct {
 	turn       int
 }
 
-// noteCall records what an ended call adds to the ledger: files read
-// (a read-only call's paths) and commands that failed.
-func (s *Session) noteCall(d *tools.Description, r *tools.Result) {
+// noteCall records what an ended call of tool adds to the ledger: the
+// files read_files read (other read-only tools name folders and
+// patterns, not files read) and the commands that failed.
+func (s *Session) noteCall(tool string, d *tools.Description, r *tools.Result) {
 	if r == nil {
 		return
 	}
 	var read []string
 	s.mu.Lock()
-	if d != nil && d.Kind == tools.KindRead && !r.IsError {
+	if tool == tools.NameReadFiles && d != nil && !r.IsError {
 		for _, p := range d.Paths() {
 			if !slices.Contains(s.read, p) {
 				s.read = append(s.read, p)

@@ -834,7 +834,7 @@ func (s *Session) observe(u CallUpdate) {
 		} else {
 			up.Status = wire.StatusFailed
 		}
-		s.noteCall(u.Description, u.Result)
+		s.noteCall(u.Tool, u.Description, u.Result)
 		if u.Result != nil && len(u.Result.Edits) > 0 {
 			s.noteEdits(u.Result.Edits)
 			if s.cfg.Edited != nil {
