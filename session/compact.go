@@ -98,12 +98,26 @@ func (c *Compaction) apply(view []provider.Message) []provider.Message {
 // Update is the session/update that reports the compaction: "compaction"
 // in the LSP dialect, an agent_message_chunk note in ACP's, which has no
 // such update. A live session and a replayed one both build it here.
-func (c *Compaction) Update(acp bool) wire.SessionUpdate {
+// file is the session file, which keeps what was replaced ("" when the
+// session is not saved).
+func (c *Compaction) Update(acp bool, file string) wire.SessionUpdate {
 	if acp {
+		kept := ""
+		if file != "" {
+			kept = "; the replaced turns stay in " + file
+		}
 		return wire.AgentMessageChunk{Content: wire.TextBlock{Text: fmt.Sprintf(
-			"\n[context compacted (%s): about %d → %d tokens]\n", c.Method, c.Before, c.After)}}
+			"\n[context compacted (%s): about %d → %d tokens%s]\n", c.Method, c.Before, c.After, kept)}}
 	}
-	return wire.Compaction{Before: c.Before, After: c.After, Summary: c.Summary}
+	return wire.Compaction{Before: c.Before, After: c.After, Summary: c.Summary, HistoryFile: file}
+}
+
+// historyFile is the session's file, "" when it is not saved.
+func (s *Session) historyFile() string {
+	if s.cfg.Log == nil {
+		return ""
+	}
+	return s.cfg.Log.Path()
 }
 
 // continueReminder is the user message yolo mode adds when a reply ends
@@ -426,7 +440,7 @@ func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start
 	}
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordCompaction, Compaction: c})
-	s.cfg.Updates(c.Update(s.cfg.ACP))
+	s.cfg.Updates(c.Update(s.cfg.ACP, s.historyFile()))
 	return c
 }
 

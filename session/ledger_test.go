@@ -157,8 +157,11 @@ func TestWhatSurvivesACompaction(t *testing.T) {
 	}
 	told := false
 	for _, u := range *updates {
-		if _, ok := u.(wire.Compaction); ok {
+		if c, ok := u.(wire.Compaction); ok {
 			told = true
+			if c.HistoryFile != s.cfg.Log.Path() {
+				t.Errorf("the compaction update names %q as the history file, want %q", c.HistoryFile, s.cfg.Log.Path())
+			}
 		}
 	}
 	if !told {

@@ -880,6 +880,9 @@ type Log struct {
 // ID returns the session id the Log appends to.
 func (l *Log) ID() string { return l.id }
 
+// Path returns the session file the Log appends to.
+func (l *Log) Path() string { return l.store.path(l.id) }
+
 // Append encodes records into the buffer, all or none of them. Zero
 // times become the current time. Meta records are refused: only Create
 // writes one.

@@ -1337,6 +1337,15 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
          (when s (setf (cline--session-mode s) mode))
          (cline--log-meta (format "[mode: %s]" mode))))
       ("usage_update" (when s (setf (cline--session-usage s) u)))
+      ("compaction"
+       ;; The older turns were replaced to fit the context window; the
+       ;; session file keeps them.
+       (let ((file (plist-get u :historyFile)))
+         (cline--log-meta (format "[context compacted: about %s -> %s tokens%s]"
+                                  (plist-get u :before) (plist-get u :after)
+                                  (if (and (stringp file) (not (string-empty-p file)))
+                                      (concat "; the replaced turns stay in " file)
+                                    "")))))
       (_ nil))
     (cline--status-changed)))
 

@@ -247,6 +247,11 @@ local function on_update(st, u)
       st.mode_shown = true
       v:note('-- mode: ' .. tostring(u.currentModeId) .. ' --')
     end
+  elseif kind == 'compaction' then
+    -- The older turns were replaced to fit the context window; the
+    -- session file keeps them.
+    local kept = type(u.historyFile) == 'string' and u.historyFile ~= '' and ('; the replaced turns stay in ' .. u.historyFile) or ''
+    v:note(string.format('-- context compacted: about %s -> %s tokens%s --', tostring(u.before), tostring(u.after), kept))
   elseif kind == 'usage_update' then
     -- The daemon sends the turn's and the session's totals with each
     -- reply's counts; those are what is shown, so that every client
