@@ -362,6 +362,8 @@ var errNothingToCompact = errors.New("nothing to compact")
 // compact replaces the older part of the view, persists the record and
 // tells the client. overhead is the estimated system prompt and tools.
 func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Compaction, error) {
+	// A PreCompact hook, when the hooks have one, runs here, first: every
+	// compaction (auto, manual, after a refusal) passes through.
 	start := time.Now()
 	view := s.History()
 	window := s.tokens.size()
@@ -428,7 +430,7 @@ func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start
 	c.Micros = time.Since(start).Microseconds()
 	// The instructions are not the history's to summarise: they are read
 	// afresh, so the next request's system prompt has them as they are
-	// now. A PreCompact hook, when there is one, runs before compact.
+	// now.
 	instr := ""
 	if s.cfg.Instructions != nil {
 		instr = s.cfg.Instructions()
