@@ -29,6 +29,10 @@ type limitServer struct {
 	steps       int
 	nameWindow  bool // the refusal says the window in tokens
 	fixedPrompt int
+	// charsPerToken is the server's tokenizer: 4 when 0. At 3 the
+	// window it names is larger than the daemon's estimate of the
+	// refused request.
+	charsPerToken int
 
 	mu        sync.Mutex
 	sizes     []int // characters of every request, refused ones too
@@ -71,6 +75,10 @@ func (f *limitServer) serve(t *testing.T) *httptest.Server {
 		}
 		f.mu.Lock()
 		f.sizes = append(f.sizes, chars)
+		cpt := f.charsPerToken
+		if cpt == 0 {
+			cpt = 4
+		}
 		if chars > f.limit {
 			f.refused++
 			f.mu.Unlock()
@@ -79,7 +87,7 @@ func (f *limitServer) serve(t *testing.T) *httptest.Server {
 			msg := "the request exceeds the available context size, try increasing it"
 			if f.nameWindow {
 				msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, 0 in the completion). Please reduce the length of the messages or completion.",
-					f.limit/4, chars/4, chars/4)
+					f.limit/cpt, chars/cpt, chars/cpt)
 			}
 			b, _ := json.Marshal(map[string]any{"object": "error", "message": msg, "type": "BadRequestError", "param": nil, "code": 400})
 			w.Write(b)
@@ -123,7 +131,7 @@ func (f *limitServer) serve(t *testing.T) *httptest.Server {
 				"function": map[string]any{"name": tools.NameReadFiles, "arguments": args}}}}, nil)
 			chunk(map[string]any{}, "tool_calls")
 		}
-		prompt := chars / 4
+		prompt := chars / cpt
 		if f.fixedPrompt != 0 {
 			prompt = f.fixedPrompt
 		}
@@ -169,11 +177,22 @@ func (f *limitServer) over() []int {
 // the daemon does not know (window set to 1,000,000; the server refuses
 // past 90,000 characters), with big tool results: the turn ends normally,
 // and the only request over the limit is the one that taught it, whether
-// or not the refusal names the window.
+// the refusal names the window, names it in tokens of a tokenizer finer
+// than the daemon's estimate (so that the request looked under it; with
+// no usage reported, the refusal alone must correct the estimate), or
+// names none.
 func TestUnknownLimitRecovered(t *testing.T) {
-	for _, named := range []bool{true, false} {
-		t.Run(fmt.Sprintf("named=%v", named), func(t *testing.T) {
-			f := &limitServer{limit: 90000, steps: 40, nameWindow: named}
+	for _, tc := range []struct {
+		name          string
+		named         bool
+		charsPerToken int
+		noUsage       bool
+	}{{"named", true, 4, false}, {"named in finer tokens", true, 3, false}, {"named in finer tokens, no usage", true, 3, true}, {"not named", false, 4, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &limitServer{limit: 90000, steps: 40, nameWindow: tc.named, charsPerToken: tc.charsPerToken}
+			if tc.noUsage {
+				f.fixedPrompt = -1
+			}
 			s, _, _, _ := testSessionWith(t, f.provider(t), 1_000_000, 7000)
 			stop, err := s.Prompt(t.Context(), "read big.txt forty times")
 			if err != nil || stop != StopEndTurn {
