@@ -66,9 +66,14 @@ type openaiErrorDetail struct {
 
 // openaiContextWords are what compatible servers say when a prompt does
 // not fit: vLLM and OpenRouter "maximum context length is N tokens",
-// others "context length exceeded", llama.cpp "exceeds the available
-// context size".
-var openaiContextWords = []string{"context length", "maximum context", "context size", "context window"}
+// Mistral "too large for model with N maximum context length", others
+// "context length exceeded", llama.cpp "exceeds the available context
+// size", text-generation-inference (with a 422) "`inputs` tokens +
+// `max_new_tokens` must be <= N".
+var openaiContextWords = []string{"context length", "maximum context", "context size", "context window", "`inputs` tokens + `max_new_tokens` must be"}
+
+// openaiWindowPrefixes precede the window's size in those messages.
+var openaiWindowPrefixes = []string{"maximum context length is ", "too large for model with ", "`max_new_tokens` must be <= "}
 
 // contextLengthExceeded reports whether an OpenAI-shaped error means the
 // prompt is over the context window.
@@ -101,13 +106,17 @@ func parseOpenAIError(status int, body []byte) apiError {
 		_ = json.Unmarshal(body, &d)
 	}
 	a := apiError{
-		message:       d.Message,
-		contextLength: (status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge) && d.contextLengthExceeded(),
+		message: d.Message,
+		contextLength: (status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
+			status == http.StatusUnprocessableEntity) && d.contextLengthExceeded(),
 	}
 	if a.contextLength {
 		a.contextWindow = d.NCtx
-		if a.contextWindow == 0 {
-			a.contextWindow = numberAfter(d.Message, "maximum context length is ")
+		for _, prefix := range openaiWindowPrefixes {
+			if a.contextWindow != 0 {
+				break
+			}
+			a.contextWindow = numberAfter(d.Message, prefix)
 		}
 	}
 	return a

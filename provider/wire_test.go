@@ -101,6 +101,12 @@ func TestContextLengthIsRecognisedAndNotRetried(t *testing.T) {
 			`{"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}}`, 4096},
 		{"openrouter", "openrouter", 400,
 			`{"error":{"message":"This endpoint's maximum context length is 131072 tokens. However, you requested about 140000 tokens.","code":400}}`, 131072},
+		{"mistral", "openai-compatible", 400,
+			`{"object":"error","message":"Prompt contains 40005 tokens and 0 draft tokens, too large for model with 32768 maximum context length","type":"invalid_request_error","param":null,"code":null}`, 32768},
+		{"text-generation-inference", "openai-compatible", 422,
+			"{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 1024 `max_new_tokens`\",\"error_type\":\"validation\"}", 4096},
+		{"no window named", "openai-compatible", 400,
+			`{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}`, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

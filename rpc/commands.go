@@ -53,6 +53,9 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	case commandCompact:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
 		return s.compactSession(ctx, req, b)
+	case commandForkSession:
+		b, _ := json.Marshal(map[string]any{"sessionId": arg.SessionID, "atTurn": arg.AtTurn})
+		return s.forkSession(b)
 	case commandCheckpoints, commandRestore:
 		return s.checkpointCommand(ctx, req, p.Command, p.Arguments)
 	}
@@ -60,5 +63,5 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 }
 
 func commands() []string {
-	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact, commandCheckpoints, commandRestore}
+	return []string{commandNewSession, commandPrompt, commandSetMode, commandCancel, commandCompact, commandCheckpoints, commandRestore, commandForkSession}
 }

@@ -78,7 +78,7 @@ func TestInitializeResult(t *testing.T) {
 	if cl := c.Experimental.Cline; cl.ProtocolVersion != 2 || strings.Join(cl.Modes, ",") != "plan,act,search,minimal,yolo" || strings.Join(cl.Tools, ",") != "read_files,editor" {
 		t.Errorf("experimental.cline = %+v", cl)
 	}
-	if got := strings.Join(c.ExecuteCommandProvider.Commands, ","); got != "cline.newSession,cline.prompt,cline.setMode,cline.cancel,cline.compact,cline.checkpoints,cline.restore" {
+	if got := strings.Join(c.ExecuteCommandProvider.Commands, ","); got != "cline.newSession,cline.prompt,cline.setMode,cline.cancel,cline.compact,cline.checkpoints,cline.restore,cline.forkSession" {
 		t.Errorf("commands = %v", c.ExecuteCommandProvider.Commands)
 	}
 	if f := ed.Server.Folders().Paths(); len(f) != 1 || f[0] != root {

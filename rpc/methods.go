@@ -49,6 +49,10 @@ const (
 	methodSessionLoad    = "session/load"
 	methodSessionList    = "session/list"
 	methodCloseSession   = "cline/closeSession"
+	// Forks (PROTOCOL.md §12): cline/forkSession in LSP, session/fork
+	// in ACP.
+	methodForkSession    = "cline/forkSession"
+	methodACPSessionFork = "session/fork"
 	methodSessionUpdate  = "session/update"
 
 	// Commands for clients with no plugin (PROTOCOL.md §6).
@@ -58,6 +62,7 @@ const (
 	commandCancel      = "cline.cancel"
 	commandCheckpoints = "cline.checkpoints"
 	commandRestore     = "cline.restore"
+	commandForkSession = "cline.forkSession"
 )
 
 // ProtocolVersion is the version of the cline wire protocol this daemon

@@ -122,6 +122,8 @@ func init() {
 	serve(methodSetConfigOption, inACP, params((*Server).setConfigOption))
 	serve(methodSessionList, inBoth, params((*Server).sessionList))
 	serve(methodCloseSession, inLSP, (*Server).closeSession)
+	serve(methodForkSession, inLSP, params((*Server).forkSession))
+	serve(methodACPSessionFork, inACP, (*Server).acpSessionFork)
 	serve(methodSessionClose, inACP, (*Server).acpCloseConfig)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))

@@ -298,6 +298,77 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	return wire.ModesResult{Modes: sessionModes(mode)}, nil
 }
 
+// forkParams are cline/forkSession's and session/fork's.
+type forkParams struct {
+	SessionID string `json:"sessionId"`
+	// AtTurn is the last turn the fork holds, 1-based; 0 or absent is
+	// all of them.
+	AtTurn     int               `json:"atTurn"`
+	CWD        string            `json:"cwd"`
+	MCPServers []json.RawMessage `json:"mcpServers"`
+}
+
+// fork makes a new session of the saved one p names, up to p.AtTurn, and
+// returns its id. The parent's file is read, not claimed: a session
+// another daemon holds (-32002) can be forked, which is what that
+// error suggests. A session writes a turn's records when the turn ends,
+// so a turn in flight is not in the fork.
+func (s *Server) fork(method string, p forkParams) (string, error) {
+	if err := required("sessionId", p.SessionID); err != nil {
+		return "", err
+	}
+	if err := session.CheckSessionID(p.SessionID); err != nil {
+		return "", invalidParams("sessionId: %v", err)
+	}
+	st, err := s.sessionStore()
+	if err != nil {
+		return "", jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
+	}
+	id := newSessionID()
+	if _, err := st.Fork(p.SessionID, id, p.AtTurn, p.CWD); err != nil {
+		return "", invalidParams("%v", err)
+	}
+	return id, nil
+}
+
+// forkSession serves cline/forkSession (and cline.forkSession): the fork
+// is saved, not opened; session/load opens it.
+func (s *Server) forkSession(raw []byte) (any, error) {
+	var p forkParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	id, err := s.fork(methodForkSession, p)
+	if err != nil {
+		return nil, err
+	}
+	return wire.SessionIDResult{SessionID: id}, nil
+}
+
+// acpSessionFork serves ACP's session/fork: the fork is made and opened
+// as session/load opens a session (in cwd, with the given MCP servers,
+// its history replayed), and answered like session/new.
+func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	var p forkParams
+	if err := decodeParams(req.Params(), &p); err != nil {
+		return nil, err
+	}
+	if err := required("cwd", p.CWD); err != nil {
+		return nil, err
+	}
+	id, err := s.fork(methodACPSessionFork, p)
+	if err != nil {
+		return nil, err
+	}
+	load, _ := json.Marshal(map[string]any{"sessionId": id, "cwd": p.CWD, "mcpServers": p.MCPServers})
+	res, err := s.acpSessionLoad(load)
+	if err != nil {
+		return nil, err
+	}
+	modes, _ := res.(wire.ModesResult)
+	return s.withConfig(req.ID(), wire.NewSessionResult{SessionID: id, Modes: modes.Modes}, id)
+}
+
 // sessionList serves session/list.
 func (s *Server) sessionList(raw []byte) (any, error) {
 	var p struct {
@@ -318,7 +389,7 @@ func (s *Server) sessionList(raw []byte) (any, error) {
 	}
 	out := make([]wire.SessionInfo, len(list))
 	for i, x := range list {
-		out[i] = wire.SessionInfo{SessionID: x.SessionID, Cwd: x.Cwd, Title: x.Title, UpdatedAt: x.UpdatedAt, HeldBy: x.HeldBy}
+		out[i] = wire.SessionInfo{SessionID: x.SessionID, Cwd: x.Cwd, Title: x.Title, UpdatedAt: x.UpdatedAt, HeldBy: x.HeldBy, ParentSessionID: x.ParentSessionID}
 	}
 	return wire.ListSessionsResult{Sessions: out}, nil
 }

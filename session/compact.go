@@ -98,12 +98,26 @@ func (c *Compaction) apply(view []provider.Message) []provider.Message {
 // Update is the session/update that reports the compaction: "compaction"
 // in the LSP dialect, an agent_message_chunk note in ACP's, which has no
 // such update. A live session and a replayed one both build it here.
-func (c *Compaction) Update(acp bool) wire.SessionUpdate {
+// file is the session file, which keeps what was replaced ("" when the
+// session is not saved).
+func (c *Compaction) Update(acp bool, file string) wire.SessionUpdate {
 	if acp {
+		kept := ""
+		if file != "" {
+			kept = "; the replaced turns stay in " + file
+		}
 		return wire.AgentMessageChunk{Content: wire.TextBlock{Text: fmt.Sprintf(
-			"\n[context compacted (%s): about %d → %d tokens]\n", c.Method, c.Before, c.After)}}
+			"\n[context compacted (%s): about %d → %d tokens%s]\n", c.Method, c.Before, c.After, kept)}}
 	}
-	return wire.Compaction{Before: c.Before, After: c.After, Summary: c.Summary}
+	return wire.Compaction{Before: c.Before, After: c.After, Summary: c.Summary, HistoryFile: file}
+}
+
+// historyFile is the session's file, "" when it is not saved.
+func (s *Session) historyFile() string {
+	if s.cfg.Log == nil {
+		return ""
+	}
+	return s.cfg.Log.Path()
 }
 
 // continueReminder is the user message yolo mode adds when a reply ends
@@ -156,16 +170,22 @@ func (t *tokens) estimate(raw int) int {
 }
 
 // calibrate records what the provider counted for a request whose raw
-// estimate was raw; a reply without usage leaves the ratio as it was.
+// estimate was raw. A count is believed only upwards: some compatible
+// servers report no usage, or the same small figure for every request,
+// and a count below our own estimate would let the history grow past the
+// window. So the ratio never goes under 1, and the context in use is the
+// larger of the count and the estimate.
 func (t *tokens) calibrate(raw int, u provider.Usage) {
 	actual := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if actual > 0 && raw > 0 {
-		// Bounded, so that one odd count (a server that reports only
-		// the uncached part) cannot make the estimate absurd.
-		t.ratio = min(max(float64(actual)/float64(raw), 0.25), 4)
-		t.used = actual + u.OutputTokens
+		// Bounded above, so that one odd count cannot make the
+		// estimate absurd.
+		t.ratio = min(max(float64(actual)/float64(raw), 1), 4)
+	}
+	if raw > 0 || actual > 0 {
+		t.used = max(actual, raw) + u.OutputTokens
 	}
 }
 
@@ -184,14 +204,33 @@ func (t *tokens) inContext(fallback int) int {
 	return fallback
 }
 
-// learn lowers the window to what a context-length error said it is.
-func (t *tokens) learn(err error) {
-	if n := provider.WindowFromError(err); n > 0 {
-		t.mu.Lock()
-		if n < t.window {
-			t.window = n
+// refusedShare is the share of a refused request's estimate the window
+// is lowered to when the refusal does not say how big the window is: the
+// request did not fit, so the window is below it.
+const refusedShare = 0.85
+
+// learn lowers the window after the provider refused a request as too
+// long; estimated is that request's (calibrated) estimate. A refusal
+// that names the window gives it; one that names a window our estimate
+// of the refused request was under shows the estimate low, and the
+// ratio is raised to match; one that names none still shows the window
+// is below the request.
+func (t *tokens) learn(err error, estimated int) {
+	n := provider.WindowFromError(err)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case n > 0:
+		if estimated > 0 && estimated <= n {
+			r := t.ratio
+			if r == 0 {
+				r = 1
+			}
+			t.ratio = min(r*float64(n)/float64(estimated)*1.05, 4)
 		}
-		t.mu.Unlock()
+		t.window = min(t.window, n)
+	case estimated > 0:
+		t.window = min(t.window, int(refusedShare*float64(estimated)))
 	}
 }
 
@@ -210,14 +249,16 @@ var ErrTooLarge = errors.New("the conversation does not fit the model's context 
 var ErrToolsTooLarge = errors.New("the system prompt and tool definitions alone do not fit the model's context window")
 
 // fit compacts before req is sent when it would pass compactAt of the
-// window, and replaces req.Messages with the compacted view. A request
-// whose system prompt and tools alone pass the limit fails at once,
-// blaming them, not the conversation.
-func (s *Session) fit(ctx context.Context, req *provider.Request) error {
+// window, and replaces req.Messages with the compacted view; compacted
+// says it did, and then the caller renders the request again, since the
+// instructions were read afresh. A request whose system prompt and tools
+// alone pass the limit fails at once, blaming them, not the
+// conversation.
+func (s *Session) fit(ctx context.Context, req *provider.Request) (compacted bool, err error) {
 	window := s.tokens.size()
 	total := s.tokens.estimate(provider.EstimateTokens(*req))
 	if float64(total) <= s.tokens.compactAt*float64(window) {
-		return nil
+		return false, nil
 	}
 	overhead := total - s.estimateMessages(req.Messages)
 	limit := int(hardShare * float64(window))
@@ -228,34 +269,47 @@ func (s *Session) fit(ctx context.Context, req *provider.Request) error {
 				mcp++
 			}
 		}
-		return fmt.Errorf("%w: they take about %d tokens of the %d-token window (%d tool definitions, %d of them MCP tools); offer fewer tools (fewer MCP servers, or a mode with fewer tools)",
+		return false, fmt.Errorf("%w: they take about %d tokens of the %d-token window (%d tool definitions, %d of them MCP tools); offer fewer tools (fewer MCP servers, or a mode with fewer tools)",
 			ErrToolsTooLarge, overhead, window, len(req.Tools), mcp)
 	}
-	if _, err := s.compact(ctx, ReasonAuto, overhead); err != nil && !errors.Is(err, errNothingToCompact) {
-		return err
+	_, err = s.compact(ctx, ReasonAuto, overhead)
+	switch {
+	case errors.Is(err, errNothingToCompact):
+	case err != nil:
+		return false, err
+	default:
+		compacted = true
 	}
 	req.Messages = s.History()
 	if s.tokens.estimate(provider.EstimateTokens(*req)) > limit {
-		return fmt.Errorf("%w (the system prompt and tool definitions take about %d tokens of the %d-token window)", ErrTooLarge, overhead, window)
+		return compacted, fmt.Errorf("%w (the system prompt and tool definitions take about %d tokens of the %d-token window)", ErrTooLarge, overhead, window)
 	}
-	return nil
+	return compacted, nil
 }
 
 // recoverContext handles a request the provider refused as too long:
 // it learns the window from the error and compacts, reporting whether
-// the request is worth one more try.
-func (s *Session) recoverContext(ctx context.Context, err error, req provider.Request) bool {
+// the request is worth another try: the first time a request is refused,
+// once compacted; after that, only when the conversation it would send
+// is now smaller. The turn asks again for as long as that holds, so a
+// turn does not end on a context-length error while there is history
+// left to cut, and cannot loop on one that compaction does not shrink.
+func (s *Session) recoverContext(ctx context.Context, err error, req provider.Request, first bool) bool {
 	if !errors.Is(err, provider.ErrContextLength) {
 		return false
 	}
-	s.tokens.learn(err)
+	total := s.tokens.estimate(provider.EstimateTokens(req))
+	s.tokens.learn(err, total)
 	overhead := s.tokens.estimate(provider.EstimateTokens(req)) - s.estimateMessages(req.Messages)
 	if overhead > int(hardShare*float64(s.tokens.size())) {
 		// No compaction can help: the retry's fit says what is too big.
 		return true
 	}
-	_, cerr := s.compact(ctx, ReasonContextLength, overhead)
-	return cerr == nil
+	before := provider.EstimateTokens(provider.Request{Messages: req.Messages})
+	if _, cerr := s.compact(ctx, ReasonContextLength, overhead); cerr != nil {
+		return false
+	}
+	return first || provider.EstimateTokens(provider.Request{Messages: s.History()}) < before
 }
 
 // Compact compacts the history now (cline/compact) and returns the view's
@@ -308,6 +362,8 @@ var errNothingToCompact = errors.New("nothing to compact")
 // compact replaces the older part of the view, persists the record and
 // tells the client. overhead is the estimated system prompt and tools.
 func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Compaction, error) {
+	// A PreCompact hook, when the hooks have one, runs here, first: every
+	// compaction (auto, manual, after a refusal) passes through.
 	s.preCompact(ctx, reason)
 	start := time.Now()
 	view := s.History()
@@ -332,14 +388,18 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	}
 	old, kept := view[:split], view[split:]
 	c := &Compaction{Reason: reason, Kept: len(kept), Before: before}
-	summary, usage, err := s.summarise(ctx, old, int(transcriptShare*float64(window))-overhead)
+	// The summary request carries no tools and a short system prompt:
+	// the transcript may take the share of the window itself.
+	summary, usage, err := s.summarise(ctx, old, int(transcriptShare*float64(window)))
+	// A refused summary request may have taught a smaller window.
+	window = s.tokens.size()
 	s.meter.add(s.cfg.Provider, usage)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err == nil {
 		c.Method, c.Summary = MethodSummary, summary
-		c.Head = []provider.Message{s.factsMessage(summary)}
+		c.Head = []provider.Message{s.factsMessage(summary, old)}
 	} else {
 		budget := int(fallbackShare*float64(window)) - overhead - s.estimateMessages(kept)
 		c.Head, c.Method = s.elide(old, budget)
@@ -348,7 +408,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 			c.Summary += " and the oldest turns dropped"
 		}
 		c.Summary += "."
-		c.Head = append([]provider.Message{s.factsMessage("")}, c.Head...)
+		c.Head = append([]provider.Message{s.factsMessage("", old)}, c.Head...)
 	}
 	next := c.apply(view)
 	// The kept part itself may be too long (one huge tool output): elide
@@ -358,7 +418,6 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 			head, _ := s.elide(kept[:last], math.MaxInt)
 			c.Head = append(c.Head, head...)
 			c.Kept = len(kept) - last
-			next = c.apply(view)
 		}
 	}
 	return s.commitCompaction(c, view, start), nil
@@ -370,11 +429,21 @@ func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start
 	next := c.apply(view)
 	c.After = s.estimateMessages(next)
 	c.Micros = time.Since(start).Microseconds()
+	// The instructions are not the history's to summarise: they are read
+	// afresh, so the next request's system prompt has them as they are
+	// now.
+	instr := ""
+	if s.cfg.Instructions != nil {
+		instr = s.cfg.Instructions()
+	}
 	s.mu.Lock()
 	s.history = next
+	if s.cfg.Instructions != nil {
+		s.instr = instr
+	}
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordCompaction, Compaction: c})
-	s.cfg.Updates(c.Update(s.cfg.ACP))
+	s.cfg.Updates(c.Update(s.cfg.ACP, s.historyFile()))
 	return c
 }
 
@@ -450,15 +519,73 @@ func (s *Session) splitKept(view []provider.Message, budget int) int {
 	return split
 }
 
-// summarise asks the session's model for a summary of old, rendered as a
-// transcript of at most budget tokens.
+// Summary passes.
+const (
+	// summaryAttempts bounds the summary requests refused as too long
+	// before compaction falls back to eliding.
+	summaryAttempts = 6
+	// minTranscript is the smallest transcript budget, in tokens, worth
+	// a summary request.
+	minTranscript = 256
+)
+
+// summarise asks the session's model for a summary of old, rendered as
+// transcripts of at most budget tokens each: the oldest tool outputs are
+// cut first, and what still does not fit is summarised in several
+// passes, each given the summary so far. A summary request refused as
+// too long teaches the window and is made again smaller; the summary
+// says what was cut.
 func (s *Session) summarise(ctx context.Context, old []provider.Message, budget int) (string, provider.Usage, error) {
-	transcript := s.transcript(old, budget)
-	req := provider.Request{
-		System:    summaryPrompt,
-		Messages:  []provider.Message{provider.UserText("<transcript>\n" + transcript + "\n</transcript>\n\nSummarise the conversation above.")},
-		MaxTokens: min(4096, max(512, s.tokens.size()/8)),
+	var total provider.Usage
+	for attempt := 1; ; attempt++ {
+		maxTokens := min(4096, max(512, s.tokens.size()/8))
+		chunks, cuts := s.transcriptChunks(old, budget, maxTokens)
+		summary, usage, refused, err := s.summaryPasses(ctx, chunks, maxTokens)
+		total = addUsage(total, usage)
+		if err == nil {
+			if cuts > 0 {
+				summary += fmt.Sprintf("\n\n(To fit the summary request, the outputs of the %d oldest tool calls were cut before summarising.)", cuts)
+			}
+			if len(chunks) > 1 {
+				summary += fmt.Sprintf("\n\n(The earlier part was summarised in %d passes.)", len(chunks))
+			}
+			return summary, total, nil
+		}
+		if !errors.Is(err, provider.ErrContextLength) || attempt == summaryAttempts || ctx.Err() != nil {
+			return "", total, err
+		}
+		s.tokens.learn(err, s.tokens.estimate(provider.EstimateTokens(refused)))
+		budget = min(budget/2, int(transcriptShare*float64(s.tokens.size())))
+		if budget < minTranscript {
+			return "", total, err
+		}
 	}
+}
+
+// summaryPasses summarises chunks in order, each pass given the summary
+// of the ones before; on failure it returns the request that failed.
+func (s *Session) summaryPasses(ctx context.Context, chunks []string, maxTokens int) (string, provider.Usage, provider.Request, error) {
+	var total provider.Usage
+	summary := ""
+	for i, chunk := range chunks {
+		text := "<transcript>\n" + chunk + "\n</transcript>\n\nSummarise the conversation above."
+		if i > 0 {
+			text = "<summary_so_far>\n" + summary + "\n</summary_so_far>\n\n" + text +
+				" It continues the part the summary so far covers: write one summary of both."
+		}
+		req := provider.Request{System: summaryPrompt, Messages: []provider.Message{provider.UserText(text)}, MaxTokens: maxTokens}
+		next, usage, err := s.summaryRequest(ctx, req)
+		total = addUsage(total, usage)
+		if err != nil {
+			return "", total, req, err
+		}
+		summary = next
+	}
+	return summary, total, provider.Request{}, nil
+}
+
+// summaryRequest makes one summary request.
+func (s *Session) summaryRequest(ctx context.Context, req provider.Request) (string, provider.Usage, error) {
 	stream, err := s.cfg.Provider.Stream(ctx, req)
 	if err != nil {
 		return "", provider.Usage{}, err
@@ -474,31 +601,71 @@ func (s *Session) summarise(ctx context.Context, old []provider.Message, budget 
 	return s.cfg.Redact(text), reply.Usage, nil
 }
 
-// transcript renders messages as text for summarising, calls and results
-// cut short. When it is over budget the oldest messages after the first
-// (which holds any earlier summary) are left out, saying so.
-func (s *Session) transcript(msgs []provider.Message, budget int) string {
+// transcriptChunks renders msgs as transcripts for summarising, calls
+// and results cut short, each at most budget tokens but for the room a
+// later pass needs for the summary so far (reserve). When the whole is
+// over budget the outputs of the oldest calls are cut first, and cuts
+// says how many; what is still over budget is split, at message
+// boundaries, into several chunks.
+func (s *Session) transcriptChunks(msgs []provider.Message, budget, reserve int) (chunks []string, cuts int) {
+	size := func(text string) int { return s.tokens.estimate(len(text)/int(bytesPerTokenText) + 1) }
 	parts := make([]string, len(msgs))
-	for i, m := range msgs {
-		parts[i] = renderMessage(m)
-	}
 	total := 0
+	for i, m := range msgs {
+		parts[i] = renderMessage(m, summaryResultChars)
+		total += size(parts[i])
+	}
+	for i := 0; i < len(msgs) && total > budget; i++ {
+		if !hasResults(msgs[i]) {
+			continue
+		}
+		total -= size(parts[i])
+		parts[i] = renderMessage(msgs[i], 0)
+		total += size(parts[i])
+		cuts++
+	}
+	if total <= budget {
+		return []string{strings.Join(parts, "\n\n")}, cuts
+	}
+	// Later passes carry the summary so far.
+	room := max(budget-reserve, minTranscript)
+	var cur []string
+	used := 0
 	for _, p := range parts {
-		total += len(p)
+		n := size(p)
+		if n > room {
+			p = cut(p, room*int(bytesPerTokenText))
+			n = size(p)
+		}
+		if used+n > room && len(cur) > 0 {
+			chunks = append(chunks, strings.Join(cur, "\n\n"))
+			cur, used = nil, 0
+		}
+		cur = append(cur, p)
+		used += n
 	}
-	skip := 0
-	for skip < len(parts)-2 && s.tokens.estimate(total/4) > budget {
-		skip++
-		total -= len(parts[skip])
+	if len(cur) > 0 {
+		chunks = append(chunks, strings.Join(cur, "\n\n"))
 	}
-	if skip == 0 {
-		return strings.Join(parts, "\n\n")
-	}
-	out := append([]string{parts[0], fmt.Sprintf("[… %d messages left out …]", skip)}, parts[skip+1:]...)
-	return strings.Join(out, "\n\n")
+	return chunks, cuts
 }
 
-func renderMessage(m provider.Message) string {
+// bytesPerTokenText is the bytes a token of transcript text is counted
+// as, the figure provider.EstimateTokens uses for text.
+const bytesPerTokenText = 4
+
+func hasResults(m provider.Message) bool {
+	for _, p := range m.Parts {
+		if p.Result != nil && p.Result.Content != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// renderMessage renders a message for a transcript, each tool output cut
+// to resultChars bytes (0: only its size is said).
+func renderMessage(m provider.Message, resultChars int) string {
 	var b strings.Builder
 	b.WriteString(strings.ToUpper(string(m.Role)) + ":")
 	for _, p := range m.Parts {
@@ -512,7 +679,11 @@ func renderMessage(m provider.Message) string {
 			if p.Result.IsError {
 				outcome = "error"
 			}
-			fmt.Fprintf(&b, "\n← %s (%s): %s", p.Result.Name, outcome, cut(p.Result.Content, summaryResultChars))
+			if resultChars == 0 {
+				fmt.Fprintf(&b, "\n← %s (%s): [output of %d bytes cut]", p.Result.Name, outcome, len(p.Result.Content))
+				continue
+			}
+			fmt.Fprintf(&b, "\n← %s (%s): %s", p.Result.Name, outcome, cut(p.Result.Content, resultChars))
 		}
 	}
 	return b.String()
@@ -567,8 +738,10 @@ func (s *Session) elide(old []provider.Message, budget int) ([]provider.Message,
 }
 
 // factsMessage opens a compacted view: the summary, then what the
-// daemon itself keeps of the session.
-func (s *Session) factsMessage(summary string) provider.Message {
+// daemon itself keeps of the session: the user's latest request, the
+// plan and the ledger (ledger.go). replaced is the part of the view the
+// compaction replaces.
+func (s *Session) factsMessage(summary string, replaced []provider.Message) provider.Message {
 	var b strings.Builder
 	b.WriteString(factsMarker)
 	if summary != "" {
@@ -580,18 +753,11 @@ func (s *Session) factsMessage(summary string) provider.Message {
 	}
 	s.mu.Lock()
 	latest, plan := s.lastPrompt, slices.Clone(s.plan)
-	edited := slices.Clone(s.edited)
 	s.mu.Unlock()
 	if latest != "" {
 		b.WriteString("\nThe user's latest request, verbatim:\n<request>\n")
 		b.WriteString(cut(latest, latestRequestChars))
 		b.WriteString("\n</request>\n")
-	}
-	if len(edited) > 0 {
-		b.WriteString("\nFiles changed in this session so far:\n")
-		for _, p := range edited {
-			b.WriteString("- " + p + "\n")
-		}
 	}
 	if len(plan) > 0 {
 		b.WriteString("\nThe current plan:\n")
@@ -599,6 +765,7 @@ func (s *Session) factsMessage(summary string) provider.Message {
 			fmt.Fprintf(&b, "- [%s] %s\n", e.Status, e.Content)
 		}
 	}
+	s.writeLedger(&b, replaced)
 	return provider.UserText(s.cfg.Redact(b.String()))
 }
 
@@ -636,6 +803,7 @@ type Resumed struct {
 	Messages   int
 	Plan       []PlanEntry
 	Edited     []string
+	Read       []string
 	LastPrompt string
 	// Usage and CostUSD total the session's replies.
 	Usage   provider.Usage
@@ -646,7 +814,7 @@ type Resumed struct {
 // saved state: plan, changed files, latest request and usage.
 func (s *Session) Restore(r Resumed) {
 	s.mu.Lock()
-	s.plan, s.edited, s.lastPrompt = r.Plan, r.Edited, r.LastPrompt
+	s.plan, s.edited, s.read, s.lastPrompt = r.Plan, r.Edited, r.Read, r.LastPrompt
 	s.mu.Unlock()
 	s.meter.restore(usageTotal{Usage: r.Usage, CostUSD: r.CostUSD, priced: r.CostUSD > 0})
 }
@@ -685,12 +853,62 @@ func Resume(meta Meta, recs []Record) Resumed {
 					r.Edited = append(r.Edited, p)
 				}
 			}
+			for _, p := range rec.Read {
+				if !slices.Contains(r.Read, p) {
+					r.Read = append(r.Read, p)
+				}
+			}
 		case RecordUsage:
 			r.Usage = addUsage(r.Usage, *rec.Usage)
 			r.CostUSD += rec.CostUSD
 		}
 	}
 	return r
+}
+
+// isPrompt reports whether a history message is a prompt of the user's:
+// a user message that is not yolo's reminder to go on.
+func isPrompt(m provider.Message) bool {
+	return m.Role == provider.RoleUser && !isFacts(m) && messageText(m) != continueReminder
+}
+
+// Turns counts the prompts of a session's records: the turns a fork can
+// be made at.
+func Turns(recs []Record) int {
+	n := 0
+	for _, rec := range recs {
+		if rec.Type == RecordMessage && isPrompt(*rec.Message) {
+			n++
+		}
+	}
+	return n
+}
+
+// UpToTurn returns the records of a session up to the end of its turn
+// atTurn (1-based; 0 means all of them): everything recorded before its
+// next prompt. What follows a prompt (replies, compactions, plan and
+// usage records) belongs to its turn, so the records kept replay to the
+// state the session had when that turn ended.
+func UpToTurn(recs []Record, atTurn int) ([]Record, error) {
+	total := Turns(recs)
+	switch {
+	case atTurn < 0:
+		return nil, fmt.Errorf("atTurn %d: turns count from 1 (0 for all of them)", atTurn)
+	case atTurn > total:
+		return nil, fmt.Errorf("atTurn %d: the session has %d turns", atTurn, total)
+	case atTurn == 0 || atTurn == total:
+		return recs, nil
+	}
+	n := 0
+	for i, rec := range recs {
+		if rec.Type == RecordMessage && isPrompt(*rec.Message) {
+			if n == atTurn {
+				return recs[:i], nil
+			}
+			n++
+		}
+	}
+	return recs, nil
 }
 
 func messageText(m provider.Message) string {

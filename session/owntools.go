@@ -118,6 +118,7 @@ func (s *Session) ask(ctx context.Context, question string, options []string) (t
 			fmt.Fprintf(&b, "\n%d. %s", i+1, o)
 		}
 		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: b.String()}})
+		s.noteQuestion(question, "shown to the user at the end of a turn; the request after it may answer it")
 		return tools.Result{Content: "The question was shown to the user; their next message is the answer.", EndsTurn: true}, nil
 	}
 	answer, ok, err := s.cfg.Ask(ctx, question, options)
@@ -125,6 +126,7 @@ func (s *Session) ask(ctx context.Context, question string, options []string) (t
 		return tools.Result{}, err
 	}
 	if !ok {
+		s.noteQuestion(question, "the user dismissed it without answering")
 		return tools.Result{Content: "The user dismissed the question without answering."}, nil
 	}
 	return tools.Result{Content: "The user answered: " + answer}, nil

@@ -69,7 +69,7 @@ func (s *Session) Replay(recs []Record) {
 			s.cfg.Updates(planUpdate(r.Plan))
 		case RecordCompaction:
 			if r.Compaction != nil {
-				s.cfg.Updates(r.Compaction.Update(s.cfg.ACP))
+				s.cfg.Updates(r.Compaction.Update(s.cfg.ACP, s.historyFile()))
 			}
 		case RecordMessage:
 			if r.Message != nil && !dropped[i] {

@@ -81,7 +81,8 @@ type Config struct {
 	// block.
 	OpenBuffers func() []string
 	// Instructions returns the project's and the user's instruction
-	// files, rendered for the system prompt; asked once per turn.
+	// files, rendered for the system prompt; asked once per turn and
+	// again after each compaction.
 	Instructions func() string
 	// Environment returns the facts of the moment (date, git branch and
 	// status) for the turn's context block; asked once per turn.
@@ -153,9 +154,14 @@ type Session struct {
 	nextID int
 	// toldNotSaved is set once the user was told the history fails to save.
 	toldNotSaved bool
-	// lastPrompt and edited are facts every compaction keeps.
+	// lastPrompt and edited are facts every compaction keeps, and with
+	// them the ledger (ledger.go): files read, the last turn's failed
+	// commands, open questions.
 	lastPrompt string
 	edited     []string
+	read       []string
+	failed     []failedCommand
+	questions  []openQuestion
 
 	tokens *tokens
 	meter  *meter
@@ -374,6 +380,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 			s.turnIndex++
 		}
 	}
+	s.startLedgerTurnLocked()
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
@@ -395,8 +402,8 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 // turn is the loop of docs/DESIGN.md §5: render the prompt, stream the reply,
 // run its tool calls, feed the results back, until the turn ends.
 func (s *Session) turn(ctx context.Context) (StopReason, error) {
-	retried := false // the request now being made is a retry after compacting
-	stopRounds := 0  // times Stop hooks sent this turn on
+	refused := 0    // context-length refusals of the request now being made
+	stopRounds := 0 // times Stop hooks sent this turn on
 	for req := 0; ; req++ {
 		if req >= s.cfg.MaxTurns {
 			return StopMaxTurnRequests, nil
@@ -411,8 +418,15 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := s.fit(ctx, &request); err != nil {
+		compacted, err := s.fit(ctx, &request)
+		if err != nil {
 			return "", err
+		}
+		if compacted {
+			// The system prompt holds the instructions as read afresh.
+			if request, parser, err = s.request(tctx, enabled); err != nil {
+				return "", err
+			}
 		}
 		stream, err := s.cfg.Provider.Stream(ctx, request)
 		if err != nil {
@@ -425,15 +439,16 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 			if ctx.Err() != nil {
 				return StopCancelled, nil
 			}
-			// Too long for the model after all: compact and try once more.
-			if !retried && s.recoverContext(ctx, err, request) {
-				retried = true
+			// Too long for the model after all: compact and try again,
+			// for as long as compacting makes the conversation smaller.
+			if s.recoverContext(ctx, err, request, refused == 0) {
+				refused++
 				req--
 				continue
 			}
 			return "", err
 		}
-		retried = false
+		refused = 0
 		if len(calls) == 0 {
 			switch {
 			case reply.Stop == provider.StopMaxTokens:
@@ -915,6 +930,7 @@ func (s *Session) observe(u CallUpdate) {
 		} else {
 			up.Status = wire.StatusFailed
 		}
+		s.noteCall(u.Tool, u.Description, u.Result)
 		if u.Result != nil && len(u.Result.Edits) > 0 {
 			s.noteEdits(u.Result.Edits)
 			if s.cfg.Edited != nil {

@@ -125,8 +125,10 @@ type Record struct {
 	CostUSD float64         `json:"costUsd,omitempty"`
 	// Compaction is set on RecordCompaction.
 	Compaction *Compaction `json:"compaction,omitempty"`
-	// Edited is set on RecordEdited.
+	// Edited is set on RecordEdited: files changed; Read, files read
+	// (either may be set).
 	Edited []string `json:"edited,omitempty"`
+	Read   []string `json:"read,omitempty"`
 	// Keep is set on RecordRewind: how many messages of the history stay.
 	Keep int `json:"keep,omitempty"`
 }
@@ -142,6 +144,10 @@ type Meta struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// ParentID names the session that started this one as a subagent.
 	ParentID string `json:"parentId,omitempty"`
+	// ParentSessionID names the session this one was forked from, and
+	// ForkedAtTurn the turns of it the fork began with (0: all).
+	ParentSessionID string `json:"parentSessionId,omitempty"`
+	ForkedAtTurn    int    `json:"forkedAtTurn,omitempty"`
 	// Version is the file format version; Store.Create sets it.
 	Version int `json:"version,omitempty"`
 }
@@ -156,6 +162,8 @@ type Summary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// ParentID is set for subagent sessions, which callers may hide.
 	ParentID string `json:"parentId,omitempty"`
+	// ParentSessionID is set for a fork: the session it was forked from.
+	ParentSessionID string `json:"parentSessionId,omitempty"`
 	// HeldBy is the process of another daemon that holds the session
 	// open, 0 when none does (or this store holds it).
 	HeldBy int `json:"heldBy,omitempty"`
@@ -324,6 +332,47 @@ func (s *Store) Create(meta Meta) (*Log, error) {
 		return fail(err)
 	}
 	return &Log{store: s, id: id, f: f, size: int64(len(line)), lock: lock}, nil
+}
+
+// Fork makes session dst a copy of session src up to its turn atTurn
+// (1-based; 0 copies every turn), with src as its parent, and returns
+// the new session's meta. It reads src's file without taking its lock:
+// a session another daemon holds can be forked, and the fork is its own
+// file with its own lock. The copy holds what src's file held when it
+// was read (a turn in flight in another daemon is not in it yet). cwd,
+// when not empty, replaces src's folder.
+func (s *Store) Fork(src, dst string, atTurn int, cwd string) (Meta, error) {
+	meta, recs, err := s.Load(src)
+	if err != nil {
+		return Meta{}, err
+	}
+	if err := CheckSessionID(dst); err != nil {
+		return Meta{}, err
+	}
+	recs, err = UpToTurn(recs, atTurn)
+	if err != nil {
+		return Meta{}, fmt.Errorf("session %s: %w", src, err)
+	}
+	fork := Meta{SessionID: dst, Cwd: meta.Cwd, Mode: meta.Mode, Title: meta.Title, ParentSessionID: src, ForkedAtTurn: atTurn}
+	if cwd != "" {
+		fork.Cwd = cwd
+	}
+	log, err := s.Create(fork)
+	if err != nil {
+		return Meta{}, err
+	}
+	err = log.Append(recs...)
+	if err == nil {
+		err = log.Flush()
+	}
+	if cerr := log.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.Remove(dst)
+		return Meta{}, fmt.Errorf("session %s: fork: %w", dst, err)
+	}
+	return fork, nil
 }
 
 // Remove deletes a session's file (a session/new that failed after its
@@ -685,7 +734,7 @@ func (s *Store) summarize(id, cwd string) (sum Summary, match bool, err error) {
 			if cwd != "" && filepath.Clean(m.Cwd) != cwd {
 				return Summary{}, false, nil
 			}
-			sum = Summary{SessionID: id, Cwd: m.Cwd, Title: m.Title, ParentID: m.ParentID}
+			sum = Summary{SessionID: id, Cwd: m.Cwd, Title: m.Title, ParentID: m.ParentID, ParentSessionID: m.ParentSessionID}
 			latest = rec.Time
 			continue
 		}
@@ -831,6 +880,16 @@ type Log struct {
 // ID returns the session id the Log appends to.
 func (l *Log) ID() string { return l.id }
 
+// Path returns the session file the Log appends to (a hook's
+// transcript_path, the file a compaction's update names), or "" for no
+// Log.
+func (l *Log) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.store.path(l.id)
+}
+
 // Append encodes records into the buffer, all or none of them. Zero
 // times become the current time. Meta records are refused: only Create
 // writes one.
@@ -955,13 +1014,4 @@ func (l *Log) write(data []byte) (sticky bool, err error) {
 		return true, fmt.Errorf("session %s: fsync: %w", l.id, err)
 	}
 	return false, nil
-}
-
-// Path returns the file the Log appends to (a hook's transcript_path),
-// or "" when it has none.
-func (l *Log) Path() string {
-	if l == nil || l.f == nil {
-		return ""
-	}
-	return l.f.Name()
 }

@@ -95,6 +95,7 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 	share := MaxToolOutput / len(c.commands)
 	var b strings.Builder
 	failed := false
+	outcomes := make([]CommandOutcome, 0, len(c.commands))
 	for i, command := range c.commands {
 		if i > 0 {
 			b.WriteString("\n")
@@ -106,6 +107,7 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 		if ctx.Err() != nil {
 			b.WriteString("[not run: the call was cancelled]\n")
 			failed = true
+			outcomes = append(outcomes, CommandOutcome{Command: command, Status: "not run: the call was cancelled"})
 			continue
 		}
 		out, status, ok := c.runOne(ctx, command, share, stream)
@@ -113,8 +115,9 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 		b.WriteString(status)
 		stream(status)
 		failed = failed || !ok
+		outcomes = append(outcomes, CommandOutcome{Command: command, Status: strings.Trim(strings.TrimSpace(status), "[]"), OK: ok})
 	}
-	return Result{Content: b.String(), IsError: failed}, nil
+	return Result{Content: b.String(), IsError: failed, Commands: outcomes}, nil
 }
 
 // startBackground starts each command in the session's background set

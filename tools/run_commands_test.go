@@ -36,6 +36,10 @@ func TestRunCommandsOutputAndExitCodes(t *testing.T) {
 	if !res.IsError {
 		t.Error("IsError is false after a command failed")
 	}
+	if c := res.Commands; len(c) != 2 || c[0].Command != "true" || !c[0].OK || c[1].Command != "exit 3" || c[1].OK ||
+		!strings.HasPrefix(c[1].Status, "exit code 3, ") {
+		t.Errorf("outcomes = %+v, want true ok and exit 3 failed with its code", c)
+	}
 
 	res = wsRun(t, files, tools.NameRunCommands, `{"commands":["no-such-program-xyz --flag"]}`, sh)
 	wsWant(t, res.Content, "no-such-program-xyz", "[exit code 127: command not found; check the program's name")

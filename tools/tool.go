@@ -204,6 +204,18 @@ type Result struct {
 	// submit_and_exit sets it, and plan_mode_respond unless the model said
 	// it needs more exploration. The loop keys on results, not tool names.
 	EndsTurn bool
+	// Commands are the outcomes of the commands a run_commands call ran,
+	// in order, for the session's record of what failed.
+	Commands []CommandOutcome
+}
+
+// CommandOutcome is how one command of a run_commands call ended.
+type CommandOutcome struct {
+	Command string
+	// Status is the status line the model was shown ("[exit code 2,
+	// 0.31s]"), without its brackets.
+	Status string
+	OK     bool
 }
 
 // FileEdit records one applied change to one file.

@@ -234,10 +234,13 @@ type SessionInfo struct {
 	Cwd string `json:"cwd"`
 	// HeldBy is the process of another daemon that has the session open
 	// (PROTOCOL.md §12): loading it here is refused until it lets go.
-	HeldBy    int       `json:"heldBy,omitempty"`
-	SessionID string    `json:"sessionId"`
-	Title     string    `json:"title"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	HeldBy int `json:"heldBy,omitempty"`
+	// ParentSessionID is the session a fork was made from (PROTOCOL.md
+	// §12).
+	ParentSessionID string    `json:"parentSessionId,omitempty"`
+	SessionID       string    `json:"sessionId"`
+	Title           string    `json:"title"`
+	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
 // CallToolResult is the result of cline/callTool.
@@ -257,6 +260,8 @@ type ToolsResult struct {
 // workspace/executeCommand (each command reads the fields it needs), as
 // the daemon reads it and as its code actions send it.
 type CommandArgs struct {
+	// AtTurn is cline.forkSession's turn (0: all).
+	AtTurn    int    `json:"atTurn,omitzero"`
 	Mode      string `json:"mode,omitzero"`
 	ModeID    string `json:"modeId,omitzero"`
 	SessionID string `json:"sessionId,omitzero"`

@@ -176,9 +176,13 @@ type ContextUse struct {
 // Compaction (LSP dialect) says the history was compacted: the tokens
 // before and after, and the summary that replaced the older turns.
 type Compaction struct {
-	After   int    `json:"after"`
-	Before  int    `json:"before"`
-	Summary string `json:"summary"`
+	After  int `json:"after"`
+	Before int `json:"before"`
+	// HistoryFile is the session file, which keeps the turns the
+	// compaction replaced, for the user to open; empty when the session
+	// is not saved.
+	HistoryFile string `json:"historyFile,omitempty"`
+	Summary     string `json:"summary"`
 }
 
 func (UserMessageChunk) UpdateKind() string        { return "user_message_chunk" }

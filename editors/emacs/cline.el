@@ -546,6 +546,7 @@ The chat's next prompt goes to it."
     (define-key map "b" #'cline-show)
     (define-key map "n" #'cline-new-session)
     (define-key map "r" #'cline-resume)
+    (define-key map "f" #'cline-fork)
     (define-key map "u" #'cline-undo-turn)
     (define-key map "l" #'cline-checkpoints)
     (define-key map "@" #'cline-mention-file)
@@ -712,6 +713,7 @@ of its own: it is text, never a format string."
     (define-key map (kbd "C-c M-o") #'cline-set-model)
     (define-key map (kbd "C-c C-n") #'cline-new-session)
     (define-key map (kbd "C-c C-r") #'cline-resume)
+    (define-key map (kbd "C-c M-f") #'cline-fork)
     (define-key map (kbd "C-c C-u") #'cline-undo-turn)
     (define-key map (kbd "C-c C-l") #'cline-checkpoints)
     (define-key map (kbd "C-c C-a") #'cline-approve)
@@ -967,6 +969,20 @@ Its history is shown again in `*cline*' and the chat's prompts go to it."
                      (cline--status-changed))
        :error-fn (lambda (err) (cline--log-error "session/load" err))
        :timeout 60))))
+
+;;;###autoload
+(defun cline-fork (&optional turn)
+  "Fork the current session up to its TURN (all of it without one) and resume the fork.
+With a numeric prefix argument, TURN is that number.  The daemon makes
+the fork even when another editor holds the session open; the session
+itself stays as it was."
+  (interactive "P")
+  (let* ((s (cline--current-session))
+         (res (jsonrpc-request (cline--session-server s) :cline/forkSession
+                               (list :sessionId (cline--session-id s)
+                                     :atTurn (if turn (prefix-numeric-value turn) 0))
+                               :timeout 30)))
+    (cline-resume (plist-get res :sessionId))))
 
 (defun cline--current-session ()
   "The current session, or an error saying there is none."
@@ -1321,6 +1337,15 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
          (when s (setf (cline--session-mode s) mode))
          (cline--log-meta (format "[mode: %s]" mode))))
       ("usage_update" (when s (setf (cline--session-usage s) u)))
+      ("compaction"
+       ;; The older turns were replaced to fit the context window; the
+       ;; session file keeps them.
+       (let ((file (plist-get u :historyFile)))
+         (cline--log-meta (format "[context compacted: about %s -> %s tokens%s]"
+                                  (plist-get u :before) (plist-get u :after)
+                                  (if (and (stringp file) (not (string-empty-p file)))
+                                      (concat "; the replaced turns stay in " file)
+                                    "")))))
       (_ nil))
     (cline--status-changed)))
 

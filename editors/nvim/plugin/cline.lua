@@ -88,6 +88,10 @@ command('ClineSessions', function()
   cline().sessions()
 end, { desc = 'Resume an earlier Cline session' })
 
+command('ClineFork', function(args)
+  cline().fork(tonumber(args.args) or 0)
+end, { nargs = '?', desc = 'Fork the Cline session (up to turn N, or all of it) and continue in the fork' })
+
 command('ClineUndo', function()
   cline().undo()
 end, { desc = "Undo the last Cline turn: its edits and its part of the conversation" })

@@ -142,6 +142,7 @@ class ClineExtension {
       cmd('cline.showOutput', async () => this.output.show(true)),
       cmd('cline.openChat', () => this.chatView.reveal()),
       cmd('cline.undoTurn', () => this.undoTurn()),
+      cmd('cline.forkSession', () => this.forkSession()),
       cmd('cline.showCheckpoints', () => this.checkpoints()),
       cmd('cline.restart', () => this.restart()),
       vscode.workspace.onDidCloseTextDocument((doc) => {
@@ -367,6 +368,18 @@ class ClineExtension {
   private async undoTurn(): Promise<void> {
     const controller = await this.ready();
     await controller.undoLastTurn(this.chat.state.sessionId ?? controller.tracker.current);
+  }
+
+  /** forkSession is "Cline: Fork Task…": up to the turn given, or all. */
+  private async forkSession(): Promise<void> {
+    const controller = await this.ready();
+    const turn = await vscode.window.showInputBox({
+      title: 'Cline: fork this task',
+      prompt: 'Fork up to turn (empty: all of it)',
+      validateInput: (v) => (v.trim() === '' || /^[1-9][0-9]*$/.test(v.trim()) ? undefined : 'a turn number, from 1'),
+    });
+    if (turn === undefined) return;
+    await controller.forkSession(this.chat.state.sessionId ?? controller.tracker.current, turn.trim() === '' ? 0 : Number(turn));
   }
 
   /** checkpoints is "Cline: Checkpoints…": list, preview, restore. */

@@ -247,6 +247,11 @@ local function on_update(st, u)
       st.mode_shown = true
       v:note('-- mode: ' .. tostring(u.currentModeId) .. ' --')
     end
+  elseif kind == 'compaction' then
+    -- The older turns were replaced to fit the context window; the
+    -- session file keeps them.
+    local kept = type(u.historyFile) == 'string' and u.historyFile ~= '' and ('; the replaced turns stay in ' .. u.historyFile) or ''
+    v:note(string.format('-- context compacted: about %s -> %s tokens%s --', tostring(u.before), tostring(u.after), kept))
   elseif kind == 'usage_update' then
     -- The daemon sends the turn's and the session's totals with each
     -- reply's counts; those are what is shown, so that every client
@@ -817,6 +822,24 @@ function M.sessions()
         M.load(choice.sessionId)
       end
     end)
+  end)
+end
+
+-- fork copies the current session up to turn at_turn (0: all of it) into
+-- a new session, which the daemon makes even when another editor holds
+-- the session open, and resumes the fork here.
+function M.fork(at_turn)
+  local st = current()
+  if not st.session_id then
+    notify('no session yet', vim.log.levels.WARN)
+    return
+  end
+  request(st, 'cline/forkSession', { sessionId = st.session_id, atTurn = at_turn or 0 }, function(err, result)
+    if err or type(result) ~= 'table' or not result.sessionId then
+      notify('cline/forkSession failed: ' .. err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    M.load(result.sessionId)
   end)
 end
 

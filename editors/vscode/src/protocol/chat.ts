@@ -324,6 +324,11 @@ export class ChatModel {
       case 'current_mode_update':
         this.setState({ mode: u.currentModeId });
         return;
+      case 'compaction':
+        // The older turns were replaced to fit the context window; the
+        // session file keeps them.
+        this.note(`Context compacted: about ${u.before} → ${u.after} tokens${u.historyFile ? `; the replaced turns stay in ${u.historyFile}` : ''}.`);
+        return;
       case 'usage_update': {
         const x = u as typeof u & { session?: { inputTokens?: number; outputTokens?: number; costUsd?: number }; context?: { used: number; size: number } };
         const usage = this.state.usage;

@@ -281,6 +281,18 @@ export class ClineController {
   }
 
   /**
+   * forkSession copies a session up to its turn atTurn (0: all of it)
+   * into a new one, which the daemon makes even when another window holds
+   * the session, and resumes the fork.
+   */
+  async forkSession(sessionId = this.tracker.current, atTurn = 0): Promise<string> {
+    if (!sessionId) throw new Error('no Cline task to fork');
+    const res = await this.rpc.request<{ sessionId: string }>(Method.forkSession, { sessionId, atTurn });
+    await this.loadSession(res.sessionId);
+    return res.sessionId;
+  }
+
+  /**
    * undoLastTurn takes back the last turn: its file changes (open buffers
    * through the editor, others on disk) and its part of the conversation,
    * through the checkpoint taken before its first change. A turn that

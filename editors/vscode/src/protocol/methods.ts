@@ -18,6 +18,7 @@ export const Method = {
   checkpoints: 'cline/checkpoints',
   checkpointDiff: 'cline/checkpointDiff',
   restore: 'cline/restore',
+  forkSession: 'cline/forkSession',
 
   didChangeConfiguration: 'workspace/didChangeConfiguration',
   executeCommand: 'workspace/executeCommand',
