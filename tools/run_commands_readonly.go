@@ -267,7 +267,9 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 	}
 	var word roWord
 	word.text = string(text)
-	brace, comma := -1, false
+	// Bash expands a {…} holding an unquoted , or ..; this reads any such
+	// pair, nested or not, as one.
+	brace, comma := false, false
 	for i, c := range text {
 		if quoted[i] {
 			continue
@@ -288,13 +290,13 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 				return roWord{}, "a word starting with =, which zsh replaces by a program's path"
 			}
 		case '{':
-			brace, comma = i, false
+			brace = true
 		case ',':
-			comma = comma || brace >= 0
+			comma = comma || brace
 		case '.':
-			comma = comma || brace >= 0 && i+1 < len(text) && text[i+1] == '.' && !quoted[i+1]
+			comma = comma || brace && i+1 < len(text) && text[i+1] == '.' && !quoted[i+1]
 		case '}':
-			if brace >= 0 && comma {
+			if comma {
 				return roWord{}, "brace expansion ({a,b} or {1..3}); write each word"
 			}
 		}
@@ -518,7 +520,13 @@ func roParseLong(prog string, spec roSpec, t string, next func() (string, string
 	o := roOpt{name: dash + name}
 	kind, ok := "", false
 	for _, l := range spec.long {
-		base := strings.TrimRight(l, "=:?2")
+		base := l
+		for _, suffix := range []string{"=2", "=", ":", "?"} {
+			if b, found := strings.CutSuffix(l, suffix); found {
+				base = b
+				break
+			}
+		}
 		if base == name {
 			kind, ok = l[len(base):], true
 			break
@@ -754,7 +762,7 @@ func init() {
 		"jq": files("rjacnseSCMRL:f:", "raw-output", "join-output", "ascii-output", "compact-output", "null-input",
 			"slurp", "exit-status", "sort-keys", "color-output", "monochrome-output", "raw-input", "tab", "indent=",
 			"arg=2", "argjson=2", "slurpfile=2", "rawfile=2", "from-file=", "seq", "stream", "raw-output0", "help", "version"),
-		"rg": files("nNiISswvlcFxe:g:t:T:A:B:C:uLm:d:HoqaUP0M:jz",
+		"rg": files("nNiISswvlcFxe:g:t:T:A:B:C:uLm:d:HoqaUP0M:j:z",
 			"line-number", "no-line-number", "ignore-case", "case-sensitive", "smart-case", "word-regexp",
 			"invert-match", "files-with-matches", "files-without-match", "count", "count-matches", "fixed-strings",
 			"line-regexp", "regexp=", "glob=", "iglob=", "type=", "type-not=", "after-context=", "before-context=",
@@ -859,6 +867,9 @@ func roWrapper(spec roSpec) func(*roLine, string, []roWord) string {
 		}
 		if prog == "command" && a.has("-v", "-V") {
 			return "" // only says where a program is
+		}
+		if a.has("-C", "--chdir") {
+			line.cd = true
 		}
 		words := make([]roWord, len(a.operands))
 		for i, o := range a.operands {

@@ -23,6 +23,8 @@ var readOnlyHostile = []string{
 	"ls; {touch,x}",
 	"find . -name x -{fprint,print} out",
 	"echo {a..c} > /dev/null; find -{delete,}",
+	"find . x{-print,{-delete}}",
+	"find . -{print,de'l'ete}",
 	// Combined, abbreviated and attached options.
 	"sort -uo out f",
 	"sort -o out f",
@@ -165,6 +167,8 @@ var readOnlyHostile = []string{
 	"cd evil.git && git diff HEAD~1 HEAD",
 	"cd evil.git; git log -p",
 	"command cd evil.git; git status",
+	"env -C evil.git git diff HEAD~1 HEAD",
+	"env --chdir=evil.git git log -p",
 	// npm writes a log on every run, where the project's .npmrc says.
 	"npm ls",
 	"npm ls --depth=0",
@@ -218,6 +222,7 @@ var readOnlyHostile = []string{
 	"rg --pre=touch x",
 	"rg --pre touch x",
 	"rg --pr=touch x",
+	"rg --pcre x",
 	"rg --hostname-bin=touch x",
 	"rg --config-path=x y",
 	"fd -x touch",
