@@ -347,7 +347,7 @@ func roEnvAssign(name, value string) string {
 	case "LANG", "LC_ALL", "LC_COLLATE", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "TZ",
 		"NO_COLOR", "TERM", "COLUMNS", "CLICOLOR":
 	default:
-		return fmt.Sprintf("setting %s, which can change what programs run", name)
+		return fmt.Sprintf("setting %s; a command may set only LANG, LC_*, TZ, TERM, COLUMNS, NO_COLOR and CLICOLOR", name)
 	}
 	if strings.Trim(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-@+") != "" {
 		return fmt.Sprintf("setting %s to a value other than letters, digits and . _ - @ +", name)
@@ -1101,8 +1101,8 @@ var roGitDiffOpts = []string{"patch", "no-patch", "unified:", "raw", "patch-with
 // roGitLogOpts are the revision-walking and formatting options of
 // git log and its kin.
 var roGitLogOpts = []string{"oneline", "graph", "decorate?", "no-decorate", "all", "branches?", "tags?",
-	"remotes?", "max-count:", "skip:", "since:", "after:", "until:", "before:", "author:", "committer:",
-	"grep:", "all-match", "invert-grep", "regexp-ignore-case", "extended-regexp", "fixed-strings",
+	"remotes?", "max-count=", "skip:", "since=", "after=", "until=", "before=", "author=", "committer=",
+	"grep=", "all-match", "invert-grep", "regexp-ignore-case", "extended-regexp", "fixed-strings",
 	"perl-regexp", "basic-regexp", "merges", "no-merges", "first-parent", "reverse", "follow", "format:",
 	"pretty?", "abbrev-commit", "no-abbrev-commit", "date:", "relative-date", "left-right", "cherry-pick",
 	"cherry-mark", "cherry", "boundary", "topo-order", "date-order", "author-date-order", "parents",

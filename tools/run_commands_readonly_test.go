@@ -432,3 +432,15 @@ func TestWhyNotReadOnlyReasons(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWhyNotReadOnly: the check runs on every command a session
+// sees.
+func BenchmarkWhyNotReadOnly(b *testing.B) {
+	lines := []string{"ls -la", "git log --oneline -5 -- tools", "find . -name '*.go' -type f | xargs wc -l",
+		"sed -n '1,20p' a.go", "grep -rn --include='*.go' TODO . | head -20"}
+	for i := 0; b.Loop(); i++ {
+		if why := tools.WhyNotReadOnly(lines[i%len(lines)]); why != "" {
+			b.Fatal(why)
+		}
+	}
+}
