@@ -69,8 +69,13 @@ func ReadOnlyRefusal(commands []string) error {
 // go vet, build and test are not read-only: they compile the packages
 // (the build cache, cgo's C compiler) and vet and test run programs. git
 // reads the repository's configuration, which can name programs it runs
-// (core.fsmonitor, diff.external, textconv filters); that configuration
-// is the user's, and plan mode cannot change it.
+// (core.fsmonitor, diff.external, textconv filters): the workspace's own
+// repository's is the user's, and plan mode cannot change it, but one
+// committed inside the workspace is not, so git is allowed only in the
+// workspace folder (no cd before it on the line, no git -C, no env -C).
+//
+// The grammar read is bash's; where zsh reads a word differently (=word,
+// parentheses in a word) the word is refused or the line does not parse.
 //
 // It is a guard against a model changing files in plan mode, not a
 // sandbox: commands still run with the user's rights and need approval.
