@@ -67,7 +67,8 @@ func ReadOnlyRefusal(commands []string) error {
 //     of whose options writes or runs anything.
 //
 // go vet, build and test are not read-only: they compile the packages
-// (the build cache, cgo's C compiler) and vet and test run programs. git
+// (the build cache, cgo's C compiler) and vet and test run programs; go
+// list and doc may fill the module cache, outside the workspace. git
 // reads the repository's configuration, which can name programs it runs
 // (core.fsmonitor, diff.external, textconv filters): the workspace's own
 // repository's is the user's, and plan mode cannot change it, but one

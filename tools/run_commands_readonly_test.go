@@ -121,6 +121,11 @@ var readOnlyHostile = []string{
 	"alias ls='touch x'",
 	// Globs and tildes the shell expands into words the check never sees.
 	"find *",
+	"find . ?delete",
+	"find . [-]delete",
+	"sed -n p [-]i",
+	"sort -- -o x; sort ?o",
+	"git log --since=~x",
 	"find . *",
 	"sort -u *",
 	"sed -n p *",
