@@ -729,7 +729,7 @@ func init() {
 			"machine", "processor", "hardware-platform", "operating-system", "help", "version"),
 		"whoami": harmless("", "help", "version"),
 		"id":     harmless("agGnruzZ", "context", "group", "groups", "name", "real", "user", "zero", "help", "version"),
-		"diff": files("abBcC:dD:eEfF:iI:lnNpPqrsS:tTuU:vwW:xX:y",
+		"diff": files("abBcC:dD:eEfF:iI:lnNpPqrsS:tTuU:vwW:x:X:y",
 			"normal", "brief", "report-identical-files", "context?", "unified?", "ed", "rcs", "side-by-side",
 			"width=", "left-column", "suppress-common-lines", "show-c-function", "show-function-line=",
 			"label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty", "new-file",
@@ -749,7 +749,7 @@ func init() {
 		"fold":     harmless("bsw:", "bytes", "spaces", "width=", "help", "version"),
 		"expand":   harmless("it:", "initial", "tabs=", "help", "version"),
 		"unexpand": harmless("at:", "all", "first-only", "tabs=", "help", "version"),
-		"column":   files("tnexdJLs:o:c:l:N:R:", "table", "separator=", "output-separator=", "output-width=", "fillrows", "help", "version"),
+		"column":   files("tn:exdJLs:o:c:l:N:R:", "table", "separator=", "output-separator=", "output-width=", "fillrows", "help", "version"),
 		"paste":    files("d:sz", "delimiters=", "serial", "zero-terminated", "help", "version"),
 		"join":     files("a:e:ij:o:t:v:1:2:z", "check-order", "nocheck-order", "header", "ignore-case", "zero-terminated", "help", "version"),
 		"md5sum":   hashsum, "sha1sum": hashsum, "sha256sum": hashsum, "sha512sum": hashsum,
@@ -764,7 +764,7 @@ func init() {
 		"ps":      {judge: roAnything, anyArgs: true}, // procps' ps: no option writes or runs, and its three grammars are not getopt's
 		"pgrep":   files("lafxnovcd:u:U:P:g:G:s:t:", "list-name", "list-full", "full", "exact", "newest", "oldest", "inverse", "count", "delimiter=", "euid=", "uid=", "parent=", "pgroup=", "group=", "session=", "terminal=", "ignore-case", "help", "version"),
 		"locale":  harmless("amckv", "all-locales", "charmaps", "category-name", "keyword-name", "verbose", "help", "version"),
-		"look":    files("bdft:"),
+		"look":    files("dft:"),
 		"jq": files("rjacnseSCMRL:f:", "raw-output", "join-output", "ascii-output", "compact-output", "null-input",
 			"slurp", "exit-status", "sort-keys", "color-output", "monochrome-output", "raw-input", "tab", "indent=",
 			"arg=2", "argjson=2", "slurpfile=2", "rawfile=2", "from-file=", "seq", "stream", "raw-output0", "help", "version"),
@@ -979,7 +979,7 @@ var roFindValued = []string{"-name", "-iname", "-path", "-ipath", "-wholename", 
 // roSed allows sed scripts that only print: no -i, no script file, and no
 // w, W or e commands or s///w and s///e flags.
 func roSed(_ *roLine, prog string, args []roWord) string {
-	a, why := roParse(prog, roSpec{short: "ne:ErszubL:l:", long: []string{"quiet", "silent", "expression=",
+	a, why := roParse(prog, roSpec{short: "ne:Erszubl:", long: []string{"quiet", "silent", "expression=",
 		"regexp-extended", "separate", "null-data", "zero-terminated", "unbuffered", "binary", "line-length=",
 		"posix", "debug", "sandbox", "follow-symlinks", "help", "version"}}, args, false)
 	if why != "" {
@@ -1117,7 +1117,7 @@ var roGitLogOpts = []string{"oneline", "graph", "decorate?", "no-decorate", "all
 	"do-walk", "min-parents:", "max-parents:", "no-min-parents", "no-max-parents", "not", "exclude:",
 	"count", "objects", "left-only", "right-only", "show-linear-break?", "date-order", "encoding:",
 	"expand-tabs?", "no-expand-tabs", "show-pulls", "sparse", "remerge-diff", "diff-merges:", "no-diff-merges",
-	"dd", "single-worktree", "glob:", "stdin", "default:"}
+	"dd", "single-worktree", "glob:", "stdin", "default="}
 
 func roGitSpec(short string, long ...[]string) roSpec {
 	return roSpec{digits: true, short: short, long: slices.Concat(long...)}
@@ -1132,10 +1132,15 @@ var (
 
 // roGitSubs are the git subcommands that only read, with their options.
 var roGitSubs = map[string]roSpec{
-	"log": roGitLog, "show": roGitLog, "whatchanged": roGitLog, "rev-list": roGitLog,
+	"log": roGitLog, "show": roGitLog, "whatchanged": roGitLog,
+	// rev-list has no -L: it would read the range as a revision.
+	"rev-list":  roGitSpec(strings.TrimSuffix(roGitLogShort, "L:"), roGitDiffOpts, roGitLogOpts),
 	"diff":      roGitDiff,
 	"diff-tree": roGitSpec(roGitDiffShort+"rtvm", roGitDiffOpts, []string{"root", "no-commit-id", "stdin", "merge-base", "always"}),
-	"shortlog":  roGitSpec("snecw::", roGitLogOpts, []string{"summary", "numbered", "email", "committer", "group:"}),
+	// shortlog reads its own options first: its --committer is a flag.
+	"shortlog": roGitSpec("snecw::", []string{"summary", "numbered", "email", "committer", "group:", "format:",
+		"all", "branches?", "tags?", "remotes?", "since=", "after=", "until=", "before=", "author=", "grep=",
+		"merges", "no-merges", "first-parent", "max-count=", "reverse"}),
 	"status": {short: "sbu::zv", long: []string{"short", "branch", "porcelain?", "long", "verbose",
 		"untracked-files?", "ignored?", "ignore-submodules?", "null", "show-stash", "ahead-behind",
 		"no-ahead-behind", "column?", "no-column", "renames", "no-renames", "find-renames?"}},

@@ -64,6 +64,8 @@ var readOnlyHostile = []string{
 	"git show --output=x HEAD",
 	"git diff --ext-diff",
 	"git log --show-signature",
+	"git shortlog --committer --output=x",
+	"git rev-list -L --output=x HEAD",
 	"tree -o out",
 	"tree -fo out",
 	// env runs what it is given, split from one word by -S.
