@@ -1005,13 +1005,60 @@ func roSed(_ *roLine, prog string, args []roWord) string {
 
 // roSedWrites scans a sed script for the commands and flags that write
 // files or run commands. It skips addresses, regular expressions and
-// text arguments; what it cannot follow counts as writing.
+// text arguments; what it cannot follow counts as writing. GNU sed reads
+// a bracket expression in a regular expression as one unit (s/[/]/x/w f
+// writes), others may not, and a backslash inside brackets is read either
+// way: the script writes if any of these readings finds a write.
 func roSedWrites(script string) bool {
+	for reading := range 3 {
+		if roSedScan(script, reading) {
+			return true
+		}
+	}
+	return false
+}
+
+// roSedScan is one reading of a sed script for roSedWrites: 0 reads
+// brackets as plain characters, 1 as units with literal backslashes, 2
+// as units whose backslashes escape.
+func roSedScan(script string, reading int) bool {
 	i := 0
-	skipRegex := func(delim byte) bool {
+	// skipBracket steps i past a bracket expression starting at i, if
+	// the reading has them and it is closed.
+	skipBracket := func() {
+		if reading == 0 {
+			return
+		}
+		j := i + 1
+		if j < len(script) && script[j] == '^' {
+			j++
+		}
+		if j < len(script) && script[j] == ']' {
+			j++
+		}
+		for ; j < len(script) && script[j] != ']'; j++ {
+			switch {
+			case script[j] == '[' && j+1 < len(script) && strings.IndexByte(":.=", script[j+1]) >= 0:
+				end := strings.Index(script[j+2:], string(script[j+1])+"]")
+				if end < 0 {
+					return
+				}
+				j += end + 3
+			case script[j] == '\\' && reading == 2:
+				j++
+			}
+		}
+		if j < len(script) {
+			i = j
+		}
+	}
+	skip := func(delim byte, brackets bool) bool {
 		for i++; i < len(script) && script[i] != delim; i++ {
-			if script[i] == '\\' {
+			switch {
+			case script[i] == '\\':
 				i++
+			case script[i] == '[' && brackets:
+				skipBracket()
 			}
 		}
 		if i >= len(script) {
@@ -1020,6 +1067,7 @@ func roSedWrites(script string) bool {
 		i++
 		return true
 	}
+	skipRegex := func(delim byte) bool { return skip(delim, true) }
 	toEnd := func(stops string) bool {
 		end := strings.IndexAny(script[i:], stops)
 		if end < 0 {
@@ -1057,11 +1105,11 @@ func roSedWrites(script string) bool {
 			}
 			i++
 			delim := script[i]
-			if !skipRegex(delim) {
+			if !skip(delim, c == 's') {
 				return true
 			}
 			i-- // skipRegex stepped past the middle delimiter
-			if !skipRegex(delim) {
+			if !skip(delim, false) {
 				return true
 			}
 			for i < len(script) && strings.IndexByte("gpiImM0123456789", script[i]) >= 0 {
@@ -1075,7 +1123,12 @@ func roSedWrites(script string) bool {
 		case strings.IndexByte("aicrR", c) >= 0:
 			toEnd("\n") // text to add, or a file to read
 		case strings.IndexByte("btT:", c) >= 0:
-			toEnd(";\n") // a label
+			// A label: GNU sed skips blanks before it and ends it at one.
+			i++
+			for i < len(script) && (script[i] == ' ' || script[i] == '\t') {
+				i++
+			}
+			toEnd("; \t\n")
 		case strings.IndexByte("pPdDnNgGhHxlqQz=Fv", c) >= 0:
 			i++
 		default:
