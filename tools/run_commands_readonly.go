@@ -247,9 +247,12 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 			quoted = append(quoted, q)
 		}
 	}
-	for _, p := range w.Parts {
+	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
+			if roJoinedDollar(p, i, len(w.Parts)) {
+				return roWord{}, roDollarJoined
+			}
 			roUnquoteLit(p.Value, false, add)
 		case *syntax.SglQuoted:
 			if p.Dollar {
@@ -260,10 +263,13 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 			if p.Dollar {
 				return roWord{}, `locale quoting ($"...")`
 			}
-			for _, q := range p.Parts {
+			for j, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
 					return roWord{}, roExpansion(q)
+				}
+				if roJoinedDollar(lit, j, len(p.Parts)) {
+					return roWord{}, roDollarJoined
 				}
 				roUnquoteLit(lit.Value, true, add)
 			}
@@ -310,6 +316,16 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 	word.safe = word.glob && len(text) > 0 && text[0] != '-' && (quoted[0] || strings.IndexByte("*?[", text[0]) < 0)
 	return word, ""
 }
+
+// roJoinedDollar reports a literal part ending in $ that another part
+// follows. The parser splits $ from what follows a line continuation
+// ($\<newline>'\x2do' or $\<newline>{x}), but the shell removes the
+// continuation first and expands $'\x2do' to -o, or ${x}.
+func roJoinedDollar(lit *syntax.Lit, i, parts int) bool {
+	return i < parts-1 && strings.HasSuffix(lit.Value, "$")
+}
+
+const roDollarJoined = "a $ that a line continuation joins to what follows, which the shell expands; join the line"
 
 // roExpansion names a word part the shell expands.
 func roExpansion(p syntax.WordPart) string {

@@ -2,9 +2,13 @@ package tools
 
 import (
 	"math/rand"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestSedScanAgreesWithGNUSed: GNU sed's --sandbox refuses the commands
@@ -34,4 +38,75 @@ func TestSedScanAgreesWithGNUSed(t *testing.T) {
 			t.Errorf("the scan calls %q harmless; GNU sed: %s", script, out)
 		}
 	}
+}
+
+// TestWordsReadAsTheShellPasses: a word the check reads as literal text
+// reaches the program as exactly that text, in bash and in sh, even with
+// files in the folder that a glob would match.
+func TestWordsReadAsTheShellPasses(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "-delete", "ab", "b", "x=y", "{a", "a,b}", "~"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pieces := []string{"a", "b", "'", `"`, `\`, "*", "?", "[", "]", "{", "}", ",", "..", "~", "=", ":", "-", " ",
+		"$", "!", "#", "^", "\n", "\t", "(", ")", "@", "%", "+", "`", ";", "&", "|", "<", ">",
+		`"\\"`, `"a\b"`, `'\'`, `\\`, `"\$"`, `"\x\"`, `\*`, `"*"`, `\~`, `'{a,b}'`, "\\\n"}
+	for _, shell := range []string{"bash", "sh"} {
+		path, err := exec.LookPath(shell)
+		if err != nil {
+			t.Logf("no %s here", shell)
+			continue
+		}
+		r := rand.New(rand.NewSource(5))
+		compared := 0
+		for range 4000 {
+			var b strings.Builder
+			for k := r.Intn(7) + 1; k > 0; k-- {
+				b.WriteString(pieces[r.Intn(len(pieces))])
+			}
+			line := "printf '<%s>' " + b.String()
+			want, ok := roLiteralArgs(line)
+			if !ok {
+				continue
+			}
+			cmd := exec.Command(path, "-c", line)
+			cmd.Dir = dir
+			out, _ := cmd.Output()
+			compared++
+			if string(out) != want {
+				t.Errorf("%s -c %q prints %q; the check reads %q", shell, line, out, want)
+			}
+		}
+		if compared < 500 {
+			t.Errorf("only %d lines compared with %s", compared, shell)
+		}
+	}
+}
+
+// roLiteralArgs is what printf '<%s>' prints for the words after the
+// format on line, as the check reads them, if it reads them all as
+// literal text.
+func roLiteralArgs(line string) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 || len(f.Stmts[0].Redirs) > 0 || f.Stmts[0].Background {
+		return "", false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) < 2 {
+		return "", false
+	}
+	if len(call.Args) == 2 {
+		return "<>", true
+	}
+	want := ""
+	for _, w := range call.Args[2:] {
+		rw, why := roWordOf(w)
+		if why != "" || rw.glob {
+			return "", false
+		}
+		want += "<" + rw.text + ">"
+	}
+	return want, true
 }

@@ -18,6 +18,13 @@ var readOnlyHostile = []string{
 	"find . -de{l,}ete",
 	"find . -$'\\x64elete'",
 	"find . -$'delete'",
+	// The parser keeps a $ apart from what a line continuation joins to
+	// it; the shell expands the joined word.
+	"sort $\\\n'\\x2do' out f",
+	"find . $\\\n'-\\x64elete'",
+	"echo \"$\\\n{HOME}\"",
+	"ls $\\\n{HOME}",
+	"sed -n p $\\\n'\\x2di' f",
 	`find . $"-delete"`,
 	"{touch,x}",
 	"ls; {touch,x}",
