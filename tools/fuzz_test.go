@@ -115,7 +115,8 @@ func FuzzWhyNotReadOnly(f *testing.F) {
 		"find . -{delete,print}", "find . -$'\\x64elete'", "sort -uo out f", "sed -e1wFILE f", "git grep --open=x y",
 		"env -S 'touch x'", "ls | xargs find", "printf -v 'a[$(touch x)]' y", "test -v 'a[$(x)]'", "echo ${x@P}",
 		"git ls-remote --upload-pack=x .", "go list -toolexec=x ./...", "find *", "ls ~", "git log --oneline -5",
-		"LC_ALL=C sort a", "find . -name '*.go' | xargs wc -l", "cat <<< hi", "git -c core.pager=x log"} {
+		"LC_ALL=C sort a", "find . -name '*.go' | xargs wc -l", "cat <<< hi", "git -c core.pager=x log",
+		"sort ./é* -u", "ls >/dev/null\r", "sort $\\\n'\\x2do' out f"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {

@@ -84,6 +84,10 @@ func WhyNotReadOnly(command string) string {
 	if strings.TrimSpace(command) == "" {
 		return "an empty command"
 	}
+	if strings.ContainsRune(command, '\r') {
+		// The parser takes it for a blank; the shell, for part of a word.
+		return "a carriage return, which the shell reads as part of a word; remove it"
+	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		if strings.Contains(err.Error(), "without closing quote") || strings.Contains(err.Error(), "must be closed") {
@@ -243,7 +247,7 @@ func roWordOf(w *syntax.Word) (roWord, string) {
 	var quoted []bool
 	add := func(s string, q bool) {
 		text = append(text, s...)
-		for range s {
+		for range len(s) {
 			quoted = append(quoted, q)
 		}
 	}

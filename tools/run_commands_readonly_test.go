@@ -146,6 +146,11 @@ var readOnlyHostile = []string{
 	"sed -n p *",
 	"git log *",
 	"ls ~",
+	// A carriage return is a blank to the parser and part of a word to
+	// the shell: >/dev/null<CR> writes a file named so.
+	"ls >/dev/null\r",
+	"ls 2>/dev/null\r; echo ok",
+	"grep x f\r",
 	"cat ~/.bashrc > /dev/null; touch ~x",
 	"echo a=~",
 	"ls -- ~x",
@@ -374,7 +379,7 @@ var readOnlyBenign = []string{
 	"md5sum f", "sha256sum -c sums", "nl -ba f", "column -t f", "paste -sd, f", "tac f", "rev f", "seq 1 10",
 	"seq -5 5", "strings -n 8 a.bin", "fd -e go", "fd -H -t f conf", "cat ./*.md", "cat -- *.md", "ls HEAD~1",
 	"uptime", "free -h", "locale", "printenv HOME", "git log HEAD@{1}", "echo '{a,b}'", "echo \\{a,b\\}",
-	"cat 'f~'", "grep -e -delete f", "head -n 5 -- -f",
+	"cat 'f~'", "grep -e -delete f", "head -n 5 -- -f", "grep -n 'é' fichier-é.txt", "sort ./é*", "ls é*",
 }
 
 // TestReadOnlyAcceptsBenign: the everyday read-only commands stay
