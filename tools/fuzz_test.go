@@ -116,7 +116,7 @@ func FuzzWhyNotReadOnly(f *testing.F) {
 		"env -S 'touch x'", "ls | xargs find", "printf -v 'a[$(touch x)]' y", "test -v 'a[$(x)]'", "echo ${x@P}",
 		"git ls-remote --upload-pack=x .", "go list -toolexec=x ./...", "find *", "ls ~", "git log --oneline -5",
 		"LC_ALL=C sort a", "find . -name '*.go' | xargs wc -l", "cat <<< hi", "git -c core.pager=x log",
-		"sort ./é* -u", "ls >/dev/null\r", "sort $\\\n'\\x2do' out f"} {
+		"sort ./é* -u", "ls >/dev/null\r", "ls #\\\ntouch x", "sort $\\\n'\\x2do' out f"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -126,13 +126,20 @@ func FuzzWhyNotReadOnly(f *testing.F) {
 		if strings.TrimSpace(line) == "" {
 			t.Fatalf("an empty line %q was accepted", line)
 		}
-		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(line), "")
 		if err != nil {
 			t.Fatalf("%q accepted, but it does not parse: %v", line, err)
+		}
+		if strings.ContainsRune(line, '\r') {
+			t.Fatalf("%q accepted with a carriage return", line)
 		}
 		syntax.Walk(file, func(n syntax.Node) bool {
 			bad := ""
 			switch n := n.(type) {
+			case *syntax.Comment:
+				if strings.Contains(n.Text, "\n") {
+					bad = "a comment the shell ends earlier"
+				}
 			case *syntax.Stmt:
 				if n.Background || n.Coprocess {
 					bad = "a background job"

@@ -88,7 +88,7 @@ func WhyNotReadOnly(command string) string {
 		// The parser takes it for a blank; the shell, for part of a word.
 		return "a carriage return, which the shell reads as part of a word; remove it"
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		if strings.Contains(err.Error(), "without closing quote") || strings.Contains(err.Error(), "must be closed") {
 			return "an unterminated quote"
@@ -97,6 +97,18 @@ func WhyNotReadOnly(command string) string {
 	}
 	if len(file.Stmts) == 0 {
 		return "an empty command"
+	}
+	// The parser continues a comment past a backslash and newline; the
+	// shell ends it there and runs the next line.
+	continued := false
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && strings.Contains(c.Text, "\n") {
+			continued = true
+		}
+		return !continued
+	})
+	if continued {
+		return "a comment ending in \\, after which the shell runs the next line; remove the comment"
 	}
 	line := &roLine{}
 	for _, st := range file.Stmts {

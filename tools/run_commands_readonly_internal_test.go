@@ -110,3 +110,65 @@ func roLiteralArgs(line string) (string, bool) {
 	}
 	return want, true
 }
+
+// TestLinesReadAsBashRuns: for generated lines the check accepts, each
+// simple command bash runs has the words the check read for one of the
+// line's commands. Every program the lines name is a shell function that
+// prints its words, and PATH names no folder, so nothing else runs.
+func TestLinesReadAsBashRuns(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash here")
+	}
+	progs := []string{"echo", "ls", "cat", "true", "pwd", "wc", "grep"}
+	prelude := "PATH=/nonexistent\n"
+	for _, p := range progs {
+		prelude += p + "() { printf '%s\\x1f' " + p + " \"$@\"; printf '\\x1e'; }\n"
+	}
+	pieces := []string{"a", "b", " ", " ", "\n", ";", "&&", "||", "|", "#", "\\\n", "'", `"`, `\`, "-n",
+		"2>/dev/null", ">/dev/null", "{", "}", "!", "&", "(", ")", "$", "=", "\v", "\f", "\u00a0", "\t", "|&",
+		";;", "é", "*", "~"}
+	pieces = append(pieces, progs...)
+	dir := t.TempDir()
+	r := rand.New(rand.NewSource(9))
+	compared := 0
+	for range 8000 {
+		var b strings.Builder
+		b.WriteString(progs[r.Intn(len(progs))])
+		for k := r.Intn(10); k > 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		line := b.String()
+		if WhyNotReadOnly(line) != "" {
+			continue
+		}
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+		if err != nil {
+			t.Fatalf("%q accepted but does not parse: %v", line, err)
+		}
+		read := map[string]bool{}
+		syntax.Walk(file, func(n syntax.Node) bool {
+			if call, ok := n.(*syntax.CallExpr); ok {
+				words := ""
+				for _, w := range call.Args {
+					rw, _ := roWordOf(w)
+					words += rw.text + "\x1f"
+				}
+				read[words] = true
+			}
+			return true
+		})
+		cmd := exec.Command(bash, "-c", prelude+line)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		compared++
+		for _, ran := range strings.Split(string(out), "\x1e") {
+			if ran != "" && !read[ran] {
+				t.Errorf("bash ran %q for %q; the check read %v", ran, line, read)
+			}
+		}
+	}
+	if compared < 500 {
+		t.Errorf("only %d lines compared", compared)
+	}
+}

@@ -146,6 +146,10 @@ var readOnlyHostile = []string{
 	"sed -n p *",
 	"git log *",
 	"ls ~",
+	// A comment ends at the newline for the shell, whatever precedes it.
+	"ls #\\\ntouch x",
+	"ls # note \\\nrm -rf x",
+	"pwd; ls # \\\n touch x",
 	// A carriage return is a blank to the parser and part of a word to
 	// the shell: >/dev/null<CR> writes a file named so.
 	"ls >/dev/null\r",
