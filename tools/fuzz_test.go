@@ -167,9 +167,11 @@ func FuzzWhyNotReadOnly(f *testing.F) {
 			case *syntax.Word:
 				if lit, ok := n.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
 					bad = "a tilde"
-				} else if syntax.SplitBraces(n) {
-					bad = "brace expansion"
+				} else {
+					syntax.SplitBraces(n) // Walk then meets any *syntax.BraceExp
 				}
+			case *syntax.BraceExp:
+				bad = "brace expansion"
 			}
 			if bad != "" {
 				t.Fatalf("%q accepted with %s", line, bad)
