@@ -123,7 +123,7 @@ func TestLinesReadAsBashRuns(t *testing.T) {
 	progs := []string{"echo", "ls", "cat", "true", "pwd", "wc", "grep"}
 	prelude := "PATH=/nonexistent\n"
 	for _, p := range progs {
-		prelude += p + "() { printf '%s\\x1f' " + p + " \"$@\"; printf '\\x1e'; }\n"
+		prelude += p + "() { builtin printf '%s\\x1f' " + p + " \"$@\"; builtin printf '\\x1e'; }\n"
 	}
 	pieces := []string{"a", "b", " ", " ", "\n", ";", "&&", "||", "|", "#", "\\\n", "'", `"`, `\`, "-n",
 		"2>/dev/null", ">/dev/null", "{", "}", "!", "&", "(", ")", "$", "=", "\v", "\f", "\u00a0", "\t", "|&",

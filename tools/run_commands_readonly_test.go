@@ -190,6 +190,18 @@ var readOnlyHostile = []string{
 	"git cat-file --filters HEAD:x",
 	"git difftool",
 	"git commit -m x",
+	"git format-patch -o out HEAD~1",
+	"git archive -o x.tar HEAD",
+	"git bundle create x HEAD",
+	"git log --output-indicator-new=x --output=y",
+	"git diff --no-index --output=x a b",
+	"git -C . status",
+	"grep -r x . | tee out",
+	"sed -n p f | sh",
+	"timeout 5 sh -c ls",
+	"env -i PATH=/tmp ls",
+	"command eval touch x",
+	"time bash -c ls",
 	// git elsewhere than the workspace folder may read a repository
 	// committed inside it, whose configuration names programs.
 	"git -C sub --no-pager diff HEAD~1",
