@@ -214,6 +214,10 @@ func roRedirect(r *syntax.Redirect) string {
 			return "a redirection to a glob"
 		}
 	}
+	if clean := path.Clean(target.text); r.Op != syntax.WordHdoc &&
+		(strings.HasPrefix(clean, "/dev/tcp/") || strings.HasPrefix(clean, "/dev/udp/")) {
+		return "a redirection to /dev/tcp or /dev/udp, which bash opens as a network connection"
+	}
 	switch r.Op {
 	case syntax.RdrIn, syntax.WordHdoc:
 		return ""
