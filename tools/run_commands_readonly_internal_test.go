@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +171,65 @@ func TestLinesReadAsBashRuns(t *testing.T) {
 	}
 	if compared < 500 {
 		t.Errorf("only %d lines compared", compared)
+	}
+}
+
+// TestOptionsReadAsGetoptReads: for generated argument lists the option
+// reader accepts, util-linux getopt(1), on glibc's getopt_long as GNU
+// programs are, finds the same options, values and operands.
+func TestOptionsReadAsGetoptReads(t *testing.T) {
+	getopt, err := exec.LookPath("getopt")
+	if err != nil {
+		t.Skip("no getopt here")
+	}
+	if out, _ := exec.Command(getopt, "-T").CombinedOutput(); len(out) != 0 {
+		t.Skip("getopt here is not util-linux's")
+	}
+	spec := roSpec{short: "ab:c::o:", long: []string{"all", "block=", "color?", "output=", "out-of-band"}}
+	optstring := "ab:c::o:"
+	longopts := "all,block:,color::,output:,out-of-band"
+	pieces := []string{"-a", "-ab", "-abx", "-b", "-c", "-cx", "-o", "-ao", "-aox", "--all", "--block", "--block=x",
+		"--color", "--color=x", "--output", "--output=y", "--out-of-band", "--", "-", "f", "g", "x", "-ac", "-acb"}
+	r := rand.New(rand.NewSource(2))
+	compared := 0
+	for range 3000 {
+		var words []roWord
+		var argv []string
+		for k := r.Intn(6) + 1; k > 0; k-- {
+			p := pieces[r.Intn(len(pieces))]
+			words = append(words, roWord{text: p})
+			argv = append(argv, p)
+		}
+		a, why := roParse("prog", spec, words, false)
+		if why != "" {
+			continue // refusing is always allowed
+		}
+		var b strings.Builder
+		for _, o := range a.opts {
+			b.WriteString(" " + o.name)
+			switch {
+			case len(o.vals) == 1:
+				b.WriteString(" '" + o.vals[0] + "'")
+			case strings.HasPrefix(o.name, "--") && slices.Contains(spec.long, strings.TrimPrefix(o.name, "--")+"?"),
+				len(o.name) == 2 && strings.Contains(spec.short, o.name[1:]+"::"):
+				b.WriteString(" ''") // getopt prints an absent optional value as ''
+			}
+		}
+		b.WriteString(" --")
+		for _, o := range a.operands {
+			b.WriteString(" '" + o.text + "'")
+		}
+		out, err := exec.Command(getopt, append([]string{"-o", optstring, "-l", longopts, "--"}, argv...)...).Output()
+		if err != nil {
+			t.Errorf("the reader accepts %q; getopt refuses it", argv)
+			continue
+		}
+		compared++
+		if got := strings.TrimSpace(string(out)); got != strings.TrimSpace(b.String()) {
+			t.Errorf("%q: getopt reads %s; the reader %s", argv, got, b.String())
+		}
+	}
+	if compared < 300 {
+		t.Errorf("only %d argument lists compared", compared)
 	}
 }
