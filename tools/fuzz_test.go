@@ -3,8 +3,11 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // FuzzBuildArgs feeds arbitrary argument text to every built-in tool: a
@@ -103,15 +106,77 @@ func FuzzValidateSchema(f *testing.F) {
 }
 
 // FuzzWhyNotReadOnly: whatever the line, the check answers without
-// panicking, and never accepts a blank one.
+// panicking, never accepts a blank one, and accepts only lines that
+// parse into commands whose every word is literal text: no expansion of
+// any kind, no braces, no $'…', no background job, no here-document.
 func FuzzWhyNotReadOnly(f *testing.F) {
 	for _, seed := range []string{"ls -la", "grep 'a > b' f", `echo "$(rm x)"`, "cat <<EOF\nx\nEOF", "ls >/dev/null 2>&1",
-		"sed -n '1p' f", "{ ls; }", "a=$(b) ls", "ls $((1+2))", "echo ${x:-$(rm y)}", "x[0]=1 ls", "\\", "'"} {
+		"sed -n '1p' f", "{ ls; }", "a=$(b) ls", "ls $((1+2))", "echo ${x:-$(rm y)}", "x[0]=1 ls", "\\", "'",
+		"find . -{delete,print}", "find . -$'\\x64elete'", "sort -uo out f", "sed -e1wFILE f", "git grep --open=x y",
+		"env -S 'touch x'", "ls | xargs find", "printf -v 'a[$(touch x)]' y", "test -v 'a[$(x)]'", "echo ${x@P}",
+		"git ls-remote --upload-pack=x .", "go list -toolexec=x ./...", "find *", "ls ~", "git log --oneline -5",
+		"LC_ALL=C sort a", "find . -name '*.go' | xargs wc -l", "cat <<< hi", "git -c core.pager=x log",
+		"sort ./é* -u", "ls >/dev/null\r", "ls #\\\ntouch x", "sort $\\\n'\\x2do' out f"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if WhyNotReadOnly(line) == "" && strings.TrimSpace(line) == "" {
+		if WhyNotReadOnly(line) != "" {
+			return
+		}
+		if strings.TrimSpace(line) == "" {
 			t.Fatalf("an empty line %q was accepted", line)
 		}
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(line), "")
+		if err != nil {
+			t.Fatalf("%q accepted, but it does not parse: %v", line, err)
+		}
+		if strings.ContainsRune(line, '\r') {
+			t.Fatalf("%q accepted with a carriage return", line)
+		}
+		syntax.Walk(file, func(n syntax.Node) bool {
+			bad := ""
+			switch n := n.(type) {
+			case *syntax.Comment:
+				if strings.Contains(n.Text, "\n") {
+					bad = "a comment the shell ends earlier"
+				}
+			case *syntax.Stmt:
+				if n.Background || n.Coprocess {
+					bad = "a background job"
+				}
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ParamExp, *syntax.ExtGlob,
+				*syntax.ArithmCmd, *syntax.TestClause, *syntax.Subshell, *syntax.FuncDecl, *syntax.IfClause,
+				*syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.DeclClause, *syntax.LetClause:
+				bad = fmt.Sprintf("%T", n)
+			case *syntax.SglQuoted:
+				if n.Dollar {
+					bad = "$'...'"
+				}
+			case *syntax.DblQuoted:
+				if n.Dollar {
+					bad = `$"..."`
+				}
+			case *syntax.Redirect:
+				if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
+					bad = "a here-document"
+				}
+			case *syntax.Assign:
+				if n.Index != nil || n.Array != nil {
+					bad = "an array assignment"
+				}
+			case *syntax.Word:
+				if lit, ok := n.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+					bad = "a tilde"
+				} else {
+					syntax.SplitBraces(n) // Walk then meets any *syntax.BraceExp
+				}
+			case *syntax.BraceExp:
+				bad = "brace expansion"
+			}
+			if bad != "" {
+				t.Fatalf("%q accepted with %s", line, bad)
+			}
+			return true
+		})
 	})
 }
