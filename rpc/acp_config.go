@@ -47,10 +47,17 @@ var approvalLevels = []approvalLevel{
 	{"edits", "Edit without asking", "Reads and edits run at once; commands, fetches and MCP tools ask", func(a *session.Approvals) {
 		a.Read, a.Edit = session.Allow, session.Allow
 	}},
+	{"sandbox", "Commands in the sandbox", "Commands run in the sandbox without asking (asking instead where there is none); running one outside asks", func(a *session.Approvals) {
+		a.ApplyLevel(session.LevelSandbox)
+	}},
 	{"all", "Run everything", "Every call runs without asking, except what a rule denies or asks", func(a *session.Approvals) {
-		a.Read, a.Edit, a.Execute, a.Fetch, a.MCP = session.Allow, session.Allow, session.Allow, session.Allow, session.Allow
+		a.ApplyLevel(session.LevelYolo)
 	}},
 }
+
+// approvalLevelAliases are PROTOCOL.md §12's names of the levels, taken
+// by session/set_config_option besides the ids above.
+var approvalLevelAliases = map[string]string{string(session.LevelAsk): "configured", string(session.LevelYolo): "all"}
 
 // approvalLevelIDs lists the levels' ids for an error message.
 func approvalLevelIDs() string {
@@ -299,6 +306,9 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 			return nil, err
 		}
 	case configApprovals:
+		if id, ok := approvalLevelAliases[value]; ok {
+			value = id
+		}
 		if !slices.ContainsFunc(approvalLevels, func(l approvalLevel) bool { return l.id == value }) {
 			return nil, invalidParams("value: approvals must be one of %s; got %q", approvalLevelIDs(), value)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -15,12 +16,12 @@ import (
 // builtinImpls wires the implemented built-in tools to files; commands
 // run without the variables hidden names (the model's key among them),
 // background ones in bg (none when nil).
-func builtinImpls(f tools.Files, hidden []string, bg *tools.Background) map[string]tools.BuildFunc {
+func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, sb func() sandbox.Policy) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
-	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...)}
+	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...), tools.SandboxPolicy(sb)}
 	if bg != nil {
 		opts = append(opts, tools.BackgroundCommands(bg))
 	}
@@ -30,7 +31,9 @@ func builtinImpls(f tools.Files, hidden []string, bg *tools.Background) map[stri
 	return impls
 }
 
-// policyConfig turns the settings into the policy's configuration.
+// policyConfig turns the settings into the policy's configuration:
+// approvals.level over the categories (session.ApplyLevel), and whether
+// a sandbox can confine commands here.
 func policyConfig(st Settings) session.PolicyConfig {
 	var cfg session.PolicyConfig
 	a := st.Approvals
@@ -38,6 +41,10 @@ func policyConfig(st Settings) session.PolicyConfig {
 		Read: session.Decision(a["read"]), Edit: session.Decision(a["edit"]),
 		Execute: session.Decision(a["execute"]), Fetch: session.Decision(a["fetch"]), MCP: session.Decision(a["mcp"]),
 	}
+	if l := a["level"]; l != "" {
+		cfg.Approvals.ApplyLevel(session.Level(l))
+	}
+	cfg.SandboxAvailable = sandboxStatus(st).Backend != sandbox.BackendNone
 	for _, r := range st.Rules {
 		cfg.Rules = append(cfg.Rules, session.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern,
 			Decision: session.Decision(r.Decision), Modes: r.Modes, Priority: r.Priority})
