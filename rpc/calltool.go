@@ -44,7 +44,7 @@ func policyConfig(st Settings) session.PolicyConfig {
 	if l := a["level"]; l != "" {
 		cfg.Approvals.ApplyLevel(session.Level(l))
 	}
-	cfg.SandboxAvailable = sandboxStatus(st).Backend != sandbox.BackendNone
+	cfg.SandboxAvailable = SandboxStatus(st).Backend != sandbox.BackendNone
 	for _, r := range st.Rules {
 		cfg.Rules = append(cfg.Rules, session.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern,
 			Decision: session.Decision(r.Decision), Modes: r.Modes, Priority: r.Priority})

@@ -9,10 +9,11 @@ import (
 	"github.com/cline-ls/cline-ls/session"
 )
 
-// sandboxStatus is which sandbox confines commands under the settings
+// SandboxStatus is which sandbox confines commands under the settings
 // (their backend, or CLINE_LS_SANDBOX through them), probed once per
-// bubblewrap program.
-func sandboxStatus(st Settings) sandbox.Status {
+// bubblewrap program: what the policy is told, and what `cline-ls
+// doctor` prints.
+func SandboxStatus(st Settings) sandbox.Status {
 	want := ""
 	if st.Sandbox != nil {
 		want = st.Sandbox.Backend
@@ -89,7 +90,7 @@ func (s *Server) warnNoSandbox(st Settings) {
 	if !sandboxLevel(st) {
 		return
 	}
-	status := sandboxStatus(st)
+	status := SandboxStatus(st)
 	if status.Backend != sandbox.BackendNone {
 		return
 	}
