@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -202,7 +203,15 @@ func (s *Server) configOptions(ls *liveSession) []configOption {
 	approvals := configOption{ID: configApprovals, Name: "Approvals", Description: "What runs without asking",
 		Category: "_approvals", Type: "select", CurrentValue: s.approvalLevelOf(ls.ID())}
 	for _, l := range approvalLevels {
-		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: l.description})
+		d := l.description
+		if l.id == string(session.LevelSandbox) {
+			// ACP has no message to the user but this: say here that
+			// nothing confines commands, so this level asks.
+			if st := SandboxStatus(s.CurrentSettings()); st.Backend == sandbox.BackendNone {
+				d = "No sandbox is available here (" + st.Detail + "): commands ask"
+			}
+		}
+		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: d})
 	}
 	return append(out, approvals)
 }

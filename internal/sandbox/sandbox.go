@@ -218,24 +218,25 @@ func (s Status) String() string {
 }
 
 // Reason looks at the output of a confined command that failed for a
-// sign that the sandbox stopped it, and returns that reason for the
-// model, or "" when the output shows none. It cannot tell a sandbox's
-// refusal from the same error met outside one, so it says "may".
+// sign that the sandbox stopped it (a write or read refused, a network
+// unreachable), and returns the reason for the model, or "" when the
+// output shows none. network is the policy's: with the network allowed,
+// a network error is no sign. It cannot tell a sandbox's refusal from
+// the same error met outside one, so it says "may".
 func Reason(output string, network bool) string {
-	var why []string
 	low := strings.ToLower(output)
 	has := func(s ...string) bool {
 		return slices.ContainsFunc(s, func(x string) bool { return strings.Contains(low, x) })
 	}
-	if has("read-only file system", "permission denied", "operation not permitted", "eacces", "eperm", "erofs") {
-		why = append(why, "it writes only to the workspace folders and its private temporary folder ($TMPDIR), and cannot read credentials (~/.ssh, ~/.aws, …) or the daemon's state")
-	}
-	if !network && has("network is unreachable", "connection refused", "could not resolve", "temporary failure in name resolution",
-		"name or service not known", "no such host", "couldn't connect", "failed to connect", "enetunreach", "econnrefused", "getaddrinfo") {
-		why = append(why, "it has no network")
-	}
-	if len(why) == 0 {
+	fsSign := has("read-only file system", "permission denied", "operation not permitted", "eacces", "eperm", "erofs")
+	netSign := !network && has("network is unreachable", "connection refused", "could not resolve", "temporary failure in name resolution",
+		"name or service not known", "no such host", "couldn't connect", "failed to connect", "enetunreach", "econnrefused", "getaddrinfo")
+	if !fsSign && !netSign {
 		return ""
 	}
-	return "the command ran in the sandbox, which may have stopped it: " + strings.Join(why, "; and ")
+	limits := "it writes only to the workspace folders and its private temporary folder ($TMPDIR), cannot read credentials (~/.ssh, ~/.aws, …) or the daemon's state"
+	if !network {
+		limits += ", and has no network (under Landlock a refused connection reads \"permission denied\")"
+	}
+	return "the command ran in the sandbox, which may have stopped it: " + limits
 }
