@@ -150,13 +150,19 @@ func (s *Server) approvalLevelOf(id string) string {
 }
 
 // sessionPolicy is the policy configuration of session id: the settings'
-// with the session's approval level over them.
+// with the session's approval level over them, and whether a sandbox can
+// confine its commands.
 func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.PolicyConfig {
 	level := s.approvalLevelOf(id)
 	for _, l := range approvalLevels {
 		if l.id == level {
 			l.apply(&cfg.Approvals)
 		}
+	}
+	// Probed only where commands are to be confined: a daemon that never
+	// uses the sandbox never runs bubblewrap.
+	if cfg.Approvals.Execute == session.Sandbox {
+		cfg.SandboxAvailable = SandboxStatus(s.CurrentSettings()).Backend != sandbox.BackendNone
 	}
 	return cfg
 }

@@ -31,9 +31,10 @@ func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, sb func(
 	return impls
 }
 
-// policyConfig turns the settings into the policy's configuration:
-// approvals.level over the categories (session.ApplyLevel), and whether
-// a sandbox can confine commands here.
+// policyConfig turns the settings into the policy's configuration, with
+// approvals.level over the categories (session.ApplyLevel); whether a
+// sandbox can confine commands is sessionPolicy's to say, once a
+// session's own level is known.
 func policyConfig(st Settings) session.PolicyConfig {
 	var cfg session.PolicyConfig
 	a := st.Approvals
@@ -44,7 +45,6 @@ func policyConfig(st Settings) session.PolicyConfig {
 	if l := a["level"]; l != "" {
 		cfg.Approvals.ApplyLevel(session.Level(l))
 	}
-	cfg.SandboxAvailable = SandboxStatus(st).Backend != sandbox.BackendNone
 	for _, r := range st.Rules {
 		cfg.Rules = append(cfg.Rules, session.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern,
 			Decision: session.Decision(r.Decision), Modes: r.Modes, Priority: r.Priority})

@@ -97,7 +97,11 @@ func (p Policy) plan(tmp string) plan {
 	for _, w := range append(slices.Clone(p.Write), tmp) {
 		if r, ok := realDir(w); ok && !slices.Contains(pl.write, r) {
 			pl.write = append(pl.write, r)
-			if g, ok := realDir(filepath.Join(r, ".git")); ok && g == filepath.Join(r, ".git") {
+			// A .git folder, or the .git file of a worktree that says
+			// where its repository is; a symbolic link there points
+			// elsewhere, and what it points to is judged where it is.
+			g := filepath.Join(r, ".git")
+			if fi, err := os.Lstat(g); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
 				pl.readOnly = append(pl.readOnly, g)
 			}
 		}

@@ -212,6 +212,18 @@ func TestGitStaysReadOnly(t *testing.T) {
 		if data, _ := os.ReadFile(filepath.Join(fx.ws, ".git", "HEAD")); string(data) != "ref: refs/heads/main\n" {
 			t.Errorf(".git/HEAD changed: %q", data)
 		}
+
+		// A worktree's .git is a file naming its repository: it stays
+		// as it is too.
+		wt := newFixture(t, b)
+		gitFile := filepath.Join(wt.ws, ".git")
+		must(t, os.WriteFile(gitFile, []byte("gitdir: /elsewhere\n"), 0o644))
+		if out, ok := wt.run(t, wt.pol, true, "echo 'gitdir: /tmp/evil' > .git"); ok {
+			t.Errorf("the worktree's .git file was rewritten in the sandbox: %s", out)
+		}
+		if data, _ := os.ReadFile(gitFile); string(data) != "gitdir: /elsewhere\n" {
+			t.Errorf("the worktree's .git = %q", data)
+		}
 	})
 }
 
