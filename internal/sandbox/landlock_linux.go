@@ -118,12 +118,15 @@ func runHelper(spec string, argv []string) {
 	if s.Network {
 		cfg.HandledAccessNet = 0
 	}
+	// What split found may have gone since (another program's
+	// temporary folder), which is no reason not to run; and what became
+	// a symbolic link since is left out, as split leaves links out.
 	err := cfg.Restrict(
 		landlock.PathAccess(ll.AccessFSReadDir, "/"),
-		landlock.RODirs(s.Read...),
-		landlock.ROFiles(s.ReadFiles...),
-		landlock.RWDirs(s.Write...).WithRefer(),
-		landlock.RWFiles(s.WriteFiles...),
+		landlock.RODirs(noLinks(s.Read)...).IgnoreIfMissing(),
+		landlock.ROFiles(noLinks(s.ReadFiles)...).IgnoreIfMissing(),
+		landlock.RWDirs(noLinks(s.Write)...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles(noLinks(s.WriteFiles)...).IgnoreIfMissing(),
 		landlock.RWFiles("/dev"), // /dev/null, /dev/tty: written, never made
 	)
 	if err != nil {
@@ -134,6 +137,19 @@ func runHelper(spec string, argv []string) {
 	}
 	err = syscall.Exec(argv[0], argv, os.Environ())
 	fail("exec %s: %v", argv[0], err)
+}
+
+// noLinks drops the paths that are gone or symbolic links now; what is
+// swapped for a link between this look and the rule's open is the window
+// left.
+func noLinks(paths []string) []string {
+	out := paths[:0:0]
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // dropCapabilities leaves the command no capability, even when the
