@@ -48,7 +48,7 @@ func (s *Server) sandboxPolicy(cwd string) sandbox.Policy {
 	if base == "" && len(folders) > 0 {
 		base = folders[0]
 	}
-	p := sandbox.Policy{Write: folders, Home: home, StateDir: s.stateDir()}
+	p := sandbox.Policy{Write: folders, Home: home, StateDir: s.stateDir(), RuntimeDir: s.opts.Getenv("XDG_RUNTIME_DIR")}
 	if sb := st.Sandbox; sb != nil {
 		p.Backend, _ = sandbox.ParseBackend(sb.Backend) // checked with the settings
 		p.Network = sb.Network

@@ -111,7 +111,8 @@ func runHelper(spec string, argv []string) {
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
 		fail("bad rules: %v", err)
 	}
-	if abi, err := ll.LandlockGetABIVersion(); err != nil || abi < 1 {
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
 		fail("Landlock is not enabled in this kernel; not running %q unconfined", argv[0])
 	}
 	cfg := landlock.V11.BestEffort()
@@ -121,7 +122,7 @@ func runHelper(spec string, argv []string) {
 	// What split found may have gone since (another program's
 	// temporary folder), which is no reason not to run; and what became
 	// a symbolic link since is left out, as split leaves links out.
-	err := cfg.Restrict(
+	err = cfg.Restrict(
 		landlock.PathAccess(ll.AccessFSReadDir, "/"),
 		landlock.RODirs(noLinks(s.Read)...).IgnoreIfMissing(),
 		landlock.ROFiles(noLinks(s.ReadFiles)...).IgnoreIfMissing(),
@@ -134,6 +135,13 @@ func runHelper(spec string, argv []string) {
 	}
 	if err := dropCapabilities(); err != nil {
 		fail("dropping capabilities: %v", err)
+	}
+	// From ABI 9 Landlock refuses connecting to Unix sockets outside
+	// (RWDirs grants no resolve-unix right); before, a filter does.
+	if abi < 9 && !s.Network {
+		if err := denyUnixSockets(); err != nil {
+			fail("%v", err)
+		}
 	}
 	err = syscall.Exec(argv[0], argv, os.Environ())
 	fail("exec %s: %v", argv[0], err)

@@ -63,6 +63,9 @@ type Policy struct {
 	// command cannot read; StateDir the daemon's state folder (sessions,
 	// checkpoints), which it cannot read either.
 	Home, StateDir string
+	// RuntimeDir is the user's runtime folder ($XDG_RUNTIME_DIR; when
+	// empty, /run/user/UID), hidden with the sockets of SocketPaths.
+	RuntimeDir string
 	// DenyRead are more files and folders it cannot read (the
 	// sandbox.denyRead setting), absolute.
 	DenyRead []string
@@ -81,6 +84,18 @@ func SecretPaths(home string) []string {
 		out = append(out, filepath.Join(home, p))
 	}
 	return out
+}
+
+// SocketPaths are the sockets, and the folders holding them, through
+// which a command could have code run outside the sandbox (the session
+// bus and its systemd, the system bus, container engines): hidden from
+// it like the secrets.
+func SocketPaths(runtimeDir string) []string {
+	if runtimeDir == "" {
+		runtimeDir = fmt.Sprintf("/run/user/%d", os.Getuid())
+	}
+	return []string{runtimeDir, "/run/dbus", "/var/run/dbus", "/run/docker.sock", "/var/run/docker.sock",
+		"/run/containerd", "/run/podman", "/run/snapd.socket"}
 }
 
 // plan is a policy made concrete for one command: real paths, the
@@ -106,7 +121,8 @@ func (p Policy) plan(tmp string) plan {
 			}
 		}
 	}
-	deny := append(SecretPaths(p.Home), p.DenyRead...)
+	deny := append(SecretPaths(p.Home), SocketPaths(p.RuntimeDir)...)
+	deny = append(deny, p.DenyRead...)
 	if p.StateDir != "" {
 		deny = append(deny, p.StateDir)
 	}

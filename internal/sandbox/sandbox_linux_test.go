@@ -28,7 +28,11 @@ const dialVar = "CLINE_LS_SANDBOX_TEST_DIAL"
 
 func TestMain(m *testing.M) {
 	if addr := os.Getenv(dialVar); addr != "" {
-		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		network := "tcp"
+		if a, ok := strings.CutPrefix(addr, "unix:"); ok {
+			network, addr = "unix", a
+		}
+		c, err := net.DialTimeout(network, addr, 10*time.Second)
 		if err != nil {
 			fmt.Println("dial:", err)
 			os.Exit(3)
@@ -62,6 +66,7 @@ func eachBackend(t *testing.T, f func(t *testing.T, b Backend)) {
 // all in the test's own temporary folder.
 type fixture struct {
 	ws, home, state string
+	run             string // the runtime folder, where the session bus would be
 	secret          string
 	pol             Policy
 }
@@ -80,7 +85,9 @@ func newFixture(t *testing.T, b Backend) *fixture {
 	must(t, os.WriteFile(filepath.Join(fx.state, "session.json"), []byte(fx.secret), 0o600))
 	must(t, os.WriteFile(filepath.Join(fx.ws, "listed.env"), []byte(fx.secret), 0o600))
 	must(t, os.WriteFile(filepath.Join(fx.ws, "readme.txt"), []byte("hello\n"), 0o644))
-	fx.pol = Policy{Backend: b, Write: []string{fx.ws}, Home: fx.home, StateDir: fx.state,
+	fx.run = filepath.Join(root, "run")
+	must(t, os.MkdirAll(fx.run, 0o700))
+	fx.pol = Policy{Backend: b, Write: []string{fx.ws}, Home: fx.home, StateDir: fx.state, RuntimeDir: fx.run,
 		DenyRead: []string{filepath.Join(fx.ws, "listed.env")}}
 	return fx
 }
@@ -101,7 +108,7 @@ func randHex() string {
 // run runs script in sh, confined by pol when confine, the way the tools
 // do: environment from proc.Env, started and swept through internal/proc.
 // It returns the output and whether the script exited 0.
-func (fx *fixture) run(t *testing.T, pol Policy, confine bool, script string, env ...string) (string, bool) {
+func (fx *fixture) exec(t *testing.T, pol Policy, confine bool, script string, env ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = fx.ws
@@ -142,7 +149,7 @@ func TestWritesOutsideAreRefused(t *testing.T) {
 		r := randHex()
 		outs := []string{"/tmp/outside-" + r, filepath.Join(fx.home, "outside-"+r), filepath.Join(filepath.Dir(fx.ws), "outside-"+r)}
 		for _, o := range outs {
-			out, ok := fx.run(t, fx.pol, true, "touch "+o)
+			out, ok := fx.exec(t, fx.pol, true, "touch "+o)
 			if ok {
 				t.Errorf("touch %s succeeded in the sandbox: %s", o, out)
 			}
@@ -160,7 +167,7 @@ func TestDescendantsStayConfined(t *testing.T) {
 		r := randHex()
 		a, bg, sub := "/tmp/outside-a-"+r, "/tmp/outside-b-"+r, "/tmp/outside-c-"+r
 		script := fmt.Sprintf(`sh -c 'sh -c "touch %s"'; touch %s & wait; (sh -c 'touch %s' &) ; sleep 0.2; echo done`, a, bg, sub)
-		out, _ := fx.run(t, fx.pol, true, script)
+		out, _ := fx.exec(t, fx.pol, true, script)
 		if !strings.Contains(out, "done") {
 			t.Fatalf("the script did not run to its end: %q", out)
 		}
@@ -178,7 +185,7 @@ mkdir -p sub/deep/er && mv sub/new.txt sub/deep/er/moved.txt && rm sub/deep/er/m
 [ -n "$TMPDIR" ] && [ "$TMPDIR" != /tmp ]
 echo three > "$TMPDIR/t"; cat "$TMPDIR/t"
 echo "tmp=$TMPDIR"`
-		out, ok := fx.run(t, fx.pol, true, script)
+		out, ok := fx.exec(t, fx.pol, true, script)
 		if !ok || !strings.Contains(out, "one") || !strings.Contains(out, "three") {
 			t.Fatalf("writing the workspace or $TMPDIR failed in the sandbox: %s", out)
 		}
@@ -198,13 +205,13 @@ func TestGitStaysReadOnly(t *testing.T) {
 		fx := newFixture(t, b)
 		must(t, os.MkdirAll(filepath.Join(fx.ws, ".git", "hooks"), 0o755))
 		must(t, os.WriteFile(filepath.Join(fx.ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
-		out, ok := fx.run(t, fx.pol, true, "cat .git/HEAD && echo x > sub/ok.txt")
+		out, ok := fx.exec(t, fx.pol, true, "cat .git/HEAD && echo x > sub/ok.txt")
 		if !ok || !strings.Contains(out, "refs/heads/main") {
 			t.Fatalf("reading .git or writing the workspace failed: %s", out)
 		}
 		hook := filepath.Join(fx.ws, ".git", "hooks", "pre-commit")
 		for _, s := range []string{"echo evil > .git/hooks/pre-commit", "echo evil >> .git/HEAD", "rm .git/HEAD", "sh -c 'touch .git/hooks/pre-commit'"} {
-			if out, ok := fx.run(t, fx.pol, true, s); ok {
+			if out, ok := fx.exec(t, fx.pol, true, s); ok {
 				t.Errorf("%s succeeded in the sandbox: %s", s, out)
 			}
 		}
@@ -218,7 +225,7 @@ func TestGitStaysReadOnly(t *testing.T) {
 		wt := newFixture(t, b)
 		gitFile := filepath.Join(wt.ws, ".git")
 		must(t, os.WriteFile(gitFile, []byte("gitdir: /elsewhere\n"), 0o644))
-		if out, ok := wt.run(t, wt.pol, true, "echo 'gitdir: /tmp/evil' > .git"); ok {
+		if out, ok := wt.exec(t, wt.pol, true, "echo 'gitdir: /tmp/evil' > .git"); ok {
 			t.Errorf("the worktree's .git file was rewritten in the sandbox: %s", out)
 		}
 		if data, _ := os.ReadFile(gitFile); string(data) != "gitdir: /elsewhere\n" {
@@ -237,16 +244,16 @@ func TestSecretsUnreadable(t *testing.T) {
 			fmt.Sprintf("cat /proc/%d/environ", os.Getpid()), `cp ~/.ssh/id_ed25519 sub/copy && cat sub/copy`,
 		}
 		for _, s := range reads {
-			out, ok := fx.run(t, fx.pol, true, s)
+			out, ok := fx.exec(t, fx.pol, true, s)
 			if ok || strings.Contains(out, fx.secret) || strings.Contains(out, dialVar) {
 				t.Errorf("%s read a secret in the sandbox (ok=%v): %q", s, ok, out)
 			}
 		}
 		// The same reads work outside: the refusals are the sandbox's.
-		if out, _ := fx.run(t, fx.pol, false, `cat "$HOME/.ssh/id_ed25519"`); !strings.Contains(out, fx.secret) {
+		if out, _ := fx.exec(t, fx.pol, false, `cat "$HOME/.ssh/id_ed25519"`); !strings.Contains(out, fx.secret) {
 			t.Fatalf("the key cannot be read even outside the sandbox: %q", out)
 		}
-		if out, ok := fx.run(t, fx.pol, true, "cat /etc/passwd readme.txt >/dev/null && echo readable"); !ok || !strings.Contains(out, "readable") {
+		if out, ok := fx.exec(t, fx.pol, true, "cat /etc/passwd readme.txt >/dev/null && echo readable"); !ok || !strings.Contains(out, "readable") {
 			t.Errorf("the system or the workspace is not readable in the sandbox: %q", out)
 		}
 	})
@@ -278,11 +285,11 @@ func TestNetworkRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b Backend) {
 		fx := newFixture(t, b)
 		env := []string{"SELF=" + self, dialVar + "=" + ln.Addr().String()}
-		out, ok := fx.run(t, fx.pol, false, dial, env...)
+		out, ok := fx.exec(t, fx.pol, false, dial, env...)
 		if !ok || !accepted(t) {
 			t.Fatalf("the client cannot connect even outside the sandbox: %q", out)
 		}
-		out, ok = fx.run(t, fx.pol, true, dial, env...)
+		out, ok = fx.exec(t, fx.pol, true, dial, env...)
 		if ok || accepted(t) {
 			t.Errorf("a connection to %s got through the sandbox: %q", ln.Addr(), out)
 		}
@@ -291,7 +298,7 @@ func TestNetworkRefused(t *testing.T) {
 		}
 		pol := fx.pol
 		pol.Network = true
-		if out, ok := fx.run(t, pol, true, dial, env...); !ok || !accepted(t) {
+		if out, ok := fx.exec(t, pol, true, dial, env...); !ok || !accepted(t) {
 			t.Errorf("with the network allowed, the connection failed: %q", out)
 		}
 	})
@@ -387,4 +394,31 @@ func TestReason(t *testing.T) {
 			t.Errorf("Reason(%q, %v) = %q, want one with %q", c.out, c.network, got, c.want)
 		}
 	}
+}
+
+// The session bus's socket (in the runtime folder) is out of reach under
+// both backends, and under Landlock before ABI 9 any Unix socket outside
+// is: connecting to one could have code run outside the sandbox.
+func TestUnixSocketsOutsideUnreachable(t *testing.T) {
+	self, err := os.Executable()
+	must(t, err)
+	eachBackend(t, func(t *testing.T, b Backend) {
+		fx := newFixture(t, b)
+		socks := []string{filepath.Join(fx.run, "bus")}
+		if b == BackendLandlock {
+			socks = append(socks, filepath.Join(t.TempDir(), "other.sock"))
+		}
+		for _, sock := range socks {
+			ln, err := net.Listen("unix", sock)
+			must(t, err)
+			defer ln.Close()
+			env := []string{"SELF=" + self, dialVar + "=unix:" + sock}
+			if out, ok := fx.exec(t, fx.pol, false, `"$SELF"`, env...); !ok {
+				t.Fatalf("the client cannot connect to %s even outside the sandbox: %q", sock, out)
+			}
+			if out, ok := fx.exec(t, fx.pol, true, `"$SELF"`, env...); ok {
+				t.Errorf("a connection to %s got through the sandbox: %q", sock, out)
+			}
+		}
+	})
 }
