@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,4 +108,43 @@ func TestRunCommandsSandboxedNeverRunsUnconfined(t *testing.T) {
 	if _, err := os.Stat(mark); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the command ran unconfined")
 	}
+}
+
+// A confined command is owned like any other: what it leaves behind, in
+// its process group or escaped from it, is gone when the call ends, by
+// its own end or by the timeout.
+func TestSandboxedCommandsLeaveNoOrphans(t *testing.T) {
+	forms := map[string]string{"background job": orphanForms["background job"], "setsid -f": orphanForms["setsid -f"],
+		"double fork": orphanForms["double fork"]}
+	sandboxBackends(t, func(t *testing.T, b sandbox.Backend) {
+		files := wsTree(t, nil)
+		sh := tools.CommandShell("/bin/sh")
+		pol := tools.SandboxPolicy(func() sandbox.Policy { return sandbox.Policy{Backend: b, Write: []string{files.Root()}} })
+		base := 5_000_000 + int(time.Now().UnixNano()%1_000_000)*10
+		n := 0
+		for name, form := range forms {
+			for _, timeout := range []bool{false, true} {
+				n++
+				marker := base + n
+				t.Run(fmt.Sprintf("%s/timeout=%v", name, timeout), func(t *testing.T) {
+					command := fmt.Sprintf(form, marker)
+					opts := []tools.WorkspaceOption{sh, pol}
+					if timeout {
+						command += "\nsleep 30"
+						opts = append(opts, tools.CommandTimeout(time.Second))
+					}
+					// With a timeout the orphan must have run before it, or
+					// finding none after proves nothing; a normal end may
+					// sweep it before anyone looks.
+					started := make(chan bool, 1)
+					go func() { started <- !timeout || waitMarker(t, marker) }()
+					res := sandboxedRun(t, files, fmt.Sprintf(`{"commands":[%q]}`, command), true, opts...)
+					if !<-started {
+						t.Fatalf("the marked process never started: %s", res.Content)
+					}
+					wantNoMarker(t, marker, command)
+				})
+			}
+		}
+	})
 }
