@@ -422,3 +422,38 @@ func TestUnixSocketsOutsideUnreachable(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkConfinedTrue is what confinement adds to a command: true(1)
+// started, waited for and swept, unconfined and under each backend.
+func BenchmarkConfinedTrue(b *testing.B) {
+	ws := b.TempDir()
+	for _, backend := range []Backend{BackendNone, BackendBwrap, BackendLandlock} {
+		b.Run(string(backend), func(b *testing.B) {
+			if backend != BackendNone && Detect(backend, "").Backend != backend {
+				b.Skip("not available")
+			}
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				cmd.Dir = ws
+				cmd.Env = proc.Env(nil, nil, nil)
+				release := func() {}
+				if backend != BackendNone {
+					r, err := Confine(cmd, Policy{Backend: backend, Write: []string{ws}, Home: os.Getenv("HOME")})
+					if err != nil {
+						b.Fatal(err)
+					}
+					release = r
+				}
+				g, err := proc.Start(cmd, true, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				g.Cleanup()
+				release()
+			}
+		})
+	}
+}
