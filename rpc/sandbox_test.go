@@ -3,10 +3,12 @@
 package rpc_test
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +162,70 @@ func TestSandboxLevelWithoutSandboxAsks(t *testing.T) {
 	}
 	if told != 1 {
 		t.Errorf("told %d times that no sandbox is available, want once", told)
+	}
+}
+
+// TestACPSandboxLevel: an ACP session whose approval option is set to
+// sandbox runs its commands without a permission request, confined: the
+// workspace write lands, the write outside does not.
+func TestACPSandboxLevel(t *testing.T) {
+	if st := sandbox.Detect(sandbox.BackendAuto, ""); st.Backend == sandbox.BackendNone {
+		testenv.Missing(t, "no sandbox here (%s); apt-get install bubblewrap", st.Detail)
+	}
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "ws")
+	os.MkdirAll(root, 0o755)
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	outside := "/tmp/outside-" + hex.EncodeToString(rnd[:])
+	no := false
+	tr := transcript(t,
+		reply(call("c1", "run_commands", map[string]any{"commands": []string{"echo in > inside.txt", "touch " + outside}})),
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "[sandbox:"},
+			"events": []any{call("c2", "run_commands", map[string]any{"commands": []string{"cat inside.txt"}})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "in", "last_tool_result_is_error": &no},
+			"events": []any{text("Done.")}},
+	)
+	env := map[string]string{"CLINE_LS_PROVIDER": "replay", "CLINE_LS_TRANSCRIPT": tr,
+		"XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
+	srv := rpc.NewServer(rpc.Options{Getenv: func(k string) string { return env[k] }})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(ctx, bufio.NewReader(inR), outW)
+		outW.Close()
+	}()
+	defer func() { inW.Close(); <-served }()
+	c := rpctest.NewACPClient(outR, inW)
+	if _, err := c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(res, &s)
+	if _, err := c.Call(ctx, "session/set_config_option", map[string]any{"sessionId": s.SessionID, "configId": "approvals", "value": "sandbox"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, "session/prompt", map[string]any{"sessionId": s.SessionID,
+		"prompt": []any{map[string]any{"type": "text", "text": "write"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Permissions(); n != 0 {
+		t.Errorf("%d permission requests at the sandbox level, want none", n)
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+		os.Remove(outside)
+		t.Errorf("%s was written from an ACP session at the sandbox level", outside)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "inside.txt")); string(data) != "in\n" {
+		t.Errorf("inside.txt = %q", data)
 	}
 }
