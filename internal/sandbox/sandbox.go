@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/internal/proc"
 )
 
 // Backend names a way of confining a command.
@@ -161,11 +163,15 @@ var ErrUnavailable = errors.New("no sandbox is available")
 // Confine rewrites cmd, not yet started, so that it runs confined by p:
 // its Path and Args become the backend's, its environment gets TMPDIR set
 // to a private temporary folder, which release removes once the command
-// and what it started are gone. cmd.Env must be set (proc.Env); its PATH
-// is where bubblewrap is looked for. The working folder stays cmd.Dir.
+// and what it started are gone. cmd.Env is proc.Env's when nil; its
+// PATH is where bubblewrap is looked for. The working folder stays
+// cmd.Dir.
 func Confine(cmd *exec.Cmd, p Policy) (release func(), err error) {
 	if cmd.Process != nil {
 		return nil, errors.New("sandbox: the command has started already")
+	}
+	if cmd.Env == nil {
+		cmd.Env = proc.Env(nil, nil, nil)
 	}
 	st := Detect(p.Backend, envValue(cmd.Env, "PATH"))
 	if st.Backend == BackendNone {

@@ -365,6 +365,23 @@ func TestDetect(t *testing.T) {
 	}
 }
 
+// A command without an environment gets proc.Env's, as proc.Start would
+// give it, not one of TMPDIR alone.
+func TestConfineFillsANilEnvironment(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b Backend) {
+		fx := newFixture(t, b)
+		cmd := exec.Command("/bin/sh", "-c", "echo path=$PATH tmp=$TMPDIR")
+		cmd.Dir = fx.ws
+		release, err := Confine(cmd, fx.pol)
+		must(t, err)
+		defer release()
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), "path="+os.Getenv("PATH")) || strings.Contains(string(out), "tmp= ") {
+			t.Errorf("the confined command's environment: %q %v", out, err)
+		}
+	})
+}
+
 func TestUnavailableBackendRefusesToConfine(t *testing.T) {
 	cmd := exec.Command("/bin/true")
 	cmd.Env = []string{"PATH=" + t.TempDir()}
