@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -101,11 +102,12 @@ func detectLandlock() Status {
 	if err != nil || abi < 1 {
 		return Status{Backend: BackendNone, Detail: "Landlock is not enabled in this kernel"}
 	}
-	d := fmt.Sprintf("Landlock ABI %d", abi)
-	if abi < 4 {
-		d += ", which has no network rules: commands can reach the network"
-	} else {
-		d += ", network: TCP connect and bind refused"
+	if _, ok := filterArch(); !ok {
+		return Status{Backend: BackendNone, Detail: fmt.Sprintf("Landlock ABI %d, but no socket filter for %s to keep commands off the network", abi, runtime.GOARCH)}
+	}
+	d := fmt.Sprintf("Landlock ABI %d; Internet sockets refused by a seccomp filter", abi)
+	if abi < 9 {
+		d += ", Unix sockets too"
 	}
 	return Status{Backend: BackendLandlock, Detail: d}
 }

@@ -136,10 +136,16 @@ func runHelper(spec string, argv []string) {
 	if err := dropCapabilities(); err != nil {
 		fail("dropping capabilities: %v", err)
 	}
-	// From ABI 9 Landlock refuses connecting to Unix sockets outside
-	// (RWDirs grants no resolve-unix right); before, a filter does.
-	if abi < 9 && !s.Network {
-		if err := denyUnixSockets(); err != nil {
+	// Without the network, no Internet socket at all (Landlock's rules
+	// leave UDP and MPTCP out); and before ABI 9, which refuses
+	// connecting to Unix sockets outside (RWDirs grants no resolve-unix
+	// right), no Unix socket either.
+	if !s.Network {
+		families := []uint32{unix.AF_INET, unix.AF_INET6}
+		if abi < 9 {
+			families = append(families, unix.AF_UNIX)
+		}
+		if err := denySockets(families...); err != nil {
 			fail("%v", err)
 		}
 	}
