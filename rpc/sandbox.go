@@ -85,13 +85,15 @@ func settingPath(p, home, base string) string {
 
 // warnNoSandbox tells the user, once per connection, that the settings
 // ask for the sandbox level and nothing here can confine commands, so
-// they are asked about as at the ask level.
+// they are asked about as at the ask level; where a sandbox confines
+// them, the debug log says which.
 func (s *Server) warnNoSandbox(st Settings) {
 	if !sandboxLevel(st) {
 		return
 	}
 	status := SandboxStatus(st)
 	if status.Backend != sandbox.BackendNone {
+		s.log.Debug("commands at the sandbox level run confined", "sandbox", status.String())
 		return
 	}
 	s.sandboxWarn.Do(func() {
