@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -47,10 +48,17 @@ var approvalLevels = []approvalLevel{
 	{"edits", "Edit without asking", "Reads and edits run at once; commands, fetches and MCP tools ask", func(a *session.Approvals) {
 		a.Read, a.Edit = session.Allow, session.Allow
 	}},
+	{"sandbox", "Commands in the sandbox", "Commands run in the sandbox without asking (asking instead where there is none); running one outside asks", func(a *session.Approvals) {
+		a.ApplyLevel(session.LevelSandbox)
+	}},
 	{"all", "Run everything", "Every call runs without asking, except what a rule denies or asks", func(a *session.Approvals) {
-		a.Read, a.Edit, a.Execute, a.Fetch, a.MCP = session.Allow, session.Allow, session.Allow, session.Allow, session.Allow
+		a.ApplyLevel(session.LevelYolo)
 	}},
 }
+
+// approvalLevelAliases are PROTOCOL.md §12's names of the levels, taken
+// by session/set_config_option besides the ids above.
+var approvalLevelAliases = map[string]string{string(session.LevelAsk): "configured", string(session.LevelYolo): "all"}
 
 // approvalLevelIDs lists the levels' ids for an error message.
 func approvalLevelIDs() string {
@@ -142,13 +150,19 @@ func (s *Server) approvalLevelOf(id string) string {
 }
 
 // sessionPolicy is the policy configuration of session id: the settings'
-// with the session's approval level over them.
+// with the session's approval level over them, and whether a sandbox can
+// confine its commands.
 func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.PolicyConfig {
 	level := s.approvalLevelOf(id)
 	for _, l := range approvalLevels {
 		if l.id == level {
 			l.apply(&cfg.Approvals)
 		}
+	}
+	// Probed only where commands are to be confined: a daemon that never
+	// uses the sandbox never runs bubblewrap.
+	if cfg.Approvals.Execute == session.Sandbox {
+		cfg.SandboxAvailable = SandboxStatus(s.CurrentSettings()).Backend != sandbox.BackendNone
 	}
 	return cfg
 }
@@ -195,7 +209,15 @@ func (s *Server) configOptions(ls *liveSession) []configOption {
 	approvals := configOption{ID: configApprovals, Name: "Approvals", Description: "What runs without asking",
 		Category: "_approvals", Type: "select", CurrentValue: s.approvalLevelOf(ls.ID())}
 	for _, l := range approvalLevels {
-		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: l.description})
+		d := l.description
+		if l.id == string(session.LevelSandbox) {
+			// ACP has no message to the user but this: say here that
+			// nothing confines commands, so this level asks.
+			if st := SandboxStatus(s.CurrentSettings()); st.Backend == sandbox.BackendNone {
+				d = "No sandbox is available here (" + st.Detail + "): commands ask"
+			}
+		}
+		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: d})
 	}
 	return append(out, approvals)
 }
@@ -299,6 +321,9 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 			return nil, err
 		}
 	case configApprovals:
+		if id, ok := approvalLevelAliases[value]; ok {
+			value = id
+		}
 		if !slices.ContainsFunc(approvalLevels, func(l approvalLevel) bool { return l.id == value }) {
 			return nil, invalidParams("value: approvals must be one of %s; got %q", approvalLevelIDs(), value)
 		}

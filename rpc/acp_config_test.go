@@ -185,7 +185,14 @@ func TestACPConfigOptions(t *testing.T) {
 	if res, err = setOption(ctx, conn, sess.SessionId, "approvals", "all"); err != nil || selects(res.ConfigOptions)["approvals"] != "all" {
 		t.Errorf("approvals: %v %v", selects(res.ConfigOptions), err)
 	}
-	if _, err := setOption(ctx, conn, sess.SessionId, "approvals", "sometimes"); !isInvalidParams(err, "configured, edits, all") {
+	// PROTOCOL.md §12's names of the levels are taken too.
+	for _, vw := range [][2]string{{"sandbox", "sandbox"}, {"ask", "configured"}, {"yolo", "all"}} {
+		value, want := vw[0], vw[1]
+		if res, err = setOption(ctx, conn, sess.SessionId, "approvals", value); err != nil || selects(res.ConfigOptions)["approvals"] != want {
+			t.Errorf("approvals %s: %v %v, want %s", value, selects(res.ConfigOptions), err, want)
+		}
+	}
+	if _, err := setOption(ctx, conn, sess.SessionId, "approvals", "sometimes"); !isInvalidParams(err, "configured, edits, sandbox, all") {
 		t.Errorf("an unknown approval level: err = %v, want invalid params naming the levels", err)
 	}
 	if _, err := setOption(ctx, conn, sess.SessionId, "colour", "red"); !isInvalidParams(err, "configId") {

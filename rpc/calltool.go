@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -15,13 +16,14 @@ import (
 // builtinImpls wires the implemented built-in tools to files; commands
 // run without the variables hidden names (the model's key among them),
 // background ones in bg (none when nil), whose output is read without
-// splitting a key (keyStart).
-func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart func(string) int) map[string]tools.BuildFunc {
+// splitting a key (keyStart), confined by sb's policy when the session's
+// approval level is sandbox.
+func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart func(string) int, sb func() sandbox.Policy) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
 	}
-	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...), tools.KeyStart(keyStart)}
+	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...), tools.KeyStart(keyStart), tools.SandboxPolicy(sb)}
 	if bg != nil {
 		opts = append(opts, tools.BackgroundCommands(bg))
 	}
@@ -31,13 +33,19 @@ func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart
 	return impls
 }
 
-// policyConfig turns the settings into the policy's configuration.
+// policyConfig turns the settings into the policy's configuration, with
+// approvals.level over the categories (session.ApplyLevel); whether a
+// sandbox can confine commands is sessionPolicy's to say, once a
+// session's own level is known.
 func policyConfig(st Settings) session.PolicyConfig {
 	var cfg session.PolicyConfig
 	a := st.Approvals
 	cfg.Approvals = session.Approvals{
 		Read: session.Decision(a["read"]), Edit: session.Decision(a["edit"]),
 		Execute: session.Decision(a["execute"]), Fetch: session.Decision(a["fetch"]), MCP: session.Decision(a["mcp"]),
+	}
+	if l := a["level"]; l != "" {
+		cfg.Approvals.ApplyLevel(session.Level(l))
 	}
 	for _, r := range st.Rules {
 		cfg.Rules = append(cfg.Rules, session.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern,

@@ -100,6 +100,9 @@ type Server struct {
 	// endServe ends Serve; set before its connection reads anything.
 	endServe context.CancelFunc
 	sigOnce  sync.Once
+	// sandboxWarn: the user was told that the sandbox level is set and
+	// nothing here confines commands.
+	sandboxWarn sync.Once
 }
 
 // clientCaps is what the daemon needs to know about the client.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -224,6 +225,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		prov = s.switchableModel(id, prov)
 	}
 	st := s.CurrentSettings()
+	s.warnNoSandbox(st)
 	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
@@ -240,7 +242,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		bg = tools.NewBackground(tools.DefaultMaxBackground)
 	}
 	ls.bg = bg
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) })
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/hooks"
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -44,6 +46,22 @@ type Settings struct {
 	// Only the config file's count: a client's settings may come from a
 	// workspace's own files.
 	TrustedFolders []string `json:"trustedFolders,omitempty"`
+	// Sandbox tunes what commands may do at the sandbox approval level.
+	Sandbox *SandboxSettings `json:"sandbox,omitempty"`
+}
+
+// SandboxSettings are what a command confined by the sandbox may do
+// besides writing the workspace folders and its private temporary folder
+// (README.md): Network lets it reach the network; DenyRead lists more
+// files and folders it cannot read, AllowWrite more folders it may
+// change (absolute, "~/" for the home folder, or relative to the first
+// workspace folder). Backend forces "bwrap" or "landlock" (default
+// "auto"; the CLINE_LS_SANDBOX variable does the same).
+type SandboxSettings struct {
+	Network    bool     `json:"network,omitempty"`
+	DenyRead   []string `json:"denyRead,omitempty"`
+	AllowWrite []string `json:"allowWrite,omitempty"`
+	Backend    string   `json:"backend,omitempty"`
 }
 
 // ContextSettings tune compaction (PROTOCOL.md §7).
@@ -142,11 +160,37 @@ func (st *Settings) validate(prefix string) error {
 	for k, v := range st.Approvals {
 		switch k {
 		case "read", "edit", "execute", "fetch", "mcp":
+		case "level":
+			if !slices.Contains(session.Levels(), session.Level(v)) {
+				return invalidParams("%sapprovals.level: must be ask, sandbox or yolo, got %q", prefix, v)
+			}
+			continue
 		default:
-			return invalidParams("%sapprovals.%s: unknown category (read, edit, execute, fetch, mcp)", prefix, k)
+			return invalidParams("%sapprovals.%s: unknown category (read, edit, execute, fetch, mcp) or level", prefix, k)
+		}
+		if k == "execute" && v == string(session.Sandbox) {
+			continue
 		}
 		if v != "allow" && v != "ask" && v != "deny" {
+			if k == "execute" {
+				return invalidParams("%sapprovals.execute: must be allow, ask, sandbox or deny, got %q", prefix, v)
+			}
 			return invalidParams("%sapprovals.%s: must be allow, ask or deny, got %q", prefix, k, v)
+		}
+	}
+	if sb := st.Sandbox; sb != nil {
+		if _, err := sandbox.ParseBackend(sb.Backend); err != nil {
+			return invalidParams("%ssandbox.backend: %v", prefix, err)
+		}
+		for i, p := range sb.DenyRead {
+			if strings.TrimSpace(p) == "" {
+				return invalidParams("%ssandbox.denyRead[%d]: empty", prefix, i)
+			}
+		}
+		for i, p := range sb.AllowWrite {
+			if strings.TrimSpace(p) == "" || filepath.Clean(p) == "/" {
+				return invalidParams("%ssandbox.allowWrite[%d]: %q is not a folder the sandbox may open for writing", prefix, i, p)
+			}
 		}
 	}
 	for i, r := range st.Rules {
@@ -285,6 +329,17 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 	if st.Checkpoints == nil {
 		st.Checkpoints = file.Checkpoints
 	}
+	if st.Sandbox == nil {
+		st.Sandbox = file.Sandbox
+	}
+	if v := getenv("CLINE_LS_SANDBOX"); v != "" {
+		if st.Sandbox == nil {
+			st.Sandbox = &SandboxSettings{}
+		}
+		if st.Sandbox.Backend == "" {
+			st.Sandbox.Backend = v
+		}
+	}
 	st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
 	fill(&st.Mode, file.Mode)
 	fill(&st.StateDir, file.StateDir)
@@ -402,6 +457,12 @@ func (st Settings) clone() Settings {
 			c.Enabled = &b
 		}
 		out.Checkpoints = &c
+	}
+	if st.Sandbox != nil {
+		sb := *st.Sandbox
+		sb.DenyRead = slices.Clone(sb.DenyRead)
+		sb.AllowWrite = slices.Clone(sb.AllowWrite)
+		out.Sandbox = &sb
 	}
 	out.Approvals = maps.Clone(st.Approvals)
 	out.Rules = slices.Clone(st.Rules)

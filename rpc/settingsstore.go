@@ -210,7 +210,9 @@ func (s *Server) reportSettingsFile() {
 func (s *Server) settingsChanged() {
 	s.reportSettingsFile()
 	s.checkpointSettingsChanged()
-	cfg := policyConfig(s.CurrentSettings())
+	st := s.CurrentSettings()
+	s.warnNoSandbox(st)
+	cfg := policyConfig(st)
 	s.sess.mu.Lock()
 	live := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
 	for _, ls := range s.sess.byID {

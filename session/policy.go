@@ -23,20 +23,59 @@ const (
 	Allow Decision = "allow"
 	Ask   Decision = "ask"
 	Deny  Decision = "deny"
+	// Sandbox, a value of approvals.execute only (the sandbox approval
+	// level, PROTOCOL.md §12), runs commands confined without asking
+	// (internal/sandbox). Explain never returns it: it becomes Allow
+	// with Verdict.Sandboxed, or Ask where the call cannot be confined.
+	Sandbox Decision = "sandbox"
 )
 
 func (d Decision) valid() bool { return d == Allow || d == Ask || d == Deny }
 
 // strength orders decisions for breaking ties between rules of equal
-// priority: the more cautious one wins.
+// priority, and the parts of a command line: the more cautious one wins.
+// Confined is more cautious than allowed, less than asked.
 func (d Decision) strength() int {
 	switch d {
 	case Deny:
-		return 2
+		return 3
 	case Ask:
+		return 2
+	case Sandbox:
 		return 1
 	}
 	return 0
+}
+
+// Level is an approval level (PROTOCOL.md §12): the approvals.level
+// setting and the ACP approval option.
+type Level string
+
+// Levels, from the most cautious: ask keeps the configured approvals;
+// sandbox runs commands in the sandbox without asking; yolo runs every
+// call without asking. Rules, plan mode's guard and the question before
+// a write under .git stay at every level.
+const (
+	LevelAsk     Level = "ask"
+	LevelSandbox Level = "sandbox"
+	LevelYolo    Level = "yolo"
+)
+
+// Levels lists the levels in order, for settings and messages.
+func Levels() []Level { return []Level{LevelAsk, LevelSandbox, LevelYolo} }
+
+// ApplyLevel sets the approvals the level implies over a: the one place
+// a level becomes approvals, for the settings and the ACP option alike.
+// At sandbox, a configured deny of commands still stands.
+func (a *Approvals) ApplyLevel(l Level) {
+	switch l {
+	case LevelSandbox:
+		if a.Execute != Deny {
+			a.Execute = Sandbox
+		}
+	case LevelYolo:
+		a.Read, a.Edit, a.Execute, a.Fetch, a.MCP = Allow, Allow, Allow, Allow, Allow
+	}
 }
 
 // Category groups tools for the approval settings.
@@ -158,6 +197,9 @@ const SessionRulePriority = 100
 type PolicyConfig struct {
 	Approvals Approvals `json:"approvals"`
 	Rules     []Rule    `json:"rules"`
+	// SandboxAvailable says commands can be confined here; without it a
+	// sandbox decision asks instead.
+	SandboxAvailable bool `json:"-"`
 }
 
 // PolicyCall is what the policy needs to know about a call. The
@@ -188,6 +230,9 @@ type PolicyCall struct {
 	// Hook is what the call's PreToolUse hooks decided: "" (nothing),
 	// "allow" or "ask" (a hook's deny refuses before the policy).
 	Hook string
+	// Confinable: the call can run in the sandbox (tools.Sandboxable);
+	// OutsideSandbox: it asks not to (sandbox: false).
+	Confinable, OutsideSandbox bool
 }
 
 // NewPolicyCall describes a validated call for the policy: args are the
@@ -203,6 +248,9 @@ func NewPolicyCall(spec tools.Spec, inv tools.Invocation, args json.RawMessage, 
 	}
 	if f, ok := inv.(tools.Fetcher); ok {
 		c.URLs = f.URLs()
+	}
+	if sb, ok := inv.(tools.Sandboxable); ok {
+		c.Confinable, c.OutsideSandbox = true, !sb.WantsSandbox()
 	}
 	if desc != nil {
 		c.Paths = desc.Paths()
@@ -243,6 +291,9 @@ func ModeRefusal(c PolicyCall) error {
 type Verdict struct {
 	Decision Decision
 	Reason   string
+	// Sandboxed: the call is allowed to run in the sandbox, and only
+	// there; the scheduler passes it on (tools.ExecOptions.Sandboxed).
+	Sandboxed bool
 	// forMode: the deciding rule names the call's mode among its modes.
 	forMode bool
 }
@@ -266,6 +317,7 @@ type Verdict struct {
 type Policy struct {
 	mu        sync.RWMutex
 	approvals Approvals
+	sandbox   bool // commands can be confined
 	rules     []compiledRule
 	session   []compiledRule
 }
@@ -298,6 +350,9 @@ func (p *Policy) SetConfig(cfg PolicyConfig) error {
 		d    Decision
 	}{{"read", cfg.Approvals.Read}, {"edit", cfg.Approvals.Edit}, {"execute", cfg.Approvals.Execute},
 		{"fetch", cfg.Approvals.Fetch}, {"mcp", cfg.Approvals.MCP}} {
+		if f.d == Sandbox && f.name == "execute" {
+			continue
+		}
 		if f.d != "" && !f.d.valid() {
 			return fmt.Errorf("approvals.%s: %q is not allow, ask or deny", f.name, f.d)
 		}
@@ -313,6 +368,7 @@ func (p *Policy) SetConfig(cfg PolicyConfig) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.approvals = cfg.Approvals
+	p.sandbox = cfg.SandboxAvailable
 	p.rules = rules
 	return nil
 }
@@ -449,7 +505,11 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 			v = pv
 		}
 	}
+	sandboxOK := p.sandbox
 	p.mu.RUnlock()
+	if v.Decision == Sandbox {
+		v = sandboxVerdict(c, v, sandboxOK)
+	}
 
 	preset, _ := tools.PresetFor(c.Mode)
 	// A hook's word comes after the rules and before the mode's own
@@ -485,6 +545,21 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 		}
 	}
 	return v
+}
+
+// sandboxVerdict turns a sandbox decision into what runs: the call
+// confined without asking, or the question the ask level would put when
+// it asks to run outside, cannot be confined, or nothing here confines.
+func sandboxVerdict(c PolicyCall, v Verdict, available bool) Verdict {
+	switch {
+	case c.OutsideSandbox:
+		return Verdict{Decision: Ask, Reason: v.Reason + "; the call asks to run outside the sandbox"}
+	case !c.Confinable:
+		return Verdict{Decision: Ask, Reason: v.Reason + "; " + c.Tool + " cannot run in the sandbox"}
+	case !available:
+		return Verdict{Decision: Ask, Reason: v.Reason + "; no sandbox is available here, so commands ask"}
+	}
+	return Verdict{Decision: Allow, Reason: v.Reason + ": runs in the sandbox without asking", Sandboxed: true}
 }
 
 // gitPath returns the first of paths that lies in a .git folder.
@@ -551,7 +626,7 @@ func (p *Policy) bestRule(c PolicyCall, sub subject) (Verdict, bool) {
 	if best == nil {
 		return Verdict{}, false
 	}
-	return Verdict{best.Decision, best.describe(), len(best.Modes) > 0}, true
+	return Verdict{Decision: best.Decision, Reason: best.describe(), forMode: len(best.Modes) > 0}, true
 }
 
 func (r *compiledRule) describe() string {

@@ -412,7 +412,7 @@ func (b *batch) run(i int) {
 		return
 	}
 	b.notify(i, CallUpdate{State: StateExecuting})
-	res, err := execute(ctx, it.inv, tools.ExecOptions{Output: func(chunk string) {
+	res, err := execute(ctx, it.inv, tools.ExecOptions{Sandboxed: v.Sandboxed, Output: func(chunk string) {
 		b.notify(i, CallUpdate{State: StateExecuting, Output: chunk})
 	}})
 	switch {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,6 +113,7 @@ type bgCommand struct {
 	// killed and its output read; status is set before.
 	done   chan struct{}
 	status string
+	conf   confinement
 }
 
 func (c *bgCommand) exited() bool {
@@ -135,7 +135,7 @@ func (c *bgCommand) stop() {
 }
 
 // start starts command in the background in env's workspace.
-func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
+func (b *Background) start(env *wsEnv, command string, sandboxed bool) (*bgCommand, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -161,11 +161,13 @@ func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
 		return nil, fmt.Errorf("%s running already (%s), the most a session may have; stop one with %s first",
 			plural(len(running), "background command"), strings.Join(running, ", "), NameStopCommand)
 	}
-	cmd := exec.Command(env.shellPath(), "-c", command)
-	cmd.Dir = env.files.Root()
-	cmd.Env = env.commandEnv()
+	cmd, conf, err := env.command(command, sandboxed)
+	if err != nil {
+		return nil, err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		conf.release()
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -173,11 +175,12 @@ func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
 	w.Close()
 	if err != nil {
 		r.Close()
+		conf.release()
 		return nil, fmt.Errorf("could not start the shell %s: %v", cmd.Path, err)
 	}
 	b.seq++
 	c := &bgCommand{id: "bg" + strconv.Itoa(b.seq), command: command, started: time.Now(), group: group,
-		out: &bgRing{keyStart: env.cfg.keyStart}, done: make(chan struct{})}
+		out: &bgRing{keyStart: env.cfg.keyStart}, done: make(chan struct{}), conf: conf}
 	b.cmds[c.id] = c
 	drained := make(chan struct{})
 	go func() {
@@ -194,6 +197,7 @@ func (b *Background) start(env *wsEnv, command string) (*bgCommand, error) {
 			<-drained
 		}
 		r.Close()
+		conf.release()
 		st, _ := exitStatus(cmd, err, time.Since(c.started), leftovers)
 		c.status = strings.TrimSuffix(st, "\n")
 		close(c.done)
@@ -257,6 +261,9 @@ func (b *Background) report(c *bgCommand, ended string) string {
 			status = ended
 		}
 		fmt.Fprintf(&s, "%s; %s is gone]\n", strings.TrimSuffix(status, "]"), c.id)
+		if ended == "" && !strings.HasPrefix(status, "[exit code 0") {
+			s.WriteString(c.conf.note(text))
+		}
 		return s.String()
 	}
 	fmt.Fprintf(&s, "[%s is running in the background (for %s); %s shows what it prints next, %s stops it]\n",

@@ -20,7 +20,7 @@ func TestBuiltinSpecsMatchDesignTable(t *testing.T) {
 		{"list_files", []string{"path", "recursive"}, []string{"path"}},
 		{"search_codebase", []string{"queries", "path", "file_pattern"}, []string{"queries"}},
 		{"list_code_definitions", []string{"path"}, []string{"path"}},
-		{"run_commands", []string{"commands", "timeout", "background"}, []string{"commands"}},
+		{"run_commands", []string{"commands", "timeout", "background", "sandbox"}, []string{"commands"}},
 		{"read_command_output", []string{"id"}, []string{"id"}},
 		{"stop_command", []string{"id"}, []string{"id"}},
 		{"editor", []string{"path", "old_text", "new_text", "insert_line"}, []string{"path", "new_text"}},

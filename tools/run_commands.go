@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 )
 
 const (
@@ -33,6 +34,9 @@ type runCommandsArgs struct {
 	Commands   []string `json:"commands"`
 	Timeout    int      `json:"timeout"`
 	Background bool     `json:"background"`
+	// Sandbox false asks to run outside the sandbox (which asks the user);
+	// it means something only at the sandbox approval level.
+	Sandbox *bool `json:"sandbox"`
 }
 
 func (e *wsEnv) buildRunCommands(a runCommandsArgs) (Invocation, error) {
@@ -49,7 +53,8 @@ func (e *wsEnv) buildRunCommands(a runCommandsArgs) (Invocation, error) {
 	if a.Timeout > 0 {
 		timeout = time.Duration(a.Timeout) * time.Second
 	}
-	return &runCommandsCall{env: e, commands: a.Commands, timeout: min(timeout, cmdMaxTimeout), background: a.Background}, nil
+	return &runCommandsCall{env: e, commands: a.Commands, timeout: min(timeout, cmdMaxTimeout), background: a.Background,
+		outside: a.Sandbox != nil && !*a.Sandbox}, nil
 }
 
 type runCommandsCall struct {
@@ -59,7 +64,13 @@ type runCommandsCall struct {
 	// background starts each command in the session's Background and
 	// returns with its first output.
 	background bool
+	// outside: the model asked to run outside the sandbox.
+	outside bool
 }
+
+// WantsSandbox is false when the call asked to run outside the sandbox
+// (Sandboxable).
+func (c *runCommandsCall) WantsSandbox() bool { return !c.outside }
 
 // Commands returns the commands the call runs, in order (CommandRunner).
 func (c *runCommandsCall) Commands() []string { return slices.Clone(c.commands) }
@@ -86,7 +97,7 @@ func (c *runCommandsCall) Describe(context.Context) Description {
 // workspace. The call is an error if any command failed.
 func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result, error) {
 	if c.background {
-		return c.startBackground(ctx), nil
+		return c.startBackground(ctx, opts.Sandboxed), nil
 	}
 	stream := opts.Output
 	if stream == nil {
@@ -110,7 +121,7 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 			outcomes = append(outcomes, CommandOutcome{Command: command, Status: "not run: the call was cancelled"})
 			continue
 		}
-		out, status, ok := c.runOne(ctx, command, share, stream)
+		out, status, ok := c.runOne(ctx, command, share, stream, opts.Sandboxed)
 		b.WriteString(out)
 		b.WriteString(status)
 		stream(status)
@@ -123,7 +134,7 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 // startBackground starts each command in the session's background set
 // and reports what each printed in its first moments. The call is an
 // error if a command could not start or has already failed.
-func (c *runCommandsCall) startBackground(ctx context.Context) Result {
+func (c *runCommandsCall) startBackground(ctx context.Context, sandboxed bool) Result {
 	b := c.env.cfg.background
 	if b == nil {
 		return Errorf("background commands are not available in this session; run the command without background")
@@ -134,7 +145,7 @@ func (c *runCommandsCall) startBackground(ctx context.Context) Result {
 		if i > 0 {
 			out.WriteString("\n")
 		}
-		cmd, err := b.start(c.env, command)
+		cmd, err := b.start(c.env, command, sandboxed)
 		if err != nil {
 			fmt.Fprintf(&out, "$ %s\n[not started: %v]\n", command, err)
 			failed = true
@@ -152,10 +163,12 @@ func (c *runCommandsCall) startBackground(ctx context.Context) Result {
 // runOne runs one command in its own process group and returns its
 // output (cut to budget bytes) and a status line; ok is false unless it
 // exited with 0.
-func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int, stream func(string)) (out, status string, ok bool) {
-	cmd := exec.Command(c.env.shellPath(), "-c", command)
-	cmd.Dir = c.env.files.Root()
-	cmd.Env = c.env.commandEnv()
+func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int, stream func(string), sandboxed bool) (out, status string, ok bool) {
+	cmd, conf, err := c.env.command(command, sandboxed)
+	if err != nil {
+		return "", fmt.Sprintf("[not run: %v]\n", err), false
+	}
+	defer conf.release()
 	// Standard input is /dev/null (a nil Stdin): a command that prompts
 	// gets end of file instead of waiting for ever.
 	r, w, err := os.Pipe()
@@ -219,7 +232,57 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 		return out, "[cancelled: the command and the processes it started were stopped]\n", false
 	}
 	status, ok = exitStatus(cmd, err, time.Since(start), leftovers)
+	if !ok {
+		status += conf.note(out)
+	}
 	return out, status, ok
+}
+
+// confinement is how one command runs: in the sandbox (sandboxed, with
+// the policy it ran under) or not.
+type confinement struct {
+	sandboxed bool
+	policy    sandbox.Policy
+	release   func()
+}
+
+// note is what the model is told after a confined command failed, when
+// its output shows a sign of the sandbox: why, and how to run it outside.
+func (c confinement) note(output string) string {
+	if !c.sandboxed {
+		return ""
+	}
+	r := sandbox.Reason(output, c.policy.Network)
+	if r == "" {
+		return ""
+	}
+	return "[sandbox: " + r + ". If the command needs what the sandbox refuses, call " + NameRunCommands +
+		" again with sandbox: false, which asks the user to run it outside]\n"
+}
+
+// command is the one place a command's process is made, for
+// run_commands and background commands alike: the shell in the
+// workspace with commandEnv, confined when the policy allowed it only
+// in the sandbox. A command to confine with no sandbox configured, or one
+// that cannot be confined, is an error: it never runs unconfined instead.
+func (e *wsEnv) command(command string, sandboxed bool) (*exec.Cmd, confinement, error) {
+	cmd := exec.Command(e.shellPath(), "-c", command)
+	cmd.Dir = e.files.Root()
+	cmd.Env = e.commandEnv()
+	conf := confinement{release: func() {}}
+	if !sandboxed {
+		return cmd, conf, nil
+	}
+	if e.cfg.sandbox == nil {
+		return nil, conf, errors.New("the sandbox is not set up in this session, and the command may run only inside it")
+	}
+	conf.sandboxed, conf.policy = true, e.cfg.sandbox()
+	release, err := sandbox.Confine(cmd, conf.policy)
+	if err != nil {
+		return nil, conf, fmt.Errorf("the command may run only in the sandbox, which could not confine it: %v", err)
+	}
+	conf.release = release
+	return cmd, conf, nil
 }
 
 // exitStatus is the status line of a command whose shell has exited

@@ -121,6 +121,14 @@ type CommandRunner interface {
 	Commands() []string
 }
 
+// Sandboxable is an invocation that can run its commands confined by the
+// sandbox (internal/sandbox): WantsSandbox is false when the call asks to
+// run outside it (run_commands' sandbox: false), which the policy asks
+// the user about at the sandbox level.
+type Sandboxable interface {
+	WantsSandbox() bool
+}
+
 // Fetcher is an invocation that fetches URLs: URLs returns them as they
 // will be fetched, for the approval rules and "always" answers, which are
 // scoped to the hosts.
@@ -189,6 +197,10 @@ type Location struct {
 type ExecOptions struct {
 	// Output receives streamed output while the call runs; may be nil.
 	Output func(chunk string)
+	// Sandboxed: the policy allowed the call only inside the sandbox
+	// (session.Verdict.Sandboxed). A Sandboxable call that cannot confine
+	// its commands then fails rather than run them unconfined.
+	Sandboxed bool
 }
 
 // Result is what the model is shown for a call.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 )
 
 // Limits shared by the workspace tools (docs/DESIGN.md §2, built-in tools).
@@ -36,6 +38,7 @@ type workspaceConfig struct {
 	fetchTimeout   time.Duration
 	fetchMaxBytes  int64
 	background     *Background
+	sandbox        func() sandbox.Policy
 }
 
 // CommandShell sets the shell run_commands runs commands with (as
@@ -77,6 +80,14 @@ func KeyStart(f func(text string) int) WorkspaceOption {
 // set closes it.
 func BackgroundCommands(set *Background) WorkspaceOption {
 	return func(c *workspaceConfig) { c.background = set }
+}
+
+// SandboxPolicy gives what confines commands the policy allows only in
+// the sandbox (ExecOptions.Sandboxed): policy is asked at each command,
+// so that settings changed mid-session apply. Without it such a command
+// is not run.
+func SandboxPolicy(policy func() sandbox.Policy) WorkspaceOption {
+	return func(c *workspaceConfig) { c.sandbox = policy }
 }
 
 // FetchClient sets the HTTP client fetch_web_content uses (a client with

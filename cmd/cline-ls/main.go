@@ -5,6 +5,7 @@
 //	cline-ls demo [--replay] [--keep]
 //	cline-ls exec [flags] "task"
 //	cline-ls tools [--json] [--format F] [--mode M] [--apply-patch]
+//	cline-ls doctor
 //	cline-ls version
 //	cline-ls help
 //
@@ -94,6 +95,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return execCmd(args, stdin, stdout, stderr, proc.Getenv)
 	case "tools":
 		return toolsCmd(args, stdout, stderr)
+	case "doctor":
+		return doctor(args, stdout, stderr, os.Getenv)
 	case "version":
 		fmt.Fprintln(stdout, "cline-ls", version())
 		return 0
@@ -118,6 +121,7 @@ commands:
             [--mode M] [--provider P] [--model M] [--json] [--approve ask|allow|deny] "task"
   tools     list the tools a mode offers [--mode M]; --json [--format anthropic|openai|gemini|xml]
             prints them as a provider receives them
+  doctor    say which sandbox confines commands at the sandbox approval level
   version   print the version (also --version)
   help      print this help (also --help, -h)
 

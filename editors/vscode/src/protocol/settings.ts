@@ -7,7 +7,8 @@
 import { isMode } from './methods';
 
 export type ApprovalCategory = 'read' | 'edit' | 'execute' | 'fetch' | 'mcp';
-export type ApprovalPolicy = 'allow' | 'ask' | 'deny';
+// 'sandbox' is for execute only: commands run confined without asking.
+export type ApprovalPolicy = 'allow' | 'ask' | 'deny' | 'sandbox';
 
 const categories: ApprovalCategory[] = ['read', 'edit', 'execute', 'fetch', 'mcp'];
 const policies: ApprovalPolicy[] = ['allow', 'ask', 'deny'];
@@ -47,7 +48,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
   if (raw && typeof raw === 'object') {
     for (const c of categories) {
       const v = (raw as Record<string, unknown>)[c];
-      if (typeof v === 'string' && (policies as string[]).includes(v)) {
+      if (typeof v === 'string' && ((policies as string[]).includes(v) || (c === 'execute' && v === 'sandbox'))) {
         approvals[c] = v as ApprovalPolicy;
       }
     }

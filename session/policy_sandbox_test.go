@@ -1,0 +1,108 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/tools"
+)
+
+// sandboxCall is a run_commands call as the scheduler describes it: its
+// invocation is Sandboxable, and outside when it asked for sandbox: false.
+func sandboxCall(t *testing.T, mode, line string, outside bool) PolicyCall {
+	t.Helper()
+	c := PolicyCall{Tool: tools.NameRunCommands, Kind: tools.KindExecute, Mode: mode, Commands: []string{line},
+		Confinable: true, OutsideSandbox: outside}
+	return c
+}
+
+func sandboxPolicy(t *testing.T, available bool, rules ...Rule) *Policy {
+	t.Helper()
+	a := Approvals{}
+	a.ApplyLevel(LevelSandbox)
+	return mustPolicy(t, PolicyConfig{Approvals: a, Rules: rules, SandboxAvailable: available})
+}
+
+func TestSandboxLevelRunsCommandsConfinedWithoutAsking(t *testing.T) {
+	p := sandboxPolicy(t, true,
+		Rule{Tool: tools.NameRunCommands, ArgPattern: `^git push`, Decision: Deny},
+		Rule{Tool: tools.NameRunCommands, ArgPattern: `^npm publish`, Decision: Ask},
+		Rule{Tool: tools.NameRunCommands, ArgPattern: `^go vet`, Decision: Allow})
+	for _, tt := range []struct {
+		mode, line string
+		outside    bool
+		want       Decision
+		sandboxed  bool
+	}{
+		{tools.ModeAct, "go test ./...", false, Allow, true},
+		{tools.ModeAct, "touch /tmp/x && go build", false, Allow, true},
+		// An allow rule lets its part run as at the ask level, but the
+		// other parts keep the line in the sandbox.
+		{tools.ModeAct, "go vet ./...", false, Allow, false},
+		{tools.ModeAct, "go vet ./... && make", false, Allow, true},
+		// Deny and ask rules still apply, whichever part they match.
+		{tools.ModeAct, "git push origin main", false, Deny, false},
+		{tools.ModeAct, "go test && git push", false, Deny, false},
+		{tools.ModeAct, "npm publish", false, Ask, false},
+		{tools.ModeAct, "make; npm publish", false, Ask, false},
+		// Outside the sandbox is the user's call.
+		{tools.ModeAct, "go test ./...", true, Ask, false},
+		{tools.ModeAct, "git push", true, Deny, false},
+		// Plan mode's guard runs first, whatever the level.
+		{tools.ModePlan, "rm -rf build", false, Deny, false},
+		{tools.ModePlan, "ls -la", false, Allow, true},
+		// yolo mode approves what is asked, and keeps what is confined so.
+		{tools.ModeYolo, "go test ./...", false, Allow, true},
+	} {
+		v := p.Explain(sandboxCall(t, tt.mode, tt.line, tt.outside))
+		if v.Decision != tt.want || v.Sandboxed != tt.sandboxed {
+			t.Errorf("%s %q outside=%v: %s sandboxed=%v (%s), want %s sandboxed=%v",
+				tt.mode, tt.line, tt.outside, v.Decision, v.Sandboxed, v.Reason, tt.want, tt.sandboxed)
+		}
+		if v.Decision == Sandbox {
+			t.Errorf("Explain returned the sandbox decision itself for %q", tt.line)
+		}
+	}
+}
+
+func TestSandboxLevelAsksWhereNothingConfines(t *testing.T) {
+	p := sandboxPolicy(t, false)
+	v := p.Explain(sandboxCall(t, tools.ModeAct, "go test ./...", false))
+	if v.Decision != Ask || v.Sandboxed || !strings.Contains(v.Reason, "no sandbox") {
+		t.Errorf("with no sandbox available: %+v, want ask saying so", v)
+	}
+	// A call that cannot be confined (not Sandboxable) is asked about too.
+	p = sandboxPolicy(t, true)
+	c := sandboxCall(t, tools.ModeAct, "go test", false)
+	c.Confinable = false
+	if v := p.Explain(c); v.Decision != Ask || v.Sandboxed {
+		t.Errorf("an execute call that cannot be confined: %+v, want ask", v)
+	}
+	// Other categories keep their approvals at the sandbox level.
+	if d := p.Decide(callOf(t, tools.NameEditor, tools.ModeAct, `{"path":"a.go","new_text":"x"}`)); d != Ask {
+		t.Errorf("an edit at the sandbox level: %s, want ask", d)
+	}
+}
+
+func TestApplyLevel(t *testing.T) {
+	a := Approvals{Execute: Deny}
+	a.ApplyLevel(LevelSandbox)
+	if a.Execute != Deny {
+		t.Errorf("sandbox level over execute: deny = %s, want deny kept", a.Execute)
+	}
+	a = Approvals{Edit: Ask}
+	a.ApplyLevel(LevelAsk)
+	if a != (Approvals{Edit: Ask}) {
+		t.Errorf("ask level changed the approvals: %+v", a)
+	}
+	a.ApplyLevel(LevelYolo)
+	if a.Edit != Allow || a.Execute != Allow || a.MCP != Allow {
+		t.Errorf("yolo level: %+v, want everything allowed", a)
+	}
+	if _, err := NewPolicy(PolicyConfig{Approvals: Approvals{Edit: Sandbox}}); err == nil {
+		t.Error("approvals.edit: sandbox accepted; only commands run in the sandbox")
+	}
+	if _, err := NewPolicy(PolicyConfig{Rules: []Rule{{Tool: "*", Decision: Sandbox}}}); err == nil {
+		t.Error("a rule deciding sandbox accepted")
+	}
+}
