@@ -55,6 +55,11 @@ type Options struct {
 	Log    *slog.Logger
 	// Shell runs each command ("shell -c command"); empty means /bin/sh.
 	Shell string
+	// Confine, when set, rewrites each hook's command, not yet started,
+	// to run confined (the sandbox's Confine, with the session's policy:
+	// the setting sandbox.hooks); release runs once the hook and all it
+	// started are gone. A hook that cannot be confined is not run.
+	Confine func(cmd *exec.Cmd) (release func(), err error)
 }
 
 // Runner runs a session's hooks. It is safe for concurrent use.
@@ -283,6 +288,13 @@ func (r *Runner) runOne(ctx context.Context, h Command, stdin []byte) result {
 	stdout, stderr := &capped{max: MaxOutput}, &capped{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = waitDelay
+	if r.opts.Confine != nil {
+		release, err := r.opts.Confine(cmd)
+		if err != nil {
+			return result{code: -1, err: fmt.Errorf("not confined, so not run: %w", err)}
+		}
+		defer release()
+	}
 	group, err := proc.Start(cmd, true, nil)
 	if err != nil {
 		return result{code: -1, err: err}

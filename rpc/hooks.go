@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/hooks"
+	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -64,10 +66,16 @@ func (h *sessionHooks) Run(ctx context.Context, in hooks.Input) hooks.Outcome {
 				return h.s.trustHooks(ctx, h.id, h.cwd, commands, mayAsk)
 			}})
 	}
-	r, err := hooks.New(hooks.Options{
+	opts := hooks.Options{
 		SessionID: h.id, TranscriptPath: h.transcript, CWD: h.cwd,
 		Hidden: h.s.hiddenEnv(), Redact: h.s.redact, Log: h.s.log,
-	}, sources...)
+	}
+	if sb := h.s.CurrentSettings().Sandbox; sb != nil && sb.Hooks {
+		opts.Confine = func(cmd *exec.Cmd) (func(), error) {
+			return sandbox.Confine(cmd, h.s.sandboxPolicy(h.cwd))
+		}
+	}
+	r, err := hooks.New(opts, sources...)
 	if err != nil {
 		// The settings' hooks were validated when they arrived; this is
 		// the project's, checked again here by New.

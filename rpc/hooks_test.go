@@ -404,3 +404,41 @@ func TestTrustQuestionThroughThePlugin(t *testing.T) {
 		t.Fatal("the command ran")
 	}
 }
+
+// TestHooksConfinedWhenTheSettingsSaySo: with sandbox.hooks, a hook runs
+// in the sandbox: its write outside the workspace fails, while the same
+// hook unconfined writes there (the control).
+func TestHooksConfinedWhenTheSettingsSaySo(t *testing.T) {
+	for _, confined := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unconfined", true: "confined"}[confined], func(t *testing.T) {
+			ctx := testCtx(t)
+			root, outside := t.TempDir(), t.TempDir()
+			mark := filepath.Join(outside, "hook-wrote-here")
+			hook := writeHook(t, "#!/bin/bash\ntouch "+mark+"\nexit 0\n")
+			tr := transcript(t,
+				reply(call("c1", "run_commands", map[string]any{"commands": "true"})),
+				reply(text("Done.")),
+			)
+			opts := map[string]any{
+				"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir(), "mode": "act",
+				"approvals": map[string]any{"execute": "allow"},
+				"hooks":     hookSetting("PreToolUse", "Bash", hook)}
+			if confined {
+				opts["sandbox"] = map[string]any{"hooks": true}
+			}
+			ed := rpctest.New(t, rpc.Options{})
+			ed.Initialize(ctx, root, map[string]any{"initializationOptions": opts})
+			id := newSessionIn(t, ctx, ed, root)
+			if stop, err := promptText(ctx, ed, id, "go"); err != nil || stop != "end_turn" {
+				t.Fatalf("prompt: %q %v", stop, err)
+			}
+			_, err := os.Stat(mark)
+			if confined && err == nil {
+				t.Fatal("the confined hook wrote outside the workspace")
+			}
+			if !confined && err != nil {
+				t.Fatalf("the unconfined hook did not run: %v", err)
+			}
+		})
+	}
+}

@@ -55,13 +55,16 @@ type Settings struct {
 // (README.md): Network lets it reach the network; DenyRead lists more
 // files and folders it cannot read, AllowWrite more folders it may
 // change (absolute, "~/" for the home folder, or relative to the first
-// workspace folder). Backend forces "bwrap" or "landlock" (default
+// workspace folder); Hooks confines the hooks as well. Backend forces "bwrap" or "landlock" (default
 // "auto"; the CLINE_LS_SANDBOX variable does the same).
 type SandboxSettings struct {
 	Network    bool     `json:"network,omitempty"`
 	DenyRead   []string `json:"denyRead,omitempty"`
 	AllowWrite []string `json:"allowWrite,omitempty"`
 	Backend    string   `json:"backend,omitempty"`
+	// Hooks runs the hooks confined too, at any approval level: a hook
+	// that cannot be confined (no sandbox here) is not run, and says so.
+	Hooks bool `json:"hooks,omitempty"`
 }
 
 // ContextSettings tune compaction (PROTOCOL.md §7).
