@@ -86,9 +86,13 @@ func MCPToolSpecs(servers []MCPServerTools, logger *slog.Logger) []MCPToolSpec {
 		if t := bytes.TrimSpace(params); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		if _, err := newValidator(e.def.Name, params); err != nil {
+		v, err := newValidator(e.def.Name, params)
+		if err != nil {
 			logger.Warn("mcp: tool left out, its input schema cannot be used", "server", e.uid, "tool", e.def.Name, "err", err)
 			continue
+		}
+		if v.uncompiled != nil {
+			logger.Warn("mcp: tool's input schema cannot be compiled; its arguments pass unchecked", "server", e.uid, "tool", e.def.Name, "err", v.uncompiled)
 		}
 		name, short := mcpName(e.uid, e.def.Name)
 		if short {

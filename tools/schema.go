@@ -37,9 +37,13 @@ type schema struct {
 	pattern *regexp.Regexp
 	Format  string
 
-	Items    *schema
-	MinItems *int
-	MaxItems *int
+	// PrefixItems are the schemas of the first items, one per position
+	// (also "items" given as a list, as drafts before 2020-12 write it);
+	// Items is the schema of the items after them.
+	PrefixItems []*schema
+	Items       *schema
+	MinItems    *int
+	MaxItems    *int
 
 	Properties           map[string]*schema
 	Required             []string
@@ -60,8 +64,23 @@ type schema struct {
 
 	Description string
 
+	// Applied and Contains are read only to bound the work of checking
+	// a value (see affordable): Applied are the subschemas applied to the
+	// value itself that no field above holds (not, if, then, else,
+	// dependentSchemas), Contains the one applied to each item.
+	Applied  []*schema
+	Contains *schema
+
 	// never is the schema false (or {"not": {}}): no value fits.
 	never bool
+}
+
+// itemSchema is the schema of the item at index i of an array.
+func (s *schema) itemSchema(i int) *schema {
+	if i < len(s.PrefixItems) {
+		return s.PrefixItems[i]
+	}
+	return s.Items
 }
 
 // patternSchema is one member of patternProperties.
@@ -87,7 +106,9 @@ func parseSchema(n *node) (*schema, error) {
 		r := p.refs[i]
 		target, err := resolvePointer(n, r.Ref)
 		if err != nil {
-			return nil, err
+			// An anchor or a pointer to nothing: our reading leaves it
+			// unconstrained; the library resolves what can be.
+			continue
 		}
 		t, ok := p.byNode[target]
 		if !ok {
@@ -190,25 +211,41 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "description":
 			s.Description, err = stringOf(v, bad)
 		case "$ref":
-			if s.Ref, err = stringOf(v, bad); err == nil {
-				if !strings.HasPrefix(s.Ref, "#") {
-					return nil, fmt.Errorf("%s: only references inside the schema are supported, not %q", kat[1:], s.Ref)
-				}
+			// Only a JSON pointer into this document is followed here; a
+			// remote reference or an anchor is the library's to resolve.
+			if s.Ref, err = stringOf(v, bad); err == nil && strings.HasPrefix(s.Ref, "#/") || s.Ref == "#" {
 				p.refs = append(p.refs, s)
 			}
 		case "items":
-			// The list form (draft 2019 and before: one schema per
-			// position) is not read.
-			if v.kind != nodeArray {
+			if v.kind == nodeArray {
+				s.PrefixItems, err = p.parseList(v, kat, bad)
+			} else {
 				s.Items, err = p.parse(v, kat)
 			}
+		case "prefixItems":
+			s.PrefixItems, err = p.parseList(v, kat, bad)
 		case "additionalProperties":
 			s.AdditionalProperties, err = p.parse(v, kat)
 		case "not":
-			// Only the schema false in its long form; any other not is
-			// passed over.
+			// Only the schema false in its long form is explained; the
+			// library judges any other.
 			if v.kind == nodeObject && len(v.keys) == 0 || v.kind == nodeBool && v.str == "true" {
 				s.never = true
+			}
+			err = p.applied(s, v, kat)
+		case "if", "then", "else":
+			err = p.applied(s, v, kat)
+		case "dependentSchemas":
+			if v.kind == nodeObject {
+				for j, name := range v.keys {
+					if err = p.applied(s, v.vals[j], kat+"/"+name); err != nil {
+						break
+					}
+				}
+			}
+		case "contains":
+			if v.kind == nodeObject || v.kind == nodeBool {
+				s.Contains, err = p.parse(v, kat)
 			}
 		case "required":
 			if v.kind != nodeArray {
@@ -258,6 +295,19 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		s.Maximum, s.ExclusiveMaximum = nil, maximum
 	}
 	return s, nil
+}
+
+// applied reads a subschema into s.Applied; a value that is no schema is
+// left to the library to refuse.
+func (p *schemaParser) applied(s *schema, v *node, at string) error {
+	if v.kind != nodeObject && v.kind != nodeBool {
+		return nil
+	}
+	sub, err := p.parse(v, at)
+	if err == nil {
+		s.Applied = append(s.Applied, sub)
+	}
+	return err
 }
 
 func (p *schemaParser) parseMap(n *node, at string, bad func(string) error) (map[string]*schema, error) {
