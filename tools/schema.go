@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// schema is a tool's parameter schema as far as argument validation and
-// the tool docs read it: the JSON Schema keywords tool schemas use. Fields
-// are named after their keywords. Built-in tools use nothing else (a test
-// holds them to it); an MCP server's schema may use any keyword, and the
-// ones not here are passed over: the arguments are not checked against
-// them, the server checks them itself. A schema is read-only once parsed.
+// schema is a tool's parameter schema as our coercions, messages and tool
+// docs read it: the JSON Schema keywords tool schemas use. Fields are
+// named after their keywords. Whether arguments fit is jsonschema-go's to
+// decide (see argSchema); the keywords not here are passed over by this
+// reading only. Built-in tools use nothing else (a test holds them to
+// it). A schema is read-only once parsed.
 type schema struct {
 	// Type is "type" given as one name, Types as a list; at most one is
 	// set.

@@ -587,6 +587,9 @@ func TestBuiltinSchemasReadWhole(t *testing.T) {
 		"minLength", "maxLength", "pattern", "minItems", "maxItems", "format", "description", "$ref", "items", "additionalProperties",
 		"required", "properties", "$defs", "definitions", "patternProperties", "allOf", "anyOf", "oneOf"}
 	for _, s := range BuiltinSpecs() {
+		if a, err := compileSchema(s.Parameters, nil); err != nil || a.uncompiled != nil {
+			t.Errorf("%s: the schema library cannot compile the schema: %v %v", s.Name, err, a.uncompiled)
+		}
 		n, err := parseNode(s.Parameters)
 		if err != nil {
 			t.Fatal(err)
