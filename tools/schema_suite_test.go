@@ -145,3 +145,23 @@ func TestPrefixItemsWithItems(t *testing.T) {
 	_, err = tool.Build(json.RawMessage(`{"p":["a",true,"x"]}`))
 	checkProblems(t, "third item", err, false, []string{`p[2]: must be an integer, got "x"`})
 }
+
+// TestForeignReferencesHoisted: a reference into a part of the document
+// no schema keyword holds (OpenAPI's components) is followed, and a
+// "$ref" that is data (inside const) is left as it is.
+func TestForeignReferencesHoisted(t *testing.T) {
+	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"size":{"$ref":"#/components/schemas/Size"},"raw":{"const":{"$ref":"#/components/schemas/Size"}}},
+		"components":{"schemas":{"Size":{"enum":["s","m"]}}}}`)}, func(json.RawMessage) (Invocation, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tool.(*specTool).v.uncompiled; u != nil {
+		t.Fatalf("not compiled: %v", u)
+	}
+	if _, err := tool.Build(json.RawMessage(`{"size":"m","raw":{"$ref":"#/components/schemas/Size"}}`)); err != nil {
+		t.Errorf("fitting call refused: %v", err)
+	}
+	_, err = tool.Build(json.RawMessage(`{"size":"xl"}`))
+	checkProblems(t, "size", err, false, []string{`size: must be one of "s", "m", got "xl"`})
+}

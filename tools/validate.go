@@ -128,8 +128,8 @@ func judgeOf(raw json.RawMessage, load jsonschema.Loader) (*jsonschema.Resolved,
 			delete(m, "$schema")
 		}
 	}
-	liftOldDraft(doc)
 	hoistForeignTargets(doc)
+	liftOldDraft(doc, 0)
 	lifted, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -161,9 +161,9 @@ var (
 
 // liftOldDraft rewrites draft 4's boolean exclusiveMinimum and
 // exclusiveMaximum, in place, as the numbers later drafts use.
-func liftOldDraft(doc any) {
+func liftOldDraft(doc any, depth int) {
 	m, ok := doc.(map[string]any)
-	if !ok {
+	if !ok || depth > maxExplainDepth {
 		return
 	}
 	for _, pair := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
@@ -190,23 +190,7 @@ func liftOldDraft(doc any) {
 			}
 		}
 	}
-	for _, k := range schemaMaps {
-		if sub, ok := m[k].(map[string]any); ok {
-			for _, v := range sub {
-				liftOldDraft(v)
-			}
-		}
-	}
-	for _, k := range schemaOnes {
-		liftOldDraft(m[k])
-	}
-	for _, k := range schemaLists {
-		if list, ok := m[k].([]any); ok {
-			for _, v := range list {
-				liftOldDraft(v)
-			}
-		}
-	}
+	eachSubschema(m, func(sub any) { liftOldDraft(sub, depth+1) })
 }
 
 func jsonTypeName(t string) bool {
@@ -221,7 +205,8 @@ func jsonTypeName(t string) bool {
 // that point outside any schema keyword ("#/components/schemas/Size", as
 // OpenAPI writes them), and points the references there: the library
 // follows a pointer through schema keywords only. Our own reading follows
-// the original pointer.
+// the original pointer. Only schemas are walked, never the values of
+// enum, const or default, where "$ref" is data.
 func hoistForeignTargets(doc any) {
 	root, ok := doc.(map[string]any)
 	if !ok {
@@ -230,42 +215,56 @@ func hoistForeignTargets(doc any) {
 	hoisted := map[string]string{}
 	var walk func(v any, depth int)
 	walk = func(v any, depth int) {
-		if depth > maxExplainDepth {
+		m, ok := v.(map[string]any)
+		if !ok || depth > maxExplainDepth {
 			return
 		}
-		switch v := v.(type) {
-		case map[string]any:
-			if ref, ok := v["$ref"].(string); ok && strings.HasPrefix(ref, "#/") {
-				first, _, _ := strings.Cut(ref[2:], "/")
-				if !slices.Contains(schemaMaps, first) && !slices.Contains(schemaOnes, first) && !slices.Contains(schemaLists, first) {
-					name, done := hoisted[ref]
-					if !done {
-						if target, ok := pointerTarget(root, ref[1:]); ok {
-							name = "cline-ls-hoisted-" + strconv.Itoa(len(hoisted))
-							hoisted[ref] = name
-							defs, _ := root["$defs"].(map[string]any)
-							if defs == nil {
-								defs = map[string]any{}
-								root["$defs"] = defs
-							}
-							defs[name] = target
-						}
+		if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#/") {
+			first, _, _ := strings.Cut(ref[2:], "/")
+			if !slices.Contains(schemaMaps, first) && !slices.Contains(schemaOnes, first) && !slices.Contains(schemaLists, first) {
+				name, done := hoisted[ref]
+				if target, ok := pointerTarget(root, ref[1:]); ok && !done {
+					name = "cline-ls-hoisted-" + strconv.Itoa(len(hoisted))
+					hoisted[ref] = name
+					defs, _ := root["$defs"].(map[string]any)
+					if defs == nil {
+						defs = map[string]any{}
+						root["$defs"] = defs
 					}
-					if name != "" {
-						v["$ref"] = "#/$defs/" + name
-					}
+					defs[name] = target
+					walk(target, depth+1)
+				}
+				if name != "" {
+					m["$ref"] = "#/$defs/" + name
 				}
 			}
-			for _, x := range v {
-				walk(x, depth+1)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x, depth+1)
+		}
+		eachSubschema(m, func(sub any) { walk(sub, depth+1) })
+	}
+	walk(root, 0)
+}
+
+// eachSubschema calls fn with each subschema a schema holds directly.
+func eachSubschema(m map[string]any, fn func(any)) {
+	for _, k := range schemaMaps {
+		if sub, ok := m[k].(map[string]any); ok {
+			for _, name := range sortedKeys(sub) {
+				fn(sub[name])
 			}
 		}
 	}
-	walk(root, 0)
+	for _, k := range schemaOnes {
+		if _, ok := m[k].(map[string]any); ok {
+			fn(m[k])
+		}
+	}
+	for _, k := range schemaLists {
+		if list, ok := m[k].([]any); ok {
+			for _, v := range list {
+				fn(v)
+			}
+		}
+	}
 }
 
 // pointerTarget follows a JSON pointer (RFC 6901) through decoded JSON.
