@@ -660,12 +660,14 @@ type explainer struct {
 	steps   int
 }
 
-// explain walks the arguments beside the schema and returns one problem
-// per faulty field; none means the arguments fit. It checks the keywords
-// of schema, each as JSON Schema defines it, with two leniencies that
-// never refuse what the schema allows: oneOf is held to "at least one"
-// like anyOf (the keywords passed over could tell alternatives apart),
-// and a multiple is judged with a tolerance for binary fractions.
+// explain walks the arguments beside our reading of the schema and
+// returns one problem per faulty field, in the model's terms. It runs once
+// the library has refused the arguments (or, for a call too costly for the
+// library, in its place), and checks the keywords of schema, each as JSON
+// Schema defines it, with two leniencies that never refuse what the schema
+// allows: oneOf is held to "at least one" like anyOf (the keywords passed
+// over could tell alternatives apart), and a multiple is judged with a
+// tolerance for binary fractions.
 func explain(s *schema, val any) []Problem {
 	e := &explainer{steps: maxExplainSteps}
 	e.explain(s, val, "", 0)
