@@ -104,6 +104,11 @@ func parseSchema(n *node) (*schema, error) {
 	// not read, such as components) may add references of its own.
 	for i := 0; i < len(p.refs); i++ {
 		r := p.refs[i]
+		if name, ok := strings.CutPrefix(r.Ref, "#"); ok && name != "" && !strings.HasPrefix(name, "/") {
+			// An anchor: followed when a schema parsed so far names it.
+			r.ref = p.anchors[name]
+			continue
+		}
 		target, err := resolvePointer(n, r.Ref)
 		if err != nil {
 			// An anchor or a pointer to nothing: our reading leaves it
@@ -126,6 +131,9 @@ type schemaParser struct {
 	byNode map[*node]*schema
 	// refs are the schemas with a $ref still to resolve.
 	refs []*schema
+	// anchors are the schemas by their $anchor (or a draft 7 "$id":
+	// "#name").
+	anchors map[string]*schema
 }
 
 func (p *schemaParser) parse(n *node, at string) (*schema, error) {
@@ -211,10 +219,23 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "description":
 			s.Description, err = stringOf(v, bad)
 		case "$ref":
-			// Only a JSON pointer into this document is followed here; a
-			// remote reference or an anchor is the library's to resolve.
-			if s.Ref, err = stringOf(v, bad); err == nil && strings.HasPrefix(s.Ref, "#/") || s.Ref == "#" {
+			// Only a JSON pointer or an anchor in this document is
+			// followed here; a remote reference is the library's to
+			// resolve.
+			if s.Ref, err = stringOf(v, bad); err == nil && strings.HasPrefix(s.Ref, "#") {
 				p.refs = append(p.refs, s)
+			}
+		case "$anchor", "$id":
+			if name, ok := strings.CutPrefix(v.str, "#"); v.kind == nodeString && (k == "$anchor" || ok) {
+				if k == "$anchor" {
+					name = v.str
+				}
+				if p.anchors == nil {
+					p.anchors = map[string]*schema{}
+				}
+				if _, dup := p.anchors[name]; !dup {
+					p.anchors[name] = s
+				}
 			}
 		case "items":
 			if v.kind == nodeArray {

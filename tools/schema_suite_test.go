@@ -120,7 +120,7 @@ func TestMCPSchemaWithAnchorIsChecked(t *testing.T) {
 	if _, err := tool.Build(json.RawMessage(`{"who":{"name":"a"}}`)); err != nil {
 		t.Errorf("fitting call refused: %v", err)
 	}
-	if _, err := tool.Build(json.RawMessage(`{"who":{}}`)); err == nil || !strings.Contains(err.Error(), "who: does not fit the schema's required rule") {
+	if _, err := tool.Build(json.RawMessage(`{"who":{}}`)); err == nil || !strings.Contains(err.Error(), "who.name: required") {
 		t.Errorf("call lacking the anchored schema's required field: %v", err)
 	}
 }
@@ -164,4 +164,25 @@ func TestForeignReferencesHoisted(t *testing.T) {
 	}
 	_, err = tool.Build(json.RawMessage(`{"size":"xl"}`))
 	checkProblems(t, "size", err, false, []string{`size: must be one of "s", "m", got "xl"`})
+}
+
+// TestSelfReferringAlternativesThroughAnAnchor: the bound on the
+// library's work (affordable) counts references through $anchor too; the
+// same five-way recursion as TestValidationOfSelfReferringAlternatives,
+// through an anchor, answers (it would take 5^40 steps otherwise, and the
+// test would time out) and still reports the fault beside it.
+func TestSelfReferringAlternativesThroughAnAnchor(t *testing.T) {
+	alt := `{"type":"object","properties":{"a":{"$ref":"#alts"}},"required":["a"]}`
+	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"a":{"$ref":"#alts"}, "b":{"type":"integer"}},
+		"$defs":{"a":{"$anchor":"alts","anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tool.(*specTool).v.uncompiled; u != nil {
+		t.Fatalf("not compiled: %v", u)
+	}
+	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
+	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
+	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
 }
