@@ -123,6 +123,11 @@ func parseSchema(n *node) (*schema, error) {
 		}
 		r.ref = t
 	}
+	for _, d := range p.dynRefs {
+		if t := p.anchors[d.anchor]; t != nil {
+			d.s.Applied = append(d.s.Applied, t)
+		}
+	}
 	return s, nil
 }
 
@@ -134,6 +139,13 @@ type schemaParser struct {
 	// anchors are the schemas by their $anchor (or a draft 7 "$id":
 	// "#name").
 	anchors map[string]*schema
+	dynRefs []dynRef
+}
+
+// dynRef is a schema with a $dynamicRef to an anchor of the document.
+type dynRef struct {
+	s      *schema
+	anchor string
 }
 
 func (p *schemaParser) parse(n *node, at string) (*schema, error) {
@@ -225,9 +237,15 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 			if s.Ref, err = stringOf(v, bad); err == nil && strings.HasPrefix(s.Ref, "#") {
 				p.refs = append(p.refs, s)
 			}
-		case "$anchor", "$id":
-			if name, ok := strings.CutPrefix(v.str, "#"); v.kind == nodeString && (k == "$anchor" || ok) {
-				if k == "$anchor" {
+		case "$dynamicRef":
+			// Resolved like an anchor, only for the bound on the
+			// library's work (its dynamic scope is the library's).
+			if v.kind == nodeString && strings.HasPrefix(v.str, "#") {
+				p.dynRefs = append(p.dynRefs, dynRef{s, strings.TrimPrefix(v.str, "#")})
+			}
+		case "$anchor", "$dynamicAnchor", "$id":
+			if name, ok := strings.CutPrefix(v.str, "#"); v.kind == nodeString && (k != "$id" || ok) {
+				if k != "$id" {
 					name = v.str
 				}
 				if p.anchors == nil {

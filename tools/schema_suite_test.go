@@ -186,3 +186,21 @@ func TestSelfReferringAlternativesThroughAnAnchor(t *testing.T) {
 	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
 	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
 }
+
+// TestSelfReferringAlternativesThroughADynamicRef: the same recursion
+// through $dynamicRef is bounded too.
+func TestSelfReferringAlternativesThroughADynamicRef(t *testing.T) {
+	alt := `{"type":"object","properties":{"a":{"$dynamicRef":"#alts"}},"required":["a"]}`
+	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"a":{"$dynamicRef":"#alts"}, "b":{"type":"integer"}},
+		"$defs":{"a":{"$dynamicAnchor":"alts","anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tool.(*specTool).v.uncompiled; u != nil {
+		t.Fatalf("not compiled: %v", u)
+	}
+	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
+	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
+	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
+}
