@@ -596,54 +596,76 @@ const (
 	maxExplainSteps = 1 << 16
 )
 
+// maxJudgeSteps bounds the schema applications under applicators (anyOf,
+// oneOf, allOf, not, if, references among them) the library may make on
+// one call. It walks every alternative with no bound of its own, and a
+// failing alternative's error holds its children's, so on a recursive
+// schema both its time and its error text grow exponentially with the
+// value's depth. Outside applicators the work is linear in the value and
+// is not counted.
+const maxJudgeSteps = 1 << 12
+
 // affordable reports whether the library can check val against s within
-// maxExplainSteps schema applications. It counts them as the library
-// makes them: every alternative of anyOf and oneOf, not, if, then and
-// else, references followed, each item and property. A reference our
-// reading does not follow (an anchor, a remote schema) is not counted.
+// maxJudgeSteps. It counts the applications as the library makes them:
+// every alternative of anyOf and oneOf, not, if, then and else,
+// references followed, each item and property below them. A reference
+// our reading does not follow (a remote schema) is not counted.
 func affordable(s *schema, val any) bool {
-	steps := maxExplainSteps
-	return cost(s, val, 0, &steps)
+	c := coster{steps: maxJudgeSteps}
+	return c.cost(s, val, 0)
 }
 
-func cost(s *schema, val any, depth int, steps *int) bool {
+type coster struct {
+	applied int // the applicators the walk is inside
+	steps   int // left to all of them
+}
+
+func (c *coster) cost(s *schema, val any, depth int) bool {
 	if s == nil {
 		return true
 	}
-	if *steps--; *steps < 0 || depth > 2*maxExplainDepth {
+	if depth > 2*maxExplainDepth {
 		return false
 	}
-	if s.ref != nil && !cost(s.ref, val, depth+1, steps) {
-		return false
+	if c.applied > 0 {
+		if c.steps--; c.steps < 0 {
+			return false
+		}
 	}
-	for _, list := range [][]*schema{s.AllOf, s.AnyOf, s.OneOf, s.Applied} {
-		for _, sub := range list {
-			if !cost(sub, val, depth+1, steps) {
-				return false
+	if s.ref != nil || len(s.AllOf)+len(s.AnyOf)+len(s.OneOf)+len(s.Applied) > 0 {
+		c.applied++
+		ok := c.cost(s.ref, val, depth+1)
+		for _, list := range [][]*schema{s.AllOf, s.AnyOf, s.OneOf, s.Applied} {
+			for _, sub := range list {
+				ok = ok && c.cost(sub, val, depth+1)
 			}
+		}
+		c.applied--
+		if !ok {
+			return false
 		}
 	}
 	switch v := val.(type) {
 	case []any:
 		for i, item := range v {
-			if !cost(s.itemSchema(i), item, depth+1, steps) || !cost(s.Contains, item, depth+1, steps) {
+			if !c.cost(s.itemSchema(i), item, depth+1) || !c.cost(s.Contains, item, depth+1) {
 				return false
 			}
 		}
 	case map[string]any:
 		for k, x := range v {
 			if ps, ok := s.Properties[k]; ok {
-				if !cost(ps, x, depth+1, steps) {
+				if !c.cost(ps, x, depth+1) {
 					return false
 				}
 				continue
 			}
 			for _, pp := range s.PatternProperties {
-				if (pp.re == nil || pp.re.MatchString(k)) && !cost(pp.schema, x, depth+1, steps) {
+				if (pp.re == nil || pp.re.MatchString(k)) && !c.cost(pp.schema, x, depth+1) {
 					return false
 				}
 			}
-			if !cost(s.AdditionalProperties, x, depth+1, steps) {
+			if !c.cost(s.AdditionalProperties, x, depth+1) {
 				return false
 			}
 		}
