@@ -91,8 +91,8 @@ func MCPToolSpecs(servers []MCPServerTools, logger *slog.Logger) []MCPToolSpec {
 			logger.Warn("mcp: tool left out, its input schema cannot be used", "server", e.uid, "tool", e.def.Name, "err", err)
 			continue
 		}
-		if v.uncompiled != nil {
-			logger.Warn("mcp: tool's input schema cannot be compiled; its arguments pass unchecked", "server", e.uid, "tool", e.def.Name, "err", v.uncompiled)
+		if err := v.uncompiled(); err != nil {
+			logger.Warn("mcp: tool's input schema cannot be compiled; its arguments pass unchecked", "server", e.uid, "tool", e.def.Name, "err", err)
 		}
 		name, short := mcpName(e.uid, e.def.Name)
 		if short {

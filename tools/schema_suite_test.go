@@ -82,7 +82,7 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 				if err := json.Unmarshal(c.Data, &val); err != nil {
 					t.Fatal(err)
 				}
-				if err == nil && a.judge != nil && (len(a.problems(val)) == 0) == c.Valid {
+				if err == nil && a.uncompiled() == nil && (len(a.problems(val)) == 0) == c.Valid {
 					ours++
 				} else {
 					failed = append(failed, fmt.Sprintf("%s / %s / %s (valid %v)", filepath.Base(f), g.Description, c.Description, c.Valid))
@@ -156,7 +156,7 @@ func TestForeignReferencesHoisted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := tool.(*specTool).v.uncompiled; u != nil {
+	if u := tool.(*specTool).v.uncompiled(); u != nil {
 		t.Fatalf("not compiled: %v", u)
 	}
 	if _, err := tool.Build(json.RawMessage(`{"size":"m","raw":{"$ref":"#/components/schemas/Size"}}`)); err != nil {
@@ -179,7 +179,7 @@ func TestSelfReferringAlternativesThroughAnAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := tool.(*specTool).v.uncompiled; u != nil {
+	if u := tool.(*specTool).v.uncompiled(); u != nil {
 		t.Fatalf("not compiled: %v", u)
 	}
 	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
@@ -197,7 +197,7 @@ func TestSelfReferringAlternativesThroughADynamicRef(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := tool.(*specTool).v.uncompiled; u != nil {
+	if u := tool.(*specTool).v.uncompiled(); u != nil {
 		t.Fatalf("not compiled: %v", u)
 	}
 	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -69,10 +70,17 @@ type validator struct {
 type argSchema struct {
 	schema *schema
 	tree   *node // the schema's JSON in source order, for the converters
-	// judge is nil when the library cannot compile the schema; the
-	// arguments then pass unchecked and uncompiled says why.
-	judge      *jsonschema.Resolved
-	uncompiled error
+	// judged compiles the schema with the library on first use (a
+	// schema costs a millisecond or so, and most tools offered are never
+	// called). Its Resolved is nil when the library cannot compile the
+	// schema; the arguments then pass unchecked and the error says why.
+	judged func() (*jsonschema.Resolved, error)
+}
+
+// uncompiled says why the library cannot compile the schema, or nil.
+func (a *argSchema) uncompiled() error {
+	_, err := a.judged()
+	return err
 }
 
 // newValidator reads a tool's schema. Only a schema that is not JSON, or
@@ -108,7 +116,7 @@ func compileSchema(raw json.RawMessage, load jsonschema.Loader) (argSchema, erro
 		// it too.
 		a.schema = &schema{}
 	}
-	a.judge, a.uncompiled = judgeOf(raw, load)
+	a.judged = sync.OnceValues(func() (*jsonschema.Resolved, error) { return judgeOf(raw, load) })
 	return a, nil
 }
 
@@ -334,7 +342,8 @@ func dropGoUnreadablePatterns(s *jsonschema.Schema, depth int) {
 // problems says what is wrong with a value; none means it fits.
 func (a *argSchema) problems(val any) []Problem {
 	probs := misCased(a.schema, val, "", 0)
-	if a.judge == nil {
+	judge, _ := a.judged()
+	if judge == nil {
 		return probs
 	}
 	if !affordable(a.schema, val) {
@@ -344,7 +353,7 @@ func (a *argSchema) problems(val any) []Problem {
 		// library.
 		return append(probs, explain(a.schema, val)...)
 	}
-	err := a.judge.Validate(val)
+	err := judge.Validate(val)
 	if err == nil {
 		return probs
 	}

@@ -185,7 +185,7 @@ func TestUncompilableSchemaOffersTheToolUnchecked(t *testing.T) {
 			t.Errorf("NewTool refused schema %s: %v", schema, err)
 			continue
 		}
-		if tool.(*specTool).v.uncompiled == nil {
+		if tool.(*specTool).v.uncompiled() == nil {
 			t.Errorf("schema %s compiled, want it reported as not compiled", schema)
 		}
 		if _, err := tool.Build(json.RawMessage(`{"a":[1,2]}`)); err != nil || string(got) != `{"a":[1,2]}` {
@@ -587,8 +587,8 @@ func TestBuiltinSchemasReadWhole(t *testing.T) {
 		"minLength", "maxLength", "pattern", "minItems", "maxItems", "format", "description", "$ref", "items", "additionalProperties",
 		"required", "properties", "$defs", "definitions", "patternProperties", "allOf", "anyOf", "oneOf"}
 	for _, s := range BuiltinSpecs() {
-		if a, err := compileSchema(s.Parameters, nil); err != nil || a.uncompiled != nil {
-			t.Errorf("%s: the schema library cannot compile the schema: %v %v", s.Name, err, a.uncompiled)
+		if a, err := compileSchema(s.Parameters, nil); err != nil || a.uncompiled() != nil {
+			t.Errorf("%s: the schema library cannot compile the schema: %v %v", s.Name, err, a.uncompiled())
 		}
 		n, err := parseNode(s.Parameters)
 		if err != nil {
