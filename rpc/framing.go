@@ -223,11 +223,14 @@ func (s *stream) replied(data []byte) {
 	if n == 0 {
 		return
 	}
-	var m object // not a struct: no reflection over one (initialize's answer comes here)
-	if json.Unmarshal(data, &m) != nil || len(m["method"]) > 0 || len(m["id"]) == 0 {
+	var m struct {
+		Method json.RawMessage `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(data, &m) != nil || len(m.Method) > 0 || len(m.ID) == 0 {
 		return
 	}
-	s.replyDone(string(m["id"]))
+	s.replyDone(string(m.ID))
 }
 
 // replyDone runs the onReply functions filed under the id key, if any.

@@ -31,112 +31,70 @@ type initializeParams struct {
 	Options            json.RawMessage                            // initializationOptions
 }
 
-// decodeInitializeParams decodes the members initialize reads and no
-// others, member by member: an editor's capabilities are large, and this
-// runs at every start (an error still names the field at fault).
+// initializeWire is the part of initialize's params the daemon reads, in
+// their shape on the wire; members it does not read are skipped by the
+// decoder.
+type initializeWire struct {
+	ClientInfo *struct {
+		Name string `json:"name"`
+	} `json:"clientInfo"`
+	ProcessID        *int64            `json:"processId"` // not used, but checked, as a number or null
+	RootURI          *string           `json:"rootUri"`
+	RootPath         *string           `json:"rootPath"`
+	WorkspaceFolders []json.RawMessage `json:"workspaceFolders"` // one by one, so an error names the index
+	Capabilities     struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings"`
+		} `json:"general"`
+		Workspace struct {
+			ApplyEdit     bool `json:"applyEdit"`
+			WorkspaceEdit struct {
+				DocumentChanges bool `json:"documentChanges"`
+			} `json:"workspaceEdit"`
+		} `json:"workspace"`
+		Window struct {
+			WorkDoneProgress   bool            `json:"workDoneProgress"`
+			ShowMessage        json.RawMessage `json:"showMessage"`
+			ShowMessageRequest json.RawMessage `json:"showMessageRequest"`
+		} `json:"window"`
+		Experimental struct {
+			Cline struct {
+				Approvals bool `json:"approvals"`
+				Diffs     bool `json:"diffs"`
+				Questions bool `json:"questions"`
+			} `json:"cline"`
+		} `json:"experimental"`
+	} `json:"capabilities"`
+	Options json.RawMessage `json:"initializationOptions"`
+}
+
+// decodeInitializeParams decodes initialize's params; an error names the
+// field at fault.
 func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	var p initializeParams
-	if err := requireParams(raw); err != nil {
+	var w initializeWire
+	if err := decodeParams(raw, &w); err != nil {
 		return p, err
 	}
-	top, err := decodeObject(raw, "")
-	if err != nil {
-		return p, err
+	if w.ClientInfo != nil {
+		p.ClientName = &w.ClientInfo.Name
 	}
-	client, err := top.object("", "clientInfo")
-	if err != nil {
-		return p, err
-	}
-	if raw, ok := top["clientInfo"]; ok && string(raw) != "null" {
-		name := ""
-		if err := client.decode("clientInfo", "name", &name); err != nil {
-			return p, err
-		}
-		p.ClientName = &name
-	}
-	var processID *int64 // not used, but checked, as a number or null
-	if err := top.decode("", "processId", &processID); err != nil {
-		return p, err
-	}
-	if err := top.decode("", "rootUri", &p.RootURI); err != nil {
-		return p, err
-	}
-	if err := top.decode("", "rootPath", &p.RootPath); err != nil {
-		return p, err
-	}
-	var folders []json.RawMessage
-	if err := top.decode("", "workspaceFolders", &folders); err != nil {
-		return p, err
-	}
-	for i, raw := range folders {
-		at := fieldf("workspaceFolders[%d]", i)
-		f, err := decodeObject(raw, at)
-		if err != nil {
-			return p, err
-		}
+	p.RootURI, p.RootPath = w.RootURI, w.RootPath
+	for i, raw := range w.WorkspaceFolders {
 		var wf workspaceFolder
-		if err := f.decode(at, "uri", &wf.URI); err != nil {
-			return p, err
-		}
-		if err := f.decode(at, "name", &wf.Name); err != nil {
+		if err := paramError(json.Unmarshal(raw, &wf), fieldf("workspaceFolders[%d]", i)); err != nil {
 			return p, err
 		}
 		p.WorkspaceFolders = append(p.WorkspaceFolders, wf)
 	}
-	caps, err := top.object("", "capabilities")
-	if err != nil {
-		return p, err
-	}
-	const c = "capabilities"
-	general, err := caps.object(c, "general")
-	if err != nil {
-		return p, err
-	}
-	if err := general.decode(c+".general", "positionEncodings", &p.PositionEncodings); err != nil {
-		return p, err
-	}
-	ws, err := caps.object(c, "workspace")
-	if err != nil {
-		return p, err
-	}
-	if err := ws.decode(c+".workspace", "applyEdit", &p.ApplyEdit); err != nil {
-		return p, err
-	}
-	wsEdit, err := ws.object(c+".workspace", "workspaceEdit")
-	if err != nil {
-		return p, err
-	}
-	if err := wsEdit.decode(c+".workspace.workspaceEdit", "documentChanges", &p.DocumentChanges); err != nil {
-		return p, err
-	}
-	window, err := caps.object(c, "window")
-	if err != nil {
-		return p, err
-	}
-	if err := window.decode(c+".window", "workDoneProgress", &p.WorkDoneProgress); err != nil {
-		return p, err
-	}
-	_, showMessage := window["showMessage"]
-	_, showMessageRequest := window["showMessageRequest"]
-	p.ShowMessageRequest = showMessage || showMessageRequest
-	exp, err := caps.object(c, "experimental")
-	if err != nil {
-		return p, err
-	}
-	cline, err := exp.object(c+".experimental", "cline")
-	if err != nil {
-		return p, err
-	}
-	const cl = c + ".experimental.cline"
-	for _, m := range []struct {
-		name string
-		dst  *bool
-	}{{"approvals", &p.Cline.Approvals}, {"diffs", &p.Cline.Diffs}, {"questions", &p.Cline.Questions}} {
-		if err := cline.decode(cl, m.name, m.dst); err != nil {
-			return p, err
-		}
-	}
-	p.Options = top["initializationOptions"]
+	c := &w.Capabilities
+	p.PositionEncodings = c.General.PositionEncodings
+	p.ApplyEdit = c.Workspace.ApplyEdit
+	p.DocumentChanges = c.Workspace.WorkspaceEdit.DocumentChanges
+	p.WorkDoneProgress = c.Window.WorkDoneProgress
+	p.ShowMessageRequest = c.Window.ShowMessage != nil || c.Window.ShowMessageRequest != nil
+	p.Cline.Approvals, p.Cline.Diffs, p.Cline.Questions = c.Experimental.Cline.Approvals, c.Experimental.Cline.Diffs, c.Experimental.Cline.Questions
+	p.Options = w.Options
 	return p, nil
 }
 

@@ -54,44 +54,6 @@ func paramError(err error, at string) error {
 	return invalidParams("params: %v", err)
 }
 
-// object is a JSON object's members by name, for params of which a
-// handler reads a few members deep inside (initialize's capabilities):
-// decoding through it reflects over no struct type, which costs more on
-// a type's first use than the whole decoding.
-type object map[string]json.RawMessage
-
-// decodeObject decodes raw, the value at path at, as an object; null or
-// nothing is the empty object.
-func decodeObject(raw json.RawMessage, at string) (object, error) {
-	var o object
-	if len(raw) == 0 {
-		return o, nil
-	}
-	return o, paramError(json.Unmarshal(raw, &o), at)
-}
-
-// object returns the member name as an object (empty when absent or null).
-func (o object) object(at, name string) (object, error) {
-	return decodeObject(o[name], join(at, name))
-}
-
-// decode decodes the member name into v, which keeps its value when the
-// member is absent or null.
-func (o object) decode(at, name string, v any) error {
-	raw, ok := o[name]
-	if !ok {
-		return nil
-	}
-	return paramError(json.Unmarshal(raw, v), join(at, name))
-}
-
-func join(at, name string) string {
-	if at == "" {
-		return name
-	}
-	return at + "." + name
-}
-
 func goTypeToJSON(t string) string {
 	switch {
 	case strings.Contains(t, "int"):

@@ -171,13 +171,13 @@ func (c *fetchCall) fetchOne(ctx context.Context, u *url.URL, prompt string, bud
 	}
 	media, _, _ := mime.ParseMediaType(ctype)
 
-	var title, text, undecoded string
+	var title, text string
 	switch {
 	case media == "text/html" || media == "application/xhtml+xml":
-		text, undecoded = htmltext.Decode(body, ctype)
+		text = htmltext.Decode(body, ctype)
 		title, text = fetchHTMLText(text, final)
 	case fetchIsText(media, body):
-		text, undecoded = htmltext.Decode(body, ctype)
+		text = htmltext.Decode(body, ctype)
 	default:
 		return fmt.Sprintf("URL: %s (HTTP %d, %s, %s) — binary content, not shown as text\n",
 			final, resp.StatusCode, media, wsSize(int64(len(body)))), resp.StatusCode < 400
@@ -187,9 +187,6 @@ func (c *fetchCall) fetchOne(ctx context.Context, u *url.URL, prompt string, bud
 	fmt.Fprintf(&b, "URL: %s (HTTP %d, %s, %s)\n", final, resp.StatusCode, media, wsSize(int64(len(body))))
 	if title != "" {
 		fmt.Fprintf(&b, "Title: %s\n", title)
-	}
-	if undecoded != "" {
-		fmt.Fprintf(&b, "[The page is in %s, a charset this tool does not decode: its other characters show as \uFFFD.]\n", undecoded)
 	}
 	if resp.StatusCode >= 400 {
 		fmt.Fprintf(&b, "The server answered %s.\n", resp.Status)

@@ -147,9 +147,13 @@ func MCPOffer(servers []MCPServerTools, limits MCPLimits, logger *slog.Logger) (
 			a.overServer = append(a.overServer, e.def.Name)
 			continue
 		}
-		if _, err := newValidator(e.def.Name, e.params); err != nil {
+		v, err := newValidator(e.def.Name, e.params)
+		if err != nil {
 			logger.Warn("mcp: tool left out, its input schema cannot be used", "server", e.uid, "tool", e.def.Name, "err", err)
 			continue
+		}
+		if err := v.uncompiled(); err != nil {
+			logger.Warn("mcp: tool's input schema cannot be compiled; its arguments pass unchecked", "server", e.uid, "tool", e.def.Name, "err", err)
 		}
 		a.queue = append(a.queue, e)
 	}

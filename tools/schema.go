@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// schema is a tool's parameter schema as far as argument validation and
-// the tool docs read it: the JSON Schema keywords tool schemas use. Fields
-// are named after their keywords. Built-in tools use nothing else (a test
-// holds them to it); an MCP server's schema may use any keyword, and the
-// ones not here are passed over: the arguments are not checked against
-// them, the server checks them itself. A schema is read-only once parsed.
+// schema is a tool's parameter schema as our coercions, messages and tool
+// docs read it: the JSON Schema keywords tool schemas use. Fields are
+// named after their keywords. Whether arguments fit is jsonschema-go's to
+// decide (see argSchema); the keywords not here are passed over by this
+// reading only. Built-in tools use nothing else (a test holds them to
+// it). A schema is read-only once parsed.
 type schema struct {
 	// Type is "type" given as one name, Types as a list; at most one is
 	// set.
@@ -37,9 +37,13 @@ type schema struct {
 	pattern *regexp.Regexp
 	Format  string
 
-	Items    *schema
-	MinItems *int
-	MaxItems *int
+	// PrefixItems are the schemas of the first items, one per position
+	// (also "items" given as a list, as drafts before 2020-12 write it);
+	// Items is the schema of the items after them.
+	PrefixItems []*schema
+	Items       *schema
+	MinItems    *int
+	MaxItems    *int
 
 	Properties           map[string]*schema
 	Required             []string
@@ -60,8 +64,23 @@ type schema struct {
 
 	Description string
 
+	// Applied and Contains are read only to bound the work of checking
+	// a value (see affordable): Applied are the subschemas applied to the
+	// value itself that no field above holds (not, if, then, else,
+	// dependentSchemas), Contains the one applied to each item.
+	Applied  []*schema
+	Contains *schema
+
 	// never is the schema false (or {"not": {}}): no value fits.
 	never bool
+}
+
+// itemSchema is the schema of the item at index i of an array.
+func (s *schema) itemSchema(i int) *schema {
+	if i < len(s.PrefixItems) {
+		return s.PrefixItems[i]
+	}
+	return s.Items
 }
 
 // patternSchema is one member of patternProperties.
@@ -85,9 +104,16 @@ func parseSchema(n *node) (*schema, error) {
 	// not read, such as components) may add references of its own.
 	for i := 0; i < len(p.refs); i++ {
 		r := p.refs[i]
+		if name, ok := strings.CutPrefix(r.Ref, "#"); ok && name != "" && !strings.HasPrefix(name, "/") {
+			// An anchor: followed when a schema parsed so far names it.
+			r.ref = p.anchors[name]
+			continue
+		}
 		target, err := resolvePointer(n, r.Ref)
 		if err != nil {
-			return nil, err
+			// An anchor or a pointer to nothing: our reading leaves it
+			// unconstrained; the library resolves what can be.
+			continue
 		}
 		t, ok := p.byNode[target]
 		if !ok {
@@ -97,6 +123,11 @@ func parseSchema(n *node) (*schema, error) {
 		}
 		r.ref = t
 	}
+	for _, d := range p.dynRefs {
+		if t := p.anchors[d.anchor]; t != nil {
+			d.s.Applied = append(d.s.Applied, t)
+		}
+	}
 	return s, nil
 }
 
@@ -105,6 +136,16 @@ type schemaParser struct {
 	byNode map[*node]*schema
 	// refs are the schemas with a $ref still to resolve.
 	refs []*schema
+	// anchors are the schemas by their $anchor (or a draft 7 "$id":
+	// "#name").
+	anchors map[string]*schema
+	dynRefs []dynRef
+}
+
+// dynRef is a schema with a $dynamicRef to an anchor of the document.
+type dynRef struct {
+	s      *schema
+	anchor string
 }
 
 func (p *schemaParser) parse(n *node, at string) (*schema, error) {
@@ -190,25 +231,60 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "description":
 			s.Description, err = stringOf(v, bad)
 		case "$ref":
-			if s.Ref, err = stringOf(v, bad); err == nil {
-				if !strings.HasPrefix(s.Ref, "#") {
-					return nil, fmt.Errorf("%s: only references inside the schema are supported, not %q", kat[1:], s.Ref)
-				}
+			// Only a JSON pointer or an anchor in this document is
+			// followed here; a remote reference is the library's to
+			// resolve.
+			if s.Ref, err = stringOf(v, bad); err == nil && strings.HasPrefix(s.Ref, "#") {
 				p.refs = append(p.refs, s)
 			}
+		case "$dynamicRef":
+			// Resolved like an anchor, only for the bound on the
+			// library's work (its dynamic scope is the library's).
+			if v.kind == nodeString && strings.HasPrefix(v.str, "#") {
+				p.dynRefs = append(p.dynRefs, dynRef{s, strings.TrimPrefix(v.str, "#")})
+			}
+		case "$anchor", "$dynamicAnchor", "$id":
+			if name, ok := strings.CutPrefix(v.str, "#"); v.kind == nodeString && (k != "$id" || ok) {
+				if k != "$id" {
+					name = v.str
+				}
+				if p.anchors == nil {
+					p.anchors = map[string]*schema{}
+				}
+				if _, dup := p.anchors[name]; !dup {
+					p.anchors[name] = s
+				}
+			}
 		case "items":
-			// The list form (draft 2019 and before: one schema per
-			// position) is not read.
-			if v.kind != nodeArray {
+			if v.kind == nodeArray {
+				s.PrefixItems, err = p.parseList(v, kat, bad)
+			} else {
 				s.Items, err = p.parse(v, kat)
 			}
+		case "prefixItems":
+			s.PrefixItems, err = p.parseList(v, kat, bad)
 		case "additionalProperties":
 			s.AdditionalProperties, err = p.parse(v, kat)
 		case "not":
-			// Only the schema false in its long form; any other not is
-			// passed over.
+			// Only the schema false in its long form is explained; the
+			// library judges any other.
 			if v.kind == nodeObject && len(v.keys) == 0 || v.kind == nodeBool && v.str == "true" {
 				s.never = true
+			}
+			err = p.applied(s, v, kat)
+		case "if", "then", "else":
+			err = p.applied(s, v, kat)
+		case "dependentSchemas":
+			if v.kind == nodeObject {
+				for j, name := range v.keys {
+					if err = p.applied(s, v.vals[j], kat+"/"+name); err != nil {
+						break
+					}
+				}
+			}
+		case "contains":
+			if v.kind == nodeObject || v.kind == nodeBool {
+				s.Contains, err = p.parse(v, kat)
 			}
 		case "required":
 			if v.kind != nodeArray {
@@ -258,6 +334,19 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		s.Maximum, s.ExclusiveMaximum = nil, maximum
 	}
 	return s, nil
+}
+
+// applied reads a subschema into s.Applied; a value that is no schema is
+// left to the library to refuse.
+func (p *schemaParser) applied(s *schema, v *node, at string) error {
+	if v.kind != nodeObject && v.kind != nodeBool {
+		return nil
+	}
+	sub, err := p.parse(v, at)
+	if err == nil {
+		s.Applied = append(s.Applied, sub)
+	}
+	return err
 }
 
 func (p *schemaParser) parseMap(n *node, at string, bad func(string) error) (map[string]*schema, error) {

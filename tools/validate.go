@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ValidationError is returned by Tool.Build when a call's arguments do not
@@ -51,27 +56,378 @@ func (e *ValidationError) Error() string {
 // validator checks arguments against one tool's schema. It is built once
 // per tool and only read after.
 type validator struct {
-	tool   string
-	schema *schema
-	tree   *node // the schema's JSON in source order, for the converters
+	tool string
+	argSchema
 }
 
+// argSchema is a schema read twice. github.com/google/jsonschema-go
+// compiles it and decides whether a value fits (judge); our own reading
+// (schema) fixes what models commonly get wrong before that, and says in
+// the model's terms what to change after. The verdict is always the
+// library's: our reading may pass over keywords or read them loosely, so
+// it never accepts or refuses a value on its own, with one exception, a
+// key that names a property in another case (misCased).
+type argSchema struct {
+	schema *schema
+	tree   *node // the schema's JSON in source order, for the converters
+	// judged compiles the schema with the library on first use (a
+	// schema costs a millisecond or so, and most tools offered are never
+	// called). Its Resolved is nil when the library cannot compile the
+	// schema; the arguments then pass unchecked and the error says why.
+	judged func() (*jsonschema.Resolved, error)
+}
+
+// uncompiled says why the library cannot compile the schema, or nil.
+func (a *argSchema) uncompiled() error {
+	_, err := a.judged()
+	return err
+}
+
+// newValidator reads a tool's schema. Only a schema that is not JSON, or
+// whose type is not object (no call could fit it), is refused; one the
+// library cannot compile gives a validator that checks nothing, so that
+// an MCP tool is still offered (the server checks its own arguments).
 func newValidator(tool string, params json.RawMessage) (*validator, error) {
 	if len(bytes.TrimSpace(params)) == 0 {
 		params = json.RawMessage(`{"type":"object"}`)
 	}
-	tree, err := parseNode(params)
+	a, err := compileSchema(params, nil)
 	if err != nil {
 		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
 	}
-	s, err := parseSchema(tree)
-	if err != nil {
-		return nil, fmt.Errorf("tools: schema of %s: %w", tool, err)
-	}
-	if s.Type != "" && s.Type != "object" {
+	if s := a.schema; s.Type != "" && s.Type != "object" {
 		return nil, fmt.Errorf("tools: schema of %s: type is %q, want \"object\"", tool, s.Type)
 	}
-	return &validator{tool: tool, schema: s, tree: tree}, nil
+	return &validator{tool: tool, argSchema: a}, nil
+}
+
+// compileSchema reads a schema for validation. Remote references are
+// resolved through load only (nil: none is, and such a schema is not
+// compiled); the daemon never fetches a schema from the network.
+func compileSchema(raw json.RawMessage, load jsonschema.Loader) (argSchema, error) {
+	tree, err := parseNode(raw)
+	if err != nil {
+		return argSchema{}, err
+	}
+	a := argSchema{tree: tree}
+	if a.schema, err = parseSchema(tree); err != nil {
+		// A keyword of the wrong shape: nothing to coerce or explain
+		// with; the library, which reads the same keywords, will refuse
+		// it too.
+		a.schema = &schema{}
+	}
+	a.judged = sync.OnceValues(func() (*jsonschema.Resolved, error) { return judgeOf(raw, load) })
+	return a, nil
+}
+
+// judgeOf compiles a schema with jsonschema-go, which reads drafts 7 and
+// 2020-12. Older drafts are lifted to them first: their boolean
+// exclusiveMinimum and exclusiveMaximum become numbers, and a $schema the
+// library does not know is dropped (it then reads 2020-12). A pattern Go's
+// regexp cannot compile (lookahead and the like) is left out, so the rest
+// is still checked.
+func judgeOf(raw json.RawMessage, load jsonschema.Loader) (*jsonschema.Resolved, error) {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if m, ok := doc.(map[string]any); ok {
+		if v, ok := m["$schema"].(string); ok && !knownDraft(v) {
+			delete(m, "$schema")
+		}
+	}
+	hoistForeignTargets(doc)
+	liftOldDraft(doc, 0)
+	lifted, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(lifted, &s); err != nil {
+		return nil, err
+	}
+	dropGoUnreadablePatterns(&s, 0)
+	return s.Resolve(&jsonschema.ResolveOptions{Loader: load})
+}
+
+func knownDraft(v string) bool {
+	switch v {
+	case "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2020-12/schema":
+		return true
+	}
+	return false
+}
+
+// schemaMaps, schemaOnes and schemaLists are the keywords whose values
+// hold subschemas: a map of them, one, or a list.
+var (
+	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+	schemaOnes  = []string{"items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+)
+
+// liftOldDraft rewrites draft 4's boolean exclusiveMinimum and
+// exclusiveMaximum, in place, as the numbers later drafts use.
+func liftOldDraft(doc any, depth int) {
+	m, ok := doc.(map[string]any)
+	if !ok || depth > maxExplainDepth {
+		return
+	}
+	for _, pair := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		if b, ok := m[pair[0]].(bool); ok {
+			delete(m, pair[0])
+			if n, ok := m[pair[1]].(float64); ok && b {
+				delete(m, pair[1])
+				m[pair[0]] = n
+			}
+		}
+	}
+	// A type JSON Schema does not name ("any", "file"): the server knows
+	// what it meant, so it constrains nothing.
+	switch t := m["type"].(type) {
+	case string:
+		if !jsonTypeName(t) {
+			delete(m, "type")
+		}
+	case []any:
+		for _, n := range t {
+			if n, ok := n.(string); ok && !jsonTypeName(n) {
+				delete(m, "type")
+				break
+			}
+		}
+	}
+	eachSubschema(m, func(sub any) { liftOldDraft(sub, depth+1) })
+}
+
+func jsonTypeName(t string) bool {
+	switch t {
+	case "null", "boolean", "integer", "number", "string", "array", "object":
+		return true
+	}
+	return false
+}
+
+// hoistForeignTargets copies into $defs the targets of local references
+// that point outside any schema keyword ("#/components/schemas/Size", as
+// OpenAPI writes them), and points the references there: the library
+// follows a pointer through schema keywords only. Our own reading follows
+// the original pointer. Only schemas are walked, never the values of
+// enum, const or default, where "$ref" is data.
+func hoistForeignTargets(doc any) {
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return
+	}
+	hoisted := map[string]string{}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		m, ok := v.(map[string]any)
+		if !ok || depth > maxExplainDepth {
+			return
+		}
+		if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#/") {
+			first, _, _ := strings.Cut(ref[2:], "/")
+			if !slices.Contains(schemaMaps, first) && !slices.Contains(schemaOnes, first) && !slices.Contains(schemaLists, first) {
+				name, done := hoisted[ref]
+				if target, ok := pointerTarget(root, ref[1:]); ok && !done {
+					name = "cline-ls-hoisted-" + strconv.Itoa(len(hoisted))
+					hoisted[ref] = name
+					defs, _ := root["$defs"].(map[string]any)
+					if defs == nil {
+						defs = map[string]any{}
+						root["$defs"] = defs
+					}
+					defs[name] = target
+					walk(target, depth+1)
+				}
+				if name != "" {
+					m["$ref"] = "#/$defs/" + name
+				}
+			}
+		}
+		eachSubschema(m, func(sub any) { walk(sub, depth+1) })
+	}
+	walk(root, 0)
+}
+
+// eachSubschema calls fn with each subschema a schema holds directly.
+func eachSubschema(m map[string]any, fn func(any)) {
+	for _, k := range schemaMaps {
+		if sub, ok := m[k].(map[string]any); ok {
+			for _, name := range sortedKeys(sub) {
+				fn(sub[name])
+			}
+		}
+	}
+	for _, k := range schemaOnes {
+		if _, ok := m[k].(map[string]any); ok {
+			fn(m[k])
+		}
+	}
+	for _, k := range schemaLists {
+		if list, ok := m[k].([]any); ok {
+			for _, v := range list {
+				fn(v)
+			}
+		}
+	}
+}
+
+// pointerTarget follows a JSON pointer (RFC 6901) through decoded JSON.
+func pointerTarget(root any, ptr string) (any, bool) {
+	ptr, err := url.PathUnescape(ptr)
+	if err != nil {
+		return nil, false
+	}
+	v := root
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = c[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// dropGoUnreadablePatterns clears the patterns Go's regexp cannot
+// compile; a patternProperties member whose pattern it cannot compile
+// becomes one matching every name with no constraint, so that no name is
+// refused as additional because of it. Our own reading still describes
+// the pattern to the model.
+func dropGoUnreadablePatterns(s *jsonschema.Schema, depth int) {
+	if s == nil || depth > maxExplainDepth {
+		return
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			s.Pattern = ""
+		}
+	}
+	for p := range s.PatternProperties {
+		if _, err := regexp.Compile(p); err != nil {
+			delete(s.PatternProperties, p)
+			s.PatternProperties[""] = &jsonschema.Schema{}
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.Properties, s.PatternProperties, s.Defs, s.Definitions, s.DependentSchemas, s.DependencySchemas} {
+		for _, sub := range m {
+			dropGoUnreadablePatterns(sub, depth+1)
+		}
+	}
+	for _, sub := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.AdditionalProperties, s.Not, s.If, s.Then, s.Else,
+		s.Contains, s.PropertyNames, s.UnevaluatedItems, s.UnevaluatedProperties, s.ContentSchema} {
+		dropGoUnreadablePatterns(sub, depth+1)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems, s.ItemsArray} {
+		for _, sub := range list {
+			dropGoUnreadablePatterns(sub, depth+1)
+		}
+	}
+}
+
+// problems says what is wrong with a value; none means it fits.
+func (a *argSchema) problems(val any) []Problem {
+	probs := misCased(a.schema, val, "", 0)
+	judge, _ := a.judged()
+	if judge == nil {
+		return probs
+	}
+	if !affordable(a.schema, val) {
+		// The library walks every alternative with no bound; on a
+		// recursive schema that is exponential in the value's depth. Our
+		// own bounded walk judges such a call, as it did before the
+		// library.
+		return append(probs, explain(a.schema, val)...)
+	}
+	err := judge.Validate(val)
+	if err == nil {
+		return probs
+	}
+	more := explain(a.schema, val)
+	if len(more) == 0 {
+		// A keyword our reading passes over (uniqueItems, contains,
+		// if/then, not…): the library's own words, made shorter.
+		more = []Problem{libraryProblem(err)}
+	}
+	return append(probs, more...)
+}
+
+// libraryProblem turns a jsonschema-go error ("validating root:
+// validating /properties/a: uniqueItems: …") into a problem naming the
+// parameter when the schema path shows it.
+func libraryProblem(err error) Problem {
+	msg := err.Error()
+	var pointers []string
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		at, after, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		pointers, msg = append(pointers, at), after
+	}
+	// An anyOf's error lists each alternative's on lines of their own:
+	// the first line says enough.
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	msg = strings.ReplaceAll(msg, "<anonymous schema>", "the schema")
+	keyword, detail, ok := strings.Cut(msg, ": ")
+	if !ok || strings.ContainsAny(keyword, " \"") {
+		return Problem{Path: pathOfPointers(pointers), Message: "does not fit the tool's schema: " + msg}
+	}
+	msg = "does not fit the schema's " + keyword + " rule"
+	// The library prints some values with Go's verbs ("%!s(float64=2)"):
+	// such a detail would only confuse.
+	if detail != "" && !strings.Contains(detail, "%!") {
+		msg += " (" + detail + ")"
+	}
+	return Problem{Path: pathOfPointers(pointers), Message: msg}
+}
+
+// pathOfPointers names the argument the library's chain of schema
+// pointers leads to: each pointer that extends the one before adds the
+// properties it goes through ("/properties/a", then "/properties/a/then":
+// a); one that does not (a reference followed) starts from its own place.
+func pathOfPointers(pointers []string) string {
+	var names []string
+	prev := ""
+	for _, p := range pointers {
+		if _, frag, ok := strings.Cut(p, "#"); ok {
+			p = frag // a schema with an $id is named by it
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "" // the root, or a schema named by its $id alone
+		}
+		rel := ""
+		if strings.HasPrefix(p, prev+"/") && prev != "" || prev == "" && strings.HasPrefix(p, "/") {
+			rel = p[len(prev):]
+		}
+		prev = p
+		segs := strings.Split(strings.TrimPrefix(rel, "/"), "/")
+		for i := 0; i+1 < len(segs) && segs[i] == "properties"; i += 2 {
+			names = append(names, strings.ReplaceAll(strings.ReplaceAll(segs[i+1], "~1", "/"), "~0", "~"))
+		}
+	}
+	return strings.Join(names, ".")
 }
 
 // maxProblems bounds the problems one call reports: past a few, more
@@ -97,7 +453,7 @@ func (v *validator) check(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, v.fail(Problem{Message: "arguments must be a JSON object, got " + gotText(args)})
 	}
 	changed := coerce(v.schema, obj)
-	if probs := explain(v.schema, obj); len(probs) > 0 {
+	if probs := v.problems(obj); len(probs) > 0 {
 		if n := len(probs) - maxProblems; n > 0 {
 			probs = append(probs[:maxProblems], Problem{Message: "and " + plural(n, "more problem")})
 		}
@@ -142,7 +498,7 @@ func schemaType(s *schema) (typ string, nullable bool) {
 		switch {
 		case s.Properties != nil:
 			typ = "object"
-		case s.Items != nil:
+		case s.Items != nil || s.PrefixItems != nil:
 			typ = "array"
 		}
 	}
@@ -214,15 +570,13 @@ func coerceValue(s *schema, val any) (any, bool) {
 			}
 		}
 	case []any:
-		if s.Items == nil {
-			return nil, false
-		}
 		changed := false
 		for i, item := range v {
-			if item == nil {
+			is := s.itemSchema(i)
+			if item == nil || is == nil {
 				continue
 			}
-			if nv, ok := coerceValue(s.Items, item); ok {
+			if nv, ok := coerceValue(is, item); ok {
 				v[i] = nv
 				changed = true
 			}
@@ -251,6 +605,83 @@ const (
 	maxExplainSteps = 1 << 16
 )
 
+// maxJudgeSteps bounds the schema applications under applicators (anyOf,
+// oneOf, allOf, not, if, references among them) the library may make on
+// one call. It walks every alternative with no bound of its own, and a
+// failing alternative's error holds its children's, so on a recursive
+// schema both its time and its error text grow exponentially with the
+// value's depth. Outside applicators the work is linear in the value and
+// is not counted.
+const maxJudgeSteps = 1 << 12
+
+// affordable reports whether the library can check val against s within
+// maxJudgeSteps. It counts the applications as the library makes them:
+// every alternative of anyOf and oneOf, not, if, then and else,
+// references followed, each item and property below them. A reference
+// our reading does not follow (a remote schema) is not counted.
+func affordable(s *schema, val any) bool {
+	c := coster{steps: maxJudgeSteps}
+	return c.cost(s, val, 0)
+}
+
+type coster struct {
+	applied int // the applicators the walk is inside
+	steps   int // left to all of them
+}
+
+func (c *coster) cost(s *schema, val any, depth int) bool {
+	if s == nil {
+		return true
+	}
+	if depth > 2*maxExplainDepth {
+		return false
+	}
+	if c.applied > 0 {
+		if c.steps--; c.steps < 0 {
+			return false
+		}
+	}
+	if s.ref != nil || len(s.AllOf)+len(s.AnyOf)+len(s.OneOf)+len(s.Applied) > 0 {
+		c.applied++
+		ok := c.cost(s.ref, val, depth+1)
+		for _, list := range [][]*schema{s.AllOf, s.AnyOf, s.OneOf, s.Applied} {
+			for _, sub := range list {
+				ok = ok && c.cost(sub, val, depth+1)
+			}
+		}
+		c.applied--
+		if !ok {
+			return false
+		}
+	}
+	switch v := val.(type) {
+	case []any:
+		for i, item := range v {
+			if !c.cost(s.itemSchema(i), item, depth+1) || !c.cost(s.Contains, item, depth+1) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if ps, ok := s.Properties[k]; ok {
+				if !c.cost(ps, x, depth+1) {
+					return false
+				}
+				continue
+			}
+			for _, pp := range s.PatternProperties {
+				if (pp.re == nil || pp.re.MatchString(k)) && !c.cost(pp.schema, x, depth+1) {
+					return false
+				}
+			}
+			if !c.cost(s.AdditionalProperties, x, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // explainer collects the problems of one call's arguments.
 type explainer struct {
 	probs []Problem
@@ -260,12 +691,14 @@ type explainer struct {
 	steps   int
 }
 
-// explain walks the arguments beside the schema and returns one problem
-// per faulty field; none means the arguments fit. It checks the keywords
-// of schema, each as JSON Schema defines it, with two leniencies that
-// never refuse what the schema allows: oneOf is held to "at least one"
-// like anyOf (the keywords passed over could tell alternatives apart),
-// and a multiple is judged with a tolerance for binary fractions.
+// explain walks the arguments beside our reading of the schema and
+// returns one problem per faulty field, in the model's terms. It runs once
+// the library has refused the arguments (or, for a call too costly for the
+// library, in its place), and checks the keywords of schema, each as JSON
+// Schema defines it, with two leniencies that never refuse what the schema
+// allows: oneOf is held to "at least one" like anyOf (the keywords passed
+// over could tell alternatives apart), and a multiple is judged with a
+// tolerance for binary fractions.
 func explain(s *schema, val any) []Problem {
 	e := &explainer{steps: maxExplainSteps}
 	e.explain(s, val, "", 0)
@@ -320,9 +753,9 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 			bad(plural(len(v), "item"))
 			return
 		}
-		if s.Items != nil {
-			for i, item := range v {
-				e.explain(s.Items, item, path+"["+strconv.Itoa(i)+"]", depth+1)
+		for i, item := range v {
+			if is := s.itemSchema(i); is != nil {
+				e.explain(is, item, path+"["+strconv.Itoa(i)+"]", depth+1)
 			}
 		}
 	case map[string]any:
@@ -341,13 +774,8 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 		slices.Sort(keys)
 		var unknown []string
 		for _, k := range keys {
-			if p, ok := caseVariant(s.Properties, k); ok {
-				// Go's decoder would give this key's value to the
-				// property, past the checks made on the property's own
-				// key: the value run would not be the value checked.
-				e.probs = append(e.probs, Problem{Path: joinPath(path, k),
-					Message: fmt.Sprintf("unknown parameter; names are case-sensitive: use %s", p)})
-				continue
+			if _, ok := caseVariant(s.Properties, k); ok {
+				continue // misCased reports it
 			}
 			if ps, ok := s.Properties[k]; ok {
 				e.explain(ps, v[k], joinPath(path, k), depth+1)
@@ -379,6 +807,34 @@ func (e *explainer) explain(s *schema, val any, path string, depth int) {
 		}
 	}
 	e.applied--
+}
+
+// misCased finds the keys that differ from a property only in case. Go's
+// decoder would give such a key's value to the property, past the checks
+// made on the property's own key: the value run would not be the value
+// checked. So they are refused though the schema allows them.
+func misCased(s *schema, val any, path string, depth int) []Problem {
+	s = deref(s)
+	if s == nil || depth > maxExplainDepth {
+		return nil
+	}
+	var probs []Problem
+	switch v := val.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if p, ok := caseVariant(s.Properties, k); ok {
+				probs = append(probs, Problem{Path: joinPath(path, k),
+					Message: fmt.Sprintf("unknown parameter; names are case-sensitive: use %s", p)})
+			} else if ps, ok := s.Properties[k]; ok {
+				probs = append(probs, misCased(ps, v[k], joinPath(path, k), depth+1)...)
+			}
+		}
+	case []any:
+		for i, item := range v {
+			probs = append(probs, misCased(s.itemSchema(i), item, path+"["+strconv.Itoa(i)+"]", depth+1)...)
+		}
+	}
+	return probs
 }
 
 // caseVariant reports whether key is not a property but names one when

@@ -158,14 +158,47 @@ func TestValidationOfOtherSchemas(t *testing.T) {
 }
 
 func TestNewToolRejectsBadSchemas(t *testing.T) {
-	for _, schema := range []string{`{"type":"array"}`, `{"type":`, `{"$ref":"http://example.com/s.json"}`,
+	// Only what no call could fit is refused: no JSON, or not an object.
+	for _, schema := range []string{`{"type":"array"}`, `{"type":`} {
+		if _, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, nil); err == nil {
+			t.Errorf("NewTool accepted schema %s", schema)
+		}
+	}
+}
+
+// TestUncompilableSchemaOffersTheToolUnchecked: a schema the library
+// cannot compile (a reference to nothing or outside the document, a
+// keyword of the wrong shape) keeps its tool; the arguments pass as sent.
+// Before, each of these left the tool out.
+func TestUncompilableSchemaOffersTheToolUnchecked(t *testing.T) {
+	for _, schema := range []string{`{"$ref":"http://example.com/s.json"}`,
 		`{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, `{"properties":{"a":{"$ref":"#anchor"}}}`,
 		`{"properties":{"a":{"type":"string","minLength":"3"}}}`, `{"properties":{"a":{"maxItems":1.5}}}`,
 		`{"properties":[]}`, `{"properties":{"a":3}}`, `{"required":"a"}`, `{"type":7}`, `{"anyOf":{}}`,
 		`{"properties":{"a":{"minimum":"0"}}}`, `{"properties":{"a":{"$ref":"#/properties/a/type"}}}`} {
-		if _, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, nil); err == nil {
-			t.Errorf("NewTool accepted schema %s", schema)
+		var got json.RawMessage
+		tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(schema)}, func(args json.RawMessage) (Invocation, error) {
+			got = args
+			return nil, nil
+		})
+		if err != nil {
+			t.Errorf("NewTool refused schema %s: %v", schema, err)
+			continue
 		}
+		if tool.(*specTool).v.uncompiled() == nil {
+			t.Errorf("schema %s compiled, want it reported as not compiled", schema)
+		}
+		if _, err := tool.Build(json.RawMessage(`{"a":[1,2]}`)); err != nil || string(got) != `{"a":[1,2]}` {
+			t.Errorf("schema %s: Build = %v with %s, want the arguments passed unchecked", schema, err, got)
+		}
+	}
+	logger, buf := logBuffer()
+	specs := MCPToolSpecs([]MCPServerTools{{UID: "s", Tools: []MCPToolDef{{Name: "t", InputSchema: json.RawMessage(`{"required":"a"}`)}}}}, logger)
+	if len(specs) != 1 {
+		t.Fatalf("MCPToolSpecs kept %d tools, want the one whose schema does not compile", len(specs))
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 1 || !strings.Contains(buf.String(), "unchecked") {
+		t.Errorf("log, want one line saying the arguments pass unchecked:\n%s", buf)
 	}
 	tool, err := NewTool(Spec{Name: "noargs"}, func(json.RawMessage) (Invocation, error) { return nil, nil })
 	if err != nil {
@@ -425,12 +458,13 @@ const foreignSchema = `{
   "patternProperties": {"^x-": {"type": "string"}},
   "additionalProperties": false,
   "minProperties": 1,
-  "propertyNames": {"maxLength": 3},
+  "propertyNames": {"maxLength": 8},
   "unevaluatedProperties": false
 }`
 
-// TestMCPSchemaWithUnknownKeywords: such a schema is usable, what the
-// validator reads is checked, and what it passes over refuses nothing.
+// TestMCPSchemaWithUnknownKeywords: such a schema is usable and checked
+// by the library; our messages where our reading has words for the fault,
+// the library's otherwise.
 // (The schema library refused this schema: the pattern and the boolean
 // exclusiveMinimum; its tool was left out.)
 func TestMCPSchemaWithUnknownKeywords(t *testing.T) {
@@ -450,9 +484,15 @@ func TestMCPSchemaWithUnknownKeywords(t *testing.T) {
 		args string
 		want []string
 	}{
-		// Each value breaks a keyword passed over: the pattern, uniqueItems,
-		// contains, if/then, propertyNames.
-		{`{"name":"tmpfile","ids":[2,2],"kind":{"any":1},"when":1,"note":"n","x-trace":"id"}`, nil},
+		// The keywords our reading passes over are the library's to judge:
+		// uniqueItems, contains, if/then, propertyNames. The pattern Go
+		// cannot compile, and the type JSON Schema does not name, check
+		// nothing.
+		{`{"name":"tmpfile","ids":[1,2],"kind":{"any":1},"when":6,"note":"n","x-trace":"id"}`, nil},
+		{`{"ids":[1,1]}`, []string{"ids: does not fit the schema's uniqueItems rule (array items 1 and 0 are equal)"}},
+		{`{"ids":[2,3]}`, []string{"ids: does not fit the schema's contains rule"}},
+		{`{"when":1}`, []string{"when: does not fit the schema's minimum rule (1/1 is less than 5.000000)"}},
+		{`{"x-long-name":"v"}`, []string{`does not fit the schema's maxLength rule ("x-long-name" contains 11 Unicode code points, more than 8)`}},
 		{`{"tree":{"tree":{"name":"ok"}}}`, nil},
 		{`{"count":0}`, []string{"count: must be an integer > 0, got 0"}},
 		{`{"ids":["a"]}`, []string{`ids[0]: must be an integer, got "a"`}},
@@ -547,6 +587,9 @@ func TestBuiltinSchemasReadWhole(t *testing.T) {
 		"minLength", "maxLength", "pattern", "minItems", "maxItems", "format", "description", "$ref", "items", "additionalProperties",
 		"required", "properties", "$defs", "definitions", "patternProperties", "allOf", "anyOf", "oneOf"}
 	for _, s := range BuiltinSpecs() {
+		if a, err := compileSchema(s.Parameters, nil); err != nil || a.uncompiled() != nil {
+			t.Errorf("%s: the schema library cannot compile the schema: %v %v", s.Name, err, a.uncompiled())
+		}
 		n, err := parseNode(s.Parameters)
 		if err != nil {
 			t.Fatal(err)

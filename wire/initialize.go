@@ -1,7 +1,5 @@
 package wire
 
-import "strconv"
-
 // The answers to initialize in each dialect, with only what the daemon
 // serves.
 
@@ -117,64 +115,4 @@ type PromptCapabilities struct {
 type SessionCapabilities struct {
 	Close *Empty `json:"close,omitzero"`
 	List  *Empty `json:"list,omitzero"`
-}
-
-// MarshalJSON writes the answer member by member, in the order (sorted)
-// and with the bytes reflection over these structs gives: the answer to
-// the first request of every start then pays for no reflection over its
-// eleven struct types, which costs more on first use than the encoding.
-func (r InitializeResult) MarshalJSON() ([]byte, error) {
-	c := r.Capabilities
-	b := make([]byte, 0, 1024)
-	b = append(b, `{"capabilities":{"codeActionProvider":{"codeActionKinds":`...)
-	b, err := appendJSON(b, c.CodeActionProvider.CodeActionKinds)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, `},"executeCommandProvider":{"commands":`...)
-	if b, err = appendJSON(b, c.ExecuteCommandProvider.Commands); err != nil {
-		return nil, err
-	}
-	cl := c.Experimental.Cline
-	b = append(b, `},"experimental":{"cline":{"modes":`...)
-	if b, err = appendJSON(b, cl.Modes); err != nil {
-		return nil, err
-	}
-	b = append(b, `,"protocolVersion":`...)
-	b = strconv.AppendInt(b, int64(cl.ProtocolVersion), 10)
-	b = append(b, `,"tools":`...)
-	if b, err = appendJSON(b, cl.Tools); err != nil {
-		return nil, err
-	}
-	b = append(b, `}},"positionEncoding":`...)
-	if b, err = appendJSON(b, c.PositionEncoding); err != nil {
-		return nil, err
-	}
-	sync := c.TextDocumentSync
-	b = append(b, `,"textDocumentSync":{"change":`...)
-	b = strconv.AppendInt(b, int64(sync.Change), 10)
-	b = append(b, `,"openClose":`...)
-	b = strconv.AppendBool(b, sync.OpenClose)
-	b = append(b, `,"save":{"includeText":`...)
-	b = strconv.AppendBool(b, sync.Save.IncludeText)
-	wf := c.Workspace.WorkspaceFolders
-	b = append(b, `}},"workspace":{"workspaceFolders":{"changeNotifications":`...)
-	b = strconv.AppendBool(b, wf.ChangeNotifications)
-	b = append(b, `,"supported":`...)
-	b = strconv.AppendBool(b, wf.Supported)
-	b = append(b, `}}},"serverInfo":{"name":`...)
-	if b, err = appendJSON(b, r.ServerInfo.Name); err != nil {
-		return nil, err
-	}
-	b = append(b, `,"version":`...)
-	if b, err = appendJSON(b, r.ServerInfo.Version); err != nil {
-		return nil, err
-	}
-	return append(b, `}}`...), nil
-}
-
-// appendJSON appends v, a string or a []string, as Marshal encodes it.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	e, err := Marshal(v)
-	return append(b, e...), err
 }

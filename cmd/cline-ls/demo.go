@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"golang.org/x/tools/txtar"
 
 	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/rpc"

@@ -17,6 +17,7 @@ func FuzzReader(f *testing.F) {
 		": comment\ndata: a\ndata: b\n\nid: 1\n\n",
 		"data:no space\n\ndata: cut",
 		"\n\n\r\n",
+		"\uFEFFid: 1\rretry: 5\rdata: a\r\r",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -27,7 +28,7 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("%d events read whole, %d read byte by byte", len(whole), len(bytewise))
 		}
 		for i := range whole {
-			if whole[i].Name != bytewise[i].Name || !bytes.Equal(whole[i].Data, bytewise[i].Data) {
+			if whole[i].Name != bytewise[i].Name || whole[i].ID != bytewise[i].ID || !bytes.Equal(whole[i].Data, bytewise[i].Data) {
 				t.Fatalf("event %d differs: %q %q vs %q %q", i, whole[i].Name, whole[i].Data, bytewise[i].Name, bytewise[i].Data)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"golang.org/x/tools/txtar"
 
 	"github.com/cline-ls/cline-ls/workspace"
 )

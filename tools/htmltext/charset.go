@@ -1,144 +1,320 @@
 package htmltext
 
 import (
+	"bytes"
+	"errors"
 	"mime"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
 )
 
-// Decode converts a page to UTF-8. The charset is the one its byte-order
-// mark names, else its Content-Type's, else a <meta> in its first 1024
-// bytes; without one, UTF-8 when the whole page is valid UTF-8, else
-// windows-1252. UTF-8, UTF-16 and windows-1252 (which pages labelled
-// ISO-8859-1 or ASCII are in fact written in) are decoded; the other
-// charsets, rare on the pages a coding agent reads, would bring tables
-// of hundreds of kilobytes into the binary. A page in one of them is read
-// as UTF-8 with what is not valid replaced by U+FFFD, and undecoded names
-// that charset, for the reader to be told.
-func Decode(body []byte, contentType string) (text, undecoded string) {
+// Decode converts a page to UTF-8, in whichever of the encodings of the
+// WHATWG Encoding Standard it is written (see Sniff).
+func Decode(body []byte, contentType string) string {
+	enc, name, bom := Sniff(body, contentType)
+	body = body[bom:]
+	if name == "utf-8" {
+		return validUTF8(body)
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		// The decoders replace what they cannot read with U+FFFD and do
+		// not fail; should one, the text is still shown.
+		return validUTF8(body)
+	}
+	return string(out)
+}
+
+// Sniff determines a page's encoding as the HTML standard's encoding
+// sniffing does, in its order: a byte order mark (bom is its length, to
+// drop), else the Content-Type's charset, else a <meta> found by the
+// prescan of the first 1024 bytes, else one further on; without any, UTF-8 when the page is
+// valid UTF-8 beyond ASCII, else windows-1252 (the standard leaves this
+// last guess to the browser; this is the common one, and ASCII reads the
+// same in both). name is the encoding's WHATWG name.
+func Sniff(body []byte, contentType string) (enc encoding.Encoding, name string, bom int) {
 	switch {
-	case len(body) >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF:
-		return validUTF8(body[3:]), ""
-	case len(body) >= 2 && body[0] == 0xFE && body[1] == 0xFF:
-		return decodeUTF16(body[2:], true), ""
-	case len(body) >= 2 && body[0] == 0xFF && body[1] == 0xFE:
-		return decodeUTF16(body[2:], false), ""
+	case bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")):
+		return named("utf-8", 3)
+	case bytes.HasPrefix(body, []byte("\xFE\xFF")):
+		return named("utf-16be", 2)
+	case bytes.HasPrefix(body, []byte("\xFF\xFE")):
+		return named("utf-16le", 2)
 	}
-	label := ""
 	if _, params, err := mime.ParseMediaType(contentType); err == nil {
-		label = params["charset"]
-	}
-	cs := lookup(label)
-	if cs == unknownCharset {
-		meta := metaCharset(body[:min(len(body), 1024)])
-		switch cs = lookup(meta); cs {
-		case utf16BE, utf16LE:
-			// A page saying it is UTF-16 in its own ASCII text is not.
-			cs = utf8Charset
-		case unknownCharset:
-			if strings.TrimSpace(label) == "" {
-				label = meta
-			}
+		if e, err := getEncoding(params["charset"]); err == nil {
+			return named1(e)
 		}
 	}
-	switch cs {
-	case utf8Charset:
-		return validUTF8(body), ""
-	case windows1252:
-		return decode1252(body), ""
-	case utf16BE, utf16LE:
-		return decodeUTF16(body, cs == utf16BE), ""
+	if e := prescan(body[:min(len(body), 1024)]); e != nil {
+		return named1(e)
 	}
-	if utf8.Valid(body) {
-		return string(body), ""
+	// With the encoding still a guess, a <meta> the parser meets later
+	// changes it (the standard's "change the encoding", which a browser
+	// does by reparsing). The prescan of the rest stands in for the
+	// parser; the page is whole in memory, so nothing is reparsed.
+	if len(body) > 1024 {
+		if e := prescan(body); e != nil {
+			return named1(e)
+		}
 	}
-	if label = strings.ToLower(strings.TrimSpace(label)); label != "" {
-		return validUTF8(body), label
+	if !isASCII(body) && utf8.Valid(body) {
+		return named("utf-8", 0)
 	}
-	return decode1252(body), ""
+	return named("windows-1252", 0)
 }
 
-type charset uint8
-
-const (
-	unknownCharset charset = iota
-	utf8Charset
-	windows1252
-	utf16BE
-	utf16LE
-)
-
-// lookup knows the names browsers accept for the charsets decoded here.
-func lookup(label string) charset {
-	switch strings.ToLower(strings.Trim(label, " \t\n\f\r")) {
-	case "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8":
-		return utf8Charset
-	case "ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
-		"iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252":
-		return windows1252
-	case "unicodefffe", "utf-16be":
-		return utf16BE
-	case "csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le":
-		return utf16LE
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
 	}
-	return unknownCharset
+	return true
 }
 
-// metaCharset finds the charset a <meta charset> or a <meta
-// http-equiv="content-type" content="...; charset=..."> declares.
-func metaCharset(head []byte) string {
-	z := tokenizer{s: string(head)}
-	for {
-		t := z.next()
+func named(label string, bom int) (encoding.Encoding, string, int) {
+	e, _ := htmlindex.Get(label)
+	name, _ := htmlindex.Name(e)
+	return e, name, bom
+}
+
+func named1(e encoding.Encoding) (encoding.Encoding, string, int) {
+	name, err := htmlindex.Name(e)
+	if err != nil {
+		return named("windows-1252", 0)
+	}
+	return e, name, 0
+}
+
+// getEncoding is the standard's "get an encoding": a label, ASCII
+// whitespace around it ignored, case ignored.
+func getEncoding(label string) (encoding.Encoding, error) {
+	label = strings.Trim(label, asciiSpace)
+	if label == "" {
+		return nil, errNoLabel
+	}
+	return htmlindex.Get(label)
+}
+
+var errNoLabel = errors.New("no encoding label")
+
+// asciiSpace is ASCII whitespace as the encoding rules count it.
+const asciiSpace = "\t\n\f\r "
+
+func isSpaceByte(c byte) bool { return strings.IndexByte(asciiSpace, c) >= 0 }
+
+// prescan looks in head for a <meta> that declares the encoding, as the
+// HTML standard's prescan does: byte by byte, skipping comments and the
+// attributes of other tags, without building any tree. A declaration of
+// UTF-16 is read as UTF-8 (the page could not have been prescanned in
+// UTF-16), and x-user-defined as windows-1252.
+func prescan(head []byte) encoding.Encoding {
+	p := &prescanner{b: head}
+	for p.i < len(p.b) {
+		rest := p.b[p.i:]
 		switch {
-		case t.typ == eofToken:
-			return ""
-		case t.typ != startTagToken:
-			continue
-		case t.name == "script" || t.name == "style" || t.name == "title" || t.name == "textarea":
-			z.rawTag = t.name
-			continue
-		case t.name != "meta":
-			continue
-		}
-		if cs := attrVal(t.attr, "charset"); cs != "" {
-			return cs
-		}
-		if strings.EqualFold(attrVal(t.attr, "http-equiv"), "content-type") {
-			if cs := contentCharset(strings.ToLower(attrVal(t.attr, "content"))); cs != "" {
-				return cs
+		case bytes.HasPrefix(rest, []byte("<!--")):
+			// The comment ends at the first "-->" whose dashes may be
+			// those of its opening.
+			end := bytes.Index(rest[2:], []byte("-->"))
+			if end < 0 {
+				return nil
 			}
+			p.i += 2 + end + 2
+		case len(rest) > 5 && asciiPrefixFold(rest, "<meta") && (isSpaceByte(rest[5]) || rest[5] == '/'):
+			p.i += 5
+			if e := p.meta(); e != nil {
+				return e
+			}
+		case len(rest) > 1 && rest[0] == '<' && isASCIILetter(rest[1]),
+			len(rest) > 2 && rest[0] == '<' && rest[1] == '/' && isASCIILetter(rest[2]):
+			for p.i < len(p.b) && !isSpaceByte(p.b[p.i]) && p.b[p.i] != '>' {
+				p.i++
+			}
+			for {
+				if _, _, ok := p.attribute(); !ok {
+					break
+				}
+			}
+		case bytes.HasPrefix(rest, []byte("<!")) || bytes.HasPrefix(rest, []byte("</")) || bytes.HasPrefix(rest, []byte("<?")):
+			end := bytes.IndexByte(rest[1:], '>')
+			if end < 0 {
+				return nil
+			}
+			p.i += 1 + end
 		}
+		p.i++
 	}
+	return nil
 }
 
-// contentCharset reads "charset=" out of a content attribute.
-func contentCharset(s string) string {
+type prescanner struct {
+	b []byte
+	i int
+}
+
+// meta reads the attributes of a <meta> and returns the encoding it
+// declares, if it does: by charset, or by content when http-equiv says
+// content-type. An attribute named twice counts the first time.
+func (p *prescanner) meta() encoding.Encoding {
+	seen := map[string]bool{}
+	gotPragma := false
+	needPragma := 0 // 0: not known, 1: needed, 2: not needed
+	var charset encoding.Encoding
 	for {
-		i := strings.Index(s, "charset")
-		if i < 0 {
-			return ""
+		name, value, ok := p.attribute()
+		if !ok {
+			break
 		}
-		s = strings.TrimLeft(s[i+len("charset"):], spaces)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch name {
+		case "http-equiv":
+			gotPragma = gotPragma || value == "content-type"
+		case "content":
+			if charset == nil {
+				if label, ok := contentCharset(value); ok {
+					if e, err := getEncoding(label); err == nil {
+						charset, needPragma = e, 1
+					}
+				}
+			}
+		case "charset":
+			charset, _ = getEncoding(value)
+			needPragma = 2
+		}
+	}
+	if needPragma == 0 || needPragma == 1 && !gotPragma || charset == nil {
+		return nil
+	}
+	switch name, _ := htmlindex.Name(charset); name {
+	case "utf-16be", "utf-16le":
+		e, _ := htmlindex.Get("utf-8")
+		return e
+	case "x-user-defined":
+		e, _ := htmlindex.Get("windows-1252")
+		return e
+	}
+	return charset
+}
+
+// attribute reads the next attribute of a tag, its name and value with
+// ASCII letters lowered; ok is false at the tag's end (or the input's).
+func (p *prescanner) attribute() (name, value string, ok bool) {
+	b := p.b
+	for p.i < len(b) && (isSpaceByte(b[p.i]) || b[p.i] == '/') {
+		p.i++
+	}
+	if p.i >= len(b) || b[p.i] == '>' {
+		return "", "", false
+	}
+	var n, v []byte
+	for {
+		if p.i >= len(b) {
+			return "", "", false
+		}
+		c := b[p.i]
+		switch {
+		case c == '=' && len(n) > 0:
+			p.i++
+			goto value
+		case isSpaceByte(c):
+			for p.i < len(b) && isSpaceByte(b[p.i]) {
+				p.i++
+			}
+			if p.i >= len(b) || b[p.i] != '=' {
+				return string(n), "", true
+			}
+			p.i++
+			goto value
+		case c == '/' || c == '>':
+			return string(n), "", true
+		}
+		n = append(n, lowerASCII(c))
+		p.i++
+	}
+value:
+	for p.i < len(b) && isSpaceByte(b[p.i]) {
+		p.i++
+	}
+	if p.i >= len(b) {
+		return "", "", false
+	}
+	if q := b[p.i]; q == '"' || q == '\'' {
+		p.i++
+		for {
+			if p.i >= len(b) {
+				return "", "", false
+			}
+			if b[p.i] == q {
+				p.i++
+				return string(n), string(v), true
+			}
+			v = append(v, lowerASCII(b[p.i]))
+			p.i++
+		}
+	}
+	if b[p.i] == '>' {
+		return string(n), "", true
+	}
+	for p.i < len(b) && !isSpaceByte(b[p.i]) && b[p.i] != '>' {
+		v = append(v, lowerASCII(b[p.i]))
+		p.i++
+	}
+	if p.i >= len(b) {
+		return "", "", false
+	}
+	return string(n), string(v), true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+func asciiPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && strings.EqualFold(string(b[:len(prefix)]), prefix)
+}
+
+// contentCharset reads the encoding label out of a meta's content value
+// ("text/html; charset=koi8-r"), as the standard's rule for it does: the
+// first "charset" followed, past spaces, by "=", then a quoted value or
+// one ending at a space or ';'.
+func contentCharset(s string) (string, bool) {
+	for {
+		i := strings.Index(strings.ToLower(s), "charset")
+		if i < 0 {
+			return "", false
+		}
+		s = strings.TrimLeft(s[i+len("charset"):], asciiSpace)
 		if !strings.HasPrefix(s, "=") {
 			continue
 		}
-		s = strings.TrimLeft(s[1:], spaces)
+		s = strings.TrimLeft(s[1:], asciiSpace)
 		if s == "" {
-			return ""
+			return "", false
 		}
 		if q := s[0]; q == '"' || q == '\'' {
 			end := strings.IndexByte(s[1:], q)
 			if end < 0 {
-				return ""
+				return "", false
 			}
-			return s[1 : 1+end]
+			return s[1 : 1+end], true
 		}
-		if end := strings.IndexAny(s, "; \t\n\f\r"); end >= 0 {
-			return s[:end]
+		if end := strings.IndexAny(s, ";"+asciiSpace); end >= 0 {
+			return s[:end], true
 		}
-		return s
+		return s, true
 	}
 }
 
@@ -192,44 +368,4 @@ func illFormed(b []byte) int {
 		lo, hi = 0x80, 0xBF
 	}
 	return n
-}
-
-// cp1252 is what windows-1252 puts at 0x80-0x9F; its other bytes are
-// the code points of the same number. The five bytes it leaves undefined
-// are shown as U+FFFD (browsers make them invisible control characters).
-var cp1252 = [32]rune{
-	0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
-	0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
-}
-
-func decode1252(b []byte) string {
-	var sb strings.Builder
-	sb.Grow(len(b) + len(b)/8)
-	for _, c := range b {
-		switch {
-		case c < 0x80:
-			sb.WriteByte(c)
-		case c < 0xA0:
-			sb.WriteRune(cp1252[c-0x80])
-		default:
-			sb.WriteRune(rune(c))
-		}
-	}
-	return sb.String()
-}
-
-func decodeUTF16(b []byte, bigEndian bool) string {
-	units := make([]uint16, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		if bigEndian {
-			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
-		} else {
-			units = append(units, uint16(b[i+1])<<8|uint16(b[i]))
-		}
-	}
-	s := string(utf16.Decode(units))
-	if len(b)%2 == 1 {
-		s += "\uFFFD"
-	}
-	return s
 }

@@ -43,8 +43,8 @@ func FuzzHTMLText(f *testing.F) {
 			t.Errorf("%d steps for %d bytes", b.steps, len(page))
 		}
 
-		for _, ctype := range []string{"text/html", "text/html; charset=utf-8", "text/html; charset=utf-16be", "text/html; charset=gbk"} {
-			if text, _ := Decode([]byte(page), ctype); !utf8.ValidString(text) {
+		for _, ctype := range []string{"text/html", "text/html; charset=utf-8", "text/html; charset=utf-16be", "text/html; charset=gbk", "text/html; charset=shift_jis", "text/html; charset=iso-2022-jp"} {
+			if text := Decode([]byte(page), ctype); !utf8.ValidString(text) {
 				t.Errorf("%s: invalid UTF-8 %q", ctype, text)
 			}
 		}
