@@ -972,8 +972,9 @@ Its history is shown again in `*cline*' and the chat's prompts go to it."
 
 ;;;###autoload
 (defun cline-fork (&optional turn)
-  "Fork the current session up to its TURN (all of it without one) and resume the fork.
-With a numeric prefix argument, TURN is that number.  The daemon makes
+  "Fork the current session up to its TURN and resume the fork.
+Without TURN the fork holds the whole session; with a numeric prefix
+argument, TURN is that number.  The daemon makes
 the fork even when another editor holds the session open; the session
 itself stays as it was."
   (interactive "P")

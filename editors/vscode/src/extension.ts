@@ -142,7 +142,7 @@ class ClineExtension {
       cmd('cline.showOutput', async () => this.output.show(true)),
       cmd('cline.openChat', () => this.chatView.reveal()),
       cmd('cline.undoTurn', () => this.undoTurn()),
-      cmd('cline.forkSession', () => this.forkSession()),
+      cmd('cline.forkTask', () => this.forkSession()),
       cmd('cline.showCheckpoints', () => this.checkpoints()),
       cmd('cline.restart', () => this.restart()),
       vscode.workspace.onDidCloseTextDocument((doc) => {
