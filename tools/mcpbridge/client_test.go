@@ -37,13 +37,30 @@ var hostileTools = []string{
 	`{"tools":[{"name":"two","inputSchema":{"type":"object"}}]}`,
 }
 
+// The shapes the hostile servers read and write; the client's own are
+// the SDK's.
+type cursorParams struct {
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type mcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+type listToolsResult struct {
+	Tools      []mcpTool `json:"tools"`
+	NextCursor string    `json:"nextCursor,omitempty"`
+}
+
 const hostileInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`
 
 // hostileAnswer is the answer a well-behaved server would give to a
 // request; "" for tools/call, which each mode answers its own way.
 func hostileAnswer(mode, method string, params json.RawMessage) string {
 	switch method {
-	case methodInitialize:
+	case "initialize":
 		if mode == "silentinit" {
 			return ""
 		}
@@ -51,7 +68,7 @@ func hostileAnswer(mode, method string, params json.RawMessage) string {
 			return strings.Replace(hostileInit, "2025-06-18", "1999-01-01", 1)
 		}
 		return hostileInit
-	case methodToolsList:
+	case "tools/list":
 		if mode == "silentlist" {
 			return ""
 		}
@@ -248,9 +265,11 @@ func TestHostileStdioServers(t *testing.T) {
 			t.Logf("%s: %+v", c.mode, res)
 			switch {
 			case c.mode == "asks":
-				// ping is answered {}; roots, not advertised, -32601.
-				if res.IsError || res.Content != "ping:{} roots:-32601" {
-					t.Errorf("call = %+v, want the server's ping answered and roots/list refused", res)
+				// ping is answered {}; roots/list too, though roots are
+				// not advertised (the SDK answers it with the client's
+				// roots, none here).
+				if res.IsError || res.Content != "ping:{} roots:none" {
+					t.Errorf("call = %+v, want the server's ping and roots/list answered", res)
 				}
 			case c.says == "" && (res.IsError || res.Content != "fine"):
 				t.Errorf("call = %+v, want fine", res)
@@ -259,10 +278,12 @@ func TestHostileStdioServers(t *testing.T) {
 			}
 			if c.mode == "asks" {
 				// What the client sent first: initialize at the newest
-				// version it speaks, no capabilities; then initialized.
+				// version of that handshake, no capabilities; then
+				// initialized.
 				b, _ := os.ReadFile(received)
 				first := strings.SplitN(string(b), "\n", 3)
-				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"cline-ls"`) ||
+				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize"`) || !strings.Contains(first[0], `"protocolVersion":"`+protocolVersion+`"`) ||
+					!strings.Contains(first[0], `"capabilities":{}`) || !strings.Contains(first[0], `"clientInfo":{"name":"cline-ls"`) ||
 					!strings.Contains(first[1], `"method":"notifications/initialized"`) {
 					t.Errorf("the client began with:\n%s", b)
 				}
@@ -275,7 +296,7 @@ func TestHostileStdioServers(t *testing.T) {
 				deadline := time.Now().Add(guard)
 				for {
 					b, _ := os.ReadFile(received)
-					if strings.Contains(string(b), `"method":"notifications/cancelled","params":{"requestId":`) {
+					if strings.Contains(string(b), `"method":"notifications/cancelled"`) && strings.Contains(string(b), `"requestId":`) {
 						break
 					}
 					if time.Now().After(deadline) {
@@ -315,7 +336,7 @@ func TestHTTPToolListChanges(t *testing.T) {
 
 func TestHostileHandshakes(t *testing.T) {
 	for mode, says := range map[string]string{
-		"oldversion": `MCP version "1999-01-01"`,
+		"oldversion": `unsupported protocol version: "1999-01-01"`,
 		"loopcursor": `cursor "again" twice`,
 	} {
 		t.Run(mode, func(t *testing.T) {
@@ -354,7 +375,7 @@ func hostileHTTP(t *testing.T, mode string) *httptest.Server {
 			fmt.Fprint(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
 		}
 		if res := hostileAnswer(mode, m.Method, m.Params); res != "" {
-			w.Header().Set(headerSession, "s1")
+			w.Header().Set("Mcp-Session-Id", "s1")
 			answer(res)
 			return
 		}
@@ -389,11 +410,11 @@ func TestHostileHTTPServers(t *testing.T) {
 		says string
 	}{
 		{mode: "huge", says: fmt.Sprintf("the answer is longer than %d bytes", maxMessage)},
-		{mode: "garbage", says: "did not answer the request"},
+		{mode: "garbage", says: "failed to decode response"},
 		{mode: "silent", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
-		{mode: "dies", says: "event stream"},
+		{mode: "dies", says: "terminated without response"},
 		{mode: "gone", says: "connection was lost"},
-		{mode: "status", says: "503 Service Unavailable: overloaded"},
+		{mode: "status", says: "refused calling tool \"one\": HTTP 503 Service Unavailable: overloaded"},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			ts := hostileHTTP(t, c.mode)

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -224,17 +224,18 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 // cancellation was handled before.
 func (s *server) failure(err error, what, hint string) tools.Result {
 	name := s.cfg.Name
-	var werr *jsonrpc2.Error
+	var werr *jsonrpc.Error
 	var terr *TimeoutError
+	var refused *httpRefusal
 	switch {
+	case errors.As(err, &refused):
+		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, refused.status, hint)
 	case errors.As(err, &terr):
 		return tools.Errorf("MCP server %q did not finish %s within its time limit of %v, so the call was cancelled. The limit is the server's \"timeoutSeconds\" setting (default %v).", name, what, terr.Limit, DefaultCallTimeout)
-	case errors.Is(err, jsonrpcclient.ErrFrameTooLong):
+	case errors.Is(err, ErrMessageTooLong):
 		return tools.Errorf("MCP server %q sent a message longer than %d bytes while %s; the connection was closed and is being restarted.", name, maxMessage, what)
-	case errors.Is(err, jsonrpcclient.ErrClosed) || errors.Is(err, io.EOF):
+	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return tools.Errorf("MCP server %q: the connection was lost while %s (the server may have stopped); it is being restarted, try again shortly.", name, what)
-	case errors.As(err, &werr) && werr.Code == codeLinkFailed:
-		return tools.Errorf("MCP server %q: %s failed: %s.%s", name, what, werr.Message, hint)
 	case errors.As(err, &werr):
 		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, werr.Message, hint)
 	default:

@@ -1,7 +1,7 @@
 // Package mcpbridge connects cline-ls to the MCP servers a client
-// configures (stdio, streamable HTTP and SSE, through a small MCP client
-// of its own on internal/jsonrpcclient: the daemon links no MCP SDK, whose
-// package initialisation every start would pay for) and turns what they
+// configures (stdio, streamable HTTP and SSE, through the MCP SDK's
+// client with the daemon's bounds, timeouts and supervision around it)
+// and turns what they
 // offer into tools: one tools.Tool per server tool, named by
 // tools.MCPToolSpecs, plus the implementations of the generic built-ins
 // use_mcp_tool and access_mcp_resource.

@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -46,6 +49,7 @@ type server struct {
 // conn is one session with a server and what must be released with it.
 type conn struct {
 	sess    *session
+	link    link            // once opened
 	cmd     *exec.Cmd       // stdio only
 	group   *proc.Group     // stdio only, once started
 	stderr  *stderrTail     // stdio only
@@ -317,10 +321,10 @@ func (s *server) connect() (*conn, error) {
 		default:
 		}
 	}
-	l, err := s.open(ctx, c)
+	l, err := s.open(c)
 	if err == nil {
-		c.sess = newSession(l, s.timeout(), s.logger, poke)
-		err = c.sess.initialize(ctx, s.m.opts.Version)
+		c.link = l
+		c.sess, err = connectSession(ctx, l, s.timeout(), s.m.opts.Version, handlers{changed: poke, logger: s.logger})
 	}
 	if err == nil {
 		err = c.list(ctx, s.logger)
@@ -336,20 +340,26 @@ func (s *server) connect() (*conn, error) {
 	return c, nil
 }
 
-// open starts the link the server's configuration names and records in
-// c what must be released with it. ctx bounds opening only: the link
-// lasts until its session is closed.
-func (s *server) open(ctx context.Context, c *conn) (link, error) {
+// open makes the link the server's configuration names (a stdio server
+// is started here) and records in c what must be released with it.
+func (s *server) open(c *conn) (link, error) {
 	switch s.cfg.Transport() {
 	case TransportHTTP, TransportSSE:
 		// A transport of its own, so that closing the server closes its
 		// idle connections and no keep-alive goroutine outlives it.
 		c.http = http.DefaultTransport.(*http.Transport).Clone()
-		client := &http.Client{Transport: headerTransport{base: c.http, headers: s.cfg.Headers}}
+		bounded := &boundedBodies{base: c.http, headers: s.cfg.Headers}
+		client := &http.Client{Transport: bounded}
+		l := link{wait: func() {}, failed: bounded.failed, refusal: bounded.refusal}
 		if s.cfg.Transport() == TransportSSE {
-			return openSSELink(ctx, s.m.ctx, s.cfg.URL, client)
+			t := &lastingSSE{sse: &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage}, life: s.m.ctx}
+			l.transport, l.wait = t, t.end
+		} else {
+			// The SDK resumes a broken stream from its last event id
+			// (Last-Event-ID) and keeps the listening GET open.
+			l.transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage, MaxRetries: 3}
 		}
-		return newStreamLink(s.m.ctx, s.cfg.URL, client, s.logger), nil
+		return l, nil
 	default:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.m.opts.Dir
@@ -360,7 +370,7 @@ func (s *server) open(ctx context.Context, c *conn) (link, error) {
 		// Close, waiting for ever.
 		cmd.WaitDelay = 2 * time.Second
 		c.cmd = cmd
-		return stdioLink(cmd, c)
+		return stdioLink(cmd, c, s.logger)
 	}
 }
 
@@ -458,7 +468,7 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 	caps := c.sess.init.Capabilities
 	var defs []tools.MCPToolDef
-	if caps == nil || offers(caps.Tools) {
+	if caps == nil || caps.Tools != nil {
 		listed, err := c.sess.listTools(ctx)
 		if err != nil {
 			return fmt.Errorf("listing tools: %w", err)
@@ -468,7 +478,7 @@ func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 		}
 	}
 	var uris []string
-	if caps != nil && offers(caps.Resources) {
+	if caps != nil && caps.Resources != nil {
 		listed, err := c.sess.listResources(ctx)
 		if err != nil {
 			logger.Warn("mcp: listing resources failed", "err", err)
@@ -482,13 +492,15 @@ func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 // toolDef converts a listed tool. Its input schema is kept as the server
 // sent it, every keyword (enum, format, nested objects) with it;
 // MCPToolSpecs leaves out a tool whose schema it cannot use.
-func toolDef(t mcpTool) tools.MCPToolDef {
+func toolDef(t *mcp.Tool) tools.MCPToolDef {
 	d := tools.MCPToolDef{Name: t.Name, Title: t.Title, Description: t.Description}
 	if d.Title == "" && t.Annotations != nil {
 		d.Title = t.Annotations.Title
 	}
-	if offers(t.InputSchema) {
-		d.InputSchema = t.InputSchema
+	if t.InputSchema != nil {
+		if b, err := json.Marshal(t.InputSchema); err == nil && offers(b) {
+			d.InputSchema = b
+		}
 	}
 	return d
 }
@@ -498,6 +510,8 @@ func toolDef(t mcpTool) tools.MCPToolDef {
 func (c *conn) close() {
 	if c.sess != nil {
 		c.sess.close() // waits for a stdio server's process
+	} else if c.link.wait != nil {
+		c.link.wait() // the SDK closed a connection that failed to start
 	}
 	if c.group != nil && c.cmd.ProcessState != nil {
 		c.group.Cleanup() // what the server left running
@@ -505,24 +519,6 @@ func (c *conn) close() {
 	if c.http != nil {
 		c.http.CloseIdleConnections()
 	}
-}
-
-// headerTransport adds the configured headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers []NameValue
-}
-
-// RoundTrip sends req with the configured headers; a RoundTripper must
-// not change the request it is given, hence the clone.
-func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for _, h := range t.headers {
-			req.Header.Set(h.Name, h.Value)
-		}
-	}
-	return t.base.RoundTrip(req)
 }
 
 // stderrTail keeps the end of a server's stderr for error messages and
