@@ -1,11 +1,14 @@
 package mcpbridge
 
+//lint:file-ignore SA1019 roots and logging are deprecated only from protocol version 2026-07-28; the client speaks the initialize handshake (2025-11-25 and older), where servers still use them.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,11 +51,15 @@ type link struct {
 
 // session is one MCP session with a server.
 type session struct {
-	cs   *mcp.ClientSession
-	link link
-	init *mcp.InitializeResult // once initialize has succeeded
+	client   *mcp.Client
+	progress *progress
+	cs       *mcp.ClientSession
+	link     link
+	init     *mcp.InitializeResult // once initialize has succeeded
 	// timeout bounds each request; positive.
 	timeout time.Duration
+
+	roots []string // what the client was last given; guarded by the Manager's rootsMu
 
 	ended   chan struct{} // closed when the SDK's session has ended
 	waitErr error         // set before ended is closed
@@ -61,10 +68,15 @@ type session struct {
 }
 
 // handlers is what a session calls back: changed when the server says
-// its lists changed (on the SDK's reading goroutine; it must not block).
+// its lists changed (on the SDK's reading goroutine; it must not block),
+// elicit for the user's answers; roots are the workspace folders when the
+// session starts.
 type handlers struct {
+	server  string
 	changed func()
 	logger  *slog.Logger
+	elicit  Elicitor
+	roots   []string
 }
 
 // TimeoutError is why a request failed when the server did not answer
@@ -78,33 +90,40 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("no answer to %s within %v", e.Method, e.Limit)
 }
 
-// newClient is the SDK client of one connection to a server.
-func newClient(version string, h handlers) *mcp.Client {
+// newClient is the SDK client of one connection to a server. It
+// advertises roots (the workspace folders, with list changes) and form
+// elicitation; sampling is not advertised, and refused.
+func newClient(version string, h handlers, prog *progress) *mcp.Client {
 	changed := func() {
 		if h.changed != nil {
 			h.changed()
 		}
 	}
-	return mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: version}, &mcp.ClientOptions{
-		// Nothing advertised that the daemon does not answer: the SDK
-		// would otherwise offer roots.
-		Capabilities:               &mcp.ClientCapabilities{},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { changed() },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed() },
+	c := mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: version}, &mcp.ClientOptions{
+		Capabilities:                &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}},
+		ElicitationHandler:          elicit(h.server, h.elicit, h.logger),
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { changed() },
+		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { changed() },
+		LoggingMessageHandler:       serverLog(h.logger),
+		ProgressNotificationHandler: prog.handle,
 	})
+	c.AddReceivingMiddleware(refuseSampling)
+	c.AddRoots(rootsOf(h.roots)...)
+	return c
 }
 
 // connectSession opens a session over l and does the handshake within
 // ctx and the request timeout.
 func connectSession(ctx context.Context, l link, timeout time.Duration, version string, h handlers) (*session, error) {
-	s := &session{link: l, timeout: timeout, ended: make(chan struct{})}
+	s := &session{link: l, timeout: timeout, ended: make(chan struct{}), progress: &progress{}}
+	s.client, s.roots = newClient(version, h, s.progress), h.roots
 	limit := &TimeoutError{Method: "initialize", Limit: timeout}
 	cctx, cancel := context.WithTimeoutCause(ctx, timeout, limit)
 	defer cancel()
 	// The version asked for is the newest of the initialize handshake:
 	// the stateless one that replaces it is not probed for, so that a
 	// server that does not answer unknown methods still starts.
-	cs, err := newClient(version, h).Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := s.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		if ferr := l.failed(); ferr != nil {
 			err = ferr
@@ -114,6 +133,13 @@ func connectSession(ctx context.Context, l link, timeout time.Duration, version 
 		return nil, fmt.Errorf("initializing: %w", err)
 	}
 	s.cs, s.init = cs, cs.InitializeResult()
+	if s.init.Capabilities != nil && s.init.Capabilities.Logging != nil {
+		// Info and above: what a user looking into a server needs, not
+		// its debugging.
+		if err := cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			h.logger.Warn("mcp: the server refused logging/setLevel", "err", err)
+		}
+	}
 	go func() {
 		s.waitErr = cs.Wait()
 		close(s.ended)
@@ -215,16 +241,23 @@ func pages(page func(cursor string) (next string, err error)) error {
 	return fmt.Errorf("the listing has more than %d pages", maxPages)
 }
 
-// callTool calls a tool; args is a JSON object.
-func (s *session) callTool(ctx context.Context, name string, args json.RawMessage) (*callToolResult, error) {
+// callTool calls a tool; args is a JSON object. The server's progress
+// notifications for the call go to out, when it is not nil.
+func (s *session) callTool(ctx context.Context, name string, args json.RawMessage, out func(string)) (*callToolResult, error) {
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if out != nil {
+		tok, done := s.progress.token(out)
+		defer done()
+		params.SetProgressToken(tok)
+	}
 	res, err := call(ctx, s, "tools/call", func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		return s.cs.CallTool(ctx, params)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var out callToolResult
-	return &out, reshape(res, &out)
+	var shown callToolResult
+	return &shown, reshape(res, &shown)
 }
 
 // readResource reads a resource.
@@ -251,6 +284,12 @@ func reshape(from, to any) error {
 		return fmt.Errorf("the answer cannot be read: %w", err)
 	}
 	return nil
+}
+
+// syncRoots gives the client paths as its roots, if they changed.
+func (s *session) syncRoots(paths []string) {
+	setRoots(s.client, s.roots, paths)
+	s.roots = slices.Clone(paths)
 }
 
 // done is closed when the session has ended: the server's side closed,

@@ -131,7 +131,10 @@ func runHostileServer(mode string) int {
 			Method string
 			Params json.RawMessage
 			Result json.RawMessage
-			Error  *struct{ Code int }
+			Error  *struct {
+				Code    int
+				Message string
+			}
 		}
 		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 {
 			continue
@@ -142,6 +145,10 @@ func runHostileServer(mode string) int {
 			// client sends them (it answers requests side by side); the
 			// call is answered once both are in.
 			switch string(m.ID) {
+			case `"sample"`:
+				said, _ := json.Marshal(fmt.Sprintf("%+v", m.Error))
+				send(`{"jsonrpc":"2.0","id":` + string(pendingCall) + `,"result":{"content":[{"type":"text","text":` + string(said) + `}]}}`)
+				continue
 			case `"ping"`:
 				asked["ping"] = "ping:" + string(m.Result)
 			case `"roots"`:
@@ -179,6 +186,10 @@ func runHostileServer(mode string) int {
 			pendingCall = m.ID
 			send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 			send(`{"jsonrpc":"2.0","id":"roots","method":"roots/list"}`)
+		case "samples":
+			// Not advertised, asked for all the same.
+			pendingCall = m.ID
+			send(`{"jsonrpc":"2.0","id":"sample","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
 		case "silent", "silentinit", "silentlist":
 		case "dies":
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
@@ -265,9 +276,8 @@ func TestHostileStdioServers(t *testing.T) {
 			t.Logf("%s: %+v", c.mode, res)
 			switch {
 			case c.mode == "asks":
-				// ping is answered {}; roots/list too, though roots are
-				// not advertised (the SDK answers it with the client's
-				// roots, none here).
+				// ping is answered {}; roots/list with the client's
+				// roots, none here.
 				if res.IsError || res.Content != "ping:{} roots:none" {
 					t.Errorf("call = %+v, want the server's ping and roots/list answered", res)
 				}
@@ -278,12 +288,13 @@ func TestHostileStdioServers(t *testing.T) {
 			}
 			if c.mode == "asks" {
 				// What the client sent first: initialize at the newest
-				// version of that handshake, no capabilities; then
+				// version of that handshake, offering form elicitation
+				// and roots with their changes (no sampling); then
 				// initialized.
 				b, _ := os.ReadFile(received)
 				first := strings.SplitN(string(b), "\n", 3)
 				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize"`) || !strings.Contains(first[0], `"protocolVersion":"`+protocolVersion+`"`) ||
-					!strings.Contains(first[0], `"capabilities":{}`) || !strings.Contains(first[0], `"clientInfo":{"name":"cline-ls"`) ||
+					!strings.Contains(first[0], `"capabilities":{"elicitation":{"form":{}},"roots":{"listChanged":true}}`) || !strings.Contains(first[0], `"clientInfo":{"name":"cline-ls"`) ||
 					!strings.Contains(first[1], `"method":"notifications/initialized"`) {
 					t.Errorf("the client began with:\n%s", b)
 				}

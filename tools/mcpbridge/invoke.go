@@ -157,7 +157,7 @@ func (c *callInvocation) Describe(context.Context) tools.Description {
 // Execute calls the tool on the server's current session. Everything
 // that goes wrong on the server's side is an error result, not a Go
 // error: the daemon is fine, and the model may try another way.
-func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
+func (c *callInvocation) Execute(ctx context.Context, opts tools.ExecOptions) (tools.Result, error) {
 	sess, why := c.s.session()
 	if sess == nil {
 		return tools.Errorf("%s", why), nil
@@ -166,7 +166,7 @@ func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	res, err := sess.callTool(ctx, c.tool, args)
+	res, err := sess.callTool(ctx, c.tool, args, opts.Output)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()

@@ -125,6 +125,12 @@ type Options struct {
 	// Limits bounds the tools offered to the model; the zero value means
 	// tools.DefaultMCPLimits.
 	Limits tools.MCPLimits
+	// Elicit asks the user what a server wants to know
+	// (elicitation/create); nil declines every such request.
+	Elicit Elicitor
+	// Roots are the workspace folders (absolute paths) servers are told
+	// of as their roots; SetRoots changes them.
+	Roots []string
 }
 
 // Manager runs the MCP servers of one configuration. Its methods are safe
@@ -150,6 +156,8 @@ type Manager struct {
 	// cache when it moved, so specs are made (and shortened names logged)
 	// once per change, not once per call.
 	gen      atomic.Uint64
+	rootsMu  sync.Mutex // guards roots and each session's roots
+	roots    []string
 	toolsMu  sync.Mutex
 	toolsGen uint64
 	built    []builtTool
@@ -190,6 +198,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		opts.Version = "dev"
 	}
 	opts.BaseEnv = slices.Clone(opts.BaseEnv) // nil stays nil: "use the safe subset"
+	opts.Roots = slices.Clone(opts.Roots)
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
 		opts:   opts,
@@ -197,6 +206,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		byName: make(map[string]*server, len(servers)),
 		ctx:    ctx,
 		cancel: cancel,
+		roots:  opts.Roots,
 	}
 	for _, c := range servers {
 		c.Args = slices.Clone(c.Args)
@@ -271,6 +281,37 @@ func (m *Manager) Close() error {
 		s.stop()
 	}
 	return nil
+}
+
+// SetRoots makes paths (absolute) the roots every server is told of,
+// and tells those running that their roots changed.
+func (m *Manager) SetRoots(paths []string) {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	m.roots = slices.Clone(paths)
+	for _, s := range m.servers {
+		s.mu.Lock()
+		live := s.live
+		s.mu.Unlock()
+		if live != nil {
+			live.sess.syncRoots(m.roots)
+		}
+	}
+}
+
+// syncRoots brings a session's roots up to the Manager's; a session
+// that started while they changed catches up here.
+func (m *Manager) syncRoots(sess *session) {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	sess.syncRoots(m.roots)
+}
+
+// currentRoots returns the roots a new session starts with.
+func (m *Manager) currentRoots() []string {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	return slices.Clone(m.roots)
 }
 
 // Status returns every configured server's status, in configuration

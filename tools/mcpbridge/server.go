@@ -262,6 +262,7 @@ func (s *server) sleep(d time.Duration) bool {
 
 // setRunning publishes c as the current session, with its lists.
 func (s *server) setRunning(c *conn) {
+	s.m.syncRoots(c.sess)
 	s.mu.Lock()
 	s.live, s.state, s.err = c, StateRunning, ""
 	s.tools, s.resources = c.tools, c.resources
@@ -324,7 +325,7 @@ func (s *server) connect() (*conn, error) {
 	l, err := s.open(c)
 	if err == nil {
 		c.link = l
-		c.sess, err = connectSession(ctx, l, s.timeout(), s.m.opts.Version, handlers{changed: poke, logger: s.logger})
+		c.sess, err = connectSession(ctx, l, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, roots: s.m.currentRoots()})
 	}
 	if err == nil {
 		err = c.list(ctx, s.logger)
