@@ -57,7 +57,9 @@ func subcommand(args []string) (string, []string) {
 }
 
 // startsChildren reports whether cmd runs commands and servers.
-func startsChildren(cmd string) bool { return cmd == "serve" || cmd == "demo" || cmd == "exec" }
+func startsChildren(cmd string) bool {
+	return cmd == "serve" || cmd == "demo" || cmd == "exec" || cmd == "mcp"
+}
 
 // keyVars names the variables configured to hold a key, whatever their
 // names: CLINE_LS_API_KEY_ENV, the config file's provider.apiKeyEnv and
@@ -94,6 +96,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return execCmd(args, stdin, stdout, stderr, proc.Getenv)
 	case "tools":
 		return toolsCmd(args, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args, stdout, stderr, proc.Getenv)
 	case "version":
 		fmt.Fprintln(stdout, "cline-ls", version())
 		return 0

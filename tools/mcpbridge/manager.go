@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -131,6 +133,11 @@ type Options struct {
 	// Roots are the workspace folders (absolute paths) servers are told
 	// of as their roots; SetRoots changes them.
 	Roots []string
+	// OAuth, when set, gives the OAuth handler of a Streamable HTTP
+	// server (nil for none): the SDK's transport asks it for tokens and
+	// calls its Authorize on a 401 or 403. It is called once per server,
+	// so that its tokens last across restarts.
+	OAuth func(ServerConfig) auth.OAuthHandler
 }
 
 // Manager runs the MCP servers of one configuration. Its methods are safe

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
@@ -33,6 +34,7 @@ type server struct {
 	// relist is poked by the server's list_changed notifications; the
 	// supervisor then lists again. One pending poke is enough.
 	relist chan struct{}
+	oauth  auth.OAuthHandler // Streamable HTTP only; may be nil
 
 	mu        sync.Mutex
 	state     State
@@ -71,6 +73,9 @@ func newServer(m *Manager, c ServerConfig) *server {
 	}
 	if c.Disabled {
 		s.state = StateDisabled
+	}
+	if m.opts.OAuth != nil && c.Transport() == TransportHTTP {
+		s.oauth = m.opts.OAuth(c)
 	}
 	return s
 }
@@ -358,7 +363,7 @@ func (s *server) open(c *conn) (link, error) {
 		} else {
 			// The SDK resumes a broken stream from its last event id
 			// (Last-Event-ID) and keeps the listening GET open.
-			l.transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage, MaxRetries: 3}
+			l.transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage, MaxRetries: 3, OAuthHandler: s.oauth}
 		}
 		return l, nil
 	default:

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+)
+
+// mcpCmd is "cline-ls mcp": the MCP servers of the configuration, seen
+// from the terminal, through the same client the daemon runs them with.
+func mcpCmd(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 0 {
+		mcpUsage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "conformance-client":
+		return mcpConformance(args[1:], stderr, getenv)
+	case "-h", "-help", "--help", "help":
+		mcpUsage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "cline-ls mcp: unknown command %q\n", args[0])
+	mcpUsage(stderr)
+	return 2
+}
+
+func mcpUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: cline-ls mcp COMMAND
+
+commands:
+  help      print this help
+`)
+}
+
+// conformanceServer is the name the conformance client gives the server
+// under test.
+const conformanceServer = "conformance"
+
+// mcpConformance plays the client under test of the MCP conformance
+// suite (@modelcontextprotocol/conformance): the suite starts a server
+// for a scenario and runs this with its URL, the scenario named in
+// MCP_CONFORMANCE_SCENARIO and what it needs in MCP_CONFORMANCE_CONTEXT
+// (JSON). The server is run by a Manager, as the daemon runs one, and
+// called through use_mcp_tool; questions are accepted with the schema's
+// defaults, sign-in follows the authorization server's redirect (the
+// suite's servers answer at once, no user needed). Exit status 0 when
+// the scenario's calls succeeded.
+func mcpConformance(args []string, stderr io.Writer, getenv func(string) string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: cline-ls mcp conformance-client URL")
+		return 2
+	}
+	scenario := getenv("MCP_CONFORMANCE_SCENARIO")
+	var sctx map[string]any
+	if raw := getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &sctx); err != nil {
+			fmt.Fprintln(stderr, "cline-ls mcp conformance-client: MCP_CONFORMANCE_CONTEXT is not a JSON object:", err)
+			return 2
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts := mcpbridge.Options{Logger: logger, Version: version(), MaxRestarts: -1, Elicit: acceptDefaults{},
+		ConnectTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
+	if strings.HasPrefix(scenario, "auth/") {
+		h, err := conformanceOAuth(sctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "cline-ls mcp conformance-client:", err)
+			return 1
+		}
+		opts.OAuth = func(mcpbridge.ServerConfig) auth.OAuthHandler { return h }
+	}
+	m, err := mcpbridge.New([]mcpbridge.ServerConfig{{Name: conformanceServer, Type: mcpbridge.TransportHTTP, URL: args[0]}}, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "cline-ls mcp conformance-client:", err)
+		return 1
+	}
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m.Start(ctx)
+	if st := m.Status()[0]; st.State != mcpbridge.StateRunning {
+		fmt.Fprintf(stderr, "cline-ls mcp conformance-client: the server is %s: %s\n", st.State, st.Err)
+		return 1
+	}
+	tool, targs := conformanceCall(scenario)
+	if tool == "" {
+		return 0 // connecting and listing was the scenario
+	}
+	res, err := callTool(ctx, m, conformanceServer, tool, targs)
+	if err != nil {
+		fmt.Fprintln(stderr, "cline-ls mcp conformance-client:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", tool, res.Content)
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+// conformanceCall is the tool call a scenario expects of the client once
+// connected, if any.
+func conformanceCall(scenario string) (string, json.RawMessage) {
+	switch {
+	case scenario == "tools_call":
+		return "add_numbers", json.RawMessage(`{"a":5,"b":3}`)
+	case scenario == "elicitation-sep1034-client-defaults":
+		return "test_client_elicitation_defaults", json.RawMessage(`{}`)
+	case scenario == "sse-retry":
+		return "test_reconnection", json.RawMessage(`{}`)
+	case strings.HasPrefix(scenario, "auth/"):
+		return "test-tool", json.RawMessage(`{}`)
+	}
+	return "", nil
+}
+
+// callTool calls a server's tool through use_mcp_tool, the generic
+// built-in: the arguments are checked against the tool's schema as a
+// model's call would be.
+func callTool(ctx context.Context, m *mcpbridge.Manager, server, tool string, args json.RawMessage) (tools.Result, error) {
+	raw, _ := json.Marshal(map[string]any{"server_name": server, "tool_name": tool, "arguments": args})
+	inv, err := m.Builtins()[tools.NameUseMCPTool](raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return inv.Execute(ctx, tools.ExecOptions{})
+}
+
+// acceptDefaults accepts every question, answering nothing: the
+// Manager fills in the schema's defaults.
+type acceptDefaults struct{}
+
+func (acceptDefaults) Elicit(context.Context, string, string, json.RawMessage) (string, map[string]any) {
+	return mcpbridge.ElicitAccept, map[string]any{}
+}
+
+// conformanceRedirect is the redirect URL the conformance client
+// registers; nothing listens there, since the suite's authorization
+// server redirects at once and the client reads the code off the
+// redirect.
+const conformanceRedirect = "http://localhost:3000/callback"
+
+// conformanceOAuth is the SDK's authorization-code handler (metadata
+// discovery, PKCE, client ID metadata document, pre-registered or
+// dynamic registration, refresh) with a fetcher that follows the
+// authorization server's redirect instead of a user's browser.
+func conformanceOAuth(sctx map[string]any) (auth.OAuthHandler, error) {
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              conformanceRedirect,
+		AuthorizationCodeFetcher: followRedirect,
+		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{
+			URL: "https://conformance-test.local/client-metadata.json",
+		},
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{conformanceRedirect}},
+		},
+	}
+	id, _ := sctx["client_id"].(string)
+	secret, _ := sctx["client_secret"].(string)
+	if id != "" && secret != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}
+	}
+	return auth.NewAuthorizationCodeHandler(cfg)
+}
+
+// followRedirect asks for the authorization URL and reads the code, the
+// state and the issuer off the redirect it answers with.
+func followRedirect(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || loc.String() == "" {
+		return nil, fmt.Errorf("the authorization server answered %s without a redirect", resp.Status)
+	}
+	q := loc.Query()
+	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+}
