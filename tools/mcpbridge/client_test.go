@@ -680,3 +680,27 @@ func TestCancelEndsAHungCall(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestURLSecretsStayOut: the SDK's errors quote a server's URL whole;
+// what of it may be a secret (user information, the query) reaches
+// neither the status, the log nor the model.
+func TestURLSecretsStayOut(t *testing.T) {
+	ts := hostileHTTP(t, "silent")
+	secret := "?key=sekrit-query"
+	withUser := strings.Replace(ts.URL, "http://", "http://me:sekrit-pass@", 1)
+	h := start(t, []ServerConfig{
+		{Name: "hostile", Type: TransportHTTP, URL: withUser + "/mcp" + secret},
+		{Name: "nowhere", Type: TransportHTTP, URL: "http://me:sekrit-pass@127.0.0.1:1/mcp" + secret},
+	}, Options{MaxRestarts: -1})
+	if st := h.statusOf(t, "nowhere"); st.State != StateFailed || strings.Contains(st.Err, "sekrit") || !strings.Contains(st.Err, "127.0.0.1:1/mcp") {
+		t.Errorf("status %+v, want failed, naming the URL without its secrets", st)
+	}
+	ts.Close() // the next call cannot connect
+	res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+	if !res.IsError || strings.Contains(res.Content, "sekrit") {
+		t.Errorf("call = %+v, want an error without the URL's secrets", res)
+	}
+	if strings.Contains(h.logs.String(), "sekrit") {
+		t.Errorf("the log holds a secret:\n%s", h.logs.String())
+	}
+}

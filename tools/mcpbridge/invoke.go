@@ -223,6 +223,12 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 // failure phrases a failed request for the model; the caller's own
 // cancellation was handled before.
 func (s *server) failure(err error, what, hint string) tools.Result {
+	r := s.failureResult(err, what, hint)
+	r.Content = s.redact(r.Content)
+	return r
+}
+
+func (s *server) failureResult(err error, what, hint string) tools.Result {
 	name := s.cfg.Name
 	var werr *jsonrpc.Error
 	var terr *TimeoutError

@@ -237,7 +237,7 @@ func (s *server) refresh(c *conn) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.ConnectTimeout)
 	defer cancel()
 	if err := c.list(ctx, s.logger); err != nil {
-		s.logger.Warn("mcp: listing again after a change failed", "err", err)
+		s.logger.Warn("mcp: listing again after a change failed", "err", s.redactErr(err))
 		return
 	}
 	s.setRunning(c)
@@ -423,7 +423,7 @@ func (s *server) explain(c *conn, err error) error {
 			err = fmt.Errorf("%w (the server exited: %s)", err, ps)
 		}
 	} else {
-		err = fmt.Errorf("connecting to %s: %w", displayURL(s.cfg.URL), err)
+		err = fmt.Errorf("connecting to %s: %w", DisplayURL(s.cfg.URL), s.redactErr(err))
 	}
 	if c.stderr != nil {
 		if t := c.stderr.String(); t != "" {
@@ -433,9 +433,48 @@ func (s *server) explain(c *conn, err error) error {
 	return err
 }
 
-// displayURL shows a server's URL without what may be a secret: user
+// redact takes out of text what of the server's URL may be a secret
+// (user information, the query): the SDK's errors quote the URL whole,
+// and they reach the log, the editor and the model.
+func (s *server) redact(text string) string {
+	if s.cfg.URL == "" {
+		return text
+	}
+	shown := DisplayURL(s.cfg.URL)
+	u, err := url.Parse(s.cfg.URL)
+	if err != nil {
+		return strings.ReplaceAll(text, s.cfg.URL, shown)
+	}
+	for _, form := range []string{s.cfg.URL, u.String(), u.Redacted()} {
+		text = strings.ReplaceAll(text, form, shown)
+	}
+	// Wherever else they show up on their own.
+	secrets := []string{u.RawQuery, u.Fragment}
+	if p, ok := u.User.Password(); ok {
+		secrets = append(secrets, p)
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			text = strings.ReplaceAll(text, sec, "…")
+		}
+	}
+	return text
+}
+
+// redactErr is err with its text redacted, for a status and the log.
+func (s *server) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if t := s.redact(err.Error()); t != err.Error() {
+		return errors.New(t)
+	}
+	return err
+}
+
+// DisplayURL shows a server's URL without what may be a secret: user
 // information and the query (where some servers take their API key).
-func displayURL(raw string) string {
+func DisplayURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "the configured URL"
@@ -456,7 +495,7 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 	case c.cmd != nil && c.cmd.ProcessState != nil:
 		err = fmt.Errorf("the server exited: %s", c.cmd.ProcessState)
 	case waitErr != nil:
-		err = fmt.Errorf("the connection closed: %w", waitErr)
+		err = fmt.Errorf("the connection closed: %w", s.redactErr(waitErr))
 	default:
 		err = errors.New("the connection closed")
 	}
