@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(mcpServerEnv) == "1" {
+		os.Exit(runMCPServer())
+	}
 	testscript.Main(m, map[string]func(){
 		"cline-ls": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -8,12 +8,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
@@ -26,6 +30,8 @@ func mcpCmd(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		return 2
 	}
 	switch args[0] {
+	case "list", "get", "call":
+		return mcpServersCmd(args[0], args[1:], stdout, stderr, getenv)
 	case "conformance-client":
 		return mcpConformance(args[1:], stderr, getenv)
 	case "-h", "-help", "--help", "help":
@@ -40,9 +46,141 @@ func mcpCmd(args []string, stdout, stderr io.Writer, getenv func(string) string)
 func mcpUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: cline-ls mcp COMMAND
 
+The servers are those of the config file's "mcpServers", the ones the
+daemon starts when an editor names none.
+
 commands:
-  help      print this help
+  list                     each server: how it is reached, its state, its tools
+  get NAME                 one server: its configuration (no env or header
+                           values) and every tool it lists
+  call NAME TOOL [JSON]    call a tool with JSON arguments (default {}); the
+                           result goes to stdout, exit status 1 when it is an error
+  help                     print this help
 `)
+}
+
+// mcpServersCmd runs list, get and call: the config file's servers are
+// started as the daemon starts them (get and call start only the one
+// named), in the current folder, with it as their root. A server's
+// questions are declined: there is no editor to ask them in.
+func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "cline-ls mcp %s: %s\n", cmd, fmt.Sprintf(format, a...))
+		return code
+	}
+	want := map[string][2]int{"list": {0, 0}, "get": {1, 1}, "call": {2, 3}}[cmd]
+	if len(args) < want[0] || len(args) > want[1] {
+		mcpUsage(stderr)
+		return 2
+	}
+	cfgs, file, err := rpc.ConfigMCPServers(getenv)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if len(cfgs) == 0 {
+		if file == "" {
+			return fail(1, "no config folder: set HOME or XDG_CONFIG_HOME")
+		}
+		return fail(1, "%s configures no MCP server (\"mcpServers\")", file)
+	}
+	if cmd != "list" {
+		i := slices.IndexFunc(cfgs, func(c mcpbridge.ServerConfig) bool { return c.Name == args[0] })
+		if i < 0 {
+			names := make([]string, len(cfgs))
+			for j, c := range cfgs {
+				names[j] = c.Name
+			}
+			return fail(1, "no MCP server %q in %s; it has %s", args[0], file, strings.Join(names, ", "))
+		}
+		cfgs = cfgs[i : i+1]
+		if cfgs[0].Disabled {
+			return fail(1, "MCP server %q is disabled in %s", args[0], file)
+		}
+	}
+	dir, _ := os.Getwd()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	m, err := mcpbridge.New(cfgs, mcpbridge.Options{Logger: logger, Version: version(), Dir: dir, Roots: []string{dir}, MaxRestarts: -1})
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	defer m.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	m.Start(ctx)
+	switch cmd {
+	case "list":
+		for i, st := range m.Status() {
+			fmt.Fprintf(stdout, "%s\t%s\t%s", st.Name, reach(cfgs[i]), st.State)
+			if st.State == mcpbridge.StateRunning {
+				fmt.Fprintf(stdout, "\t%d tools, %d resources", st.Tools, st.Resources)
+			}
+			if st.Err != "" {
+				fmt.Fprintf(stdout, "\t%s", st.Err)
+			}
+			fmt.Fprintln(stdout)
+		}
+		return 0
+	case "get":
+		c, st := cfgs[0], m.Status()[0]
+		fmt.Fprintf(stdout, "name: %s\nreached by: %s\n", c.Name, reach(c))
+		if len(c.Env) > 0 {
+			fmt.Fprintf(stdout, "env: %s\n", strings.Join(names(c.Env), ", "))
+		}
+		if len(c.Headers) > 0 {
+			fmt.Fprintf(stdout, "headers: %s\n", strings.Join(names(c.Headers), ", "))
+		}
+		if t := c.Timeout(); t > 0 {
+			fmt.Fprintf(stdout, "timeout: %v\n", t)
+		}
+		fmt.Fprintf(stdout, "state: %s\n", st.State)
+		if st.Err != "" {
+			fmt.Fprintf(stdout, "error: %s\n", st.Err)
+			return 1
+		}
+		defs, _ := m.ServerTools(c.Name)
+		fmt.Fprintf(stdout, "resources: %d\ntools: %d\n", st.Resources, len(defs))
+		for _, d := range defs {
+			line, _, _ := strings.Cut(strings.TrimSpace(d.Description), "\n")
+			fmt.Fprintf(stdout, "  %s\t%s\n", d.Name, line)
+		}
+		return 0
+	}
+	if st := m.Status()[0]; st.State != mcpbridge.StateRunning {
+		return fail(1, "MCP server %q is %s: %s", st.Name, st.State, st.Err)
+	}
+	targs := json.RawMessage(`{}`)
+	if len(args) == 3 {
+		if !json.Valid([]byte(args[2])) {
+			return fail(2, "the arguments are not JSON: %s", args[2])
+		}
+		targs = json.RawMessage(args[2])
+	}
+	res, err := callTool(ctx, m, args[0], args[1], targs)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	fmt.Fprintln(stdout, res.Content)
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+// reach says how a server is reached, without what may be a secret.
+func reach(c mcpbridge.ServerConfig) string {
+	if t := c.Transport(); t != mcpbridge.TransportStdio {
+		return t + " " + mcpbridge.DisplayURL(c.URL)
+	}
+	return strings.Join(append([]string{"stdio", c.Command}, c.Args...), " ")
+}
+
+// names lists the names of env variables or headers, not their values.
+func names(vs []mcpbridge.NameValue) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Name
+	}
+	return out
 }
 
 // conformanceServer is the name the conformance client gives the server

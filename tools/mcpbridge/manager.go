@@ -321,6 +321,18 @@ func (m *Manager) currentRoots() []string {
 	return slices.Clone(m.roots)
 }
 
+// ServerTools returns the tools a server last listed, all of them
+// (before tools.MCPOffer's caps), and whether the server is configured.
+func (m *Manager) ServerTools(name string) ([]tools.MCPToolDef, bool) {
+	s, ok := m.byName[name]
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools), true
+}
+
 // Status returns every configured server's status, in configuration
 // order.
 func (m *Manager) Status() []ServerStatus {
