@@ -42,6 +42,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
 		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
 		Elicit: mcpElicitor{s: s}, Roots: s.folders.Paths(),
+		OAuth: mcpbridge.NewOAuth(mcpbridge.OAuthConfig{StateDir: s.stateDir(), Logger: s.log, SignIn: s.mcpSignIn}),
 		OnStatus: func(st mcpbridge.ServerStatus) {
 			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "offered", st.Offered, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
@@ -144,6 +145,28 @@ func (s *Server) dropMCP(m *mcpbridge.Manager) {
 	if err := m.Close(); err != nil {
 		s.log.Warn("stopping a session's MCP servers", "err", err)
 	}
+}
+
+// mcpSignIn shows the user the URL to sign in to an MCP server at: the
+// editor opens it in the browser (window/showDocument, external). An ACP
+// client has no such request, and a message would need a session the
+// connection's servers do not have: the user is told to sign in from
+// the terminal, whose tokens the daemon then reads.
+func (s *Server) mcpSignIn(ctx context.Context, server, u string) error {
+	if s.dialect == DialectACP {
+		return fmt.Errorf("MCP server %s needs a sign-in; run: cline-ls mcp login %s", server, server)
+	}
+	s.logToClient(ctx, 3, fmt.Sprintf("MCP server %s needs a sign-in; opening %s", server, u))
+	var res struct {
+		Success bool `json:"success"`
+	}
+	if err := s.call(ctx, "window/showDocument", map[string]any{"uri": u, "external": true}, &res); err != nil {
+		return fmt.Errorf("the editor did not open the sign-in page: %w", err)
+	}
+	if !res.Success {
+		return errors.New("the editor could not open the sign-in page")
+	}
+	return nil
 }
 
 // mcpRootsChanged tells every MCP server the workspace folders, its

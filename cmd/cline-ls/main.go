@@ -122,7 +122,7 @@ commands:
             [--mode M] [--provider P] [--model M] [--json] [--approve ask|allow|deny] "task"
   tools     list the tools a mode offers [--mode M]; --json [--format anthropic|openai|gemini|xml]
             prints them as a provider receives them
-  mcp       the config file's MCP servers: list | get NAME | call NAME TOOL [JSON]
+  mcp       the config file's MCP servers: list | get NAME | call NAME TOOL [JSON] | login NAME
   version   print the version (also --version)
   help      print this help (also --help, -h)
 

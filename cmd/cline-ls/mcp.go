@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
@@ -30,7 +30,7 @@ func mcpCmd(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		return 2
 	}
 	switch args[0] {
-	case "list", "get", "call":
+	case "list", "get", "call", "login":
 		return mcpServersCmd(args[0], args[1:], stdout, stderr, getenv)
 	case "conformance-client":
 		return mcpConformance(args[1:], stderr, getenv)
@@ -55,6 +55,9 @@ commands:
                            values) and every tool it lists
   call NAME TOOL [JSON]    call a tool with JSON arguments (default {}); the
                            result goes to stdout, exit status 1 when it is an error
+  login NAME               sign in to an HTTP server that asks for it (OAuth):
+                           open the URL printed; the tokens are kept under the
+                           state folder, where the daemon finds them
   help                     print this help
 `)
 }
@@ -68,7 +71,7 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 		fmt.Fprintf(stderr, "cline-ls mcp %s: %s\n", cmd, fmt.Sprintf(format, a...))
 		return code
 	}
-	want := map[string][2]int{"list": {0, 0}, "get": {1, 1}, "call": {2, 3}}[cmd]
+	want := map[string][2]int{"list": {0, 0}, "get": {1, 1}, "call": {2, 3}, "login": {1, 1}}[cmd]
 	if len(args) < want[0] || len(args) > want[1] {
 		mcpUsage(stderr)
 		return 2
@@ -99,7 +102,16 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 	}
 	dir, _ := os.Getwd()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	m, err := mcpbridge.New(cfgs, mcpbridge.Options{Logger: logger, Version: version(), Dir: dir, Roots: []string{dir}, MaxRestarts: -1})
+	stateDir := session.DefaultStateDir(getenv)
+	signIn := func(_ context.Context, server, u string) error {
+		if cmd != "login" {
+			return fmt.Errorf("MCP server %s needs a sign-in; run: cline-ls mcp login %s", server, server)
+		}
+		fmt.Fprintf(stderr, "Open this URL to sign in to %s (waiting up to %v):\n\n  %s\n\n", server, mcpbridge.SignInWait, u)
+		return nil
+	}
+	oauth := mcpbridge.NewOAuth(mcpbridge.OAuthConfig{StateDir: stateDir, Logger: logger, SignIn: signIn})
+	m, err := mcpbridge.New(cfgs, mcpbridge.Options{Logger: logger, Version: version(), Dir: dir, Roots: []string{dir}, MaxRestarts: -1, OAuth: oauth})
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -148,6 +160,13 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 	if st := m.Status()[0]; st.State != mcpbridge.StateRunning {
 		return fail(1, "MCP server %q is %s: %s", st.Name, st.State, st.Err)
 	}
+	if cmd == "login" {
+		if cfgs[0].Transport() != mcpbridge.TransportHTTP {
+			return fail(1, "MCP server %q is not a Streamable HTTP server: it has no sign-in", args[0])
+		}
+		fmt.Fprintf(stdout, "MCP server %s: connected; a sign-in it asked for is kept under %s\n", args[0], stateDir)
+		return 0
+	}
 	targs := json.RawMessage(`{}`)
 	if len(args) == 3 {
 		if !json.Valid([]byte(args[2])) {
@@ -193,8 +212,8 @@ const conformanceServer = "conformance"
 // MCP_CONFORMANCE_SCENARIO and what it needs in MCP_CONFORMANCE_CONTEXT
 // (JSON). The server is run by a Manager, as the daemon runs one, and
 // called through use_mcp_tool; questions are accepted with the schema's
-// defaults, sign-in follows the authorization server's redirect (the
-// suite's servers answer at once, no user needed). Exit status 0 when
+// defaults, and sign-in is the daemon's, with a browser that follows the
+// suite's authorization server (it signs in without asking). Exit status 0 when
 // the scenario's calls succeeded.
 func mcpConformance(args []string, stderr io.Writer, getenv func(string) string) int {
 	if len(args) != 1 {
@@ -213,12 +232,13 @@ func mcpConformance(args []string, stderr io.Writer, getenv func(string) string)
 	opts := mcpbridge.Options{Logger: logger, Version: version(), MaxRestarts: -1, Elicit: acceptDefaults{},
 		ConnectTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
 	if strings.HasPrefix(scenario, "auth/") {
-		h, err := conformanceOAuth(sctx)
+		dir, err := os.MkdirTemp("", "cline-ls-conformance-")
 		if err != nil {
 			fmt.Fprintln(stderr, "cline-ls mcp conformance-client:", err)
 			return 1
 		}
-		opts.OAuth = func(mcpbridge.ServerConfig) auth.OAuthHandler { return h }
+		defer os.RemoveAll(dir)
+		opts.OAuth = conformanceOAuth(sctx, dir, logger)
 	}
 	m, err := mcpbridge.New([]mcpbridge.ServerConfig{{Name: conformanceServer, Type: mcpbridge.TransportHTTP, URL: args[0]}}, opts)
 	if err != nil {
@@ -285,52 +305,33 @@ func (acceptDefaults) Elicit(context.Context, string, string, json.RawMessage) (
 	return mcpbridge.ElicitAccept, map[string]any{}
 }
 
-// conformanceRedirect is the redirect URL the conformance client
-// registers; nothing listens there, since the suite's authorization
-// server redirects at once and the client reads the code off the
-// redirect.
-const conformanceRedirect = "http://localhost:3000/callback"
-
-// conformanceOAuth is the SDK's authorization-code handler (metadata
-// discovery, PKCE, client ID metadata document, pre-registered or
-// dynamic registration, refresh) with a fetcher that follows the
-// authorization server's redirect instead of a user's browser.
-func conformanceOAuth(sctx map[string]any) (auth.OAuthHandler, error) {
-	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:              conformanceRedirect,
-		AuthorizationCodeFetcher: followRedirect,
-		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{
-			URL: "https://conformance-test.local/client-metadata.json",
-		},
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{conformanceRedirect}},
-		},
-	}
+// conformanceOAuth is the daemon's sign-in (mcpbridge.NewOAuth: the
+// loopback redirect, the stored tokens) with the suite's client
+// metadata document URL and pre-registered client, and a "browser" that
+// follows the suite's authorization server, which redirects at once.
+func conformanceOAuth(sctx map[string]any, stateDir string, logger *slog.Logger) func(mcpbridge.ServerConfig) auth.OAuthHandler {
+	c := mcpbridge.OAuthConfig{StateDir: stateDir, Logger: logger, SignIn: browse,
+		ClientMetadataURL: "https://conformance-test.local/client-metadata.json"}
 	id, _ := sctx["client_id"].(string)
 	secret, _ := sctx["client_secret"].(string)
 	if id != "" && secret != "" {
-		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}
+		c.Preregistered = &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}
 	}
-	return auth.NewAuthorizationCodeHandler(cfg)
+	return mcpbridge.NewOAuth(c)
 }
 
-// followRedirect asks for the authorization URL and reads the code, the
-// state and the issuer off the redirect it answers with.
-func followRedirect(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+// browse plays the user's browser on an authorization server that
+// signs in without asking: it follows the redirects, the last one to
+// the daemon's loopback port.
+func browse(ctx context.Context, _, u string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || loc.String() == "" {
-		return nil, fmt.Errorf("the authorization server answered %s without a redirect", resp.Status)
-	}
-	q := loc.Query()
-	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	return nil
 }

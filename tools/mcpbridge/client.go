@@ -113,12 +113,12 @@ func newClient(version string, h handlers, prog *progress) *mcp.Client {
 }
 
 // connectSession opens a session over l and does the handshake within
-// ctx and the request timeout.
-func connectSession(ctx context.Context, l link, timeout time.Duration, version string, h handlers) (*session, error) {
+// ctx and handshake; timeout bounds each later request.
+func connectSession(ctx context.Context, l link, handshake, timeout time.Duration, version string, h handlers) (*session, error) {
 	s := &session{link: l, timeout: timeout, ended: make(chan struct{}), progress: &progress{}}
 	s.client, s.roots = newClient(version, h, s.progress), h.roots
-	limit := &TimeoutError{Method: "initialize", Limit: timeout}
-	cctx, cancel := context.WithTimeoutCause(ctx, timeout, limit)
+	limit := &TimeoutError{Method: "initialize", Limit: handshake}
+	cctx, cancel := context.WithTimeoutCause(ctx, handshake, limit)
 	defer cancel()
 	// The version asked for is the newest of the initialize handshake:
 	// the stateless one that replaces it is not probed for, so that a

@@ -318,6 +318,12 @@ var errNoAnswer = errors.New("no answer")
 // within that by the server's request timeout.
 func (s *server) connect() (*conn, error) {
 	timeout := max(s.m.opts.ConnectTimeout, s.cfg.Timeout())
+	handshake := s.timeout()
+	if s.oauth != nil {
+		// The handshake may wait for the user to sign in.
+		timeout += SignInWait
+		handshake += SignInWait
+	}
 	ctx, cancel := context.WithTimeoutCause(s.m.ctx, timeout, errNoAnswer)
 	defer cancel()
 	c := &conn{}
@@ -330,7 +336,7 @@ func (s *server) connect() (*conn, error) {
 	l, err := s.open(c)
 	if err == nil {
 		c.link = l
-		c.sess, err = connectSession(ctx, l, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, roots: s.m.currentRoots()})
+		c.sess, err = connectSession(ctx, l, handshake, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, roots: s.m.currentRoots()})
 	}
 	if err == nil {
 		err = c.list(ctx, s.logger)
