@@ -182,3 +182,85 @@ func TestMCPElicitationAsksTheUser(t *testing.T) {
 		t.Errorf("asked:\n%s\nwant:\n%s", strings.Join(asked, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMCPElicitationThroughShowMessageRequest: without cline/askQuestion
+// the questions go as window/showMessageRequest, their choices as the
+// actions; a field that needs typed text cannot be asked that way, so
+// one that is required cancels the question and one with a default
+// keeps it.
+func TestMCPElicitationThroughShowMessageRequest(t *testing.T) {
+	for _, c := range []struct {
+		name, schema, want string
+	}{
+		{"choices", `{"type":"object","properties":{"colour":{"type":"string","enum":["red","blue"]},"agree":{"type":"boolean"},"note":{"type":"string","default":"none"}}}`,
+			`accept {"agree":false,"colour":"red","note":"none"}`},
+		{"typed text required", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, "cancel null"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which?", RequestedSchema: json.RawMessage(c.schema)})
+				out := fmt.Sprint("elicit failed: ", err)
+				if err == nil {
+					b, _ := json.Marshal(res.Content)
+					out = res.Action + " " + string(b)
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out}}}, nil
+			})
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+			t.Cleanup(hs.Close)
+			root := t.TempDir()
+			tr := transcript(t,
+				map[string]any{"expect": map[string]any{"tools": []string{"srv__mcp__ask"}},
+					"events": []any{call("m1", "srv__mcp__ask", map[string]any{})}},
+				map[string]any{"expect": map[string]any{"last_tool_result_contains": c.want},
+					"events": []any{text("Done.")}},
+			)
+			ed := rpctest.New(t, rpc.Options{})
+			ed.Handle("window/showMessageRequest", func(_ context.Context, p json.RawMessage) (any, error) {
+				var q struct {
+					Message string
+					Actions []struct{ Title string }
+				}
+				_ = json.Unmarshal(p, &q)
+				switch {
+				case strings.Contains(q.Message, "Which?"):
+					return map[string]any{"title": "Answer"}, nil
+				case strings.Contains(q.Message, "colour"):
+					return map[string]any{"title": "red"}, nil
+				case strings.Contains(q.Message, "agree"):
+					return map[string]any{"title": "false"}, nil
+				}
+				t.Errorf("asked %s", p)
+				return nil, nil
+			})
+			ed.Initialize(ctx, root, map[string]any{
+				"capabilities": map[string]any{"window": map[string]any{"showMessage": map[string]any{}}},
+				"initializationOptions": map[string]any{
+					"provider":   map[string]any{"name": "replay", "transcript": tr},
+					"stateDir":   t.TempDir(),
+					"approvals":  map[string]any{"mcp": "allow"},
+					"mcpServers": []any{map[string]any{"type": "http", "name": "srv", "url": hs.URL, "headers": []any{}}},
+				}})
+			for {
+				var r struct{ Tools []map[string]any }
+				if err := ed.Call(ctx, "cline/tools", map[string]any{"format": "anthropic"}, &r); err != nil {
+					t.Fatal(err)
+				}
+				if slices.ContainsFunc(r.Tools, func(tl map[string]any) bool { return tl["name"] == "srv__mcp__ask" }) {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatal("the MCP tool never appeared")
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			id := newSessionIn(t, ctx, ed, root)
+			if stop, err := promptText(ctx, ed, id, "ask me"); err != nil || stop != "end_turn" {
+				t.Fatalf("prompt: %q %v", stop, err)
+			}
+		})
+	}
+}
