@@ -3,8 +3,11 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -38,6 +41,8 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	noted := map[string]string{}
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
 		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
+		Elicit: mcpElicitor{s: s}, Roots: s.folders.Paths(),
+		OAuth: mcpbridge.NewOAuth(mcpbridge.OAuthConfig{StateDir: s.stateDir(), Logger: s.log, SignIn: s.mcpSignIn}),
 		OnStatus: func(st mcpbridge.ServerStatus) {
 			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "offered", st.Offered, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
@@ -142,6 +147,107 @@ func (s *Server) dropMCP(m *mcpbridge.Manager) {
 	}
 }
 
+// mcpSignIn shows the user the URL to sign in to an MCP server at: the
+// editor opens it in the browser (window/showDocument, external). An ACP
+// client has no such request, and a message would need a session the
+// connection's servers do not have: the user is told to sign in from
+// the terminal, whose tokens the daemon then reads.
+func (s *Server) mcpSignIn(ctx context.Context, server, u string) error {
+	if s.dialect == DialectACP {
+		return fmt.Errorf("MCP server %s needs a sign-in; run: cline-ls mcp login %s", server, server)
+	}
+	s.logToClient(ctx, 3, fmt.Sprintf("MCP server %s needs a sign-in; opening %s", server, u))
+	var res struct {
+		Success bool `json:"success"`
+	}
+	if err := s.call(ctx, "window/showDocument", map[string]any{"uri": u, "external": true}, &res); err != nil {
+		return fmt.Errorf("the editor did not open the sign-in page: %w", err)
+	}
+	if !res.Success {
+		return errors.New("the editor could not open the sign-in page")
+	}
+	return nil
+}
+
+// mcpRootsChanged tells every MCP server the workspace folders, its
+// roots, once they changed.
+func (s *Server) mcpRootsChanged() {
+	s.mcp.mu.Lock()
+	all := append([]*mcpbridge.Manager{s.mcp.conn}, s.mcp.sessions...)
+	s.mcp.mu.Unlock()
+	paths := s.folders.Paths()
+	for _, m := range all {
+		if m != nil {
+			m.SetRoots(paths)
+		}
+	}
+}
+
+// mcpElicitor asks the user an MCP server's questions (elicitation/create)
+// through the question channel ask_question uses: first whether to answer
+// at all, then one question per field the schema's defaults do not
+// settle. A field with choices (an enum, a boolean) is asked with them
+// as the options; one of free text only through cline/askQuestion, the
+// one way to ask that takes any answer. Where the user cannot be asked
+// (the ACP dialect, a client with neither way), the question is
+// declined, and the log says so.
+type mcpElicitor struct{ s *Server }
+
+func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema json.RawMessage) (string, map[string]any) {
+	s := e.s
+	s.mu.Lock()
+	viaCline := s.caps.clineQuestions
+	can := (viaCline || s.caps.showMessageReq) && s.dialect == DialectLSP
+	s.mu.Unlock()
+	if !can {
+		s.log.Info("mcp: a server's question was declined: the client has no way to ask the user", "server", server)
+		return mcpbridge.ElicitDecline, nil
+	}
+	const answer, decline = "Answer", "Decline"
+	a, ok, err := s.askQuestion(ctx, "", fmt.Sprintf("MCP server %s asks: %s", server, message), []string{answer, decline})
+	switch {
+	case err != nil || !ok:
+		return mcpbridge.ElicitCancel, nil
+	case a == decline:
+		return mcpbridge.ElicitDecline, nil
+	}
+	content := map[string]any{}
+	for _, f := range mcpbridge.ElicitFields(schema) {
+		if len(f.Choices) == 0 && (f.Default != nil || !viaCline) {
+			if f.Default == nil && f.Required {
+				s.log.Info("mcp: a server's question was cancelled: a field needs a typed answer the client cannot take", "server", server, "field", f.Name)
+				return mcpbridge.ElicitCancel, nil
+			}
+			continue // the Manager fills in the default
+		}
+		q := fmt.Sprintf("MCP server %s: %s", server, f.Prompt)
+		if f.Default != nil {
+			q += fmt.Sprintf(" (default: %v)", f.Default)
+		}
+		a, ok, err := s.askQuestion(ctx, "", q, f.Choices)
+		if err != nil || !ok {
+			return mcpbridge.ElicitCancel, nil
+		}
+		content[f.Name] = elicitValue(f.Type, a)
+	}
+	return mcpbridge.ElicitAccept, content
+}
+
+// elicitValue reads an answer as the field's type; the server checks
+// it against its schema, and an answer that is not a number stays text
+// for that check to name.
+func elicitValue(typ, a string) any {
+	switch typ {
+	case "boolean":
+		return a == "true"
+	case "number", "integer":
+		if n, err := strconv.ParseFloat(strings.TrimSpace(a), 64); err == nil {
+			return n
+		}
+	}
+	return a
+}
+
 // closeMCP stops every MCP server.
 func (s *Server) closeMCP() {
 	s.mcp.mu.Lock()
@@ -153,4 +259,23 @@ func (s *Server) closeMCP() {
 			m.Close()
 		}
 	}
+}
+
+// ConfigMCPServers returns the MCP servers of the user's config file,
+// the ones the daemon starts when an editor's settings name none, checked
+// as the daemon checks them, and the file's name.
+func ConfigMCPServers(getenv func(string) string) ([]mcpbridge.ServerConfig, string, error) {
+	name := configFile(getenv)
+	st, err := readConfigFile(getenv, os.ReadFile)
+	if errors.Is(err, errNoConfigFile) {
+		return nil, name, nil
+	}
+	if err != nil {
+		return nil, name, err
+	}
+	cfgs, err := mcpbridge.ParseConfig(st.MCPServers)
+	if err != nil {
+		return nil, name, fmt.Errorf("config file %s: %v", name, err)
+	}
+	return cfgs, name, nil
 }

@@ -85,6 +85,7 @@ func (s *Server) Watcher() *workspace.Watcher { return s.ws.live.Load() }
 // runs in the background, with the cleaning of stale temporary files.
 func (s *Server) foldersChanged() {
 	s.foldersChangedThen(func(fn func()) { s.goBackground(fn) })
+	s.mcpRootsChanged()
 }
 
 // foldersChangedThen is foldersChanged with its background work started

@@ -58,7 +58,9 @@ func subcommand(args []string) (string, []string) {
 }
 
 // startsChildren reports whether cmd runs commands and servers.
-func startsChildren(cmd string) bool { return cmd == "serve" || cmd == "demo" || cmd == "exec" }
+func startsChildren(cmd string) bool {
+	return cmd == "serve" || cmd == "demo" || cmd == "exec" || cmd == "mcp"
+}
 
 // keyVars names the variables configured to hold a key, whatever their
 // names: CLINE_LS_API_KEY_ENV, the config file's provider.apiKeyEnv and
@@ -97,6 +99,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return toolsCmd(args, stdout, stderr)
 	case "doctor":
 		return doctor(args, stdout, stderr, os.Getenv)
+	case "mcp":
+		return mcpCmd(args, stdout, stderr, proc.Getenv)
 	case "version":
 		fmt.Fprintln(stdout, "cline-ls", version())
 		return 0
@@ -122,6 +126,7 @@ commands:
   tools     list the tools a mode offers [--mode M]; --json [--format anthropic|openai|gemini|xml]
             prints them as a provider receives them
   doctor    say which sandbox confines commands at the sandbox approval level
+  mcp       the config file's MCP servers: list | get NAME | call NAME TOOL [JSON] | login NAME
   version   print the version (also --version)
   help      print this help (also --help, -h)
 

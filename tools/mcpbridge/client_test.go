@@ -37,13 +37,30 @@ var hostileTools = []string{
 	`{"tools":[{"name":"two","inputSchema":{"type":"object"}}]}`,
 }
 
+// The shapes the hostile servers read and write; the client's own are
+// the SDK's.
+type cursorParams struct {
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type mcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+type listToolsResult struct {
+	Tools      []mcpTool `json:"tools"`
+	NextCursor string    `json:"nextCursor,omitempty"`
+}
+
 const hostileInit = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`
 
 // hostileAnswer is the answer a well-behaved server would give to a
 // request; "" for tools/call, which each mode answers its own way.
 func hostileAnswer(mode, method string, params json.RawMessage) string {
 	switch method {
-	case methodInitialize:
+	case "initialize":
 		if mode == "silentinit" {
 			return ""
 		}
@@ -51,7 +68,7 @@ func hostileAnswer(mode, method string, params json.RawMessage) string {
 			return strings.Replace(hostileInit, "2025-06-18", "1999-01-01", 1)
 		}
 		return hostileInit
-	case methodToolsList:
+	case "tools/list":
 		if mode == "silentlist" {
 			return ""
 		}
@@ -114,7 +131,10 @@ func runHostileServer(mode string) int {
 			Method string
 			Params json.RawMessage
 			Result json.RawMessage
-			Error  *struct{ Code int }
+			Error  *struct {
+				Code    int
+				Message string
+			}
 		}
 		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 {
 			continue
@@ -125,6 +145,10 @@ func runHostileServer(mode string) int {
 			// client sends them (it answers requests side by side); the
 			// call is answered once both are in.
 			switch string(m.ID) {
+			case `"sample"`:
+				said, _ := json.Marshal(fmt.Sprintf("%+v", m.Error))
+				send(`{"jsonrpc":"2.0","id":` + string(pendingCall) + `,"result":{"content":[{"type":"text","text":` + string(said) + `}]}}`)
+				continue
 			case `"ping"`:
 				asked["ping"] = "ping:" + string(m.Result)
 			case `"roots"`:
@@ -162,6 +186,10 @@ func runHostileServer(mode string) int {
 			pendingCall = m.ID
 			send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 			send(`{"jsonrpc":"2.0","id":"roots","method":"roots/list"}`)
+		case "samples":
+			// Not advertised, asked for all the same.
+			pendingCall = m.ID
+			send(`{"jsonrpc":"2.0","id":"sample","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
 		case "silent", "silentinit", "silentlist":
 		case "dies":
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[`)
@@ -248,9 +276,10 @@ func TestHostileStdioServers(t *testing.T) {
 			t.Logf("%s: %+v", c.mode, res)
 			switch {
 			case c.mode == "asks":
-				// ping is answered {}; roots, not advertised, -32601.
-				if res.IsError || res.Content != "ping:{} roots:-32601" {
-					t.Errorf("call = %+v, want the server's ping answered and roots/list refused", res)
+				// ping is answered {}; roots/list with the client's
+				// roots, none here.
+				if res.IsError || res.Content != "ping:{} roots:none" {
+					t.Errorf("call = %+v, want the server's ping and roots/list answered", res)
 				}
 			case c.says == "" && (res.IsError || res.Content != "fine"):
 				t.Errorf("call = %+v, want fine", res)
@@ -259,10 +288,13 @@ func TestHostileStdioServers(t *testing.T) {
 			}
 			if c.mode == "asks" {
 				// What the client sent first: initialize at the newest
-				// version it speaks, no capabilities; then initialized.
+				// version of that handshake, offering form elicitation
+				// and roots with their changes (no sampling); then
+				// initialized.
 				b, _ := os.ReadFile(received)
 				first := strings.SplitN(string(b), "\n", 3)
-				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"cline-ls"`) ||
+				if len(first) < 2 || !strings.Contains(first[0], `"method":"initialize"`) || !strings.Contains(first[0], `"protocolVersion":"`+protocolVersion+`"`) ||
+					!strings.Contains(first[0], `"capabilities":{"elicitation":{"form":{}},"roots":{"listChanged":true}}`) || !strings.Contains(first[0], `"clientInfo":{"name":"cline-ls"`) ||
 					!strings.Contains(first[1], `"method":"notifications/initialized"`) {
 					t.Errorf("the client began with:\n%s", b)
 				}
@@ -275,7 +307,7 @@ func TestHostileStdioServers(t *testing.T) {
 				deadline := time.Now().Add(guard)
 				for {
 					b, _ := os.ReadFile(received)
-					if strings.Contains(string(b), `"method":"notifications/cancelled","params":{"requestId":`) {
+					if strings.Contains(string(b), `"method":"notifications/cancelled"`) && strings.Contains(string(b), `"requestId":`) {
 						break
 					}
 					if time.Now().After(deadline) {
@@ -315,7 +347,7 @@ func TestHTTPToolListChanges(t *testing.T) {
 
 func TestHostileHandshakes(t *testing.T) {
 	for mode, says := range map[string]string{
-		"oldversion": `MCP version "1999-01-01"`,
+		"oldversion": `unsupported protocol version: "1999-01-01"`,
 		"loopcursor": `cursor "again" twice`,
 	} {
 		t.Run(mode, func(t *testing.T) {
@@ -354,7 +386,7 @@ func hostileHTTP(t *testing.T, mode string) *httptest.Server {
 			fmt.Fprint(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
 		}
 		if res := hostileAnswer(mode, m.Method, m.Params); res != "" {
-			w.Header().Set(headerSession, "s1")
+			w.Header().Set("Mcp-Session-Id", "s1")
 			answer(res)
 			return
 		}
@@ -389,11 +421,11 @@ func TestHostileHTTPServers(t *testing.T) {
 		says string
 	}{
 		{mode: "huge", says: fmt.Sprintf("the answer is longer than %d bytes", maxMessage)},
-		{mode: "garbage", says: "did not answer the request"},
+		{mode: "garbage", says: "failed to decode response"},
 		{mode: "silent", opts: Options{CallTimeout: 300 * time.Millisecond}, says: "did not finish"},
-		{mode: "dies", says: "event stream"},
+		{mode: "dies", says: "terminated without response"},
 		{mode: "gone", says: "connection was lost"},
-		{mode: "status", says: "503 Service Unavailable: overloaded"},
+		{mode: "status", says: "refused calling tool \"one\": HTTP 503 Service Unavailable: overloaded"},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			ts := hostileHTTP(t, c.mode)
@@ -646,5 +678,29 @@ func TestCancelEndsAHungCall(t *testing.T) {
 			t.Fatalf("the server was not told of the cancel; it read:\n%s", b)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestURLSecretsStayOut: the SDK's errors quote a server's URL whole;
+// what of it may be a secret (user information, the query) reaches
+// neither the status, the log nor the model.
+func TestURLSecretsStayOut(t *testing.T) {
+	ts := hostileHTTP(t, "silent")
+	secret := "?key=sekrit-query"
+	withUser := strings.Replace(ts.URL, "http://", "http://me:sekrit-pass@", 1)
+	h := start(t, []ServerConfig{
+		{Name: "hostile", Type: TransportHTTP, URL: withUser + "/mcp" + secret},
+		{Name: "nowhere", Type: TransportHTTP, URL: "http://me:sekrit-pass@127.0.0.1:1/mcp" + secret},
+	}, Options{MaxRestarts: -1})
+	if st := h.statusOf(t, "nowhere"); st.State != StateFailed || strings.Contains(st.Err, "sekrit") || !strings.Contains(st.Err, "127.0.0.1:1/mcp") {
+		t.Errorf("status %+v, want failed, naming the URL without its secrets", st)
+	}
+	ts.Close() // the next call cannot connect
+	res := run(t, h.tool(t, "hostile__mcp__one"), `{}`)
+	if !res.IsError || strings.Contains(res.Content, "sekrit") {
+		t.Errorf("call = %+v, want an error without the URL's secrets", res)
+	}
+	if strings.Contains(h.logs.String(), "sekrit") {
+		t.Errorf("the log holds a secret:\n%s", h.logs.String())
 	}
 }

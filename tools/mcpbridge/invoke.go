@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -157,7 +157,7 @@ func (c *callInvocation) Describe(context.Context) tools.Description {
 // Execute calls the tool on the server's current session. Everything
 // that goes wrong on the server's side is an error result, not a Go
 // error: the daemon is fine, and the model may try another way.
-func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
+func (c *callInvocation) Execute(ctx context.Context, opts tools.ExecOptions) (tools.Result, error) {
 	sess, why := c.s.session()
 	if sess == nil {
 		return tools.Errorf("%s", why), nil
@@ -166,7 +166,7 @@ func (c *callInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	res, err := sess.callTool(ctx, c.tool, args)
+	res, err := sess.callTool(ctx, c.tool, args, opts.Output)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -223,18 +223,25 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 // failure phrases a failed request for the model; the caller's own
 // cancellation was handled before.
 func (s *server) failure(err error, what, hint string) tools.Result {
+	r := s.failureResult(err, what, hint)
+	r.Content = s.redact(r.Content)
+	return r
+}
+
+func (s *server) failureResult(err error, what, hint string) tools.Result {
 	name := s.cfg.Name
-	var werr *jsonrpc2.Error
+	var werr *jsonrpc.Error
 	var terr *TimeoutError
+	var refused *httpRefusal
 	switch {
+	case errors.As(err, &refused):
+		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, refused.status, hint)
 	case errors.As(err, &terr):
 		return tools.Errorf("MCP server %q did not finish %s within its time limit of %v, so the call was cancelled. The limit is the server's \"timeoutSeconds\" setting (default %v).", name, what, terr.Limit, DefaultCallTimeout)
-	case errors.Is(err, jsonrpcclient.ErrFrameTooLong):
+	case errors.Is(err, ErrMessageTooLong):
 		return tools.Errorf("MCP server %q sent a message longer than %d bytes while %s; the connection was closed and is being restarted.", name, maxMessage, what)
-	case errors.Is(err, jsonrpcclient.ErrClosed) || errors.Is(err, io.EOF):
+	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return tools.Errorf("MCP server %q: the connection was lost while %s (the server may have stopped); it is being restarted, try again shortly.", name, what)
-	case errors.As(err, &werr) && werr.Code == codeLinkFailed:
-		return tools.Errorf("MCP server %q: %s failed: %s.%s", name, what, werr.Message, hint)
 	case errors.As(err, &werr):
 		return tools.Errorf("MCP server %q refused %s: %s.%s", name, what, werr.Message, hint)
 	default:

@@ -1,7 +1,7 @@
 // Package mcpbridge connects cline-ls to the MCP servers a client
-// configures (stdio, streamable HTTP and SSE, through a small MCP client
-// of its own on internal/jsonrpcclient: the daemon links no MCP SDK, whose
-// package initialisation every start would pay for) and turns what they
+// configures (stdio, streamable HTTP and SSE, through the MCP SDK's
+// client with the daemon's bounds, timeouts and supervision around it)
+// and turns what they
 // offer into tools: one tools.Tool per server tool, named by
 // tools.MCPToolSpecs, plus the implementations of the generic built-ins
 // use_mcp_tool and access_mcp_resource.
@@ -22,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -125,6 +127,17 @@ type Options struct {
 	// Limits bounds the tools offered to the model; the zero value means
 	// tools.DefaultMCPLimits.
 	Limits tools.MCPLimits
+	// Elicit asks the user what a server wants to know
+	// (elicitation/create); nil declines every such request.
+	Elicit Elicitor
+	// Roots are the workspace folders (absolute paths) servers are told
+	// of as their roots; SetRoots changes them.
+	Roots []string
+	// OAuth, when set, gives the OAuth handler of a Streamable HTTP
+	// server (nil for none): the SDK's transport asks it for tokens and
+	// calls its Authorize on a 401 or 403. It is called once per server,
+	// so that its tokens last across restarts.
+	OAuth func(ServerConfig) auth.OAuthHandler
 }
 
 // Manager runs the MCP servers of one configuration. Its methods are safe
@@ -150,6 +163,8 @@ type Manager struct {
 	// cache when it moved, so specs are made (and shortened names logged)
 	// once per change, not once per call.
 	gen      atomic.Uint64
+	rootsMu  sync.Mutex // guards roots and each session's roots
+	roots    []string
 	toolsMu  sync.Mutex
 	toolsGen uint64
 	built    []builtTool
@@ -190,6 +205,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		opts.Version = "dev"
 	}
 	opts.BaseEnv = slices.Clone(opts.BaseEnv) // nil stays nil: "use the safe subset"
+	opts.Roots = slices.Clone(opts.Roots)
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
 		opts:   opts,
@@ -197,6 +213,7 @@ func New(servers []ServerConfig, opts Options) (*Manager, error) {
 		byName: make(map[string]*server, len(servers)),
 		ctx:    ctx,
 		cancel: cancel,
+		roots:  opts.Roots,
 	}
 	for _, c := range servers {
 		c.Args = slices.Clone(c.Args)
@@ -271,6 +288,49 @@ func (m *Manager) Close() error {
 		s.stop()
 	}
 	return nil
+}
+
+// SetRoots makes paths (absolute) the roots every server is told of,
+// and tells those running that their roots changed.
+func (m *Manager) SetRoots(paths []string) {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	m.roots = slices.Clone(paths)
+	for _, s := range m.servers {
+		s.mu.Lock()
+		live := s.live
+		s.mu.Unlock()
+		if live != nil {
+			live.sess.syncRoots(m.roots)
+		}
+	}
+}
+
+// syncRoots brings a session's roots up to the Manager's; a session
+// that started while they changed catches up here.
+func (m *Manager) syncRoots(sess *session) {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	sess.syncRoots(m.roots)
+}
+
+// currentRoots returns the roots a new session starts with.
+func (m *Manager) currentRoots() []string {
+	m.rootsMu.Lock()
+	defer m.rootsMu.Unlock()
+	return slices.Clone(m.roots)
+}
+
+// ServerTools returns the tools a server last listed, all of them
+// (before tools.MCPOffer's caps), and whether the server is configured.
+func (m *Manager) ServerTools(name string) ([]tools.MCPToolDef, bool) {
+	s, ok := m.byName[name]
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools), true
 }
 
 // Status returns every configured server's status, in configuration

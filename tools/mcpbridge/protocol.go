@@ -7,98 +7,18 @@ import (
 	"strings"
 )
 
-// The shapes of MCP this client sends and reads: only the fields it
-// uses. What a server sends beyond them is ignored.
-
-// MCP methods and notifications the client sends or handles.
-const (
-	methodInitialize    = "initialize"
-	methodPing          = "ping"
-	methodToolsList     = "tools/list"
-	methodToolsCall     = "tools/call"
-	methodResourcesList = "resources/list"
-	methodResourcesRead = "resources/read"
-
-	notifyInitialized         = "notifications/initialized"
-	notifyCancelled           = "notifications/cancelled"
-	notifyToolListChanged     = "notifications/tools/list_changed"
-	notifyResourceListChanged = "notifications/resources/list_changed"
-)
+// The shapes a tool's or a resource's answer is shown from: only the
+// fields it uses. The SDK's results are read into them (reshape), so
+// that a content kind newer than both is still shown, as its JSON.
 
 // protocolVersion is what the client asks for in initialize: the newest
-// version of the handshake it speaks. A server may answer with another
-// one it prefers; acceptedVersions are those the client then goes on
-// with, newest first. Newer versions replace the handshake itself, and a
-// server that speaks them answers initialize with one of these.
+// version of that handshake. A server may answer with another one it
+// prefers; the SDK goes on with those it speaks.
 const protocolVersion = "2025-11-25"
 
-var acceptedVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
-// accepted reports whether the client goes on with a server's version.
-func accepted(v string) bool { return slices.Contains(acceptedVersions, v) }
-
-type implementation struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-type initializeParams struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	// Capabilities is empty: cline-ls answers no roots, sampling or
-	// elicitation requests.
-	Capabilities struct{}       `json:"capabilities"`
-	ClientInfo   implementation `json:"clientInfo"`
-}
-
-type initializeResult struct {
-	ProtocolVersion string              `json:"protocolVersion"`
-	Capabilities    *serverCapabilities `json:"capabilities"`
-	ServerInfo      *implementation     `json:"serverInfo"`
-}
-
-// serverCapabilities says which lists a server offers; a capability is
-// there when its member is, whatever it holds.
-type serverCapabilities struct {
-	Tools     json.RawMessage `json:"tools"`
-	Resources json.RawMessage `json:"resources"`
-}
-
-// offers reports whether a capability member is present and not null.
+// offers reports whether a JSON member is present and not null.
 func offers(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
-}
-
-type cursorParams struct {
-	Cursor string `json:"cursor,omitempty"`
-}
-
-type mcpTool struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations *struct {
-		Title string `json:"title"`
-	} `json:"annotations"`
-}
-
-type listToolsResult struct {
-	Tools      []mcpTool `json:"tools"`
-	NextCursor string    `json:"nextCursor"`
-}
-
-type mcpResource struct {
-	URI string `json:"uri"`
-}
-
-type listResourcesResult struct {
-	Resources  []mcpResource `json:"resources"`
-	NextCursor string        `json:"nextCursor"`
-}
-
-type callToolParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
 }
 
 // callToolResult is a tool's answer. StructuredContent is kept as sent.
@@ -135,10 +55,6 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-type readResourceParams struct {
-	URI string `json:"uri"`
-}
-
 type readResourceResult struct {
 	Contents []*resourceContents `json:"contents"`
 }
@@ -150,11 +66,6 @@ type resourceContents struct {
 	MIMEType string `json:"mimeType"`
 	Text     string `json:"text"`
 	Blob     string `json:"blob"`
-}
-
-type cancelledParams struct {
-	RequestID json.RawMessage `json:"requestId"`
-	Reason    string          `json:"reason,omitempty"`
 }
 
 // base64Len is how many bytes base64 text decodes to, padded or not,

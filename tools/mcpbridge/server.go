@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools"
@@ -30,6 +34,7 @@ type server struct {
 	// relist is poked by the server's list_changed notifications; the
 	// supervisor then lists again. One pending poke is enough.
 	relist chan struct{}
+	oauth  auth.OAuthHandler // Streamable HTTP only; may be nil
 
 	mu        sync.Mutex
 	state     State
@@ -46,6 +51,7 @@ type server struct {
 // conn is one session with a server and what must be released with it.
 type conn struct {
 	sess    *session
+	link    link            // once opened
 	cmd     *exec.Cmd       // stdio only
 	group   *proc.Group     // stdio only, once started
 	stderr  *stderrTail     // stdio only
@@ -67,6 +73,9 @@ func newServer(m *Manager, c ServerConfig) *server {
 	}
 	if c.Disabled {
 		s.state = StateDisabled
+	}
+	if m.opts.OAuth != nil && c.Transport() == TransportHTTP {
+		s.oauth = m.opts.OAuth(c)
 	}
 	return s
 }
@@ -228,7 +237,7 @@ func (s *server) refresh(c *conn) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.ConnectTimeout)
 	defer cancel()
 	if err := c.list(ctx, s.logger); err != nil {
-		s.logger.Warn("mcp: listing again after a change failed", "err", err)
+		s.logger.Warn("mcp: listing again after a change failed", "err", s.redactErr(err))
 		return
 	}
 	s.setRunning(c)
@@ -258,6 +267,7 @@ func (s *server) sleep(d time.Duration) bool {
 
 // setRunning publishes c as the current session, with its lists.
 func (s *server) setRunning(c *conn) {
+	s.m.syncRoots(c.sess)
 	s.mu.Lock()
 	s.live, s.state, s.err = c, StateRunning, ""
 	s.tools, s.resources = c.tools, c.resources
@@ -308,6 +318,12 @@ var errNoAnswer = errors.New("no answer")
 // within that by the server's request timeout.
 func (s *server) connect() (*conn, error) {
 	timeout := max(s.m.opts.ConnectTimeout, s.cfg.Timeout())
+	handshake := s.timeout()
+	if s.oauth != nil {
+		// The handshake may wait for the user to sign in.
+		timeout += SignInWait
+		handshake += SignInWait
+	}
 	ctx, cancel := context.WithTimeoutCause(s.m.ctx, timeout, errNoAnswer)
 	defer cancel()
 	c := &conn{}
@@ -317,10 +333,10 @@ func (s *server) connect() (*conn, error) {
 		default:
 		}
 	}
-	l, err := s.open(ctx, c)
+	l, err := s.open(c)
 	if err == nil {
-		c.sess = newSession(l, s.timeout(), s.logger, poke)
-		err = c.sess.initialize(ctx, s.m.opts.Version)
+		c.link = l
+		c.sess, err = connectSession(ctx, l, handshake, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, roots: s.m.currentRoots()})
 	}
 	if err == nil {
 		err = c.list(ctx, s.logger)
@@ -336,20 +352,26 @@ func (s *server) connect() (*conn, error) {
 	return c, nil
 }
 
-// open starts the link the server's configuration names and records in
-// c what must be released with it. ctx bounds opening only: the link
-// lasts until its session is closed.
-func (s *server) open(ctx context.Context, c *conn) (link, error) {
+// open makes the link the server's configuration names (a stdio server
+// is started here) and records in c what must be released with it.
+func (s *server) open(c *conn) (link, error) {
 	switch s.cfg.Transport() {
 	case TransportHTTP, TransportSSE:
 		// A transport of its own, so that closing the server closes its
 		// idle connections and no keep-alive goroutine outlives it.
 		c.http = http.DefaultTransport.(*http.Transport).Clone()
-		client := &http.Client{Transport: headerTransport{base: c.http, headers: s.cfg.Headers}}
+		bounded := &boundedBodies{base: c.http, headers: s.cfg.Headers}
+		client := &http.Client{Transport: bounded}
+		l := link{wait: func() {}, failed: bounded.failed, refusal: bounded.refusal}
 		if s.cfg.Transport() == TransportSSE {
-			return openSSELink(ctx, s.m.ctx, s.cfg.URL, client)
+			t := &lastingSSE{sse: &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage}, life: s.m.ctx}
+			l.transport, l.wait = t, t.end
+		} else {
+			// The SDK resumes a broken stream from its last event id
+			// (Last-Event-ID) and keeps the listening GET open.
+			l.transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: maxMessage, MaxRetries: 3, OAuthHandler: s.oauth}
 		}
-		return newStreamLink(s.m.ctx, s.cfg.URL, client, s.logger), nil
+		return l, nil
 	default:
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.m.opts.Dir
@@ -360,7 +382,7 @@ func (s *server) open(ctx context.Context, c *conn) (link, error) {
 		// Close, waiting for ever.
 		cmd.WaitDelay = 2 * time.Second
 		c.cmd = cmd
-		return stdioLink(cmd, c)
+		return stdioLink(cmd, c, s.logger)
 	}
 }
 
@@ -407,7 +429,7 @@ func (s *server) explain(c *conn, err error) error {
 			err = fmt.Errorf("%w (the server exited: %s)", err, ps)
 		}
 	} else {
-		err = fmt.Errorf("connecting to %s: %w", displayURL(s.cfg.URL), err)
+		err = fmt.Errorf("connecting to %s: %w", DisplayURL(s.cfg.URL), s.redactErr(err))
 	}
 	if c.stderr != nil {
 		if t := c.stderr.String(); t != "" {
@@ -417,9 +439,48 @@ func (s *server) explain(c *conn, err error) error {
 	return err
 }
 
-// displayURL shows a server's URL without what may be a secret: user
+// redact takes out of text what of the server's URL may be a secret
+// (user information, the query): the SDK's errors quote the URL whole,
+// and they reach the log, the editor and the model.
+func (s *server) redact(text string) string {
+	if s.cfg.URL == "" {
+		return text
+	}
+	shown := DisplayURL(s.cfg.URL)
+	u, err := url.Parse(s.cfg.URL)
+	if err != nil {
+		return strings.ReplaceAll(text, s.cfg.URL, shown)
+	}
+	for _, form := range []string{s.cfg.URL, u.String(), u.Redacted()} {
+		text = strings.ReplaceAll(text, form, shown)
+	}
+	// Wherever else they show up on their own.
+	secrets := []string{u.RawQuery, u.Fragment}
+	if p, ok := u.User.Password(); ok {
+		secrets = append(secrets, p)
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			text = strings.ReplaceAll(text, sec, "…")
+		}
+	}
+	return text
+}
+
+// redactErr is err with its text redacted, for a status and the log.
+func (s *server) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if t := s.redact(err.Error()); t != err.Error() {
+		return errors.New(t)
+	}
+	return err
+}
+
+// DisplayURL shows a server's URL without what may be a secret: user
 // information and the query (where some servers take their API key).
-func displayURL(raw string) string {
+func DisplayURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "the configured URL"
@@ -440,7 +501,7 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 	case c.cmd != nil && c.cmd.ProcessState != nil:
 		err = fmt.Errorf("the server exited: %s", c.cmd.ProcessState)
 	case waitErr != nil:
-		err = fmt.Errorf("the connection closed: %w", waitErr)
+		err = fmt.Errorf("the connection closed: %w", s.redactErr(waitErr))
 	default:
 		err = errors.New("the connection closed")
 	}
@@ -458,7 +519,7 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 	caps := c.sess.init.Capabilities
 	var defs []tools.MCPToolDef
-	if caps == nil || offers(caps.Tools) {
+	if caps == nil || caps.Tools != nil {
 		listed, err := c.sess.listTools(ctx)
 		if err != nil {
 			return fmt.Errorf("listing tools: %w", err)
@@ -468,7 +529,7 @@ func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 		}
 	}
 	var uris []string
-	if caps != nil && offers(caps.Resources) {
+	if caps != nil && caps.Resources != nil {
 		listed, err := c.sess.listResources(ctx)
 		if err != nil {
 			logger.Warn("mcp: listing resources failed", "err", err)
@@ -482,13 +543,15 @@ func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 // toolDef converts a listed tool. Its input schema is kept as the server
 // sent it, every keyword (enum, format, nested objects) with it;
 // MCPToolSpecs leaves out a tool whose schema it cannot use.
-func toolDef(t mcpTool) tools.MCPToolDef {
+func toolDef(t *mcp.Tool) tools.MCPToolDef {
 	d := tools.MCPToolDef{Name: t.Name, Title: t.Title, Description: t.Description}
 	if d.Title == "" && t.Annotations != nil {
 		d.Title = t.Annotations.Title
 	}
-	if offers(t.InputSchema) {
-		d.InputSchema = t.InputSchema
+	if t.InputSchema != nil {
+		if b, err := json.Marshal(t.InputSchema); err == nil && offers(b) {
+			d.InputSchema = b
+		}
 	}
 	return d
 }
@@ -498,6 +561,8 @@ func toolDef(t mcpTool) tools.MCPToolDef {
 func (c *conn) close() {
 	if c.sess != nil {
 		c.sess.close() // waits for a stdio server's process
+	} else if c.link.wait != nil {
+		c.link.wait() // the SDK closed a connection that failed to start
 	}
 	if c.group != nil && c.cmd.ProcessState != nil {
 		c.group.Cleanup() // what the server left running
@@ -505,24 +570,6 @@ func (c *conn) close() {
 	if c.http != nil {
 		c.http.CloseIdleConnections()
 	}
-}
-
-// headerTransport adds the configured headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers []NameValue
-}
-
-// RoundTrip sends req with the configured headers; a RoundTripper must
-// not change the request it is given, hence the clone.
-func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for _, h := range t.headers {
-			req.Header.Set(h.Name, h.Value)
-		}
-	}
-	return t.base.RoundTrip(req)
 }
 
 // stderrTail keeps the end of a server's stderr for error messages and
