@@ -205,3 +205,23 @@ func BenchmarkRestoreFewChanged(b *testing.B) {
 	}
 	tm.report(b)
 }
+
+// BenchmarkDeepCheckpoint takes the first checkpoint of a chain of
+// nested folders, a file in each: linear in depth up to
+// workspace.MaxWalkDepth, and no further below.
+func BenchmarkDeepCheckpoint(b *testing.B) {
+	for _, depth := range []int{250, 1000, 2000} {
+		b.Run(fmt.Sprint(depth), func(b *testing.B) {
+			root := b.TempDir()
+			deepTree(b, root, depth)
+			for b.Loop() {
+				b.StopTimer()
+				s := benchStore(b, root)
+				b.StartTimer()
+				if _, err := s.Checkpoint(context.Background(), Request{SessionID: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -115,7 +115,7 @@ func (s *Server) primeCheckpoints() {
 		return
 	}
 	s.goBackground(func() {
-		if err := st.Prime(s.bgCtx); err != nil && s.bgCtx.Err() == nil {
+		if err := st.Prime(s.bgCtx, nil); err != nil && s.bgCtx.Err() == nil {
 			s.log.Warn("checkpoint: reading the workspace failed", "err", err)
 		}
 	})
