@@ -214,14 +214,19 @@ func BenchmarkDeepCheckpoint(b *testing.B) {
 		b.Run(fmt.Sprint(depth), func(b *testing.B) {
 			root := b.TempDir()
 			deepTree(b, root, depth)
+			var tm timing
 			for b.Loop() {
 				b.StopTimer()
 				s := benchStore(b, root)
 				b.StartTimer()
-				if _, err := s.Checkpoint(context.Background(), Request{SessionID: "bench"}); err != nil {
+				tm.start()
+				_, err := s.Checkpoint(context.Background(), Request{SessionID: "bench"})
+				tm.stop()
+				if err != nil {
 					b.Fatal(err)
 				}
 			}
+			tm.report(b)
 		})
 	}
 }

@@ -92,8 +92,12 @@ func (g *busyGate) enter() func() {
 	}
 }
 
-// wait returns once no call runs or ctx ends, reporting whether it
-// waited at all.
+// maxBusyPause bounds one wait for the tool calls to end: a call whose
+// end was never told must not stop the walk for good.
+const maxBusyPause = time.Minute
+
+// wait returns once no call runs, ctx ends or maxBusyPause passed,
+// reporting whether it waited at all.
 func (g *busyGate) wait(ctx context.Context) bool {
 	g.mu.Lock()
 	idle := g.idle
@@ -103,9 +107,12 @@ func (g *busyGate) wait(ctx context.Context) bool {
 		return false
 	default:
 	}
+	t := time.NewTimer(maxBusyPause)
+	defer t.Stop()
 	select {
 	case <-idle:
 	case <-ctx.Done():
+	case <-t.C:
 	}
 	return true
 }

@@ -735,9 +735,11 @@ func (s *Store) Prime(ctx context.Context, progress func(files int64)) error {
 		close(p.done)
 	}()
 	if progress != nil {
-		stop := make(chan struct{})
-		defer close(stop)
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		// No call of progress after Prime returns.
+		defer func() { close(stop); <-stopped }()
 		go func() {
+			defer close(stopped)
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
 			for {
