@@ -89,3 +89,59 @@ func TestCheckpointTakesOverPrime(t *testing.T) {
 		t.Errorf("%d files in the checkpoint, want %d", len(snap), len(files))
 	}
 }
+
+// TestPrimeReportsProgress: Prime reports the files it read so far while
+// it runs; here it is paused by a tool call (Busy) after reading some,
+// and its reports say how many until the call ends and it finishes.
+func TestPrimeReportsProgress(t *testing.T) {
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("f%02d.txt", i)] = fmt.Sprintf("file %d\n", i)
+	}
+	w := newWS(t, files)
+	old := primeReportEvery
+	primeReportEvery = 5 * time.Millisecond
+	t.Cleanup(func() { primeReportEvery = old })
+
+	calls := 0
+	busy := make(chan func(), 1)
+	w.s.testPace = func() {
+		// Calls: the folder, then one per file; the 11th file waits.
+		if calls++; calls == 12 {
+			busy <- w.s.Busy()
+		}
+	}
+	reports := make(chan int64, 1000)
+	primed := make(chan error, 1)
+	go func() {
+		primed <- w.s.Prime(context.Background(), func(n int64) {
+			select {
+			case reports <- n:
+			default:
+			}
+		})
+	}()
+	guard := time.After(60 * time.Second) // a failure guard, not a timing assertion
+	for n := int64(-1); n != 10; {
+		select {
+		case n = <-reports:
+			if n > 10 {
+				t.Fatalf("Prime reported %d files read while a tool call ran after the 10th", n)
+			}
+		case <-guard:
+			t.Fatal("no report of the 10 files read")
+		}
+	}
+	(<-busy)()
+	select {
+	case err := <-primed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-guard:
+		t.Fatal("Prime did not finish once the tool call ended")
+	}
+	if w.s.trees == nil {
+		t.Error("Prime finished without the trees")
+	}
+}

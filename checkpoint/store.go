@@ -740,7 +740,7 @@ func (s *Store) Prime(ctx context.Context, progress func(files int64)) error {
 		defer func() { close(stop); <-stopped }()
 		go func() {
 			defer close(stopped)
-			t := time.NewTicker(time.Second)
+			t := time.NewTicker(primeReportEvery)
 			defer t.Stop()
 			for {
 				select {
@@ -785,6 +785,9 @@ func (s *Store) Prime(ctx context.Context, progress func(files int64)) error {
 	s.partial = nil
 	return nil
 }
+
+// primeReportEvery is how often Prime reports its progress.
+var primeReportEvery = time.Second
 
 // stopPrime stops the Prime under way, if any, and waits for it to
 // leave what it read (s.partial). s.mu is not held.
