@@ -37,7 +37,7 @@ func goSrcCopy(b *testing.B) string {
 			return
 		}
 		goSrc.dir = dir
-		goSrc.err = os.CopyFS(filepath.Join(dir, "src"), os.DirFS(filepath.Join(runtime.GOROOT(), "src")))
+		goSrc.err = os.CopyFS(filepath.Join(dir, "src"), os.DirFS(filepath.Join(goroot(), "src")))
 	})
 	if goSrc.err != nil {
 		b.Fatal(goSrc.err)
@@ -121,7 +121,7 @@ func dirBytes(dir string) int64 {
 // BenchmarkFirstCheckpoint checkpoints $GOROOT/src into an empty store:
 // every file is read, hashed and stored.
 func BenchmarkFirstCheckpoint(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goroot(), "src")
 	var tm timing
 	for b.Loop() {
 		b.StopTimer()
@@ -204,4 +204,39 @@ func BenchmarkRestoreFewChanged(b *testing.B) {
 		}
 	}
 	tm.report(b)
+}
+
+// BenchmarkDeepCheckpoint takes the first checkpoint of a chain of
+// nested folders, a file in each: linear in depth up to
+// workspace.MaxWalkDepth, and no further below.
+func BenchmarkDeepCheckpoint(b *testing.B) {
+	for _, depth := range []int{250, 1000, 2000} {
+		b.Run(fmt.Sprint(depth), func(b *testing.B) {
+			root := b.TempDir()
+			deepTree(b, root, depth)
+			var tm timing
+			for b.Loop() {
+				b.StopTimer()
+				s := benchStore(b, root)
+				b.StartTimer()
+				tm.start()
+				_, err := s.Checkpoint(context.Background(), Request{SessionID: "bench"})
+				tm.stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			tm.report(b)
+		})
+	}
+}
+
+// goroot is the Go tree the benchmarks read: $GOROOT, else the one this
+// test binary was built with, which is where it runs.
+func goroot() string {
+	if r := os.Getenv("GOROOT"); r != "" {
+		return r
+	}
+	//lint:ignore SA1019 a test binary runs on the machine that built it
+	return runtime.GOROOT()
 }

@@ -557,7 +557,7 @@ func TestCheckpointCap(t *testing.T) {
 
 func TestPrime(t *testing.T) {
 	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
-	if err := w.s.Prime(context.Background()); err != nil {
+	if err := w.s.Prime(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	w.write("b.txt", "changed\n")

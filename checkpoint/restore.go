@@ -231,7 +231,9 @@ func (s *Store) plan(ctx context.Context, req RestoreRequest) (*planned, error) 
 	}
 	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		cst, inC := cSnap[p]
-		if inC && cst.Skip != "" {
+		// A file not stored, or a folder the walks did not enter, is
+		// left as it is, whichever side names it.
+		if inC && cst.Skip != "" || cur[p].Dir {
 			skipped = append(skipped, p)
 			continue
 		}

@@ -22,6 +22,7 @@ type fileState struct {
 	MTime int64
 	Ino   uint64
 	Skip  string
+	Dir   bool // a folder the walk did not enter (Skip says why)
 }
 
 // snapshot is the files of the workspace by absolute path.
@@ -85,6 +86,12 @@ type scanner struct {
 	changed []changedFile // guarded by mu; files read, merged into out after the walk
 	err     error         // guarded by mu; the first fault that must fail the scan
 	read    int           // guarded by mu; files whose content was read
+	tooDeep int           // guarded by mu; folders not entered, workspace.MaxWalkDepth down
+	// pace, when set, is called by the walkers between files and
+	// folders; it may sleep, to hold the scan to a CPU budget.
+	pace     func()
+	maxBytes int64 // the cap of budget
+	files    *atomic.Int64
 }
 
 // changedFile is a file that was read because its stat changed.
@@ -95,36 +102,59 @@ type changedFile struct {
 
 // scan reads the state of every file the checkpoint covers. Folders are
 // walked and changed files hashed by up to Workers goroutines.
+// s.mu is held.
 func (s *Store) scan(ctx context.Context, save bool, prev map[string]cachedTree, trustMT int64) (scanned, *scanner, error) {
-	if s.roots == nil {
+	return s.scanWith(ctx, s.scanConfig(), save, prev, trustMT)
+}
+
+// scanConfig is what a scan takes from the store's fields that s.mu
+// guards, so that Prime's scan can run without holding it.
+type scanConfig struct {
+	roots    []*os.Root
+	maxBytes int64 // MaxCheckpointBytes
+	workers  int
+	pace     func()
+	files    *atomic.Int64 // when set, counts the files read
+}
+
+// scanConfig returns the store's; s.mu is held.
+func (s *Store) scanConfig() scanConfig {
+	return scanConfig{roots: s.roots, maxBytes: s.opts.MaxCheckpointBytes, workers: s.opts.Workers}
+}
+
+// scanWith is scan with cfg in place of the store's fields. The scanner
+// is returned on failure too: a cancelled scan's reads can be reused
+// (scanner.partial).
+func (s *Store) scanWith(ctx context.Context, cfg scanConfig, save bool, prev map[string]cachedTree, trustMT int64) (scanned, *scanner, error) {
+	if cfg.roots == nil {
 		return nil, nil, errClosed
 	}
 	s.checkExcludeFiles()
 	sc := &scanner{
-		ctx: ctx, store: s, save: save, prev: prev, trustMT: trustMT,
+		ctx: ctx, store: s, save: save, prev: prev, trustMT: trustMT, pace: cfg.pace, maxBytes: cfg.maxBytes, files: cfg.files,
 		// The calling goroutine only waits, so Workers goroutines walk.
-		sem: make(chan struct{}, s.opts.Workers),
+		sem: make(chan struct{}, cfg.workers),
 		out: make(scanned, len(prev)),
 	}
-	sc.budget.Store(s.opts.MaxCheckpointBytes)
+	sc.budget.Store(cfg.maxBytes)
 	for i, folder := range s.folders {
 		if s.own.Holds(folder) {
 			continue // a workspace folder inside the state directory: none of it is the user's
 		}
-		h, err := openTop(s.roots[i])
+		h, err := openTop(cfg.roots[i])
 		if err != nil {
 			sc.fail(fmt.Errorf("checkpoint: %w", err))
 			break
 		}
-		top := s.roots[i]
-		sc.spawn(func() { sc.dir(h, top, folder, ".") })
+		d := newFolder(h)
+		sc.spawn(func() { sc.dir(d, folder, 0) })
 	}
 	sc.wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, sc, err
 	}
 	if sc.err != nil {
-		return nil, nil, sc.err
+		return nil, sc, sc.err
 	}
 	// The files that were read join their folders' entries, which stay
 	// sorted by name.
@@ -173,16 +203,48 @@ type listed struct {
 	st   fileState
 }
 
-// dir lists one folder, which dir is opened as and closes; rel is its
-// path below top, the workspace folder. Each folder is opened from its
-// parent's handle by one name, so that no open or stat can leave the
-// workspace (dirHandle).
-func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
-	defer dir.close()
+// folder is an open folder of the walk, shared by its listing and the
+// reads of its files, which may outlive the listing: the last to let
+// go closes it.
+type folder struct {
+	h    dirHandle
+	refs atomic.Int32
+}
+
+func newFolder(h dirHandle) *folder {
+	f := &folder{h: h}
+	f.refs.Store(1)
+	return f
+}
+
+func (f *folder) hold() *folder { f.refs.Add(1); return f }
+
+func (f *folder) release() {
+	if f.refs.Add(-1) == 0 {
+		f.h.close()
+	}
+}
+
+// tooDeepNote is the Skip of a folder workspace.MaxWalkDepth levels
+// below its workspace folder: the walk does not enter it, so nothing in
+// it is stored and a restore leaves it alone.
+var tooDeepNote = fmt.Sprintf("not stored: %d folder levels deep (checkpoints stop at that depth)", workspace.MaxWalkDepth)
+
+// dir lists one folder, which dir is opened as and releases; depth is
+// its level below its workspace folder. Each folder, and each file read,
+// is opened from its folder's handle by one name, so that no open or
+// stat can leave the workspace (dirHandle) and none costs more than one
+// lookup however deep it lies. Folders workspace.MaxWalkDepth down are
+// recorded with a note and not entered.
+func (sc *scanner) dir(dir *folder, abs string, depth int) {
+	defer dir.release()
+	if sc.pace != nil {
+		sc.pace()
+	}
 	if sc.ctx.Err() != nil {
 		return
 	}
-	entries, err := dir.list()
+	entries, err := dir.h.list()
 	if err != nil && len(entries) == 0 {
 		return // vanished or unreadable: nothing of it can be recorded
 	}
@@ -219,17 +281,21 @@ func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
 			if ignored(name, true) || sc.store.own.Holds(abs+string(filepath.Separator)+name) {
 				continue
 			}
-			sub, err := dir.sub(name)
+			if depth+1 >= workspace.MaxWalkDepth {
+				out.files = append(out.files, treeEntry{Name: name, Dir: true, Skip: tooDeepNote})
+				sc.mu.Lock()
+				sc.tooDeep++
+				sc.mu.Unlock()
+				continue
+			}
+			sub, err := dir.h.sub(name)
 			if err != nil {
 				continue
 			}
-			crel := name
-			if rel != "." {
-				crel = rel + "/" + name
-			}
 			out.subdirs = append(out.subdirs, name)
 			cabs := abs + string(filepath.Separator) + name
-			sc.spawn(func() { sc.dir(sub, top, cabs, crel) })
+			d := newFolder(sub)
+			sc.spawn(func() { sc.dir(d, cabs, depth+1) })
 			continue
 		}
 		if ignored(name, false) {
@@ -252,19 +318,47 @@ func (sc *scanner) dir(dir dirHandle, top *os.Root, abs, rel string) {
 				continue
 			}
 		}
-		// A file read may outlive this listing, which closes dir,
-		// so it goes through the folder's root.
-		crel := name
-		if rel != "." {
-			crel = rel + "/" + name
-		}
-		sc.spawn(func() { sc.file(top, abs, name, crel, st) })
+		fd := dir.hold()
+		sc.spawn(func() {
+			defer fd.release()
+			sc.file(fd, abs, name, st)
+		})
 		// Symbolic links, devices, pipes and sockets are not listed:
 		// restoring one could write outside the workspace or block.
 	}
 	sc.mu.Lock()
 	sc.out[abs] = out
 	sc.mu.Unlock()
+}
+
+// partial returns the files a scan read and stored, by folder, as a
+// base for the next scan: a scan cancelled half-way (Prime's, when a
+// checkpoint needs the store) leaves that checkpoint only the rest to
+// read.
+func (sc *scanner) partial() map[string]cachedTree {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	m := make(map[string]cachedTree, len(sc.out))
+	add := func(dir string, e treeEntry) {
+		if e.Hash == "" || e.Dir {
+			return
+		}
+		t := m[dir]
+		t.entries = append(t.entries, e)
+		m[dir] = t
+	}
+	for dir, f := range sc.out {
+		for _, e := range f.files {
+			add(dir, e)
+		}
+	}
+	for _, c := range sc.changed {
+		add(c.dir, c.e)
+	}
+	for _, t := range m {
+		slices.SortFunc(t.entries, byName)
+	}
+	return m
 }
 
 // ignoreAnswer is the matcher's answer for one entry of a folder.
@@ -275,7 +369,7 @@ type ignoreAnswer struct {
 }
 
 func (sc *scanner) overBudget() string {
-	return fmt.Sprintf("not stored: the checkpoint reached its cap of %d bytes", sc.store.opts.MaxCheckpointBytes)
+	return fmt.Sprintf("not stored: the checkpoint reached its cap of %d bytes", sc.maxBytes)
 }
 
 func (sc *scanner) record(dir, name string, st fileState, read bool) {
@@ -285,19 +379,27 @@ func (sc *scanner) record(dir, name string, st fileState, read bool) {
 		sc.read++
 	}
 	sc.mu.Unlock()
+	if read && sc.files != nil {
+		sc.files.Add(1)
+	}
 }
 
 // file reads and hashes one file whose stat differs from the latest
 // checkpoint's. st is the stat from the folder listing; the one recorded
 // is taken from the opened handle, which is what was read.
-func (sc *scanner) file(root *os.Root, dir, name, rel string, st fileState) {
+func (sc *scanner) file(in *folder, dir, name string, st fileState) {
+	if sc.pace != nil {
+		if sc.pace(); sc.ctx.Err() != nil {
+			return
+		}
+	}
 	max := sc.store.opts.MaxFileBytes
 	if st.Size > max {
 		st.Skip = fmt.Sprintf("not stored: larger than %d bytes", max)
 		sc.record(dir, name, st, false)
 		return
 	}
-	f, err := root.Open(rel)
+	f, err := in.h.open(name)
 	if err != nil {
 		return // gone since the listing
 	}
@@ -438,12 +540,12 @@ func (s *Store) folderOf(abs string) string {
 
 // entry is st as a tree's entry for a file named name.
 func (st fileState) entry(name string) treeEntry {
-	return treeEntry{Name: name, Hash: st.Hash, Mode: uint32(st.Mode), Size: st.Size, MTime: st.MTime, Ino: st.Ino, Skip: st.Skip}
+	return treeEntry{Name: name, Hash: st.Hash, Mode: uint32(st.Mode), Size: st.Size, MTime: st.MTime, Ino: st.Ino, Skip: st.Skip, Dir: st.Dir}
 }
 
 // state is a file's entry as a fileState.
 func (e treeEntry) state() fileState {
-	return fileState{Hash: e.Hash, Mode: fs.FileMode(e.Mode), Size: e.Size, MTime: e.MTime, Ino: e.Ino, Skip: e.Skip}
+	return fileState{Hash: e.Hash, Mode: fs.FileMode(e.Mode), Size: e.Size, MTime: e.MTime, Ino: e.Ino, Skip: e.Skip, Dir: e.Dir}
 }
 
 // writeTrees stores the folder trees of a scan, one root tree per
@@ -521,7 +623,7 @@ func (s *Store) readDirs(refs []rootRef) (map[string]cachedTree, error) {
 		}
 		out[dir] = cachedTree{entries: entries, hash: hash}
 		for _, e := range entries {
-			if e.Dir {
+			if e.Dir && e.Hash != "" {
 				if err := walk(dir+string(filepath.Separator)+e.Name, e.Hash); err != nil {
 					return err
 				}
@@ -543,7 +645,9 @@ func flatDirs(dirs map[string]cachedTree) snapshot {
 	snap := make(snapshot)
 	for dir, t := range dirs {
 		for _, e := range t.entries {
-			if !e.Dir {
+			// A folder not entered is named, with its note, like a file
+			// not stored: a restore leaves it alone.
+			if !e.Dir || e.Hash == "" {
 				snap[dir+string(filepath.Separator)+e.Name] = e.state()
 			}
 		}
@@ -604,6 +708,9 @@ func (s *Store) changedOnDisk(a, b []rootRef, known func(dir, hash string) (cach
 				}
 				out = append(out, p)
 			case x.Dir && y.Dir:
+				if x.Skip != y.Skip {
+					out = append(out, p)
+				}
 				return walk(p, x.Hash, y.Hash)
 			case x.Dir != y.Dir:
 				if x.Dir {
@@ -676,7 +783,7 @@ func (s *Store) markTrees(refs []rootRef, keep, fresh map[string]bool) (int64, e
 		added += size
 		for _, e := range t.Entries {
 			switch {
-			case e.Dir:
+			case e.Dir && e.Hash != "":
 				if err := walk(e.Hash); err != nil {
 					return err
 				}

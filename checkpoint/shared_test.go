@@ -82,7 +82,7 @@ func TestBlobsOfAnotherWindowSurviveCollection(t *testing.T) {
 	a := newWS(t, map[string]string{"x.txt": "seed\n"})
 	b := a.window()
 	b.write("only-b.txt", "primed by B\n")
-	if err := b.s.Prime(context.Background()); err != nil {
+	if err := b.s.Prime(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	primed := b.s.blobs.path(hashOf([]byte("primed by B\n")))

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cline-ls/cline-ls/workspace"
@@ -72,6 +73,10 @@ type Options struct {
 	// same store (a first checkpoint of a large tree takes seconds);
 	// zero means DefaultLockWait.
 	LockWait time.Duration
+	// PrimeShare is the share of one core Prime's walk may take (it
+	// also waits while a tool call runs, Store.Busy): zero means
+	// DefaultPrimeShare; 1 or more, no limit.
+	PrimeShare float64
 	// Own are the daemon's own folders, never checkpointed or restored
 	// though they lie in a workspace folder; nil means StateDir's.
 	Own *workspace.OwnPaths
@@ -109,6 +114,9 @@ func (o *Options) fill() {
 	}
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultLockWait
+	}
+	if o.PrimeShare <= 0 {
+		o.PrimeShare = DefaultPrimeShare
 	}
 }
 
@@ -208,6 +216,26 @@ type Store struct {
 	// GC mark), so that an unchanged one is not decoded again.
 	seen  indexSeen // guarded by mu
 	notes []string  // guarded by mu; repairs not yet reported (Info.Notes)
+	// partial is what a Prime stopped half-way read and stored, by
+	// folder, and partialScan when its walk started: the next
+	// checkpoint's base while there is no checkpoint yet.
+	partial     map[string]cachedTree // guarded by mu
+	partialScan int64                 // guarded by mu
+	toldDeep    bool                  // guarded by mu; a note said that a walk stopped at MaxWalkDepth
+
+	busy *busyGate
+	// testPace and testScanned let tests stop Prime at a chosen point
+	// and see what each scan read; nil outside tests.
+	testPace    func()
+	testScanned func(prime bool, sc *scanner)
+	primeMu     sync.Mutex
+	priming     *priming // guarded by primeMu; the Prime running, if any
+}
+
+// priming is a Prime under way, which a checkpoint or Close stops.
+type priming struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // indexSeen identifies a version of the index file.
@@ -249,6 +277,7 @@ func Open(opts Options) (*Store, error) {
 		ignStat: make(map[string]ignoreStat),
 
 		ignAnswers: make(map[string][]ignoreAnswer),
+		busy:       newBusyGate(),
 	}
 	for _, f := range folders {
 		r, err := os.OpenRoot(f)
@@ -300,6 +329,7 @@ var ErrNotFound = errors.New("no such checkpoint")
 
 // Close releases the folder handles, once the operation under way ends.
 func (s *Store) Close() error {
+	s.stopPrime()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.roots {
@@ -532,6 +562,7 @@ type Request struct {
 // Checkpoint records the workspace now. Only files whose stat differs
 // from the latest checkpoint are read.
 func (s *Store) Checkpoint(ctx context.Context, req Request) (Info, error) {
+	s.stopPrime()
 	var info Info
 	err := s.withLock(ctx, func() error {
 		var err error
@@ -554,6 +585,9 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		base, s.trees, s.latestScan = nil, nil, 0
 	}
 	trust := s.latestScan
+	if base == nil && s.partial != nil {
+		base, trust = s.partial, s.partialScan
+	}
 	// The scan start is compared with file mtimes, so it is the real
 	// clock's; opts.Now dates the checkpoint.
 	scanStart := time.Now()
@@ -561,6 +595,10 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 	sd, sc, err := s.scan(ctx, true, base, trust)
 	if err != nil {
 		return Info{}, err
+	}
+	s.noteDepth(sc)
+	if s.testScanned != nil {
+		s.testScanned(false, sc)
 	}
 	written := sc.written.Load()
 	roots, dirs, n, err := s.writeTrees(sd)
@@ -601,6 +639,7 @@ func (s *Store) checkpoint(ctx context.Context, req Request) (Info, error) {
 		return Info{}, err
 	}
 	s.trees, s.latestScan, s.treesOf = dirs, rec.Scan, rec.ID
+	s.partial = nil
 	s.sinceGC += written
 	if !s.gcDone || s.sinceGC > s.opts.MaxStoreBytes/10 || s.expired() {
 		if err := s.prune(); err != nil {
@@ -653,26 +692,130 @@ func (s *Store) latestDirs() (map[string]cachedTree, error) {
 // daemon's leaves them for BlobGrace (should it remove them later, the
 // mark of collections in the index makes this store forget them). With
 // checkpoints on disk it only loads the newest one's folders.
-func (s *Store) Prime(ctx context.Context) error {
+//
+// Prime runs in the background of the user's work, so it is kept
+// small: one walker, held to Options.PrimeShare of a core, paused while
+// a tool call runs (Busy), and without the store's lock, which a
+// checkpoint wanting the store does not wait for: the checkpoint stops
+// Prime and reads only what Prime had not read yet. progress, if not
+// nil, is called now and then with the files read so far.
+func (s *Store) Prime(ctx context.Context, progress func(files int64)) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	// Another daemon's checkpoints since Open count as this one's would.
 	_ = s.syncIndex(false)
 	if len(s.records) > 0 || s.trees != nil {
 		_, err := s.latestDirs()
+		s.mu.Unlock()
 		return err
+	}
+	s.primeMu.Lock()
+	if s.priming != nil {
+		s.primeMu.Unlock()
+		s.mu.Unlock()
+		return nil // one is under way
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	p := &priming{cancel: cancel, done: make(chan struct{})}
+	s.priming = p
+	s.primeMu.Unlock()
+	cfg := s.scanConfig()
+	cfg.workers = 1
+	cfg.pace = newPacer(pctx, s.opts.PrimeShare, s.busy).pace
+	if hook, pace := s.testPace, cfg.pace; hook != nil {
+		cfg.pace = func() { hook(); pace() }
+	}
+	cfg.files = new(atomic.Int64)
+	prev, trust := s.partial, s.partialScan
+	s.mu.Unlock()
+	defer func() {
+		s.primeMu.Lock()
+		s.priming = nil
+		s.primeMu.Unlock()
+		cancel()
+		close(p.done)
+	}()
+	if progress != nil {
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		// No call of progress after Prime returns.
+		defer func() { close(stop); <-stopped }()
+		go func() {
+			defer close(stopped)
+			t := time.NewTicker(primeReportEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					progress(cfg.files.Load())
+				case <-stop:
+					return
+				}
+			}
+		}()
 	}
 	start := time.Now()
-	sd, _, err := s.scan(ctx, true, nil, 0)
+	sd, sc, err := s.scanWith(pctx, cfg, true, prev, trust)
+	if s.testScanned != nil && sc != nil {
+		s.testScanned(true, sc)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trees != nil || len(s.records) > 0 {
+		return nil // a checkpoint came first
+	}
 	if err != nil {
+		if sc != nil && pctx.Err() != nil {
+			// Stopped: what was read is stored, and the checkpoint
+			// that stopped it starts from there. A file whose mtime is
+			// not before the start of the walk that read it is read
+			// again; the entries reused from an earlier stop keep that
+			// walk's, earlier, start.
+			if prev == nil {
+				trust = start.UnixNano()
+			}
+			s.partial, s.partialScan = sc.partial(), trust
+		}
 		return err
 	}
+	s.noteDepth(sc)
 	_, dirs, _, err := s.writeTrees(sd)
 	if err != nil {
 		return err
 	}
 	s.trees, s.latestScan, s.treesOf = dirs, start.UnixNano(), ""
+	s.partial = nil
 	return nil
+}
+
+// primeReportEvery is how often Prime reports its progress.
+var primeReportEvery = time.Second
+
+// stopPrime stops the Prime under way, if any, and waits for it to
+// leave what it read (s.partial). s.mu is not held.
+func (s *Store) stopPrime() {
+	s.primeMu.Lock()
+	p := s.priming
+	s.primeMu.Unlock()
+	if p != nil {
+		p.cancel()
+		<-p.done
+	}
+}
+
+// Busy tells the store that a tool call runs, until done is called:
+// Prime waits meanwhile, so that the user's call has the machine.
+func (s *Store) Busy() (done func()) { return s.busy.enter() }
+
+// noteDepth leaves a note, once per store, when the walk met folders
+// it does not enter; s.mu is held.
+func (s *Store) noteDepth(sc *scanner) {
+	sc.mu.Lock()
+	n := sc.tooDeep
+	sc.mu.Unlock()
+	if n == 0 || s.toldDeep {
+		return
+	}
+	s.toldDeep = true
+	s.notes = append(s.notes, fmt.Sprintf("%d folder(s) %d levels below a workspace folder are not entered: nothing in them is in the checkpoint, and a restore leaves them as they are", n, workspace.MaxWalkDepth))
 }
 
 // previous returns the session's newest checkpoint, else the

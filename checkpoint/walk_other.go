@@ -44,3 +44,7 @@ func (d dirHandle) list() ([]listed, error) {
 	}
 	return out, err
 }
+
+// open opens the file name of the folder for reading; the caller checks
+// that it is a regular file.
+func (d dirHandle) open(name string) (*os.File, error) { return d.r.Open(name) }

@@ -87,7 +87,9 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	jsonrpc2.Async(ctx)
 	ctx, release := s.requestScope(ctx, req.ID())
 	defer release()
+	busy := s.toolCallBusy()
 	r := ls.CallTool(ctx, p.Name, p.Arguments)
+	busy()
 	if r.Err != nil {
 		s.log.Error("tool fault", "tool", p.Name, "err", r.Err)
 	}

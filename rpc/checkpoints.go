@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,9 @@ type checkpointState struct {
 
 	toldMu sync.Mutex
 	told   map[string]bool // guarded by toldMu; sessions told that undo is unavailable
+
+	busyMu sync.Mutex
+	busy   map[string]func() // guarded by busyMu; tool calls running, by session and call id (trackToolCall)
 }
 
 // checkpointStore returns the store for the current workspace folders,
@@ -115,10 +119,92 @@ func (s *Server) primeCheckpoints() {
 		return
 	}
 	s.goBackground(func() {
-		if err := st.Prime(s.bgCtx); err != nil && s.bgCtx.Err() == nil {
-			s.log.Warn("checkpoint: reading the workspace failed", "err", err)
+		// Progress shows only once the scan has run a second: a
+		// workspace with checkpoints, or a small one, has none.
+		var report, end func(string)
+		progress := func(files int64) {
+			if report == nil {
+				report, end = s.beginWork(s.bgCtx, "first checkpoint")
+				s.log.Info("checkpoint: reading the workspace for its first checkpoint, at low priority")
+			}
+			report(fmt.Sprintf("%d files read", files))
+		}
+		err := st.Prime(s.bgCtx, progress)
+		switch {
+		case err == nil:
+			if end != nil {
+				end("done")
+				s.log.Info("checkpoint: the workspace is read")
+			}
+		case errors.Is(err, context.Canceled) && s.bgCtx.Err() == nil:
+			// A checkpoint took over what was left to read.
+			if end != nil {
+				end("taken over by the turn's checkpoint")
+			}
+		default:
+			if end != nil {
+				end("failed")
+			}
+			if s.bgCtx.Err() == nil {
+				s.log.Warn("checkpoint: reading the workspace failed", "err", err)
+			}
 		}
 	})
+}
+
+// trackToolCall tells the checkpoint store when a model's tool call runs
+// and when it ends, from the session's updates: the first checkpoint's
+// scan pauses meanwhile (checkpoint.Store.Busy). The store is not opened
+// for this.
+func (s *Server) trackToolCall(sessionID string, u wire.SessionUpdate) {
+	var id string
+	var status wire.ToolCallStatus
+	switch u := u.(type) {
+	case wire.ToolCall:
+		id, status = u.ToolCallID, u.Status
+	case wire.ToolCallUpdate:
+		id, status = u.ToolCallID, u.Status
+	default:
+		return
+	}
+	key := sessionID + "\x00" + id
+	switch status {
+	case wire.StatusInProgress:
+		s.ckpt.mu.Lock()
+		st := s.ckpt.store
+		s.ckpt.mu.Unlock()
+		if st == nil {
+			return
+		}
+		s.ckpt.busyMu.Lock()
+		if s.ckpt.busy == nil {
+			s.ckpt.busy = make(map[string]func())
+		}
+		if _, ok := s.ckpt.busy[key]; !ok {
+			s.ckpt.busy[key] = st.Busy()
+		}
+		s.ckpt.busyMu.Unlock()
+	case wire.StatusCompleted, wire.StatusFailed:
+		s.ckpt.busyMu.Lock()
+		done := s.ckpt.busy[key]
+		delete(s.ckpt.busy, key)
+		s.ckpt.busyMu.Unlock()
+		if done != nil {
+			done()
+		}
+	}
+}
+
+// toolCallBusy marks an editor's tool call (cline/callTool) as running
+// for the checkpoint store, until the returned function is called.
+func (s *Server) toolCallBusy() func() {
+	s.ckpt.mu.Lock()
+	st := s.ckpt.store
+	s.ckpt.mu.Unlock()
+	if st == nil {
+		return func() {}
+	}
+	return st.Busy()
 }
 
 // takeCheckpoint is the session's checkpoint hook; settings can turn it

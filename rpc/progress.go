@@ -157,3 +157,36 @@ func (s *Server) progressCancel(raw []byte) error {
 	}
 	return nil
 }
+
+// beginWork reports work of the daemon's own that the user did not ask
+// for (the first checkpoint's scan of the workspace) to a client that
+// supports window.workDoneProgress: report shows a message, end ends it.
+// Other clients, ACP's among them, get nothing. It waits for the
+// client's answer to the token's creation, so call it off the read loop.
+func (s *Server) beginWork(ctx context.Context, title string) (report, end func(msg string)) {
+	s.mu.Lock()
+	supported := s.caps.workDoneProgress && s.dialect == DialectLSP
+	s.mu.Unlock()
+	none := func(string) {}
+	if !supported {
+		return none, none
+	}
+	s.progress.mu.Lock()
+	s.progress.next++
+	token := "cline-ls/work/" + strconv.Itoa(s.progress.next)
+	s.progress.mu.Unlock()
+	cctx, stop := context.WithTimeout(ctx, 5*time.Second) // a client that never answers must not hold the work
+	defer stop()
+	if err := s.call(cctx, methodProgressCreate, wire.ProgressCreateParams{Token: token}, nil); err != nil {
+		return none, none
+	}
+	s.conn.Notify(ctx, methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressBegin{Title: "cline: " + title}})
+	var once sync.Once
+	return func(msg string) {
+			s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressReport{Message: msg}})
+		}, func(msg string) {
+			once.Do(func() {
+				s.conn.Notify(context.Background(), methodProgress, wire.ProgressParams{Token: token, Value: wire.ProgressEnd{Message: msg}})
+			})
+		}
+}

@@ -343,6 +343,7 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 		traceToolUpdate(id, u)
 	}
 	s.reportProgress(id, u)
+	s.trackToolCall(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
 	}

@@ -12,7 +12,15 @@
 // start that rg's include (about a millisecond); both read a warm page
 // cache, as after the first run.
 //
-//	go run ./bench/search -root "$(go env GOROOT)/src" [-runs 5] [-rg rg] [-capped=false] [query ...]
+// -checkpoint runs a first checkpoint of the tree in the background the
+// whole time, started again whenever it ends, as a daemon does after it
+// starts on a workspace with no checkpoints: "full" at full speed (two
+// walkers, no budget: the daemon before it paced its first checkpoint),
+// "paced" held to checkpoint.DefaultPrimeShare of a core, "daemon" paced
+// and paused while the engine runs, as the daemon pauses it for a tool
+// call (checkpoint.Store.Busy).
+//
+//	go run ./bench/search -root "$(go env GOROOT)/src" [-runs 5] [-rg rg] [-capped=false] [-checkpoint off|full|paced|daemon] [query ...]
 package main
 
 import (
@@ -26,8 +34,10 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/checkpoint"
 	"github.com/cline-ls/cline-ls/tools/search"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -37,10 +47,19 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per query and tool")
 	rg := flag.String("rg", "rg", "ripgrep binary")
 	capped := flag.Bool("capped", true, "also time the engine with the tool's default cap of 300 results")
+	ckpt := flag.String("checkpoint", "off", "a first checkpoint running meanwhile: off, full, paced or daemon")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "search: -root is required")
 		os.Exit(2)
+	}
+	if *ckpt != "off" {
+		stop, err := background(*root, *ckpt)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "search:", err)
+			os.Exit(2)
+		}
+		defer stop()
 	}
 	queries := flag.Args()
 	if len(queries) == 0 {
@@ -150,8 +169,87 @@ func engine(root, query string, max int) (*search.Result, error) {
 	})
 }
 
+// busy is the checkpoint store's Busy in -checkpoint daemon mode.
+var busy = func() func() { return func() {} }
+
+// background runs first checkpoints of root one after another until
+// stop is called, each in a new store, in the given mode.
+func background(root, mode string) (stop func(), err error) {
+	opts := checkpoint.Options{Folders: []string{root}}
+	switch mode {
+	case "full":
+		opts.PrimeShare = 1
+	case "paced", "daemon":
+	default:
+		return nil, fmt.Errorf("-checkpoint %q: want off, full, paced or daemon", mode)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	type store struct {
+		*checkpoint.Store
+		dir string
+	}
+	stores := make(chan store, 1)
+	open := func() (store, error) {
+		dir, err := os.MkdirTemp("", "bench-search-state-*")
+		if err != nil {
+			return store{}, err
+		}
+		opts.StateDir = dir
+		st, err := checkpoint.Open(opts)
+		if err != nil {
+			os.RemoveAll(dir)
+			return store{}, err
+		}
+		return store{st, dir}, nil
+	}
+	first, err := open()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	var mu sync.Mutex
+	cur := first
+	if mode == "daemon" {
+		busy = func() func() {
+			mu.Lock()
+			defer mu.Unlock()
+			return cur.Busy()
+		}
+	}
+	stores <- first
+	go func() {
+		defer close(done)
+		for st := range stores {
+			if mode == "full" {
+				// Before pacing: a checkpoint with every walker, at
+				// full speed.
+				st.Checkpoint(ctx, checkpoint.Request{SessionID: "bench"})
+			} else {
+				st.Prime(ctx, nil)
+			}
+			st.Close()
+			os.RemoveAll(st.dir)
+			if ctx.Err() != nil {
+				return
+			}
+			next, err := open()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "search: checkpoint:", err)
+				return
+			}
+			mu.Lock()
+			cur = next
+			mu.Unlock()
+			stores <- next
+		}
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
 // timeEngine times engine and counts the lines it found.
 func timeEngine(root, query string, max int) (time.Duration, int, error) {
+	defer busy()()
 	start := time.Now()
 	res, err := engine(root, query, max)
 	if err != nil {
