@@ -29,6 +29,7 @@ type fakeOpenAI struct {
 	mu      sync.Mutex
 	replies []fakeReply
 	keys    []string // Authorization headers seen
+	models  []string // the model each request named
 	gone    chan struct{}
 }
 
@@ -43,8 +44,11 @@ type fakeCall struct{ id, name, args string }
 func newFakeOpenAI(t *testing.T, replies ...fakeReply) *fakeOpenAI {
 	f := &fakeOpenAI{replies: replies, gone: make(chan struct{}, 16)}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Model string }
+		json.NewDecoder(r.Body).Decode(&body)
 		f.mu.Lock()
 		f.keys = append(f.keys, r.Header.Get("Authorization"))
+		f.models = append(f.models, body.Model)
 		if len(f.replies) == 0 {
 			f.mu.Unlock()
 			http.Error(w, `{"error":{"message":"no more replies"}}`, 500)

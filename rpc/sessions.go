@@ -220,7 +220,9 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
-		prov = s.switchableModel(id, prov)
+		prov = s.switchableModel(id, prov, perr)
+	} else {
+		prov = sameModel{prov}
 	}
 	st := s.CurrentSettings()
 	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
