@@ -27,6 +27,7 @@ type initializeParams struct {
 	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
 	// which Neovim sends) or showMessageRequest (older clients) is there.
 	ShowMessageRequest bool
+	ShowDocument       bool                                       // capabilities.window.showDocument.support
 	Cline              struct{ Approvals, Diffs, Questions bool } // capabilities.experimental.cline
 	Options            json.RawMessage                            // initializationOptions
 }
@@ -119,6 +120,13 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	_, showMessage := window["showMessage"]
 	_, showMessageRequest := window["showMessageRequest"]
 	p.ShowMessageRequest = showMessage || showMessageRequest
+	showDoc, err := window.object(c+".window", "showDocument")
+	if err != nil {
+		return p, err
+	}
+	if err := showDoc.decode(c+".window.showDocument", "support", &p.ShowDocument); err != nil {
+		return p, err
+	}
 	exp, err := caps.object(c, "experimental")
 	if err != nil {
 		return p, err
@@ -187,6 +195,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 		docChanges:       p.DocumentChanges,
 		workDoneProgress: p.WorkDoneProgress,
 		showMessageReq:   p.ShowMessageRequest,
+		showDocument:     p.ShowDocument,
 	}
 	if p.ClientName != nil {
 		caps.checksVersions = checksVersions(*p.ClientName)

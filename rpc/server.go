@@ -109,6 +109,7 @@ type clientCaps struct {
 	clineQuestions   bool
 	applyEdit        bool
 	showMessageReq   bool
+	showDocument     bool // window/showDocument
 	workDoneProgress bool
 	docChanges       bool
 	checksVersions   bool   // see checksVersions
