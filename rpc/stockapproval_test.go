@@ -82,9 +82,71 @@ func TestStockApprovalFirstActionNeverApproves(t *testing.T) {
 				if strings.Contains(messages[0], "+blue") {
 					t.Errorf("the change is in the message as well as the document: %q", messages[0])
 				}
+				if !strings.Contains(messages[0], "writes b.txt to disk") {
+					t.Errorf("the question does not say the file is written to disk: %q", messages[0])
+				}
 			} else if len(asked) != 1 || asked[0] != "Reject" || !strings.Contains(messages[0], "+blue") {
 				t.Errorf("asked %q with %q: want Reject first and the change in the message", asked, messages)
 			}
 		})
 	}
+}
+
+// TestApprovalSaysDiskWrites: an edit of a file that is not open goes to
+// disk at once, not to a buffer the user saves: its approval says so, in
+// the plugin's request as in a stock client's message; an edit of an open
+// buffer's file does not.
+func TestApprovalSaysDiskWrites(t *testing.T) {
+	ctx := testCtx(t)
+	caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"approvals": true}}}
+	ed, root := editWorkspace(t, map[string]string{"open.txt": "one\n", "notes.txt": "one\n"},
+		map[string]any{"approvals": map[string]any{"edit": "ask"}, "stateDir": t.TempDir()}, caps)
+	ed.Open(ctx, workspace.PathToURI(filepath.Join(root, "open.txt")), "one\n")
+	ed.Sync(ctx)
+	var mu sync.Mutex
+	var titles []string
+	go func() {
+		for i := 0; i < 2; i++ {
+			m, err := ed.Await(ctx, "cline/approvalRequest", func(raw json.RawMessage) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return !slicesContainsRaw(titles, raw)
+			})
+			if err != nil {
+				return
+			}
+			var req struct {
+				ApprovalID string
+				ToolCall   struct{ Title string }
+			}
+			json.Unmarshal(m.Params, &req)
+			mu.Lock()
+			titles = append(titles, req.ToolCall.Title)
+			mu.Unlock()
+			ed.Call(ctx, "cline/approvalResponse", map[string]any{"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil)
+		}
+	}()
+	for _, p := range []string{"notes.txt", "open.txt"} {
+		if r := callTool(t, ctx, ed, "editor", map[string]any{"path": p, "old_text": "one", "new_text": "two"}); r.IsError {
+			t.Fatalf("%s: %+v", p, r)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(titles) != 2 || !strings.Contains(titles[0], "writes notes.txt to disk") || strings.Contains(titles[1], "disk") {
+		t.Errorf("approval titles %q: want the first to say it writes notes.txt to disk, the second not", titles)
+	}
+}
+
+// slicesContainsRaw reports whether an approval request's raw params name
+// a title already seen.
+func slicesContainsRaw(seen []string, raw json.RawMessage) bool {
+	var req struct{ ToolCall struct{ Title string } }
+	json.Unmarshal(raw, &req)
+	for _, s := range seen {
+		if s == req.ToolCall.Title {
+			return true
+		}
+	}
+	return false
 }
