@@ -231,8 +231,8 @@ type delivery int
 
 const (
 	toDisk   delivery = iota
-	toBuffer       // the editor's open buffer, through workspace/applyEdit
-	toClient       // the ACP client's fs/write_text_file
+	toBuffer          // the editor's open buffer, through workspace/applyEdit
+	toClient          // the ACP client's fs/write_text_file
 )
 
 // changeRoute is the one rule of where change c goes: to an ACP client
