@@ -738,7 +738,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 		r := &results[i]
 		r.Result.Content = s.cfg.Redact(r.Result.Content)
 		if r.State == StateCancelled && r.Result.Content == "" {
-			r.Result.Content = "cancelled by the user"
+			r.Result.Content = resultCancelled
 		}
 	}
 	return results
