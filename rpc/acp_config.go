@@ -111,7 +111,9 @@ func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.Poli
 }
 
 // modelChoices are the models a session can switch to: its own, the
-// settings' model and provider.models, and the provider's default.
+// settings' model and provider.models, the provider's default, and the
+// provider's models listing once fetched (cline/models, or in the
+// background after session/new).
 func (s *Server) modelChoices(current string) []string {
 	out := []string{current}
 	if p := s.CurrentSettings().Provider; p != nil {
@@ -121,6 +123,9 @@ func (s *Server) modelChoices(current string) []string {
 			if d.provider == p.Name {
 				out = append(out, d.model)
 			}
+		}
+		for _, m := range s.cachedModels() {
+			out = append(out, m.ID)
 		}
 	}
 	out = slices.DeleteFunc(out, func(m string) bool { return m == "" })
@@ -177,6 +182,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func(context.Context) {
 		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: acpCommands})
+		s.offerListedModels(ls)
 	})
 	return fields, nil
 }

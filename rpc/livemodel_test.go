@@ -116,6 +116,7 @@ func TestACPModelOptionReachesNextRequest(t *testing.T) {
 	ctx := testCtx(t)
 	dir := t.TempDir()
 	fake := newFakeOpenAI(t, fakeReply{text: []string{"one"}}, fakeReply{text: []string{"two"}})
+	fake.listed = []string{"listed-model"}
 	os.MkdirAll(filepath.Join(dir, "config", "cline-ls"), 0o755)
 	cfg, _ := json.Marshal(map[string]any{"provider": map[string]any{"name": "openai-compatible", "model": "test-model",
 		"baseUrl": fake.URL + "/v1", "apiKeyEnv": "TEST_API_KEY", "nativeTools": true, "models": []string{"other-model"}}})
@@ -138,6 +139,14 @@ func TestACPModelOptionReachesNextRequest(t *testing.T) {
 		}
 	}
 	prompt("first")
+	// A model only the provider's listing has is a choice of the model
+	// option, as _cline/models lists it.
+	if res, err := c.Call(ctx, "_cline/models", map[string]any{"sessionId": s.SessionID}); err != nil || !strings.Contains(string(res), `"id":"listed-model"`) {
+		t.Fatalf("_cline/models = %s, %v", res, err)
+	}
+	if res, err := c.Call(ctx, "session/set_config_option", map[string]any{"sessionId": s.SessionID, "configId": "model", "value": "listed-model"}); err != nil || !strings.Contains(string(res), `"value":"listed-model"`) {
+		t.Errorf("the listed model is not a choice of the model option: %s, %v", res, err)
+	}
 	res, err = c.Call(ctx, "session/set_config_option", map[string]any{"sessionId": s.SessionID, "configId": "model", "value": "other-model"})
 	if err != nil {
 		t.Fatal(err)

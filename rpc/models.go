@@ -212,3 +212,132 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 func (s *Server) sendConfigUpdate(ls *liveSession) {
 	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.configOptions(ls)})
 }
+
+const (
+	methodModels    = "cline/models"
+	methodACPModels = "_cline/models"
+)
+
+// modelLists caches the providers' models listings, per provider, base
+// URL and key variable, for the connection's life: a listing is a round
+// trip the model picker must not wait for twice.
+type modelLists struct {
+	mu    sync.Mutex
+	lists map[string][]provider.ModelInfo // guarded by mu
+}
+
+func listKey(p ProviderSettings) string {
+	return p.Name + "\x00" + p.BaseURL + "\x00" + p.APIKeyEnv
+}
+
+// cachedModels is the listing cached for the settings in force, or nil.
+func (s *Server) cachedModels() []provider.ModelInfo {
+	p := s.CurrentSettings().Provider
+	if p == nil {
+		return nil
+	}
+	s.modelLists.mu.Lock()
+	defer s.modelLists.mu.Unlock()
+	return s.modelLists.lists[listKey(*p)]
+}
+
+// providerModels lists the models of the provider in force: its models
+// endpoint's answer (cached), else the daemon's table.
+func (s *Server) providerModels(ctx context.Context) []provider.ModelInfo {
+	p := s.CurrentSettings().Provider
+	if p == nil || p.Name == "" {
+		return nil
+	}
+	if l := s.cachedModels(); l != nil {
+		return l
+	}
+	cfg := provider.Config{Name: p.Name, BaseURL: p.BaseURL, HTTPClient: s.opts.HTTPClient}
+	if p.APIKeyEnv != "" {
+		cfg.APIKey = s.opts.Getenv(p.APIKeyEnv)
+	}
+	list, err := provider.ListModels(ctx, cfg)
+	if err != nil {
+		s.log.Debug("models endpoint not used", "provider", p.Name, "err", err)
+		return provider.KnownModels(p.Name)
+	}
+	s.modelLists.mu.Lock()
+	if s.modelLists.lists == nil {
+		s.modelLists.lists = make(map[string][]provider.ModelInfo)
+	}
+	s.modelLists.lists[listKey(*p)] = list
+	s.modelLists.mu.Unlock()
+	return list
+}
+
+// modelsResult is cline/models's answer.
+type modelsResult struct {
+	Current string               `json:"current"`
+	Models  []provider.ModelInfo `json:"models"`
+}
+
+// listModels serves cline/models {sessionId?}: the model in use (the
+// session's next turn's, or the settings') and the models to choose
+// from: the provider's, with the settings' own choices (modelChoices)
+// first. It waits on the provider's endpoint off the read loop.
+func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := decodeParams(req.Params(), &p); err != nil {
+		return nil, err
+	}
+	var res modelsResult
+	if p.SessionID != "" {
+		ls, err := s.getSession(p.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if m := s.modelOf(ls.ID()); m != nil {
+			res.Current = m.shown()
+		}
+	} else if st := s.CurrentSettings().Provider; st != nil {
+		res.Current = st.Model
+	}
+	jsonrpc2.Async(ctx)
+	listed := s.providerModels(ctx)
+	name := ""
+	if st := s.CurrentSettings().Provider; st != nil {
+		name = st.Name
+	}
+	seen := map[string]bool{}
+	for _, id := range s.modelChoices(res.Current) {
+		i := slices.IndexFunc(listed, func(m provider.ModelInfo) bool { return m.ID == id })
+		if i >= 0 {
+			res.Models = append(res.Models, listed[i])
+		} else {
+			res.Models = append(res.Models, provider.ModelInfo{ID: id, Name: id, ContextWindow: provider.ContextWindow(name, id), Vision: provider.SeesImages(name, id)})
+		}
+		seen[id] = true
+	}
+	for _, m := range listed {
+		if !seen[m.ID] {
+			res.Models = append(res.Models, m)
+			seen[m.ID] = true
+		}
+	}
+	if res.Models == nil {
+		res.Models = []provider.ModelInfo{}
+	}
+	return res, nil
+}
+
+// offerListedModels fetches the provider's models listing in the
+// background, when it is not cached yet, and sends ls's options again
+// with the listed models among the model option's choices.
+func (s *Server) offerListedModels(ls *liveSession) {
+	if s.cachedModels() != nil || s.modelOf(ls.ID()) == nil {
+		return
+	}
+	s.goBackground(func() {
+		before := len(s.modelChoices(s.modelOf(ls.ID()).shown()))
+		s.providerModels(s.bgCtx)
+		if m := s.modelOf(ls.ID()); m != nil && len(s.modelChoices(m.shown())) != before {
+			s.sendConfigUpdate(ls)
+		}
+	})
+}
