@@ -161,7 +161,10 @@ const lateChange = 2 * time.Minute
 // model was told the edit landed, so a buffer that says otherwise must
 // not pass in silence.
 func (s *Server) checkLateChange(uri, path string, base tools.FileText, want string) {
+	le := &lateEdit{version: base.Version, text: want}
+	s.lateEdits.Store(uri, le)
 	s.goBackground(func() {
+		defer s.lateEdits.CompareAndDelete(uri, le)
 		ctx, cancel := context.WithTimeout(s.bgCtx, lateChange)
 		defer cancel()
 		snap, err := s.buffers.Wait(ctx, uri, func(snap workspace.Snapshot) bool { return snap.Version != base.Version })
@@ -176,6 +179,26 @@ func (s *Server) checkLateChange(uri, path string, base tools.FileText, want str
 			s.showMessage(wire.MessageWarning, fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but the buffer it reported does not hold it; check the buffer", path))
 		}
 	})
+}
+
+// lateEdit is the text a buffer holds, by its editor's word, while the
+// mirror still shows version.
+type lateEdit struct {
+	version int32
+	text    string
+}
+
+// bufferText is what an open buffer holds for a read: the mirror's text,
+// or, while an applied edit's didChange is late, the text the editor
+// said the edit made (at the mirror's version, so an edit planned on it
+// is refused and planned again once the change comes).
+func (s *Server) bufferText(snap workspace.Snapshot) string {
+	if v, ok := s.lateEdits.Load(snap.URI); ok {
+		if le := v.(*lateEdit); le.version == snap.Version {
+			return le.text
+		}
+	}
+	return snap.Text
 }
 
 // buffersMoved waits (up to catchUp) for any of the buffers to move past

@@ -37,6 +37,10 @@ func TestAppliedEditWithLateDidChange(t *testing.T) {
 			if text, _, _ := ed.Text(uri); text != after {
 				t.Fatalf("the editor's buffer = %q", text)
 			}
+			// Before the change comes, a read shows what the editor holds.
+			if r := callTool(t, ctx, ed, "read_files", map[string]any{"files": []any{map[string]any{"path": "a.txt"}}}); r.IsError || !strings.Contains(r.Content, "DELTA") {
+				t.Errorf("a read before the late change = %+v, want the edited text", r)
+			}
 			ed.SendLate(ctx, c.reported)
 			ed.Sync(ctx)
 			if c.warned {

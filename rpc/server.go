@@ -94,6 +94,7 @@ type Server struct {
 	ckpt       checkpointState
 	acpcfg     acpConfigState
 	modelLists modelLists
+	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	closing    bool           // guarded by ws.mu
 	bg         sync.WaitGroup // background work the server owns
 	bgCtx      context.Context
