@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
-	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -76,48 +75,6 @@ type acpConfigState struct {
 	models   map[string]*modelSwitch // guarded by mu; session id → its model
 }
 
-// modelSwitch is a session's model, which session/set_config_option can
-// replace between two requests.
-type modelSwitch struct {
-	mu sync.Mutex
-	p  provider.Provider // guarded by mu
-}
-
-func (m *modelSwitch) cur() provider.Provider {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.p
-}
-
-func (m *modelSwitch) set(p provider.Provider) {
-	m.mu.Lock()
-	m.p = p
-	m.mu.Unlock()
-}
-
-func (m *modelSwitch) Name() string      { return m.cur().Name() }
-func (m *modelSwitch) Model() string     { return m.cur().Model() }
-func (m *modelSwitch) NativeTools() bool { return m.cur().NativeTools() }
-func (m *modelSwitch) Stream(ctx context.Context, req provider.Request) (provider.Stream, error) {
-	return m.cur().Stream(ctx, req)
-}
-
-// switchableModel makes an ACP session's model one its config option can
-// change.
-func (s *Server) switchableModel(id string, p provider.Provider) provider.Provider {
-	if p == nil || s.dialect != DialectACP {
-		return p
-	}
-	m := &modelSwitch{p: p}
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	if s.acpcfg.models == nil {
-		s.acpcfg.models = make(map[string]*modelSwitch)
-	}
-	s.acpcfg.models[id] = m
-	return m
-}
-
 // acpCloseConfig serves ACP's session/close and forgets the session's
 // choices.
 func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -168,7 +125,9 @@ func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.Poli
 }
 
 // modelChoices are the models a session can switch to: its own, the
-// settings' model and provider.models, and the provider's default.
+// settings' model and provider.models, the provider's default, and the
+// provider's models listing once fetched (cline/models, or in the
+// background after session/new).
 func (s *Server) modelChoices(current string) []string {
 	out := []string{current}
 	if p := s.CurrentSettings().Provider; p != nil {
@@ -178,6 +137,9 @@ func (s *Server) modelChoices(current string) []string {
 			if d.provider == p.Name {
 				out = append(out, d.model)
 			}
+		}
+		for _, m := range s.cachedModels() {
+			out = append(out, m.ID)
 		}
 	}
 	out = slices.DeleteFunc(out, func(m string) bool { return m == "" })
@@ -200,8 +162,8 @@ func (s *Server) configOptions(ls *liveSession) []configOption {
 	m := s.acpcfg.models[ls.ID()]
 	s.acpcfg.mu.Unlock()
 	if m != nil {
-		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.Model()}
-		for _, id := range s.modelChoices(m.Model()) {
+		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.shown()}
+		for _, id := range s.modelChoices(m.shown()) {
 			model.Options = append(model.Options, configValue{Value: id, Name: id})
 		}
 		out = append(out, model)
@@ -242,6 +204,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func(context.Context) {
 		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: acpCommands})
+		s.offerListedModels(ls)
 	})
 	return fields, nil
 }
@@ -290,10 +253,6 @@ func (s *Server) acpSetMode(raw []byte) (any, error) {
 	return res, nil
 }
 
-func (s *Server) sendConfigUpdate(ls *liveSession) {
-	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.configOptions(ls)})
-}
-
 // setConfigOption serves session/set_config_option.
 func (s *Server) setConfigOption(raw []byte) (any, error) {
 	var p setConfigParams
@@ -340,24 +299,4 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
 	}
 	return wire.SetConfigOptionResult{ConfigOptions: s.configOptions(ls)}, nil
-}
-
-// setModel replaces the session's model with another of its choices,
-// built from the same provider settings.
-func (s *Server) setModel(ls *liveSession, model string) error {
-	s.acpcfg.mu.Lock()
-	m := s.acpcfg.models[ls.ID()]
-	s.acpcfg.mu.Unlock()
-	if m == nil {
-		return invalidParams("configId: the session has no model to change")
-	}
-	if !slices.Contains(s.modelChoices(m.Model()), model) {
-		return invalidParams("value: model must be one of %s; got %q", strings.Join(s.modelChoices(m.Model()), ", "), model)
-	}
-	p, err := s.newProviderWith(model)
-	if err != nil {
-		return jsonrpc2.Errorf(jsonrpc2.InternalError, "model: %v", err)
-	}
-	m.set(p)
-	return nil
 }

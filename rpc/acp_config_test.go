@@ -110,6 +110,10 @@ func TestACPConfigOptions(t *testing.T) {
 	var mu sync.Mutex
 	var models []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost { // the daemon's models listing: none here
+			http.NotFound(w, r)
+			return
+		}
 		var body struct{ Model string }
 		b, _ := io.ReadAll(r.Body)
 		json.Unmarshal(b, &body)

@@ -77,6 +77,9 @@ func (a *approvals) ask(ctx context.Context, sessionID string, req session.Appro
 	viaCline := a.s.caps.clineApprovals
 	acp := a.s.dialect == DialectACP
 	a.s.mu.Unlock()
+	if note := a.s.diskNote(sessionID, req.Description.Changes); note != "" {
+		req.Description.Title += ": " + note
+	}
 	if acp {
 		return a.askACP(ctx, sessionID, req)
 	}
@@ -185,8 +188,44 @@ func (a *approvals) cancelSession(sessionID string) {
 	}
 }
 
+// showDiffTitle is the action of a window/showMessageRequest approval
+// that opens the change and asks again.
+const showDiffTitle = "Show diff"
+
+// messageActions are the actions of an approval asked through
+// window/showMessageRequest, in order. Stock clients pre-select or number
+// the first (Eglot's completing-read offers it on RET, Neovim 0.7's
+// inputlist() takes a typed "1"), so the first never approves: "Show
+// diff" when the change can be shown, "Reject", then the approvals.
+// Options of the request's own (the trust question) keep their order
+// with those that do not allow first.
+func messageActions(req session.ApprovalRequest, canShow bool) []wire.MessageAction {
+	var out []wire.MessageAction
+	if len(req.Options) > 0 {
+		for _, o := range req.Options {
+			if o.Kind != wire.AllowOnce && o.Kind != wire.AllowAlways {
+				out = append(out, wire.MessageAction{Title: o.Name})
+			}
+		}
+		for _, o := range req.Options {
+			if o.Kind == wire.AllowOnce || o.Kind == wire.AllowAlways {
+				out = append(out, wire.MessageAction{Title: o.Name})
+			}
+		}
+		return out
+	}
+	if canShow {
+		out = append(out, wire.MessageAction{Title: showDiffTitle})
+	}
+	return append(out, wire.MessageAction{Title: "Reject"}, wire.MessageAction{Title: "Allow"},
+		wire.MessageAction{Title: alwaysLabel("Always allow", req)})
+}
+
 // askMessage asks through window/showMessageRequest, which every stock LSP
 // client supports. A null answer (the prompt dismissed) is a rejection.
+// With a client that can show a document, the change is not in the
+// message: "Show diff" opens it, read-only, and asks again; without, the
+// message carries it.
 func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
 	select {
 	case a.msgReq <- struct{}{}:
@@ -195,60 +234,82 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 		return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
 	}
 	d := req.Description
+	a.s.mu.Lock()
+	canShow := a.s.caps.showDocument && d.Preview != "" && len(req.Options) == 0
+	a.s.mu.Unlock()
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "cline-ls wants to run %s: %s", req.Tool, d.Title)
-	if d.Command != "" {
-		fmt.Fprintf(&msg, "\n\n$ %s", d.Command)
-	}
-	if pv := d.ReadablePreview(); pv != "" {
-		fmt.Fprintf(&msg, "\n\n%s", pv)
-	}
-	always := alwaysLabel("Always allow", req)
-	actions := []wire.MessageAction{{Title: "Allow"}, {Title: always}, {Title: "Reject"}}
 	if len(req.Options) > 0 {
-		msg.Reset()
 		msg.WriteString("cline-ls: " + d.Title)
 		if d.Command != "" {
 			fmt.Fprintf(&msg, "\n\n%s", d.Command)
 		}
-		actions = actions[:0]
-		for _, o := range req.Options {
-			actions = append(actions, wire.MessageAction{Title: o.Name})
+	} else {
+		fmt.Fprintf(&msg, "cline-ls wants to run %s: %s", req.Tool, d.Title)
+		if d.Command != "" {
+			fmt.Fprintf(&msg, "\n\n$ %s", d.Command)
+		}
+		switch {
+		case canShow:
+			msg.WriteString("\n\n" + showDiffTitle + " opens the change.")
+		case d.ReadablePreview() != "":
+			fmt.Fprintf(&msg, "\n\n%s", d.ReadablePreview())
 		}
 	}
+	actions := messageActions(req, canShow)
 	params := wire.ShowMessageRequestParams{
 		Type:    wire.MessageInfo,
 		Message: msg.String(),
 		Actions: actions,
 	}
-	var res *struct {
-		Title string `json:"title"`
-	}
-	if err := a.s.call(ctx, methodShowMessageRequest, params, &res); err != nil {
-		if ctx.Err() != nil {
-			return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+	for {
+		var res *struct {
+			Title string `json:"title"`
 		}
-		var je *jsonrpc2.Error
-		if errors.As(err, &je) {
-			return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "the editor could not ask: " + je.Message}, nil
+		if err := a.s.call(ctx, methodShowMessageRequest, params, &res); err != nil {
+			if ctx.Err() != nil {
+				return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
+			}
+			var je *jsonrpc2.Error
+			if errors.As(err, &je) {
+				return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "the editor could not ask: " + je.Message}, nil
+			}
+			return session.ApprovalOutcome{}, fmt.Errorf("asking for approval: %w", err)
 		}
-		return session.ApprovalOutcome{}, fmt.Errorf("asking for approval: %w", err)
+		if res == nil {
+			return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
+		}
+		if canShow && res.Title == showDiffTitle {
+			if err := a.s.showDiffDocument(ctx, req); err != nil {
+				// Shown in the message instead, and asked again.
+				a.s.log.Debug("diff not shown as a document", "err", err)
+				params.Message = strings.TrimSuffix(params.Message, showDiffTitle+" opens the change.") + d.ReadablePreview()
+				canShow = false
+				params.Actions = messageActions(req, false)
+			}
+			continue
+		}
+		return messageOutcome(req, res.Title), nil
 	}
-	if res == nil {
-		return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
-	}
+}
+
+// messageOutcome is the outcome a window/showMessageRequest answer's
+// title picks; a title not offered rejects.
+func messageOutcome(req session.ApprovalRequest, title string) session.ApprovalOutcome {
 	for _, o := range req.Options {
-		if o.Name == res.Title {
-			return session.ApprovalOutcome{Choice: session.ApprovalChoice(o.OptionID)}, nil
+		if o.Name == title {
+			return session.ApprovalOutcome{Choice: session.ApprovalChoice(o.OptionID)}
 		}
 	}
-	switch res.Title {
+	if len(req.Options) > 0 {
+		return session.ApprovalOutcome{Choice: session.RejectOnce}
+	}
+	switch title {
 	case "Allow":
-		return session.ApprovalOutcome{Choice: session.AllowOnce}, nil
-	case always, "Always allow":
+		return session.ApprovalOutcome{Choice: session.AllowOnce}
+	case alwaysLabel("Always allow", req), "Always allow":
 		// The bare title is what clients were offered before the label
 		// named its scope; the scope is the same.
-		return session.ApprovalOutcome{Choice: session.AllowAlways}, nil
+		return session.ApprovalOutcome{Choice: session.AllowAlways}
 	}
-	return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
+	return session.ApprovalOutcome{Choice: session.RejectOnce}
 }

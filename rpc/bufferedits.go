@@ -2,11 +2,14 @@ package rpc
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -129,13 +132,73 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 				// mirror catch up or, if stale, is re-planned.
 				continue
 			}
-			if snap, ok := s.buffers.Get(uris[i]); ok && snap.Version != e.base.Version {
+			snap, ok := s.buffers.Get(uris[i])
+			if ok && snap.Version != e.base.Version {
 				return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the editor skipped the edit because the buffer had changed"}}
+			}
+			if ok && versioned {
+				// Applied to the very version it was made for, and no
+				// change of the buffer reported since: the didChange is
+				// late (Eglot 1.9 sends it once Emacs is idle again). An
+				// editor that skips an edit does so because its buffer had
+				// moved on, which the mirror would show; so the edit is
+				// believed, and the change checked when it comes.
+				s.checkLateChange(uris[i], e.change.Path, e.base, want)
+				continue
 			}
 			return &tools.DeliveryError{Path: e.change.Path, Reason: "the editor said the edit was applied but its buffer never showed it"}
 		}
 	}
 	return nil
+}
+
+// lateChange bounds how long a believed edit's didChange is waited for.
+const lateChange = 2 * time.Minute
+
+// checkLateChange waits, off the caller's path, for the buffer at uri to
+// move past base and tells the user when what it then holds is not the
+// edit the editor said it applied (want), or when no change comes: the
+// model was told the edit landed, so a buffer that says otherwise must
+// not pass in silence.
+func (s *Server) checkLateChange(uri, path string, base tools.FileText, want string) {
+	le := &lateEdit{version: base.Version, text: want}
+	s.lateEdits.Store(uri, le)
+	s.goBackground(func() {
+		defer s.lateEdits.CompareAndDelete(uri, le)
+		ctx, cancel := context.WithTimeout(s.bgCtx, lateChange)
+		defer cancel()
+		snap, err := s.buffers.Wait(ctx, uri, func(snap workspace.Snapshot) bool { return snap.Version != base.Version })
+		switch {
+		case s.bgCtx.Err() != nil:
+		case errors.Is(err, workspace.ErrNotOpen):
+		case err != nil:
+			s.log.Warn("an applied edit was never reported", "path", path)
+			s.showMessage(wire.MessageWarning, fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but never reported the change; check the buffer", path))
+		case !editIntact(base.Text, want, snap.Text):
+			s.log.Warn("an applied edit's buffer differs", "path", path)
+			s.showMessage(wire.MessageWarning, fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but the buffer it reported does not hold it; check the buffer", path))
+		}
+	})
+}
+
+// lateEdit is the text a buffer holds, by its editor's word, while the
+// mirror still shows version.
+type lateEdit struct {
+	version int32
+	text    string
+}
+
+// bufferText is what an open buffer holds for a read: the mirror's text,
+// or, while an applied edit's didChange is late, the text the editor
+// said the edit made (at the mirror's version, so an edit planned on it
+// is refused and planned again once the change comes).
+func (s *Server) bufferText(snap workspace.Snapshot) string {
+	if v, ok := s.lateEdits.Load(snap.URI); ok {
+		if le := v.(*lateEdit); le.version == snap.Version {
+			return le.text
+		}
+	}
+	return snap.Text
 }
 
 // buffersMoved waits (up to catchUp) for any of the buffers to move past

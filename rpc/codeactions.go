@@ -45,7 +45,8 @@ type commandWire struct {
 // can read the rest of the file itself.
 const maxSelection = 8 << 10
 
-// codeActions serves textDocument/codeAction: on diagnostics, "Fix with
+// codeActions serves textDocument/codeAction: on diagnostics, or on a
+// bare cursor (a linter's diagnostic the client does not send), "Fix with
 // agent"; on a selection, "Explain" and "Refactor selection"; each runs
 // cline.prompt with the file, the lines, the selected text and the
 // diagnostics' messages, so a stock client starts a turn with that
@@ -111,6 +112,22 @@ func (s *Server) codeActions(raw []byte) (any, error) {
 		ref := action("Refactor selection with agent", "Refactor this code from "+quote+"Keep its behaviour; make it clearer.")
 		ref.Kind = "refactor"
 		out = append(out, exp, ref)
+	}
+	if len(p.Context.Diagnostics) == 0 && selected == "" {
+		// Editors send only their own language servers' diagnostics
+		// (Neovim from 0.10, Eglot), so a linter's problem under the
+		// cursor arrives as a bare position: offer the fix on its line.
+		line := p.Range.Start.Line
+		start := m.Offset(workspace.Position{Line: line}, enc)
+		end := m.Offset(workspace.Position{Line: line + 1}, enc)
+		if start <= end && end <= len(snap.Text) {
+			text := strings.TrimRight(snap.Text[start:end], "\r\n")
+			if len(text) > maxSelection {
+				text = text[:maxSelection] + "\n[line cut]"
+			}
+			out = append(out, action("Fix with agent", fmt.Sprintf(
+				"The editor shows a problem on line %d of %s (a diagnostic this server is not sent; read the code around it):\n```\n%s\n```\nFind the problem there and fix it.", line+1, name, text)))
+		}
 	}
 	if out == nil {
 		out = []codeActionWire{}

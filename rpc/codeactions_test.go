@@ -61,6 +61,20 @@ func TestCodeActions(t *testing.T) {
 	if !strings.Contains(actions[1].Command.Arguments[0].Text, "func f() int { return x }") {
 		t.Errorf("explain does not quote the selection: %s", actions[1].Command.Arguments[0].Text)
 	}
+	// A linter's diagnostic the client does not send: a bare cursor on
+	// its line is offered the fix, quoting the line.
+	actions = nil
+	if err := ed.Call(ctx, "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": rng(2, 4, 2, 4),
+		"context": map[string]any{"diagnostics": []any{}},
+	}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 || actions[0].Title != "Fix with agent" ||
+		!strings.Contains(actions[0].Command.Arguments[0].Text, "line 3 of main.go") ||
+		!strings.Contains(actions[0].Command.Arguments[0].Text, "func f() int { return x }") {
+		t.Errorf("actions on a bare cursor = %+v", actions)
+	}
 	var started struct{ SessionID string }
 	if err := ed.Call(ctx, "workspace/executeCommand", map[string]any{"command": fix.Command,
 		"arguments": []any{map[string]any{"text": fix.Arguments[0].Text}}}, &started); err != nil || started.SessionID == "" {

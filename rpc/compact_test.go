@@ -49,6 +49,10 @@ func newWindowServer(t *testing.T, window int, step func(n int) map[string]any) 
 }
 
 func (ws *windowServer) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost { // the daemon's models listing: none here
+		http.NotFound(w, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	tokens := len(body) / 4
 	summary := strings.Contains(string(body), summaryMark)

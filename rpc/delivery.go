@@ -3,8 +3,10 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
@@ -184,12 +186,12 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 	var bufEdits []bufferEdit
 	var diskOps, clientWrites []tools.Change
 	for _, c := range changes {
-		if viaClient && c.NewText != nil && c.MoveTo == "" {
+		ft, ok := read[c.Path]
+		switch changeRoute(c, viaClient, ok && ft.Open) {
+		case toClient:
 			clientWrites = append(clientWrites, c)
 			continue
-		}
-		ft, ok := read[c.Path]
-		if ok && ft.Open && c.NewText != nil && c.MoveTo == "" {
+		case toBuffer:
 			bufEdits = append(bufEdits, bufferEdit{change: c, base: ft})
 			continue
 		}
@@ -222,6 +224,60 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 		}
 	}
 	return changes, nil
+}
+
+// delivery is where a change is delivered.
+type delivery int
+
+const (
+	toDisk   delivery = iota
+	toBuffer          // the editor's open buffer, through workspace/applyEdit
+	toClient          // the ACP client's fs/write_text_file
+)
+
+// changeRoute is the one rule of where change c goes: to an ACP client
+// that writes files, to the buffer when the file is open, else to disk —
+// which the approval says (diskNote), since the user's buffers are what
+// they expect to change, not their files.
+func changeRoute(c tools.Change, viaClient, open bool) delivery {
+	switch {
+	case viaClient && c.NewText != nil && c.MoveTo == "":
+		return toClient
+	case open && c.NewText != nil && c.MoveTo == "":
+		return toBuffer
+	}
+	return toDisk
+}
+
+// diskNote says which of an approval's changes reach the disk at once
+// ("writes notes.txt to disk"), or "" when none does.
+func (s *Server) diskNote(sessionID string, changes []tools.Change) string {
+	f := s.newFiles()
+	f.sessionID = sessionID
+	viaClient := f.acpWrites()
+	var names []string
+	for _, c := range changes {
+		_, open := s.buffers.GetPath(c.Path)
+		if changeRoute(c, viaClient, open) != toDisk {
+			continue
+		}
+		name := f.Display(c.Path)
+		switch {
+		case c.MoveTo != "":
+			names = append(names, "moves "+name+" on disk")
+		case c.NewText == nil:
+			names = append(names, "deletes "+name+" from disk")
+		default:
+			names = append(names, "writes "+name+" to disk")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return strings.Join(names, ", ") + " (not open in the editor)"
 }
 
 // writeDisk applies disk changes in order and returns a function that

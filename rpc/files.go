@@ -95,7 +95,7 @@ func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {
 		return ft, err
 	}
 	if snap, ok := f.s.buffers.GetPath(abs); ok {
-		return tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version}, nil
+		return tools.FileText{Text: f.s.bufferText(snap), Exists: true, Open: true, Version: snap.Version}, nil
 	}
 	r, err := f.roots()
 	if err != nil {

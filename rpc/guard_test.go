@@ -91,10 +91,10 @@ func TestAlwaysOptionsNameTheirScope(t *testing.T) {
 			mu.Lock()
 			titles = append(titles, ts)
 			mu.Unlock()
-			if len(ts) < 2 {
+			if len(ts) < 3 {
 				return nil, nil
 			}
-			return map[string]any{"title": ts[1]}, nil
+			return map[string]any{"title": ts[2]}, nil
 		})
 		for _, p := range []string{"docs/a.txt", "docs/a.txt", "src/b.txt"} {
 			if r := callTool(t, ctx, ed, "write_to_file", edit(p)); r.IsError {
@@ -106,10 +106,10 @@ func TestAlwaysOptionsNameTheirScope(t *testing.T) {
 		if len(titles) != 2 {
 			t.Fatalf("asked %d times, want 2 (docs/a.txt once, then src/b.txt): %v", len(titles), titles)
 		}
-		if want := []string{"Allow", "Always allow edits of docs/a.txt", "Reject"}; !slices.Equal(titles[0], want) {
+		if want := []string{"Reject", "Allow", "Always allow edits of docs/a.txt"}; !slices.Equal(titles[0], want) {
 			t.Errorf("actions %q, want %q", titles[0], want)
 		}
-		if got := titles[1][1]; got != "Always allow edits of src/b.txt" {
+		if got := titles[1][2]; got != "Always allow edits of src/b.txt" {
 			t.Errorf("second always action %q", got)
 		}
 		if readFile(t, filepath.Join(root, "src/b.txt")) != "changed\n" {

@@ -27,6 +27,7 @@ type initializeParams struct {
 	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
 	// which Neovim sends) or showMessageRequest (older clients) is there.
 	ShowMessageRequest bool
+	ShowDocument       bool                                       // capabilities.window.showDocument.support
 	Cline              struct{ Approvals, Diffs, Questions bool } // capabilities.experimental.cline
 	Options            json.RawMessage                            // initializationOptions
 }
@@ -56,6 +57,9 @@ type initializeWire struct {
 			WorkDoneProgress   bool            `json:"workDoneProgress"`
 			ShowMessage        json.RawMessage `json:"showMessage"`
 			ShowMessageRequest json.RawMessage `json:"showMessageRequest"`
+			ShowDocument       struct {
+				Support bool `json:"support"`
+			} `json:"showDocument"`
 		} `json:"window"`
 		Experimental struct {
 			Cline struct {
@@ -93,6 +97,7 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	p.DocumentChanges = c.Workspace.WorkspaceEdit.DocumentChanges
 	p.WorkDoneProgress = c.Window.WorkDoneProgress
 	p.ShowMessageRequest = c.Window.ShowMessage != nil || c.Window.ShowMessageRequest != nil
+	p.ShowDocument = c.Window.ShowDocument.Support
 	p.Cline.Approvals, p.Cline.Diffs, p.Cline.Questions = c.Experimental.Cline.Approvals, c.Experimental.Cline.Diffs, c.Experimental.Cline.Questions
 	p.Options = w.Options
 	return p, nil
@@ -145,6 +150,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 		docChanges:       p.DocumentChanges,
 		workDoneProgress: p.WorkDoneProgress,
 		showMessageReq:   p.ShowMessageRequest,
+		showDocument:     p.ShowDocument,
 	}
 	if p.ClientName != nil {
 		caps.checksVersions = checksVersions(*p.ClientName)

@@ -158,7 +158,7 @@ func (s *Server) connDone() <-chan struct{} {
 // answers at once with the session id and the turn runs on its own: it
 // reports through $/progress (the agent's text as report messages) and
 // window/logMessage, and its end through the progress end and a
-// window/showMessage naming the stop reason.
+// window/showMessage naming the stop reason, with the answer (turnEnded).
 func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, invalidParams("arguments[0].text: required")
@@ -182,12 +182,14 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 	// eglot, blocked in its executeCommand, may not serve a request that
 	// arrives first.
 	s.afterReply(reqID, func(ctx context.Context) {
+		done := ls.recordTurn()
 		res, err := s.runPrompt(ctx, ls, text, nil)
+		transcript, answer := done()
 		switch {
 		case err != nil:
 			s.showMessage(wire.MessageError, "cline-ls: the turn failed: "+err.Error())
 		default:
-			s.showMessage(wire.MessageInfo, fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", res.StopReason, id))
+			s.turnEnded(ctx, id, text, res.StopReason, transcript, answer)
 		}
 	})
 	return wire.SessionIDResult{SessionID: id}, nil

@@ -127,6 +127,8 @@ func init() {
 	serve(methodSessionClose, inACP, (*Server).acpCloseConfig)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
+	serve(methodModels, inLSP, (*Server).listModels)
+	serve(methodACPModels, inACP, (*Server).listModels)
 	serve(methodCheckpoints, inLSP, params((*Server).listCheckpoints))
 	serve(methodACPCheckpoints, inACP, params((*Server).listCheckpoints))
 	serve(methodCheckpointDiff, inLSP, (*Server).checkpointDiff)

@@ -83,20 +83,22 @@ type Server struct {
 	ended     chan struct{}
 	inputOnce sync.Once
 
-	folders   *workspace.Folders
-	buffers   *workspace.Buffers
-	ws        wsState
-	sess      sessions
-	progress  progress
-	approvals approvals
-	hookTrust hookTrust
-	mcp       mcpServers
-	ckpt      checkpointState
-	acpcfg    acpConfigState
-	closing   bool           // guarded by ws.mu
-	bg        sync.WaitGroup // background work the server owns
-	bgCtx     context.Context
-	bgCancel  context.CancelFunc
+	folders    *workspace.Folders
+	buffers    *workspace.Buffers
+	ws         wsState
+	sess       sessions
+	progress   progress
+	approvals  approvals
+	hookTrust  hookTrust
+	mcp        mcpServers
+	ckpt       checkpointState
+	acpcfg     acpConfigState
+	modelLists modelLists
+	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
+	closing    bool           // guarded by ws.mu
+	bg         sync.WaitGroup // background work the server owns
+	bgCtx      context.Context
+	bgCancel   context.CancelFunc
 	// endServe ends Serve; set before its connection reads anything.
 	endServe context.CancelFunc
 	sigOnce  sync.Once
@@ -112,6 +114,7 @@ type clientCaps struct {
 	clineQuestions   bool
 	applyEdit        bool
 	showMessageReq   bool
+	showDocument     bool // window/showDocument
 	workDoneProgress bool
 	docChanges       bool
 	checksVersions   bool   // see checksVersions

@@ -29,6 +29,8 @@ type fakeOpenAI struct {
 	mu      sync.Mutex
 	replies []fakeReply
 	keys    []string // Authorization headers seen
+	models  []string // the model each request named
+	listed  []string // the models /models lists; nil: no such endpoint
 	gone    chan struct{}
 }
 
@@ -43,8 +45,26 @@ type fakeCall struct{ id, name, args string }
 func newFakeOpenAI(t *testing.T, replies ...fakeReply) *fakeOpenAI {
 	f := &fakeOpenAI{replies: replies, gone: make(chan struct{}, 16)}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost { // a models listing
+			f.mu.Lock()
+			ids := f.listed
+			f.mu.Unlock()
+			if ids == nil {
+				http.NotFound(w, r)
+				return
+			}
+			var data []any
+			for _, id := range ids {
+				data = append(data, map[string]any{"id": id, "object": "model"})
+			}
+			json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+			return
+		}
+		var body struct{ Model string }
+		json.NewDecoder(r.Body).Decode(&body)
 		f.mu.Lock()
 		f.keys = append(f.keys, r.Header.Get("Authorization"))
+		f.models = append(f.models, body.Model)
 		if len(f.replies) == 0 {
 			f.mu.Unlock()
 			http.Error(w, `{"error":{"message":"no more replies"}}`, 500)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
@@ -58,6 +59,8 @@ type liveSession struct {
 	// detached: taken out of byID by detachLocked; guarded by sessions.mu
 	detached bool
 	turns    sync.WaitGroup // its running prompts, for session/close to wait on
+	// turnLog records the turn a stock client started (stockturn.go).
+	turnLog atomic.Pointer[turnLog]
 }
 
 // sessionSpec says what session openSession makes.
@@ -222,7 +225,9 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
-		prov = s.switchableModel(id, prov)
+		prov = s.switchableModel(id, prov, perr)
+	} else {
+		prov = sameModel{prov}
 	}
 	st := s.CurrentSettings()
 	s.warnNoSandbox(st)
@@ -264,11 +269,14 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Files:      f,
 		Policy:     policy,
 		Approver:   s.approvals.approver(id),
-		Updates:    func(u wire.SessionUpdate) { s.sendUpdate(id, u) },
-		Log:        sp.log,
-		MaxTurns:   st.MaxTurns,
-		Family:     modelFamily(prov),
-		Subagent:   subagent,
+		Updates: func(u wire.SessionUpdate) {
+			ls.noteUpdate(u)
+			s.sendUpdate(id, u)
+		},
+		Log:      sp.log,
+		MaxTurns: st.MaxTurns,
+		Family:   modelFamily(prov),
+		Subagent: subagent,
 		OpenBuffers: func() []string {
 			var out []string
 			for _, p := range f.OpenBuffers() {

@@ -205,8 +205,9 @@ func (s *Server) reportSettingsFile() {
 
 // settingsChanged brings the settings in force to every live session: the
 // approvals and rules reach their policies at once (each keeps the rules
-// its user added with "always"), the checkpoint settings the workspace's
-// store, which every session's checkpoints go through.
+// its user added with "always"), the provider and model each session's
+// next turn (modelSettingsChanged), the checkpoint settings the
+// workspace's store, which every session's checkpoints go through.
 func (s *Server) settingsChanged() {
 	s.reportSettingsFile()
 	s.checkpointSettingsChanged()
@@ -227,4 +228,5 @@ func (s *Server) settingsChanged() {
 			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)
 		}
 	}
+	s.modelSettingsChanged(live)
 }

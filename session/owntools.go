@@ -50,9 +50,9 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
 					s.cfg.Updates(s.agentText(a.Response))
 					if a.More {
-						return tools.Result{Content: "Shown to the user. Continue exploring."}, nil
+						return tools.Result{Content: resultShownMore}, nil
 					}
-					return tools.Result{Content: "Shown to the user.", EndsTurn: true}, nil
+					return tools.Result{Content: resultShown, EndsTurn: true}, nil
 				},
 			}, nil
 		}),
@@ -119,7 +119,7 @@ func (s *Session) ask(ctx context.Context, question string, options []string) (t
 		}
 		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: b.String()}})
 		s.noteQuestion(question, "shown to the user at the end of a turn; the request after it may answer it")
-		return tools.Result{Content: "The question was shown to the user; their next message is the answer.", EndsTurn: true}, nil
+		return tools.Result{Content: resultAsked, EndsTurn: true}, nil
 	}
 	answer, ok, err := s.cfg.Ask(ctx, question, options)
 	if err != nil {

@@ -29,7 +29,7 @@ func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.Fi
 	if isError {
 		status = wire.StatusFailed
 	}
-	items := []wire.ToolCallContent{wire.Text(s.cfg.Redact(content))}
+	items := []wire.ToolCallContent{wire.Text(s.cfg.Redact(forUser(content)))}
 	if s.cfg.ACP {
 		items = append(items, s.diffItems(edits)...)
 	}

@@ -474,16 +474,16 @@ func (b *batch) approve(i int, pc PolicyCall, v Verdict) bool {
 		}
 	}
 	// reject_once, reject_always, and any answer not understood.
-	msg := fmt.Sprintf("%s was not run: denied by the user.", name)
+	msg := name + deniedSuffix
 	if out.Feedback != "" {
-		msg += "\nThe user's feedback: " + out.Feedback
+		msg += feedbackPrefix + out.Feedback
 	}
 	b.finish(i, StateError, tools.Result{Content: msg, IsError: true}, nil)
 	return false
 }
 
 func notRun(name string) tools.Result {
-	return tools.Errorf("%s was not run: cancelled.", name)
+	return tools.Errorf("%s", name+cancelledSuffix)
 }
 
 // describe and execute turn a tool's panic into an error, so one broken

@@ -324,6 +324,14 @@ func (s *Session) Busy() bool {
 	return s.running != nil || len(s.calls) > 0
 }
 
+// TurnModel is a Provider whose model may change between turns (the
+// settings changed, the user chose another): BeginTurn takes the model of
+// the turn starting, with no other turn of the session running, or says
+// why there is none.
+type TurnModel interface {
+	BeginTurn() error
+}
+
 // ErrBusy is returned by Prompt while another turn of the session runs.
 var ErrBusy = errors.New("a prompt is already running in this session; cancel it or wait for it to end")
 
@@ -358,6 +366,11 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 		s.workEndedLocked()
 		s.mu.Unlock()
 	}()
+	if tm, ok := s.cfg.Provider.(TurnModel); ok {
+		if err := tm.BeginTurn(); err != nil {
+			return "", err
+		}
+	}
 	extra, refused := s.promptHooks(ctx, text)
 	if ctx.Err() != nil {
 		return StopCancelled, nil
@@ -740,7 +753,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 		r := &results[i]
 		r.Result.Content = s.cfg.Redact(r.Result.Content)
 		if r.State == StateCancelled && r.Result.Content == "" {
-			r.Result.Content = "cancelled by the user"
+			r.Result.Content = resultCancelled
 		}
 	}
 	return results

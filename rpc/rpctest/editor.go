@@ -50,6 +50,15 @@ type Editor struct {
 	Mode ApplyMode
 	// Applied counts workspace/applyEdit requests the editor applied.
 	Applied int
+	// late holds the didChange notifications ApplyLateChange keeps back.
+	late []lateChange
+}
+
+// lateChange is a didChange held back.
+type lateChange struct {
+	uri     string
+	version int32
+	changes []any
 }
 
 type doc struct {
@@ -72,6 +81,10 @@ const (
 	ApplySkipStale
 	// ApplyRefuse answers applied:false, as a user declining would.
 	ApplyRefuse
+	// ApplyLateChange applies the edit and answers applied:true, but
+	// holds its didChange until SendLate, as Eglot 1.9 does (it reports
+	// the change only once Emacs is idle again, well after the answer).
+	ApplyLateChange
 )
 
 // New starts a server with opts and connects a fake editor to it. The
@@ -292,6 +305,13 @@ func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (any, error
 		notices = append(notices, notice{de.uri, d.version, changes})
 	}
 	e.Applied++
+	if mode == ApplyLateChange {
+		for _, n := range notices {
+			e.late = append(e.late, lateChange(n))
+		}
+		e.mu.Unlock()
+		return map[string]any{"applied": true}, nil
+	}
 	e.mu.Unlock()
 	for _, n := range notices {
 		e.Notify(ctx, "textDocument/didChange", map[string]any{
@@ -300,6 +320,31 @@ func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (any, error
 		})
 	}
 	return map[string]any{"applied": true}, nil
+}
+
+// SendLate sends the didChange notifications ApplyLateChange held back.
+// With replace non-empty, each reports the whole buffer as replace
+// instead (and the editor's copy becomes it): an editor whose buffer
+// ended up other than the edit said.
+func (e *Editor) SendLate(ctx context.Context, replace string) {
+	e.mu.Lock()
+	late := e.late
+	e.late = nil
+	if replace != "" {
+		for i := range late {
+			late[i].changes = []any{map[string]any{"text": replace}}
+			if d := e.docs[late[i].uri]; d != nil {
+				d.text = replace
+			}
+		}
+	}
+	e.mu.Unlock()
+	for _, n := range late {
+		e.Notify(ctx, "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": n.uri, "version": n.version},
+			"contentChanges": n.changes,
+		})
+	}
 }
 
 // Text returns the editor's own copy of a buffer.

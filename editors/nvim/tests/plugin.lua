@@ -126,7 +126,7 @@ function scenarios.reject()
   local text = session_text()
   H.contains(text, '[approval] Edit hello.txt — rejected: say hi instead')
   H.contains(text, '[tool] Edit hello.txt (failed)')
-  H.contains(text, 'denied by the user', 'the tool result is shown')
+  H.contains(text, 'You rejected this.', 'the tool result is shown, in the user\'s words')
   H.contains(text, 'Understood.')
 end
 

@@ -329,6 +329,13 @@ export class ChatModel {
         // session file keeps them.
         this.note(`Context compacted: about ${u.before} → ${u.after} tokens${u.historyFile ? `; the replaced turns stay in ${u.historyFile}` : ''}.`);
         return;
+      case 'config_option_update': {
+        // The daemon says which model the session's next turn uses (the
+        // settings changed): the chip shows it without a reload.
+        const model = (u.configOptions ?? []).find((o) => o.id === 'model');
+        if (model) this.setState({ model: model.currentValue });
+        return;
+      }
       case 'usage_update': {
         const x = u as typeof u & { session?: { inputTokens?: number; outputTokens?: number; costUsd?: number }; context?: { used: number; size: number } };
         const usage = this.state.usage;

@@ -131,8 +131,8 @@ const statusMark: Record<string, string> = {
 export function outcomeOf(status: string, decision: ToolCallState['decision'], output: string): string {
   if (status !== 'failed') return status;
   if (decision === 'rejected' || decision === 'cancelled') return decision;
-  if (/was not run: denied by the user/.test(output)) return 'rejected';
-  if (/was not run: cancelled/.test(output)) return 'cancelled';
+  if (/^You rejected this\./.test(output) || /was not run: denied by the user/.test(output)) return 'rejected';
+  if (/^Cancelled\.$/.test(output) || /was not run: cancelled/.test(output)) return 'cancelled';
   return status;
 }
 

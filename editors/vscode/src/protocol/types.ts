@@ -60,6 +60,7 @@ export type SessionUpdate =
   | { sessionUpdate: 'plan'; entries: PlanEntry[] }
   | { sessionUpdate: 'current_mode_update'; currentModeId: string }
   | { sessionUpdate: 'compaction'; before: number; after: number; summary?: string; historyFile?: string }
+  | { sessionUpdate: 'config_option_update'; configOptions: { id: string; currentValue: string }[] }
   | {
       sessionUpdate: 'usage_update';
       inputTokens?: number;
