@@ -27,8 +27,8 @@ type initializeParams struct {
 	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
 	// which Neovim sends) or showMessageRequest (older clients) is there.
 	ShowMessageRequest bool
-	Cline              struct{ Approvals, Diffs, Questions bool } // capabilities.experimental.cline
-	Options            json.RawMessage                            // initializationOptions
+	Cline              struct{ Approvals, Diffs, Questions, Diagnostics bool } // capabilities.experimental.cline
+	Options            json.RawMessage                                         // initializationOptions
 }
 
 // decodeInitializeParams decodes the members initialize reads and no
@@ -131,7 +131,7 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	for _, m := range []struct {
 		name string
 		dst  *bool
-	}{{"approvals", &p.Cline.Approvals}, {"diffs", &p.Cline.Diffs}, {"questions", &p.Cline.Questions}} {
+	}{{"approvals", &p.Cline.Approvals}, {"diffs", &p.Cline.Diffs}, {"questions", &p.Cline.Questions}, {"diagnostics", &p.Cline.Diagnostics}} {
 		if err := cline.decode(cl, m.name, m.dst); err != nil {
 			return p, err
 		}
@@ -183,6 +183,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 		clineApprovals:   p.Cline.Approvals,
 		clineDiffs:       p.Cline.Diffs,
 		clineQuestions:   p.Cline.Questions,
+		clineDiags:       p.Cline.Diagnostics,
 		applyEdit:        p.ApplyEdit,
 		docChanges:       p.DocumentChanges,
 		workDoneProgress: p.WorkDoneProgress,

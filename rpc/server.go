@@ -85,6 +85,7 @@ type Server struct {
 
 	folders   *workspace.Folders
 	buffers   *workspace.Buffers
+	diags     *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws        wsState
 	sess      sessions
 	progress  progress
@@ -107,6 +108,7 @@ type clientCaps struct {
 	clineApprovals   bool
 	clineDiffs       bool
 	clineQuestions   bool
+	clineDiags       bool // sends cline/diagnostics (PROTOCOL.md §10)
 	applyEdit        bool
 	showMessageReq   bool
 	workDoneProgress bool
@@ -132,6 +134,7 @@ func NewServer(opts Options) *Server {
 		exited:  make(chan struct{}),
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
+		diags:   workspace.NewDiagnostics(),
 		cfg:     newSettingsStore(opts.Getenv, os.ReadFile),
 
 		inputEnded: make(chan struct{}),
