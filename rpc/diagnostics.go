@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -95,6 +96,12 @@ func diagnosticCode(raw json.RawMessage) string {
 	return ""
 }
 
+// diagnosticsQuiet is how long after a report of the edited text the
+// daemon waits for another before taking the latest: editors report each
+// source's diagnostics as it comes (a language server's, then a linter's),
+// and the first report may still hold another source's of the old text.
+const diagnosticsQuiet = 150 * time.Millisecond
+
 // maxDiagnosticLines is how many introduced or fixed problems one tool
 // result lists, all files together.
 const maxDiagnosticLines = 10
@@ -131,7 +138,7 @@ func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, displa
 			defer wg.Done()
 			// Only a report for a version after the one the edit was
 			// made on can be of the edited text.
-			r, err := s.diags.After(wctx, snap.URI, e.base.Version)
+			r, err := s.diags.Settled(wctx, snap.URI, e.base.Version, diagnosticsQuiet)
 			got[i].after, got[i].ok = r, err == nil
 		}()
 	}

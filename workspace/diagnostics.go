@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -143,6 +144,49 @@ func (d *Diagnostics) After(ctx context.Context, uri string, version int32) (Dia
 		case <-changed:
 		case <-ctx.Done():
 			return DiagnosticReport{}, ctx.Err()
+		}
+	}
+}
+
+// Settled waits as After does, then for as long as reports keep coming
+// less than quiet apart (the editor's sources report one after another,
+// each report holding every source's diagnostics at that moment), and
+// returns the latest. When ctx ends after the first report, that latest is
+// returned all the same; before it, ctx's error.
+func (d *Diagnostics) Settled(ctx context.Context, uri string, version int32, quiet time.Duration) (DiagnosticReport, error) {
+	r, err := d.After(ctx, uri, version)
+	if err != nil {
+		return r, err
+	}
+	// latest takes the newest report and the signal of the next one.
+	latest := func() <-chan struct{} {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		doc := d.docs[uri]
+		if doc == nil { // closed meanwhile: nothing newer will come
+			return nil
+		}
+		if k := len(doc.reports); k > 0 && doc.reports[k-1].Version > version {
+			r = doc.reports[k-1]
+		}
+		return doc.changed
+	}
+	timer := time.NewTimer(quiet)
+	defer timer.Stop()
+	for {
+		changed := latest()
+		if changed == nil {
+			return r, nil
+		}
+		select {
+		case <-changed:
+			timer.Reset(quiet)
+		case <-timer.C:
+			latest()
+			return r, nil
+		case <-ctx.Done():
+			latest()
+			return r, nil
 		}
 	}
 }

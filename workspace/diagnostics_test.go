@@ -72,3 +72,33 @@ func TestDiagnosticsAfterWaitsForANewerVersion(t *testing.T) {
 		t.Error("After returned without a newer report")
 	}
 }
+
+// TestDiagnosticsSettledTakesTheLastOfABurst: reports that follow each
+// other (one source, then another) settle on the last one.
+func TestDiagnosticsSettledTakesTheLastOfABurst(t *testing.T) {
+	d := NewDiagnostics()
+	d.Set("u", 1, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a guard only
+	defer cancel()
+	// The burst comes before the wait, so no timing decides it: a later
+	// report of the same version replaces the first one.
+	d.Set("u", 2, []Diagnostic{{Message: "a stale source's"}})
+	d.Set("u", 2, []Diagnostic{{Message: "every source's"}})
+	r, err := d.Settled(ctx, "u", 1, time.Millisecond)
+	if err != nil || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "every source's" {
+		t.Errorf("Settled = %+v, %v; want the last report", r, err)
+	}
+	got := make(chan DiagnosticReport, 1)
+	go func() {
+		r, _ := d.Settled(ctx, "u", 2, time.Hour) // ends with ctx after the first report
+		got <- r
+	}()
+	d.Set("u", 3, []Diagnostic{{Message: "first"}})
+	d.Set("u", 4, []Diagnostic{{Message: "last"}})
+	// Both reports are in before cancel: whatever Settled saw first, it
+	// has seen the last by the time it wakes for ctx.
+	cancel()
+	if r := <-got; len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "last" {
+		t.Errorf("Settled ended by ctx = %+v, want the latest report", r)
+	}
+}

@@ -237,12 +237,24 @@ cline-ls server, with the version Eglot's didChange carries."
                         (list :uri (plist-get id :uri) :version (plist-get id :version)
                               :diagnostics (vconcat (nreverse diags))))))))
 
+(defvar-local cline--diagnostics-timer nil
+  "The pending send of the buffer's diagnostics, if any.")
+
 (defun cline--after-flymake-report (&rest _)
   "Send the buffer's diagnostics once a Flymake backend has reported.
 Flymake has no hook for a finished report in Emacs 28 or 30, so this
 follows `flymake--handle-report', which every backend's report goes
-through, in the buffer it reports on."
-  (ignore-errors (cline--send-diagnostics)))
+through, in the buffer it reports on.  The send waits for the backends
+that report at once in the same check: before they have, the buffer
+still holds their diagnostics of the text before the change."
+  (when (and (cline--cline-buffer-p) (not cline--diagnostics-timer))
+    (let ((buf (current-buffer)))
+      (setq cline--diagnostics-timer
+            (run-at-time 0 nil (lambda ()
+                                 (when (buffer-live-p buf)
+                                   (with-current-buffer buf
+                                     (setq cline--diagnostics-timer nil)
+                                     (ignore-errors (cline--send-diagnostics))))))))))
 
 (when (cline--diagnostics-available-p)
   (advice-add 'flymake--handle-report :after #'cline--after-flymake-report))

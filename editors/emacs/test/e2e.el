@@ -867,8 +867,10 @@ expects both in the tool results, or the turn fails."
     (delete-other-windows)
     (with-current-buffer buf
       ;; After Eglot took the buffer: Eglot 1.12 on keeps only its own
-      ;; backend when it starts managing one.
-      (add-hook 'flymake-diagnostic-functions #'e2e-broken-backend nil t)
+      ;; backend when it starts managing one.  Last, so that Eglot's
+      ;; backend reports first in each check, while this one's
+      ;; diagnostics are still those of the text before the edit.
+      (add-hook 'flymake-diagnostic-functions #'e2e-broken-backend t t)
       (e2e-check "flymake is on" (bound-and-true-p flymake-mode))
       (cline-task "break it, then fix it"))
     (e2e-wait-idle "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
