@@ -199,6 +199,14 @@ local function send_diagnostics(st, buf)
   compat.notify(c, 'cline/diagnostics', diagnostics.report(buf))
 end
 
+-- send_all_diagnostics sends every mirrored buffer's diagnostics, when a
+-- session starts or resumes: what the daemon compares an edit's with.
+local function send_all_diagnostics(st)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    send_diagnostics(st, buf)
+  end
+end
+
 -- Notification and request handlers ------------------------------------
 
 local function state_for_session(id, ctx)
@@ -484,11 +492,7 @@ local function ensure_session(st, mode, fn, fail)
     end
     st.mode_shown = true
     st.view:note(string.format('-- session %s, mode: %s --', result.sessionId, tostring(st.mode)))
-    -- The diagnostics an edit is compared with: each buffer's once now,
-    -- then on every change.
-    for _, buf in ipairs(api.nvim_list_bufs()) do
-      send_diagnostics(st, buf)
-    end
+    send_all_diagnostics(st)
     fn(st.session_id)
   end)
 end
@@ -800,6 +804,7 @@ function M.load(id, done)
     end
     st.mode_shown = true
     st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
+    send_all_diagnostics(st)
     if done then
       done(id)
     end
