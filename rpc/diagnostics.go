@@ -267,17 +267,19 @@ func severityName(sev int) string {
 // diagnosticsNote words the comparison for the model, at most *budget
 // problems (taken from it). Without a baseline (no report for the text
 // before the edit) the problems now reported cannot be told from older
-// ones, and are listed as what the editor reports, not as introduced.
+// ones, and are listed as what the editor reports, not as new.
 func diagnosticsNote(display string, introduced, fixed []placedDiagnostic, baseline bool, budget *int) string {
 	if len(introduced) == 0 && len(fixed) == 0 {
 		return "The editor's diagnostics of " + display + " show no new or fixed problems after the edit."
 	}
 	var b strings.Builder
-	b.WriteString("The editor's diagnostics of " + display + " after the edit:")
-	newWord := "new"
+	b.WriteString("The editor's diagnostics of " + display + " after the edit")
+	newWord := "new "
 	if !baseline {
-		newWord = "now"
+		b.WriteString(" (none known from before it to compare with)")
+		newWord = ""
 	}
+	b.WriteString(":")
 	left := 0
 	line := func(kind string, d placedDiagnostic) {
 		if *budget <= 0 {
@@ -285,7 +287,7 @@ func diagnosticsNote(display string, introduced, fixed []placedDiagnostic, basel
 			return
 		}
 		*budget--
-		fmt.Fprintf(&b, "\n- %s %s at line %d", kind, severityName(d.Severity), d.line+1)
+		fmt.Fprintf(&b, "\n- %s%s at line %d", kind, severityName(d.Severity), d.line+1)
 		if d.Source != "" || d.Code != "" {
 			b.WriteString(" (")
 			b.WriteString(strings.TrimSpace(d.Source + " " + d.Code))
@@ -298,7 +300,7 @@ func diagnosticsNote(display string, introduced, fixed []placedDiagnostic, basel
 		line(newWord, d)
 	}
 	for _, d := range fixed {
-		line("fixed", d)
+		line("fixed ", d)
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, "\n- and %d more", left)

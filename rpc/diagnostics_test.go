@@ -281,3 +281,26 @@ func TestDiagnosticsWaitEndsOnCancel(t *testing.T) {
 		t.Fatal("the call still waited for diagnostics after its cancel")
 	}
 }
+
+// TestDiagnosticsWithoutABaseline: with no report of the text before the
+// edit, what the editor reports after it is listed as it is, not as new.
+func TestDiagnosticsWithoutABaseline(t *testing.T) {
+	ctx := testCtx(t)
+	const text = "package a\n\nfunc A() {\n\tBROKEN()\n\treturn\n}\n"
+	caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"diagnostics": true}}}
+	ed, root := editWorkspace(t, map[string]string{"a.go": text}, nil, caps)
+	uri := workspace.PathToURI(filepath.Join(root, "a.go"))
+	if err := ed.Open(ctx, uri, text); err != nil {
+		t.Fatal(err)
+	}
+	ed.AfterApply = func(ctx context.Context, uri string, version int32, text string) {
+		ed.SendDiagnostics(ctx, uri, version, brokenLines(text))
+	}
+	r := callTool(t, ctx, ed, "editor", map[string]any{"path": "a.go", "old_text": "\treturn\n", "new_text": "\treturn // done\n"})
+	if r.IsError {
+		t.Fatalf("edit failed: %s", r.Content)
+	}
+	if !strings.Contains(r.Content, "(none known from before it to compare with):\n- error at line 4 (fakec): undefined: BROKEN") || strings.Contains(r.Content, "new error") {
+		t.Errorf("result does not list the problem as present now:\n%s", r.Content)
+	}
+}
