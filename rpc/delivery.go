@@ -38,6 +38,15 @@ func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, 
 	for {
 		changes, err := f.applyLocked(ctx, plan, ls)
 		if !ls.missed {
+			if err == nil && len(ls.delivered) > 0 {
+				// The editor's diagnostics of the edited text come
+				// after it: wait for them without holding the files.
+				ls.unlockAll()
+				notes := f.s.editDiagnostics(ctx, ls.delivered, f.Display)
+				for i := range changes {
+					changes[i].Diagnostics = notes[changes[i].Path]
+				}
+			}
 			return changes, err
 		}
 		// Nothing was written: a missed lock stops the call before any
@@ -76,6 +85,8 @@ type lockSet struct {
 	// missed is set when a lock was busy (or its file replaced under it):
 	// the attempt must end without delivering and start over.
 	missed bool
+	// delivered is the buffer edits the editor took, once it took them.
+	delivered []bufferEdit
 }
 
 // errLockBusy ends a plan's read of a file whose lock another edit holds.
@@ -222,6 +233,7 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 			}
 			return nil, err
 		}
+		ls.delivered = bufEdits
 	}
 	return changes, nil
 }

@@ -27,9 +27,9 @@ type initializeParams struct {
 	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
 	// which Neovim sends) or showMessageRequest (older clients) is there.
 	ShowMessageRequest bool
-	ShowDocument       bool                                       // capabilities.window.showDocument.support
-	Cline              struct{ Approvals, Diffs, Questions bool } // capabilities.experimental.cline
-	Options            json.RawMessage                            // initializationOptions
+	ShowDocument       bool                                                    // capabilities.window.showDocument.support
+	Cline              struct{ Approvals, Diffs, Questions, Diagnostics bool } // capabilities.experimental.cline
+	Options            json.RawMessage                                         // initializationOptions
 }
 
 // initializeWire is the part of initialize's params the daemon reads, in
@@ -63,9 +63,10 @@ type initializeWire struct {
 		} `json:"window"`
 		Experimental struct {
 			Cline struct {
-				Approvals bool `json:"approvals"`
-				Diffs     bool `json:"diffs"`
-				Questions bool `json:"questions"`
+				Approvals   bool `json:"approvals"`
+				Diffs       bool `json:"diffs"`
+				Questions   bool `json:"questions"`
+				Diagnostics bool `json:"diagnostics"`
 			} `json:"cline"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -99,6 +100,7 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	p.ShowMessageRequest = c.Window.ShowMessage != nil || c.Window.ShowMessageRequest != nil
 	p.ShowDocument = c.Window.ShowDocument.Support
 	p.Cline.Approvals, p.Cline.Diffs, p.Cline.Questions = c.Experimental.Cline.Approvals, c.Experimental.Cline.Diffs, c.Experimental.Cline.Questions
+	p.Cline.Diagnostics = c.Experimental.Cline.Diagnostics
 	p.Options = w.Options
 	return p, nil
 }
@@ -146,6 +148,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 		clineApprovals:   p.Cline.Approvals,
 		clineDiffs:       p.Cline.Diffs,
 		clineQuestions:   p.Cline.Questions,
+		clineDiags:       p.Cline.Diagnostics,
 		applyEdit:        p.ApplyEdit,
 		docChanges:       p.DocumentChanges,
 		workDoneProgress: p.WorkDoneProgress,

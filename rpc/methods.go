@@ -31,6 +31,7 @@ const (
 	methodCallTool         = "cline/callTool"
 	methodTools            = "cline/tools"
 	methodAskQuestion      = "cline/askQuestion"
+	methodDiagnostics      = "cline/diagnostics" // PROTOCOL.md §10
 
 	// Checkpoints (PROTOCOL.md §8); the ACP dialect names them as
 	// extension methods.

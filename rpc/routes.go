@@ -99,6 +99,7 @@ func init() {
 	serve(methodDidChange, inLSP, notice((*Server).didChange))
 	serve(methodDidClose, inLSP, notice((*Server).didClose))
 	serve(methodDidSave, inLSP, notice((*Server).didSave))
+	serve(methodDiagnostics, inLSP, notice((*Server).didDiagnostics))
 	serve(methodWillSave, inLSP, nothing)
 	serve(methodDidChangeWF, inLSP, notice((*Server).didChangeFolders))
 	serve(methodDidChangeCfg, inLSP, notice((*Server).didChangeConfiguration))

@@ -85,6 +85,7 @@ type Server struct {
 
 	folders    *workspace.Folders
 	buffers    *workspace.Buffers
+	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
 	sess       sessions
 	progress   progress
@@ -112,6 +113,7 @@ type clientCaps struct {
 	clineApprovals   bool
 	clineDiffs       bool
 	clineQuestions   bool
+	clineDiags       bool // sends cline/diagnostics (PROTOCOL.md §10)
 	applyEdit        bool
 	showMessageReq   bool
 	showDocument     bool // window/showDocument
@@ -138,6 +140,7 @@ func NewServer(opts Options) *Server {
 		exited:  make(chan struct{}),
 		folders: &workspace.Folders{},
 		buffers: workspace.NewBuffers(),
+		diags:   workspace.NewDiagnostics(),
 		cfg:     newSettingsStore(opts.Getenv, os.ReadFile),
 
 		inputEnded: make(chan struct{}),

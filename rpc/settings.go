@@ -31,9 +31,10 @@ type Settings struct {
 	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
 	StateDir   string            `json:"stateDir,omitempty"`
 	// Subagents become subagent_<name> tools (beyond PROTOCOL.md's list).
-	Subagents   []SubagentSettings  `json:"subagents,omitempty"`
-	Context     *ContextSettings    `json:"context,omitempty"`
-	Checkpoints *CheckpointSettings `json:"checkpoints,omitempty"`
+	Subagents   []SubagentSettings   `json:"subagents,omitempty"`
+	Context     *ContextSettings     `json:"context,omitempty"`
+	Checkpoints *CheckpointSettings  `json:"checkpoints,omitempty"`
+	Diagnostics *DiagnosticsSettings `json:"diagnostics,omitempty"`
 	// AllowBroadWorkspace lets "/" or the home folder itself be a
 	// workspace folder; without it such a folder is refused.
 	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
@@ -97,6 +98,29 @@ func (st Settings) checkpointLimits() (enabled bool, maxAge time.Duration, maxBy
 	return c.Enabled == nil || *c.Enabled,
 		time.Duration(c.MaxAgeDays * float64(24*time.Hour)),
 		int64(c.MaxSizeMB * (1 << 20))
+}
+
+// DiagnosticsSettings tune the editor's diagnostics after an edit
+// (PROTOCOL.md §10).
+type DiagnosticsSettings struct {
+	// SettleMs is how long an edit's result waits for the editor's
+	// diagnostics of the edited text; 0 turns the wait off, unset takes
+	// the default of 2000.
+	SettleMs *int `json:"settleMs,omitempty"`
+}
+
+// defaultDiagnosticsSettle is diagnostics.settleMs unset: long enough for
+// a language server to check a file after a change, short enough not to
+// hold up a turn much when no diagnostics come.
+const defaultDiagnosticsSettle = 2 * time.Second
+
+// diagnosticsSettle is how long an edit waits for the editor's
+// diagnostics: 0 means not at all.
+func (st Settings) diagnosticsSettle() time.Duration {
+	if d := st.Diagnostics; d != nil && d.SettleMs != nil {
+		return time.Duration(*d.SettleMs) * time.Millisecond
+	}
+	return defaultDiagnosticsSettle
 }
 
 // ProviderSettings names the model. The key itself is never sent: APIKeyEnv
@@ -240,6 +264,9 @@ func (st *Settings) validate(prefix string) error {
 	if c := st.Checkpoints; c != nil && c.MaxSizeMB < 0 {
 		return invalidParams("%scheckpoints.maxSizeMB: must be 0 (the default) or more, got %v", prefix, c.MaxSizeMB)
 	}
+	if d := st.Diagnostics; d != nil && d.SettleMs != nil && (*d.SettleMs < 0 || *d.SettleMs > 60000) {
+		return invalidParams("%sdiagnostics.settleMs: must be between 0 (off) and 60000, got %d", prefix, *d.SettleMs)
+	}
 	if st.MaxTurns < 0 {
 		return invalidParams("%smaxTurns: must be 0 (the default) or more, got %d", prefix, st.MaxTurns)
 	}
@@ -342,6 +369,9 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 		if st.Sandbox.Backend == "" {
 			st.Sandbox.Backend = v
 		}
+	}
+	if st.Diagnostics == nil {
+		st.Diagnostics = file.Diagnostics
 	}
 	st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
 	fill(&st.Mode, file.Mode)
@@ -466,6 +496,14 @@ func (st Settings) clone() Settings {
 		sb.DenyRead = slices.Clone(sb.DenyRead)
 		sb.AllowWrite = slices.Clone(sb.AllowWrite)
 		out.Sandbox = &sb
+	}
+	if st.Diagnostics != nil {
+		d := *st.Diagnostics
+		if d.SettleMs != nil {
+			ms := *d.SettleMs
+			d.SettleMs = &ms
+		}
+		out.Diagnostics = &d
 	}
 	out.Approvals = maps.Clone(st.Approvals)
 	out.Rules = slices.Clone(st.Rules)

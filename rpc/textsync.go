@@ -82,6 +82,7 @@ func (s *Server) didClose(raw []byte) error {
 	if err := required("textDocument.uri", p.TextDocument.URI); err != nil {
 		return err
 	}
+	s.diags.Forget(p.TextDocument.URI)
 	return s.buffers.Close(p.TextDocument.URI)
 }
 

@@ -333,5 +333,5 @@ func (c *applyPatchCall) Execute(ctx context.Context, _ ExecOptions) (Result, er
 		b.WriteString(n)
 		b.WriteString("\n")
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n"), Edits: edits}, nil
+	return Result{Content: withDiagnostics(strings.TrimSuffix(b.String(), "\n"), changes), Edits: edits}, nil
 }

@@ -106,5 +106,5 @@ func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error)
 	if len(notes) > 0 {
 		content += "\nNote: " + strings.Join(notes, "\nNote: ")
 	}
-	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
 }

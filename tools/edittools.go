@@ -111,6 +111,18 @@ func (e *editEnv) failed(abs string, counted *bool, msg string) string {
 	return msg
 }
 
+// withDiagnostics ends an applied edit's result with what the editor's
+// diagnostics say its changes introduced or fixed (Change.Diagnostics),
+// for every edit tool alike.
+func withDiagnostics(content string, changes []Change) string {
+	for _, c := range changes {
+		if c.Diagnostics != "" {
+			content += "\n\n" + c.Diagnostics
+		}
+	}
+	return content
+}
+
 // applied starts abs's count of failed edits afresh.
 func (e *editEnv) applied(abs string) {
 	e.mu.Lock()

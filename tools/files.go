@@ -75,6 +75,10 @@ type Change struct {
 	Existed bool
 	NewText *string
 	MoveTo  string
+	// Diagnostics, set by Files.Apply once the change is delivered, is
+	// what the editor's diagnostics say the change introduced or fixed,
+	// worded for the model; empty when the editor said nothing in time.
+	Diagnostics string
 }
 
 // DeliveryError is a change the editor or the disk did not take. Nothing

@@ -124,5 +124,5 @@ func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result,
 	if len(notes) > 0 {
 		content += "\nNote: " + strings.Join(notes, "\nNote: ")
 	}
-	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
 }

@@ -100,5 +100,5 @@ func (c *writeToFileCall) Execute(ctx context.Context, _ ExecOptions) (Result, e
 	case fe.Added+fe.Removed == 0:
 		content = fmt.Sprintf("No change: %s already held this content.", c.display)
 	}
-	return Result{Content: content, Edits: []FileEdit{fe}}, nil
+	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
 }

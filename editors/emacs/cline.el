@@ -45,6 +45,7 @@
 (require 'json)
 (require 'jsonrpc)
 (require 'eglot)
+(require 'flymake)
 
 ;; Eglot's names for the "confirm server edits" option: the first is
 ;; Eglot < 1.16's, the second the current one.  Declared so that `let'
@@ -176,10 +177,96 @@ link in `*cline*' shows it again."
   :documentation "A cline-ls connection: Eglot plus the cline/ methods.")
 
 (cl-defmethod eglot-client-capabilities ((_server cline-eglot-server))
-  "Eglot's capabilities plus experimental.cline (approvals, diffs, questions)."
+  "Eglot's capabilities plus experimental.cline (approvals, diffs,
+questions, and diagnostics where Flymake's reports can be followed)."
   (let ((caps (copy-sequence (cl-call-next-method))))
     (plist-put caps :experimental
-               (list :cline (list :approvals t :diffs t :questions t)))))
+               (list :cline (list :approvals t :diffs t :questions t
+                                  :diagnostics (if (cline--diagnostics-available-p) t :json-false))))))
+
+
+;;; The editor's diagnostics for the daemon (cline/diagnostics)
+
+(defconst cline--max-diagnostics 200
+  "The most diagnostics one cline/diagnostics report carries.")
+
+(defun cline--diagnostics-available-p ()
+  "Non-nil when Flymake's reports can be followed (Emacs 28 and 30 alike)."
+  (and (require 'flymake nil t) (fboundp 'flymake--handle-report)))
+
+(defun cline--flymake-severity (type)
+  "LSP's severity (1 error, 2 warning, 3 information) of Flymake's TYPE."
+  (let ((sev (if (fboundp 'flymake--severity)
+                 (flymake--severity type)
+               (warning-numeric-level :warning))))
+    (cond ((>= sev (warning-numeric-level :error)) 1)
+          ((>= sev (warning-numeric-level :warning)) 2)
+          (t 3))))
+
+(defun cline--lsp-position (pos)
+  "POS as an LSP position: 0-based line and column."
+  (save-excursion
+    (goto-char pos)
+    (list :line (1- (line-number-at-pos pos t)) :character (- pos (line-beginning-position)))))
+
+(defun cline--cline-buffer-p ()
+  "Non-nil when the current buffer is mirrored by a cline-ls server."
+  (and (bound-and-true-p eglot--managed-mode)
+       (cl-typep (eglot-current-server) 'cline-eglot-server)))
+
+(defun cline--send-diagnostics ()
+  "Send the current buffer's Flymake diagnostics, every backend's, to its
+cline-ls server, with the version Eglot's didChange carries."
+  (when (cline--cline-buffer-p)
+    (let ((server (eglot-current-server))
+          (diags nil) (n 0))
+      (save-restriction
+        (widen)
+        (dolist (d (flymake-diagnostics (point-min) (point-max)))
+          (when (< n cline--max-diagnostics)
+            (setq n (1+ n))
+            (let ((backend (flymake-diagnostic-backend d)))
+              (push (list :range (list :start (cline--lsp-position (flymake-diagnostic-beg d))
+                                       :end (cline--lsp-position (flymake-diagnostic-end d)))
+                          :severity (cline--flymake-severity (flymake-diagnostic-type d))
+                          :source (if (symbolp backend) (symbol-name backend) "flymake")
+                          :message (substring-no-properties (or (flymake-diagnostic-text d) "")))
+                    diags)))))
+      (let ((id (eglot--VersionedTextDocumentIdentifier)))
+        (jsonrpc-notify server :cline/diagnostics
+                        (list :uri (plist-get id :uri) :version (plist-get id :version)
+                              :diagnostics (vconcat (nreverse diags))))))))
+
+(defvar-local cline--diagnostics-timer nil
+  "The pending send of the buffer's diagnostics, if any.")
+
+(defun cline--after-flymake-report (&rest _)
+  "Send the buffer's diagnostics once a Flymake backend has reported.
+Flymake has no hook for a finished report in Emacs 28 or 30, so this
+follows `flymake--handle-report', which every backend's report goes
+through, in the buffer it reports on.  The send waits for the backends
+that report at once in the same check: before they have, the buffer
+still holds their diagnostics of the text before the change."
+  (when (and (cline--cline-buffer-p) (not cline--diagnostics-timer))
+    (let ((buf (current-buffer)))
+      (setq cline--diagnostics-timer
+            (run-at-time 0 nil (lambda ()
+                                 (when (buffer-live-p buf)
+                                   (with-current-buffer buf
+                                     (setq cline--diagnostics-timer nil)
+                                     (ignore-errors (cline--send-diagnostics))))))))))
+
+(when (cline--diagnostics-available-p)
+  (advice-add 'flymake--handle-report :after #'cline--after-flymake-report))
+
+(defun cline--send-all-diagnostics (server)
+  "Send the diagnostics of every buffer SERVER mirrors: the baseline an
+edit's are compared with, once when a session starts."
+  (when (cline--diagnostics-available-p)
+    (dolist (buf (buffer-list))
+      (with-current-buffer buf
+        (when (and (cline--cline-buffer-p) (eq (eglot-current-server) server))
+          (ignore-errors (cline--send-diagnostics)))))))
 
 (defvar cline--model)
 
@@ -384,6 +471,7 @@ else the current session's, else any."
                                (plist-get modes :availableModes)))))
        (setq cline--session s)
        (cline--log-session-start s)
+       (cline--send-all-diagnostics server)
        (funcall then s)))
    :error-fn (lambda (err) (cline--log-error "session/new" err))
    :timeout 60))

@@ -109,7 +109,8 @@ func shellQuote(args ...string) string {
 // edit's hunk taken back in Ediff), model (model and mode switched from
 // the chat) and hostile (control, bidi and zero-width characters from the
 // model, commands and files shown as escapes, the command approved
-// exactly).
+// exactly) and diagnostics (an edit that breaks the file comes back with
+// Flymake's new error, one that fixes it says so).
 func TestEmacsFlows(t *testing.T) {
 	emacs := emacsOrSkip(t)
 	here, err := os.Getwd()
@@ -131,6 +132,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
 		{name: "model", disk: "hello\n", minChecks: 6},
 		{name: "hostile", disk: "hello\n", minChecks: 20},
+		{name: "diagnostics", disk: "hello\n", minChecks: 8, terminal: true},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

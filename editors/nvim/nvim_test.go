@@ -206,6 +206,15 @@ func TestApprovedEditStaysInBufferUntilSaved(t *testing.T) {
 	}
 }
 
+// An edit that breaks the file comes back with the new error from the
+// editor's diagnostics (vim.diagnostic, from a source of the test's), and
+// the edit that fixes it says so: the transcript expects both in the tool
+// results.
+func TestEditDiagnosticsInToolResult(t *testing.T) {
+	r := runNvim(t, "plugin", "diagnostics", "diagnostics", true)
+	r.check(t)
+}
+
 // A rejected edit leaves buffer and disk unchanged, and the feedback
 // typed at the rejection reaches the model.
 func TestRejectedEditChangesNothing(t *testing.T) {

@@ -50,6 +50,12 @@ type Editor struct {
 	Mode ApplyMode
 	// Applied counts workspace/applyEdit requests the editor applied.
 	Applied int
+	// AfterApply, when set, runs for each document an applied
+	// workspace/applyEdit changed, after its didChange is sent and before
+	// the edit is answered, with the document's new version and text: a
+	// test's diagnostic source answers there, as the editor's language
+	// servers would (SendDiagnostics).
+	AfterApply func(ctx context.Context, uri string, version int32, text string)
 	// late holds the didChange notifications ApplyLateChange keeps back.
 	late []lateChange
 }
@@ -312,12 +318,20 @@ func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (any, error
 		e.mu.Unlock()
 		return map[string]any{"applied": true}, nil
 	}
+	after := e.AfterApply
+	texts := make([]string, len(notices))
+	for i, n := range notices {
+		texts[i] = e.docs[n.uri].text
+	}
 	e.mu.Unlock()
-	for _, n := range notices {
+	for i, n := range notices {
 		e.Notify(ctx, "textDocument/didChange", map[string]any{
 			"textDocument":   map[string]any{"uri": n.uri, "version": n.version},
 			"contentChanges": n.changes,
 		})
+		if after != nil {
+			after(ctx, n.uri, n.version, texts[i])
+		}
 	}
 	return map[string]any{"applied": true}, nil
 }
@@ -345,6 +359,29 @@ func (e *Editor) SendLate(ctx context.Context, replace string) {
 			"contentChanges": n.changes,
 		})
 	}
+}
+
+// Diagnostic is one diagnostic as the editor sends it in
+// cline/diagnostics (LSP's Diagnostic shape, 0-based line).
+type Diagnostic struct {
+	Line     int
+	Severity int
+	Source   string
+	Message  string
+}
+
+// SendDiagnostics sends cline/diagnostics: the editor's diagnostics of
+// uri at version.
+func (e *Editor) SendDiagnostics(ctx context.Context, uri string, version int32, diags []Diagnostic) error {
+	list := make([]any, 0, len(diags))
+	for _, d := range diags {
+		pos := map[string]any{"line": d.Line, "character": 0}
+		list = append(list, map[string]any{
+			"range":    map[string]any{"start": pos, "end": pos},
+			"severity": d.Severity, "source": d.Source, "message": d.Message,
+		})
+	}
+	return e.Notify(ctx, "cline/diagnostics", map[string]any{"uri": uri, "version": version, "diagnostics": list})
 }
 
 // Text returns the editor's own copy of a buffer.

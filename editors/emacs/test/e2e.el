@@ -7,7 +7,7 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model | hostile
+;;                          | model | hostile | diagnostics
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -832,6 +832,53 @@ answer to a question is the option as sent."
                           (mapconcat #'identity messages " | ") "approval needed: Run touch pwned-spoof\\r\\x1b"))
     (eglot-shutdown server)))
 
+(defun e2e-broken-backend (report-fn &rest _)
+  "The test's Flymake backend: an error on each line holding BROKEN,
+as a compiler would report an undefined name."
+  (let (diags)
+    (save-excursion
+      (goto-char (point-min))
+      (while (search-forward "BROKEN" nil t)
+        (push (flymake-make-diagnostic (current-buffer) (match-beginning 0) (match-end 0)
+                                       :error "undefined: BROKEN")
+              diags)))
+    (funcall report-fn diags)))
+
+(defun e2e-wait-idle (what pred &optional seconds)
+  "Like `e2e-wait', but wait as the command loop does, so that idle
+timers (Flymake's checks after a change) run; fail with WHAT."
+  (let ((deadline (+ (float-time) (or seconds 60))))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (sit-for 0.05))
+    (unless (funcall pred)
+      (error "Timed out waiting for %s" what))))
+
+(defun e2e-flow-diagnostics ()
+  "An edit that breaks hello.txt comes back to the model with the new
+error from Flymake, and the edit that fixes it says so: the transcript
+expects both in the tool results, or the turn fails."
+  (setq e2e-script nil
+        e2e-settings (plist-put (copy-sequence e2e-settings) :approvals (list :edit "allow")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         (before (e2e-turns-ended)))
+    (e2e-check "Emacs runs its command loop (not batch)" (not noninteractive))
+    (switch-to-buffer buf)
+    (delete-other-windows)
+    (with-current-buffer buf
+      ;; After Eglot took the buffer: Eglot 1.12 on keeps only its own
+      ;; backend when it starts managing one.  Last, so that Eglot's
+      ;; backend reports first in each check, while this one's
+      ;; diagnostics are still those of the text before the edit.
+      (add-hook 'flymake-diagnostic-functions #'e2e-broken-backend t t)
+      (e2e-check "flymake is on" (bound-and-true-p flymake-mode))
+      (cline-task "break it, then fix it"))
+    (e2e-wait-idle "the turn to end" (lambda () (> (e2e-turns-ended) before)) 60)
+    (e2e-check-session-log "Breaking." "Fixing." "Done." "[turn ended: end_turn]")
+    (with-current-buffer buf
+      (e2e-check-equal "buffer holds both edits" (buffer-string) "hello, world\n"))
+    (eglot-shutdown server)))
+
 (defun e2e-dump (name)
   "Print buffer NAME to stderr, for a failure's report."
   (when-let ((text (e2e-buffer-text name)))
@@ -855,6 +902,7 @@ answer to a question is the option as sent."
         ("review" (e2e-flow-review))
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
+        ("diagnostics" (e2e-flow-diagnostics))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

@@ -672,6 +672,43 @@ function scenarios.hostile()
   clean(all:gsub('\n', ' '), 'the messages')
 end
 
+-- diagnostics: an edit that breaks the file comes back with the new
+-- error from the editor's diagnostics, and the edit that fixes it says
+-- so. The source is the test's own: an error on each line holding BROKEN,
+-- checked after every change, as a language server would.
+function scenarios.diagnostics()
+  local file = start({ approvals = { edit = 'allow' } })
+  local ns = vim.api.nvim_create_namespace('testlint')
+  local function check(buf)
+    local found = {}
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+      local col = l:find('BROKEN', 1, true)
+      if col then
+        table.insert(found, { lnum = i - 1, col = col - 1, severity = vim.diagnostic.severity.ERROR,
+          source = 'testlint', message = 'undefined: BROKEN' })
+      end
+    end
+    vim.diagnostic.set(ns, buf, found)
+  end
+  check(file)
+  vim.api.nvim_buf_attach(file, false, {
+    on_lines = function(_, buf)
+      vim.schedule(function()
+        check(buf)
+      end)
+    end,
+  })
+
+  vim.cmd('ClineTask break it, then fix it')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  local text = session_text()
+  H.eq(st.last_stop, 'end_turn', 'the turn ends with end_turn (the model saw the new error, then its fix)', text)
+  H.contains(text, 'Done.')
+  H.eq(H.lines(file), { 'hello, world' }, 'the buffer holds both edits')
+  H.eq(#vim.diagnostic.get(file), 0, 'no diagnostic is left')
+end
+
 H.run(function()
   local fn = scenarios[env.scenario]
   if not fn then

@@ -10,6 +10,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, StaticFeature, Tr
 import { ChatViewProvider, chatViewId } from './chatView';
 import { fillClineCapabilities } from './protocol/capabilities';
 import { ChatModel, FromWebview, mentionLabel, Mention } from './protocol/chat';
+import { diagnosticsParams, EditorDiagnostic } from './protocol/diagnostics';
 import { CheckpointUI, ClineController, ClineUI, errorText, relativePath, RestoreScope } from './protocol/controller';
 import { DiffUI, ProposedFile, showProposedChange } from './protocol/diffs';
 import { Method, Modes } from './protocol/methods';
@@ -119,6 +120,7 @@ class ClineExtension {
   private settings = currentSettings();
   private client: LanguageClient | undefined;
   private controller: ClineController | undefined;
+  private readonly diagnosticsSessions = new Set<string>();
 
   constructor(context: vscode.ExtensionContext) {
     const cmd = (id: string, run: () => Promise<unknown>) =>
@@ -128,6 +130,7 @@ class ClineExtension {
     this.chatView.model = this.chat;
     context.subscriptions.push(
       vscode.window.registerWebviewViewProvider(chatViewId, this.chatView, { webviewOptions: { retainContextWhenHidden: true } }),
+      vscode.languages.onDidChangeDiagnostics((e) => this.sendDiagnostics(e.uris)),
       this.output,
       this.daemonLog,
       this.status,
@@ -184,7 +187,10 @@ class ClineExtension {
       view: this.view,
       chat: this.chat,
       cwd: workspaceRoot,
-      onChange: (st) => this.showStatus(st),
+      onChange: (st) => {
+        this.sessionSeen(st.sessionId);
+        this.showStatus(st);
+      },
     });
     for (const [method, handler] of controller.notifications()) client.onNotification(method, handler);
     for (const [method, handler] of controller.requests()) client.onRequest(method, handler);
@@ -270,6 +276,34 @@ class ClineExtension {
       { title: 'Cline: Switch Mode', placeHolder: `Current mode: ${current.mode}` },
     );
     if (picked && picked.label !== current.mode) await controller.setMode(picked.label, current.sessionId);
+  }
+
+  /**
+   * sessionSeen sends every open document's diagnostics when a session is
+   * first seen: the baseline the daemon compares an edit's with.
+   */
+  private sessionSeen(sessionId: string): void {
+    if (this.diagnosticsSessions.has(sessionId)) return;
+    this.diagnosticsSessions.add(sessionId);
+    this.sendDiagnostics(vscode.workspace.textDocuments.map((d) => d.uri));
+  }
+
+  /**
+   * sendDiagnostics sends the daemon the diagnostics of those of uris that
+   * are open documents (the daemon mirrors only those), every source's,
+   * with the version their didChange carries (PROTOCOL.md §10).
+   */
+  private sendDiagnostics(uris: readonly vscode.Uri[]): void {
+    const client = this.client;
+    if (!client?.isRunning()) return;
+    for (const uri of uris) {
+      if (uri.scheme !== 'file') continue;
+      const key = uri.toString();
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+      if (!doc) continue;
+      const diags = vscode.languages.getDiagnostics(uri) as readonly EditorDiagnostic[];
+      client.sendNotification(Method.diagnostics, diagnosticsParams(key, doc.version, diags)).catch(() => undefined);
+    }
   }
 
   private showStatus(st: SessionState): void {

@@ -14,6 +14,7 @@ local questions = require('cline.questions')
 local mentions = require('cline.mentions')
 local paths = require('cline.paths')
 local scratch = require('cline.scratch')
+local diagnostics = require('cline.diagnostics')
 
 local api = vim.api
 local uv = compat.uv
@@ -183,6 +184,27 @@ local function forget_client(st)
   end
   st.client_id, st.ready, st.session_id, st.mode = nil, false, nil, nil
   st.waiting = {}
+end
+
+-- send_diagnostics sends buf's diagnostics to the root's daemon when buf
+-- is mirrored there (cline/diagnostics).
+local function send_diagnostics(st, buf)
+  local c = client_of(st)
+  if not (c and st.ready and diagnostics.available()) or not api.nvim_buf_is_valid(buf) then
+    return
+  end
+  if not vim.lsp.buf_is_attached(buf, st.client_id) then
+    return
+  end
+  compat.notify(c, 'cline/diagnostics', diagnostics.report(buf))
+end
+
+-- send_all_diagnostics sends every mirrored buffer's diagnostics, when a
+-- session starts or resumes: what the daemon compares an edit's with.
+local function send_all_diagnostics(st)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    send_diagnostics(st, buf)
+  end
 end
 
 -- Notification and request handlers ------------------------------------
@@ -365,7 +387,7 @@ M.handlers = handlers
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = type(caps.experimental) == 'table' and caps.experimental or {}
-  caps.experimental.cline = { approvals = true, diffs = true, questions = true }
+  caps.experimental.cline = { approvals = true, diffs = true, questions = true, diagnostics = diagnostics.available() }
   if config.options.capabilities then
     caps = vim.tbl_deep_extend('force', caps, config.options.capabilities)
   end
@@ -475,6 +497,7 @@ local function ensure_session(st, mode, fn, fail)
     end
     st.mode_shown = true
     st.view:note(string.format('-- session %s, mode: %s --', result.sessionId, tostring(st.mode)))
+    send_all_diagnostics(st)
     fn(st.session_id)
   end)
 end
@@ -786,6 +809,7 @@ function M.load(id, done)
     end
     st.mode_shown = true
     st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
+    send_all_diagnostics(st)
     if done then
       done(id)
     end
@@ -1066,6 +1090,16 @@ function M.setup(opts)
       end
     end,
   })
+  if diagnostics.available() then
+    api.nvim_create_autocmd('DiagnosticChanged', {
+      group = group,
+      callback = function(args)
+        for _, st in pairs(roots) do
+          send_diagnostics(st, args.buf)
+        end
+      end,
+    })
+  end
 end
 
 function M.setup_once()

@@ -1,6 +1,7 @@
 // The client capabilities that turn on the plugin side of the protocol
 // (PROTOCOL.md §2): approvals as cline/approvalRequest, edit reports as
-// cline/diff and questions as cline/askQuestion. Without them the daemon
+// cline/diff and questions as cline/askQuestion; diagnostics says the
+// client sends the editor's diagnostics as cline/diagnostics (§10). Without them the daemon
 // falls back to window/showMessageRequest and window/logMessage, which
 // any LSP client shows.
 
@@ -8,9 +9,10 @@ export interface ClineCapabilities {
   approvals: boolean;
   diffs: boolean;
   questions: boolean;
+  diagnostics: boolean;
 }
 
-export const clineCapabilities: ClineCapabilities = { approvals: true, diffs: true, questions: true };
+export const clineCapabilities: ClineCapabilities = { approvals: true, diffs: true, questions: true, diagnostics: true };
 
 /**
  * fillClineCapabilities adds experimental.cline to an LSP ClientCapabilities

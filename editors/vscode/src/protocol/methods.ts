@@ -15,6 +15,7 @@ export const Method = {
   approvalResponse: 'cline/approvalResponse',
   clineDiff: 'cline/diff',
   askQuestion: 'cline/askQuestion',
+  diagnostics: 'cline/diagnostics',
   checkpoints: 'cline/checkpoints',
   checkpointDiff: 'cline/checkpointDiff',
   restore: 'cline/restore',

@@ -139,6 +139,10 @@ export const vscode = {
     },
     showTextDocument: async () => undefined,
   },
+  languages: {
+    onDidChangeDiagnostics: disposable,
+    getDiagnostics: () => [] as unknown[],
+  },
   workspace: {
     workspaceFolders: [] as Array<{ uri: Uri; name: string }>,
     textDocuments: [] as unknown[],

@@ -47,7 +47,7 @@ function ui(answers: Array<string | undefined>, feedback?: string) {
 test('capabilities: experimental.cline is added next to other experimental entries', () => {
   const caps: { experimental?: unknown } = { experimental: { other: 1 } };
   fillClineCapabilities(caps);
-  assert.deepEqual(caps.experimental, { other: 1, cline: { approvals: true, diffs: true, questions: true } });
+  assert.deepEqual(caps.experimental, { other: 1, cline: { approvals: true, diffs: true, questions: true, diagnostics: true } });
   const empty: { experimental?: unknown } = {};
   fillClineCapabilities(empty);
   assert.deepEqual(empty.experimental, { cline: clineCapabilities });
