@@ -190,7 +190,7 @@ test('stock client: cline.prompt through workspace/executeCommand, approval thro
     assert.ok(daemon.of('window/showMessage').some((m) => /turn ended \(end_turn\)/.test(m.message)), 'the turn ends with end_turn');
 
     assert.equal(asked.length, 1);
-    assert.deepEqual(asked[0].actions.map((a: { title: string }) => a.title), ['Allow', 'Always allow edits of hello.txt', 'Reject']);
+    assert.deepEqual(asked[0].actions.map((a: { title: string }) => a.title), ['Reject', 'Allow', 'Always allow edits of hello.txt']);
     assert.match(asked[0].message, /\+hello, world/);
     assert.equal(user.prompts.length, 0, 'no cline/approvalRequest without the capability');
 

@@ -93,7 +93,7 @@ test('Cline: New Task (Act) streams the task to the chat view, where the approva
   page().send({ type: 'answer', approvalId: approval.approvalId, optionId: approval.buttons.find((b) => b.kind === 'allow_once')!.optionId });
   await until(turnEnded(1), 'the end of the turn');
   const out = output();
-  for (const want of ['> [act] Greet the world', 'Hi! Editing.', '? Edit hello.txt: allow', 'Δ hello.txt (+1 −1)', 'Done.']) {
+  for (const want of ['> [act] Greet the world', 'Hi! Editing.', '? Edit hello.txt: writes hello.txt to disk (not open in the editor): allow', 'Δ hello.txt (+1 −1)', 'Done.']) {
     assert.ok(out.includes(want), `output lacks ${JSON.stringify(want)}\n${out}`);
   }
   const items = postedItems();
@@ -176,7 +176,7 @@ test('chat view: an approval asked while the view is hidden is pointed to by a n
   page().send({ type: 'send', text: 'Say hey', mentions: [] });
   const a4 = await waitingApproval('c4');
   await until(() => scripted.shown.length > shown, 'the notification');
-  assert.deepEqual(scripted.shown.slice(shown), ['Cline asks to edit hello.txt: answer in the Cline chat. [Open Chat]']);
+  assert.deepEqual(scripted.shown.slice(shown), ['Cline asks to edit hello.txt: writes hello.txt to disk (not open in the editor): answer in the Cline chat. [Open Chat]']);
   assert.equal(ws.disk('hello.txt'), 'hello, world\n', 'dismissing the notification answered nothing');
   page().visible = true;
   page().send({ type: 'answer', approvalId: a4.approvalId, optionId: a4.buttons.find((b) => b.kind === 'allow_once')!.optionId });
