@@ -1,10 +1,6 @@
 package rpc
 
 import (
-	"context"
-
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -26,15 +22,6 @@ func (s *Server) acpSessionLoad(raw []byte) (any, error) {
 		return nil, err
 	}
 	return s.sessionLoad(raw)
-}
-
-// acpSessionClose serves session/close: the turn is cancelled, the log
-// flushed and closed, the session's own MCP servers stopped, and the
-// session forgotten (session/load brings it back). It waits for the turn
-// to end, which may need answers from the client, so it releases the read
-// loop first.
-func (s *Server) acpSessionClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.closeSession(ctx, req)
 }
 
 // acpUpdate makes a session/update fit ACP, whose tool-call locations are

@@ -157,14 +157,8 @@ func (s *Server) primeCheckpoints() {
 // scan pauses meanwhile (checkpoint.Store.Busy). The store is not opened
 // for this.
 func (s *Server) trackToolCall(sessionID string, u wire.SessionUpdate) {
-	var id string
-	var status wire.ToolCallStatus
-	switch u := u.(type) {
-	case wire.ToolCall:
-		id, status = u.ToolCallID, u.Status
-	case wire.ToolCallUpdate:
-		id, status = u.ToolCallID, u.Status
-	default:
+	id, status, ok := toolCallState(u)
+	if !ok {
 		return
 	}
 	key := sessionID + "\x00" + id

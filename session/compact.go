@@ -321,18 +321,11 @@ func (s *Session) Compact(ctx context.Context) (before, after int, err error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.mu.Lock()
-	if s.running != nil {
-		s.mu.Unlock()
-		return 0, 0, ErrBusy
+	if err := s.beginRun(cancel); err != nil {
+		return 0, 0, err
 	}
-	s.running = cancel
-	s.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		s.running = nil
-		s.workEndedLocked()
-		s.mu.Unlock()
+		s.endRun()
 		s.flush()
 	}()
 	c, err := s.compact(ctx, ReasonManual, s.overhead())

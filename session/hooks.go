@@ -87,10 +87,7 @@ func (b *batch) preToolUse(i int) (string, bool) {
 		return "", false
 	}
 	if out.UpdatedInput != nil {
-		inv, checked, err := build(it.tool, out.UpdatedInput)
-		if err == nil {
-			err = ModeRefusal(NewPolicyCall(it.spec, inv, checked, b.s.cfg.Mode, nil))
-		}
+		inv, checked, err := b.buildGuarded(it.tool, out.UpdatedInput)
 		if err != nil {
 			b.finish(i, StateError, tools.Errorf("%s was not run: the input a hook gave it is refused: %v", name, err), nil)
 			return "", false

@@ -296,6 +296,9 @@ type Verdict struct {
 	Sandboxed bool
 	// forMode: the deciding rule names the call's mode among its modes.
 	forMode bool
+	// sandboxAsk: the sandbox step asks (sandboxVerdict), which comes
+	// after the hooks, so a hook's allow does not lift it.
+	sandboxAsk bool
 }
 
 // Policy decides whether a tool call runs, asks the user first, or is
@@ -513,10 +516,12 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 
 	preset, _ := tools.PresetFor(c.Mode)
 	// A hook's word comes after the rules and before the mode's own
-	// caution: allow skips asking but no deny rule, ask asks about what
-	// would run unasked — and where nobody is asked (yolo) refuses it.
+	// caution: allow skips asking but no deny rule and not the sandbox
+	// level's question (a call outside the sandbox is the user's), ask
+	// asks about what would run unasked — and where nobody is asked (yolo)
+	// refuses it.
 	switch {
-	case c.Hook == hooks.Allow && v.Decision == Ask:
+	case c.Hook == hooks.Allow && v.Decision == Ask && !v.sandboxAsk:
 		v = Verdict{Decision: Allow, Reason: v.Reason + "; a hook allows it"}
 	case c.Hook == hooks.Ask && v.Decision != Deny && preset.AutoApprove:
 		v = Verdict{Decision: Deny, Reason: fmt.Sprintf("a hook asks for the user's approval, and %s mode approves without asking, so it is refused", c.Mode)}
@@ -553,11 +558,11 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 func sandboxVerdict(c PolicyCall, v Verdict, available bool) Verdict {
 	switch {
 	case c.OutsideSandbox:
-		return Verdict{Decision: Ask, Reason: v.Reason + "; the call asks to run outside the sandbox"}
+		return Verdict{Decision: Ask, sandboxAsk: true, Reason: v.Reason + "; the call asks to run outside the sandbox"}
 	case !c.Confinable:
-		return Verdict{Decision: Ask, Reason: v.Reason + "; " + c.Tool + " cannot run in the sandbox"}
+		return Verdict{Decision: Ask, sandboxAsk: true, Reason: v.Reason + "; " + c.Tool + " cannot run in the sandbox"}
 	case !available:
-		return Verdict{Decision: Ask, Reason: v.Reason + "; no sandbox is available here, so commands ask"}
+		return Verdict{Decision: Ask, sandboxAsk: true, Reason: v.Reason + "; no sandbox is available here, so commands ask"}
 	}
 	return Verdict{Decision: Allow, Reason: v.Reason + ": runs in the sandbox without asking", Sandboxed: true}
 }

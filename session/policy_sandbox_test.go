@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -104,5 +105,40 @@ func TestApplyLevel(t *testing.T) {
 	}
 	if _, err := NewPolicy(PolicyConfig{Rules: []Rule{{Tool: "*", Decision: Sandbox}}}); err == nil {
 		t.Error("a rule deciding sandbox accepted")
+	}
+}
+
+// TestHookAllowDoesNotLiftTheSandboxAsk: the sandbox step comes after the
+// hooks, so a PreToolUse hook's allow skips the rules' ask but not the
+// question the sandbox level puts: a call that asks to run outside the
+// sandbox (sandbox: false), cannot be confined, or finds nothing here to
+// confine it, is still the user's call.
+func TestHookAllowDoesNotLiftTheSandboxAsk(t *testing.T) {
+	outside := sandboxCall(t, tools.ModeAct, "go test ./...", true)
+	outside.Hook = hooks.Allow
+	if v := sandboxPolicy(t, true).Explain(outside); v.Decision != Ask || v.Sandboxed {
+		t.Errorf("sandbox: false with a hook's allow: %s sandboxed=%v (%s), want ask", v.Decision, v.Sandboxed, v.Reason)
+	}
+	unconfinable := sandboxCall(t, tools.ModeAct, "go test ./...", false)
+	unconfinable.Confinable, unconfinable.Hook = false, hooks.Allow
+	if v := sandboxPolicy(t, true).Explain(unconfinable); v.Decision != Ask {
+		t.Errorf("a call that cannot be confined, with a hook's allow: %s (%s), want ask", v.Decision, v.Reason)
+	}
+	nowhere := sandboxCall(t, tools.ModeAct, "go test ./...", false)
+	nowhere.Hook = hooks.Allow
+	if v := sandboxPolicy(t, false).Explain(nowhere); v.Decision != Ask {
+		t.Errorf("no sandbox here, with a hook's allow: %s (%s), want ask", v.Decision, v.Reason)
+	}
+	// Confined, the hook's allow changes nothing: it runs in the sandbox.
+	in := sandboxCall(t, tools.ModeAct, "go test ./...", false)
+	in.Hook = hooks.Allow
+	if v := sandboxPolicy(t, true).Explain(in); v.Decision != Allow || !v.Sandboxed {
+		t.Errorf("confined with a hook's allow: %s sandboxed=%v, want allow in the sandbox", v.Decision, v.Sandboxed)
+	}
+	// At the ask level the hook's allow still skips asking.
+	ask := sandboxCall(t, tools.ModeAct, "go test ./...", true)
+	ask.Hook = hooks.Allow
+	if v := mustPolicy(t, PolicyConfig{}).Explain(ask); v.Decision != Allow {
+		t.Errorf("ask level with a hook's allow: %s (%s), want allow", v.Decision, v.Reason)
 	}
 }

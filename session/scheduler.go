@@ -328,12 +328,7 @@ func (b *batch) validate(i int) *item {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inv, checked, err := build(tool, args)
-	if err == nil {
-		// The mode's guard judges the call as it will run: the commands
-		// the invocation holds, whatever shape the arguments had.
-		err = ModeRefusal(NewPolicyCall(tool.Spec(), inv, checked, b.s.cfg.Mode, nil))
-	}
+	inv, checked, err := b.buildGuarded(tool, args)
 	if err != nil {
 		// A *tools.ValidationError is worded for the model; any other
 		// Build error is shown as it is, since nothing ran.
@@ -344,6 +339,18 @@ func (b *batch) validate(i int) *item {
 	b.items[i] = it
 	b.notify(i, CallUpdate{State: StateScheduled})
 	return it
+}
+
+// buildGuarded builds the call and puts it to the mode's guard, which
+// judges the call as it will run: the commands the invocation holds,
+// whatever shape the arguments had. The model's call and the input a
+// PreToolUse hook gives it pass the same guard.
+func (b *batch) buildGuarded(tool tools.Tool, raw json.RawMessage) (tools.Invocation, json.RawMessage, error) {
+	inv, checked, err := build(tool, raw)
+	if err == nil {
+		err = ModeRefusal(NewPolicyCall(tool.Spec(), inv, checked, b.s.cfg.Mode, nil))
+	}
+	return inv, checked, err
 }
 
 func build(tool tools.Tool, raw json.RawMessage) (inv tools.Invocation, args json.RawMessage, err error) {

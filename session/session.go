@@ -310,6 +310,26 @@ func (s *Session) workEndedLocked() {
 	}
 }
 
+// beginRun makes cancel the running work's (a turn, a compaction), or
+// returns ErrBusy while other work runs; endRun ends it.
+func (s *Session) beginRun(cancel context.CancelFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running != nil {
+		return ErrBusy
+	}
+	s.running = cancel
+	return nil
+}
+
+// endRun ends the work beginRun began.
+func (s *Session) endRun() {
+	s.mu.Lock()
+	s.running = nil
+	s.workEndedLocked()
+	s.mu.Unlock()
+}
+
 // Running reports whether a turn is in flight.
 func (s *Session) Running() bool {
 	s.mu.Lock()
@@ -353,19 +373,10 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	user, instr := s.startTurn(ctx, text, images)
-	s.mu.Lock()
-	if s.running != nil {
-		s.mu.Unlock()
-		return "", ErrBusy
+	if err := s.beginRun(cancel); err != nil {
+		return "", err
 	}
-	s.running = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.running = nil
-		s.workEndedLocked()
-		s.mu.Unlock()
-	}()
+	defer s.endRun()
 	if tm, ok := s.cfg.Provider.(TurnModel); ok {
 		if err := tm.BeginTurn(); err != nil {
 			return "", err

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cline-ls/cline-ls/tools/edit"
 )
@@ -79,32 +78,5 @@ func (c *editorCall) kept(_ context.Context, read func(string) (FileText, error)
 // Execute applies the edit. Success shows the compact diff, or the
 // creation message for a new file, and the note of a loose match.
 func (c *editorCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
-	if c.pathErr != nil {
-		return Errorf("%s", c.pathErr.Error()), nil
-	}
-	var notes []string
-	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
-		changes, n, err := c.once.get(read)
-		notes = n
-		return changes, err
-	}
-	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
-	if err != nil || res.IsError {
-		if res.IsError {
-			res.Content = c.refused(res.Content)
-		}
-		return res, err
-	}
-	c.env.applied(c.abs)
-	ch := changes[0]
-	fe := c.env.fileEdit(ch)
-	c.env.keepSeen(ch, !ch.Existed)
-	content := fe.Diff
-	if !ch.Existed {
-		content = edit.CreatedMessage(c.display)
-	}
-	if len(notes) > 0 {
-		content += "\nNote: " + strings.Join(notes, "\nNote: ")
-	}
-	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
+	return c.env.executeSingle(ctx, &c.once, c.abs, c.display, c.pathErr, c.refused)
 }

@@ -359,6 +359,42 @@ func (p *planOnce) get(read func(string) (FileText, error)) ([]Change, []string,
 	return changes, notes, err
 }
 
+// executeSingle applies the one-file edit once plans (the plan its
+// Describe made, or one made anew on the latest text) and words the result:
+// the compact diff, or the creation message for a new file, with a note for
+// each loose match. A refused path is the call's error; refused words any
+// other refusal (it counts the failure).
+func (e *editEnv) executeSingle(ctx context.Context, once *planOnce, abs, display string, pathErr error, refused func(string) string) (Result, error) {
+	if pathErr != nil {
+		return Errorf("%s", pathErr.Error()), nil
+	}
+	var notes []string
+	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
+		changes, n, err := once.get(read)
+		notes = n
+		return changes, err
+	}
+	changes, res, err := e.apply(ctx, plan, "The file is unchanged.")
+	if err != nil || res.IsError {
+		if res.IsError {
+			res.Content = refused(res.Content)
+		}
+		return res, err
+	}
+	e.applied(abs)
+	ch := changes[0]
+	fe := e.fileEdit(ch)
+	e.keepSeen(ch, !ch.Existed)
+	content := fe.Diff
+	if !ch.Existed {
+		content = edit.CreatedMessage(display)
+	}
+	if len(notes) > 0 {
+		content += "\nNote: " + strings.Join(notes, "\nNote: ")
+	}
+	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
+}
+
 // describeSingle is the description of a one-file edit: "<verb> <path>"
 // (or "Create <path>" for a new file), the first changed line, and the
 // preview diff of the changes plan makes from the current text. A call

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/cline-ls/cline-ls/tools/edit"
 )
@@ -97,32 +96,5 @@ func (c *replaceInFileCall) Describe(ctx context.Context) Description {
 // creation message), followed by a note for each block that matched only
 // loosely, since then the file was not quite what the model believed.
 func (c *replaceInFileCall) Execute(ctx context.Context, _ ExecOptions) (Result, error) {
-	if c.pathErr != nil {
-		return Errorf("%s", c.pathErr.Error()), nil
-	}
-	var notes []string
-	plan := func(_ context.Context, read func(string) (FileText, error)) ([]Change, error) {
-		changes, n, err := c.once.get(read)
-		notes = n
-		return changes, err
-	}
-	changes, res, err := c.env.apply(ctx, plan, "The file is unchanged.")
-	if err != nil || res.IsError {
-		if res.IsError {
-			res.Content = c.refused(res.Content)
-		}
-		return res, err
-	}
-	c.env.applied(c.abs)
-	ch := changes[0]
-	fe := c.env.fileEdit(ch)
-	c.env.keepSeen(ch, !ch.Existed)
-	content := fe.Diff
-	if !ch.Existed {
-		content = edit.CreatedMessage(c.display)
-	}
-	if len(notes) > 0 {
-		content += "\nNote: " + strings.Join(notes, "\nNote: ")
-	}
-	return Result{Content: withDiagnostics(content, changes), Edits: []FileEdit{fe}}, nil
+	return c.env.executeSingle(ctx, &c.once, c.abs, c.display, c.pathErr, c.refused)
 }
