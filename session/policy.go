@@ -526,7 +526,7 @@ func (p *Policy) Explain(c PolicyCall) Verdict {
 	case c.Hook == hooks.Ask && v.Decision != Deny && preset.AutoApprove:
 		v = Verdict{Decision: Deny, Reason: fmt.Sprintf("a hook asks for the user's approval, and %s mode approves without asking, so it is refused", c.Mode)}
 	case c.Hook == hooks.Ask && v.Decision == Allow:
-		v = Verdict{Decision: Ask, Reason: "a hook asks for the user's approval"}
+		v = Verdict{Decision: Ask, Reason: "a hook asks for the user's approval", Sandboxed: v.Sandboxed}
 	}
 	// An MCP tool may change anything, and the mode cannot tell whether
 	// it does: where only what changes nothing runs unasked (plan), the

@@ -142,3 +142,14 @@ func TestHookAllowDoesNotLiftTheSandboxAsk(t *testing.T) {
 		t.Errorf("ask level with a hook's allow: %s (%s), want allow", v.Decision, v.Reason)
 	}
 }
+
+// TestHookAskKeepsTheSandbox: a hook's ask on a call the sandbox level
+// would run confined asks the user, and the call, once allowed, still
+// runs confined: a more cautious hook never ends in less confinement.
+func TestHookAskKeepsTheSandbox(t *testing.T) {
+	in := sandboxCall(t, tools.ModeAct, "go test ./...", false)
+	in.Hook = hooks.Ask
+	if v := sandboxPolicy(t, true).Explain(in); v.Decision != Ask || !v.Sandboxed {
+		t.Errorf("confinable call with a hook's ask: %s sandboxed=%v (%s), want an ask that stays in the sandbox", v.Decision, v.Sandboxed, v.Reason)
+	}
+}
