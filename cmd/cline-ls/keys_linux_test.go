@@ -27,7 +27,7 @@ var plantedKeys = map[string]string{
 }
 
 // probeScript is what a command, a background command, git's fsmonitor
-// hook and an MCP server run: every way a child has of reading the
+// hook, a user's PreToolUse hook and an MCP server run: every way a child has of reading the
 // daemon's environment and memory, into files of the workspace ($1 names
 // them). The memory is searched for the keys, given
 // hex-encoded so that the command's own text does not hold them.
@@ -114,8 +114,12 @@ func TestChildrenCannotReadTheDaemonsKeys(t *testing.T) {
 			}
 			write(filepath.Join(work, "probe.sh"), probeScript)
 			write(filepath.Join(work, "probe_mem.py"), probeMem)
+			// A user-level hook (the config file's hooks always run) probes
+			// as well, before each command.
+			hook := "sh " + filepath.Join(work, "probe.sh") + " hook " + strings.Join(hexKeys, " ")
 			mcp, _ := json.Marshal(map[string]any{"mcpServers": []any{map[string]any{
-				"name": "probe", "command": "sh", "args": append([]string{filepath.Join(work, "probe.sh"), "mcp"}, hexKeys...)}}})
+				"name": "probe", "command": "sh", "args": append([]string{filepath.Join(work, "probe.sh"), "mcp"}, hexKeys...)}},
+				"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
 			write(filepath.Join(config, "config.json"), string(mcp))
 			probe := func(n string) string { return "sh probe.sh " + n + " " + strings.Join(hexKeys, " ") }
 			// The turn's context runs git status, which runs the
@@ -175,7 +179,7 @@ func TestChildrenCannotReadTheDaemonsKeys(t *testing.T) {
 			if err != nil {
 				t.Fatalf("exec: %v\n%s", err, out)
 			}
-			for _, n := range []string{"cmd", "bg", "git", "mcp"} {
+			for _, n := range []string{"cmd", "bg", "git", "mcp", "hook"} {
 				if _, err := os.Stat(filepath.Join(work, "probed-"+n)); err != nil {
 					t.Errorf("the %s probe did not run: %v\n%s", n, err, out)
 				}
