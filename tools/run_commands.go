@@ -104,6 +104,11 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 		stream = func(string) {}
 	}
 	run := c.executor(opts)
+	if !run.streams() {
+		// The client shows the command itself: text streamed to the
+		// card would replace the terminal it embeds.
+		stream = func(string) {}
+	}
 	share := MaxToolOutput / len(c.commands)
 	var b strings.Builder
 	failed := false

@@ -69,6 +69,8 @@ const terminalStopWait = 5 * time.Second
 // unless it exited with 0.
 type executor interface {
 	run(ctx context.Context, command string, budget int, opts ExecOptions) (out, status string, ok bool)
+	// streams says the command's output is streamed to ExecOptions.Output.
+	streams() bool
 }
 
 // executor is the one place that decides where a foreground command
@@ -83,6 +85,8 @@ func (c *runCommandsCall) executor(opts ExecOptions) executor {
 
 type localExecutor struct{ c *runCommandsCall }
 
+func (localExecutor) streams() bool { return true }
+
 func (l localExecutor) run(ctx context.Context, command string, budget int, opts ExecOptions) (string, string, bool) {
 	stream := opts.Output
 	if stream == nil {
@@ -95,6 +99,8 @@ type terminalExecutor struct {
 	c *runCommandsCall
 	t ClientTerminal
 }
+
+func (terminalExecutor) streams() bool { return false }
 
 // run runs command as "shell -c command" in a client terminal, shown in
 // the call's card (ExecOptions.Terminal) rather than streamed: the client
