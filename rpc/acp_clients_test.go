@@ -500,3 +500,39 @@ func TestACPTerminalWithTypeScriptSDK(t *testing.T) {
 		}
 	}
 }
+
+// TestACPTerminalWithAcpx: acpx offers terminals unless --no-terminal, so
+// a command runs in its terminal (the parent is acpx's node) and its output
+// reaches the model; with --no-terminal it runs as the daemon's child.
+func TestACPTerminalWithAcpx(t *testing.T) {
+	node := acpClientsNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard
+	defer cancel()
+	dir := t.TempDir()
+	cli, _ := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "acpx", "dist", "cli.js"))
+	a := &acpx{t: t, node: node, cli: cli, daemon: testbin.CLI(t), home: filepath.Join(dir, "home"), cwd: filepath.Join(dir, "ws")}
+	os.MkdirAll(a.home, 0o755)
+	os.MkdirAll(a.cwd, 0o755)
+	a.run(ctx, transcript(t, reply(text("unused"))), 0, "sessions", "new")
+	a.waitIdle(ctx)
+	for _, tc := range []struct {
+		flags  []string
+		parent string
+		create int
+	}{{nil, "node", 1}, {[]string{"--no-terminal"}, "cline-ls", 0}} {
+		tr := transcript(t,
+			reply(call("c1", "run_commands", map[string]any{"commands": []string{"echo out-$((6*7)) parent=$(ps -o comm= -p $PPID)"}})),
+			map[string]any{"expect": map[string]any{"last_tool_result_contains": "out-42 parent=" + tc.parent}, "events": []any{text("Ran it.")}},
+		)
+		args := append(append([]string{}, tc.flags...), "--approve-all", "--format", "json", "prompt", "run it")
+		msgs := acpLines(t, a.run(ctx, tr, 0, args...))
+		a.waitIdle(ctx)
+		m := methodsOf(msgs)
+		if m["terminal/create"] != tc.create || m["terminal/release"] != tc.create {
+			t.Errorf("%v: sent %v, want %d terminal/create and as many releases", tc.flags, m, tc.create)
+		}
+		if got := stopReasons(msgs); len(got) != 1 || got[0] != "end_turn" {
+			t.Errorf("%v: stop reasons %v", tc.flags, got)
+		}
+	}
+}
