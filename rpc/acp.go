@@ -34,6 +34,7 @@ const (
 type acpCaps struct {
 	readTextFile  bool
 	writeTextFile bool
+	terminal      bool // run_commands goes through terminal/* (acp_terminal.go)
 }
 
 func (s *Server) acpInitialize(raw []byte) (any, error) {
@@ -44,6 +45,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 				ReadTextFile  bool `json:"readTextFile"`
 				WriteTextFile bool `json:"writeTextFile"`
 			} `json:"fs"`
+			Terminal bool `json:"terminal"`
 		} `json:"clientCapabilities"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
@@ -54,7 +56,8 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	}
 	s.mu.Lock()
 	s.state = stateInitialized
-	s.acp = acpCaps{readTextFile: p.ClientCapabilities.FS.ReadTextFile, writeTextFile: p.ClientCapabilities.FS.WriteTextFile}
+	s.acp = acpCaps{readTextFile: p.ClientCapabilities.FS.ReadTextFile, writeTextFile: p.ClientCapabilities.FS.WriteTextFile,
+		terminal: p.ClientCapabilities.Terminal}
 	// ACP clients send no initializationOptions: settings come from the
 	// environment and the config file.
 	s.cfg.reset()

@@ -391,3 +391,148 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 		t.Fatalf("only %d daemon messages recorded", checked)
 	}
 }
+
+// TestACPTerminalWithTypeScriptSDK: with the SDK's client offering
+// terminals, run_commands' command runs in the client's terminal (its
+// parent is the client, not the daemon), its output reaches the model,
+// the tool call embeds the terminal, a cancel kills the next command
+// there, and every terminal is released; the daemon's messages validate.
+func TestACPTerminalWithTypeScriptSDK(t *testing.T) {
+	node := acpClientsNode(t)
+	schema := acpSchema(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
+	defer cancel()
+	dir := t.TempDir()
+	daemon := testbin.CLI(t)
+	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	os.MkdirAll(home, 0o755)
+	os.MkdirAll(cwd, 0o755)
+	record := filepath.Join(dir, "record.jsonl")
+	script, _ := filepath.Abs(filepath.Join(acpClientsDir, "sdk-terminal.mjs"))
+	cmd := exec.CommandContext(ctx, node, script, daemon, cwd, record, "")
+	cmd.Env = clientEnv(home, "CLINE_LS_MODE=yolo", "SHELL=/bin/sh")
+	cmd.Dir = filepath.Dir(script)
+	cmd.Stderr = os.Stderr
+	// The client's pid is known only once it runs: the transcript's
+	// expectation names the parent by a marker the command prints.
+	tr := transcript(t,
+		map[string]any{"expect": map[string]any{"last_user_contains": "run it"},
+			"events": []any{call("c1", "run_commands", map[string]any{"commands": []string{"echo out-$((6*7)) parent=$(ps -o comm= -p $PPID)"}})}},
+		map[string]any{"expect": map[string]any{"last_tool_result_contains": "out-42 parent=node"}, "events": []any{text("Ran it."), call("c9", "submit_and_exit", map[string]any{"summary": "ran", "verified": true})}},
+		map[string]any{"expect": map[string]any{"last_user_contains": "long one"},
+			"events": []any{call("c2", "run_commands", map[string]any{"commands": []string{"sleep 120"}, "timeout": 600})}},
+		reply(text("Stopped.")),
+	)
+	cmd.Args[len(cmd.Args)-1] = tr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sdk-terminal.mjs: %v\n%s", err, out)
+	}
+	var sum struct {
+		StopReasons []string
+		Requests    [][2]string
+		Creates     []struct {
+			Command, Cwd string
+			Args         []string
+		}
+		Shown         []struct{ TerminalID, Status string }
+		KilledRunning []string
+		Open          []string
+		Exit          int
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	if strings.Join(sum.StopReasons, " ") != "end_turn cancelled" {
+		t.Errorf("stop reasons %v, want end_turn cancelled", sum.StopReasons)
+	}
+	var reqs []string
+	for _, r := range sum.Requests {
+		reqs = append(reqs, r[0]+" "+r[1])
+	}
+	want := "create term-1,wait_for_exit term-1,output term-1,release term-1,create term-2,wait_for_exit term-2,kill term-2,output term-2,release term-2"
+	if strings.Join(reqs, ",") != want {
+		t.Errorf("terminal requests\n%s\nwant\n%s", strings.Join(reqs, ","), want)
+	}
+	if len(sum.Creates) != 2 || sum.Creates[0].Command != "/bin/sh" || sum.Creates[0].Cwd != cwd || len(sum.Creates[0].Args) != 2 {
+		t.Errorf("createTerminal params %+v", sum.Creates)
+	}
+	if len(sum.KilledRunning) != 1 || sum.KilledRunning[0] != "term-2" || len(sum.Open) != 0 || sum.Exit != 0 {
+		t.Errorf("killed while running %v, left open %v, daemon exit %d", sum.KilledRunning, sum.Open, sum.Exit)
+	}
+	final := false
+	for _, s := range sum.Shown {
+		final = final || (s.TerminalID == "term-1" && s.Status == "completed")
+	}
+	if !final {
+		t.Errorf("terminal content %+v, want term-1 in the completed update", sum.Shown)
+	}
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := map[string]string{}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct{ From, Line string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("record line %q: %v", l, err)
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if e.From == "client" && json.Unmarshal([]byte(e.Line), &m) == nil && m.Method != "" && len(m.ID) > 0 {
+			requests[string(m.ID)] = m.Method
+		}
+		if e.From == "daemon" {
+			lines = append(lines, e.Line)
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("only %d daemon messages recorded", len(lines))
+	}
+	for _, l := range lines {
+		if schema != nil {
+			if err := schema.Check(l, requests); err != nil {
+				t.Errorf("daemon message does not validate against the ACP schema: %v\n%s", err, l)
+			}
+		}
+	}
+}
+
+// TestACPTerminalWithAcpx: acpx offers terminals unless --no-terminal, so
+// a command runs in its terminal (the parent is acpx's node) and its output
+// reaches the model; with --no-terminal it runs as the daemon's child.
+func TestACPTerminalWithAcpx(t *testing.T) {
+	node := acpClientsNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard
+	defer cancel()
+	dir := t.TempDir()
+	cli, _ := filepath.Abs(filepath.Join(acpClientsDir, "node_modules", "acpx", "dist", "cli.js"))
+	a := &acpx{t: t, node: node, cli: cli, daemon: testbin.CLI(t), home: filepath.Join(dir, "home"), cwd: filepath.Join(dir, "ws")}
+	os.MkdirAll(a.home, 0o755)
+	os.MkdirAll(a.cwd, 0o755)
+	a.run(ctx, transcript(t, reply(text("unused"))), 0, "sessions", "new")
+	a.waitIdle(ctx)
+	for _, tc := range []struct {
+		flags  []string
+		parent string
+		create int
+	}{{nil, "node", 1}, {[]string{"--no-terminal"}, "cline-ls", 0}} {
+		tr := transcript(t,
+			reply(call("c1", "run_commands", map[string]any{"commands": []string{"echo out-$((6*7)) parent=$(ps -o comm= -p $PPID)"}})),
+			map[string]any{"expect": map[string]any{"last_tool_result_contains": "out-42 parent=" + tc.parent}, "events": []any{text("Ran it.")}},
+		)
+		args := append(append([]string{}, tc.flags...), "--approve-all", "--format", "json", "prompt", "run it")
+		msgs := acpLines(t, a.run(ctx, tr, 0, args...))
+		a.waitIdle(ctx)
+		m := methodsOf(msgs)
+		if m["terminal/create"] != tc.create || m["terminal/release"] != tc.create {
+			t.Errorf("%v: sent %v, want %d terminal/create and as many releases", tc.flags, m, tc.create)
+		}
+		if got := stopReasons(msgs); len(got) != 1 || got[0] != "end_turn" {
+			t.Errorf("%v: stop reasons %v", tc.flags, got)
+		}
+	}
+}

@@ -17,8 +17,9 @@ import (
 // run without the variables hidden names (the model's key among them),
 // background ones in bg (none when nil), whose output is read without
 // splitting a key (keyStart), confined by sb's policy when the session's
-// approval level is sandbox.
-func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart func(string) int, sb func() sandbox.Policy) map[string]tools.BuildFunc {
+// approval level is sandbox; foreground commands run in the client's
+// terminal term when it is not nil.
+func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart func(string) int, sb func() sandbox.Policy, term tools.ClientTerminal) map[string]tools.BuildFunc {
 	impls := map[string]tools.BuildFunc{}
 	for name, b := range tools.EditTools(f) {
 		impls[name] = b
@@ -26,6 +27,9 @@ func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart
 	opts := []tools.WorkspaceOption{tools.HideEnv(hidden...), tools.KeyStart(keyStart), tools.SandboxPolicy(sb)}
 	if bg != nil {
 		opts = append(opts, tools.BackgroundCommands(bg))
+	}
+	if term != nil {
+		opts = append(opts, tools.ClientTerminals(term))
 	}
 	for name, b := range tools.WorkspaceTools(f, opts...) {
 		impls[name] = b

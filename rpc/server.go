@@ -72,6 +72,7 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
+	terms    openTerminals
 	cfg      *settingsStore
 	exitCode int
 	exited   chan struct{}
@@ -207,6 +208,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	s.releaseTerminals()
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()

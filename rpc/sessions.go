@@ -247,7 +247,13 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		bg = tools.NewBackground(tools.DefaultMaxBackground)
 	}
 	ls.bg = bg
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) })
+	// A subagent's session is not one the client knows, so its commands
+	// cannot name a client terminal.
+	var term tools.ClientTerminal
+	if !subagent {
+		term = s.clientTerminal(id)
+	}
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}

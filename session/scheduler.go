@@ -112,6 +112,9 @@ type CallUpdate struct {
 	// Output is a chunk of streamed output; updates that carry one keep
 	// State executing.
 	Output string
+	// Terminal is the id of a client terminal the call has started a
+	// command in (tools.ExecOptions.Terminal); State stays executing.
+	Terminal string
 	// HookNotes are what the call's hooks did ("Hook PreToolUse (name):
 	// blocked: reason"), for the call's card: on an update of their own
 	// as they happen (State unchanged) and again with the final state.
@@ -421,6 +424,8 @@ func (b *batch) run(i int) {
 	b.notify(i, CallUpdate{State: StateExecuting})
 	res, err := execute(ctx, it.inv, tools.ExecOptions{Sandboxed: v.Sandboxed, Output: func(chunk string) {
 		b.notify(i, CallUpdate{State: StateExecuting, Output: chunk})
+	}, Terminal: func(id string) {
+		b.notify(i, CallUpdate{State: StateExecuting, Terminal: id})
 	}})
 	switch {
 	case ctx.Err() != nil:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,6 +185,9 @@ type Session struct {
 	// held back as the possible start of a key. Guarded by streamMu.
 	streamMu   sync.Mutex
 	streamHeld map[string]string
+	// terminals are, per running call, the client terminals it embeds
+	// (showTerminal); guarded by streamMu.
+	terminals map[string][]wire.ToolCallContent
 }
 
 // New makes a session; history, when given, is a loaded conversation.
@@ -915,6 +919,19 @@ func (s *Session) streamed(callID, chunk string) string {
 	return text[:len(text)-n]
 }
 
+// showTerminal notes that call runs a command in the client's terminal id
+// and returns the call's content: all its terminals so far, in order,
+// since each update replaces the content the card shows.
+func (s *Session) showTerminal(callID, id string) []wire.ToolCallContent {
+	s.streamMu.Lock()
+	defer s.streamMu.Unlock()
+	if s.terminals == nil {
+		s.terminals = map[string][]wire.ToolCallContent{}
+	}
+	s.terminals[callID] = append(s.terminals[callID], wire.TerminalItem{TerminalID: id})
+	return slices.Clone(s.terminals[callID])
+}
+
 // observe turns scheduler state changes into tool_call_update messages.
 func (s *Session) observe(u CallUpdate) {
 	up := wire.ToolCallUpdate{ToolCallID: u.Call.ID}
@@ -937,6 +954,10 @@ func (s *Session) observe(u CallUpdate) {
 	case StateExecuting:
 		up.Status = wire.StatusInProgress
 		describe()
+		if u.Terminal != "" {
+			up.Content = s.showTerminal(u.Call.ID, u.Terminal)
+			break
+		}
 		if u.Output != "" {
 			out := s.streamed(u.Call.ID, u.Output)
 			if out == "" {
@@ -948,6 +969,8 @@ func (s *Session) observe(u CallUpdate) {
 		// The result shows the whole output, redacted whole.
 		s.streamMu.Lock()
 		delete(s.streamHeld, u.Call.ID)
+		terminals := s.terminals[u.Call.ID]
+		delete(s.terminals, u.Call.ID)
 		s.streamMu.Unlock()
 		if u.State == StateSuccess && (u.Result == nil || !u.Result.IsError) {
 			up.Status = wire.StatusCompleted
@@ -964,6 +987,12 @@ func (s *Session) observe(u CallUpdate) {
 		if u.Result != nil {
 			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)
 			up.Content, up.RawOutput = end.Content, end.RawOutput
+		}
+		// The card keeps its terminals: an update's content replaces
+		// the card's, and the client shows a terminal's output only while
+		// it is embedded.
+		if len(terminals) > 0 {
+			up.Content = append(terminals, up.Content...)
 		}
 		if len(notes) > 0 {
 			up.Content = append(notes, up.Content...)

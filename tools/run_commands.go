@@ -103,6 +103,12 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 	if stream == nil {
 		stream = func(string) {}
 	}
+	run := c.executor(opts)
+	if !run.streams() {
+		// The client shows the command itself: text streamed to the
+		// card would replace the terminal it embeds.
+		stream = func(string) {}
+	}
 	share := MaxToolOutput / len(c.commands)
 	var b strings.Builder
 	failed := false
@@ -121,7 +127,7 @@ func (c *runCommandsCall) Execute(ctx context.Context, opts ExecOptions) (Result
 			outcomes = append(outcomes, CommandOutcome{Command: command, Status: "not run: the call was cancelled"})
 			continue
 		}
-		out, status, ok := c.runOne(ctx, command, share, stream, opts.Sandboxed)
+		out, status, ok := run.run(ctx, command, share, opts)
 		b.WriteString(out)
 		b.WriteString(status)
 		stream(status)
@@ -219,17 +225,9 @@ func (c *runCommandsCall) runOne(ctx context.Context, command string, budget int
 	}
 	r.Close()
 
-	out = collected.text()
-	if out == "" {
-		out = "(no output)\n"
-	} else if !strings.HasSuffix(out, "\n") {
-		out += "\n"
-	}
-	switch {
-	case stopped == "timeout":
-		return out, fmt.Sprintf("[timed out after %s: the command and the processes it started were stopped; give a longer timeout if it needs more time]\n", c.timeout), false
-	case stopped == "cancelled":
-		return out, "[cancelled: the command and the processes it started were stopped]\n", false
+	out = commandText(collected)
+	if stopped != "" {
+		return out, stoppedStatus(stopped, c.timeout), false
 	}
 	status, ok = exitStatus(cmd, err, time.Since(start), leftovers)
 	if !ok {
@@ -289,26 +287,36 @@ func (e *wsEnv) command(command string, sandboxed bool) (*exec.Cmd, confinement,
 // (cmd.Wait returned err) after elapsed; leftovers says that processes it
 // left running were killed. ok is true for exit code 0.
 func exitStatus(cmd *exec.Cmd, err error, elapsed time.Duration, leftovers bool) (status string, ok bool) {
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return fmt.Sprintf("[failed: %v]\n", err), false
+	}
+	code, signal := cmd.ProcessState.ExitCode(), ""
+	if code < 0 {
+		signal = cmd.ProcessState.String()
+	}
+	return codeStatus(code, signal, elapsed, leftovers), code == 0
+}
+
+// codeStatus is the status line of a command that ended with code, or by
+// signal when that is not empty, wherever it ran.
+func codeStatus(code int, signal string, elapsed time.Duration, leftovers bool) string {
 	elapsed = elapsed.Round(10 * time.Millisecond)
 	var note string
 	if leftovers {
 		note = "; processes it left running in the background were stopped"
 	}
-	code := cmd.ProcessState.ExitCode()
-	var ee *exec.ExitError
 	switch {
-	case err != nil && !errors.As(err, &ee):
-		return fmt.Sprintf("[failed: %v]\n", err), false
+	case signal != "":
+		return fmt.Sprintf("[killed by a signal: %s%s]\n", signal, note)
 	case code == 0:
-		return fmt.Sprintf("[exit code 0, %s%s]\n", elapsed, note), true
+		return fmt.Sprintf("[exit code 0, %s%s]\n", elapsed, note)
 	case code == 127:
-		return fmt.Sprintf("[exit code 127: command not found; check the program's name and that it is installed and on PATH%s]\n", note), false
+		return fmt.Sprintf("[exit code 127: command not found; check the program's name and that it is installed and on PATH%s]\n", note)
 	case code == 126:
-		return fmt.Sprintf("[exit code 126: the program was found but could not be run (not executable?)%s]\n", note), false
-	case code < 0:
-		return fmt.Sprintf("[killed by a signal: %s%s]\n", cmd.ProcessState, note), false
+		return fmt.Sprintf("[exit code 126: the program was found but could not be run (not executable?)%s]\n", note)
 	}
-	return fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note), false
+	return fmt.Sprintf("[exit code %d, %s%s]\n", code, elapsed, note)
 }
 
 // ShellFor is the shell run_commands runs commands in ("shell -c
@@ -333,7 +341,39 @@ func (e *wsEnv) shellPath() string { return ShellFor(e.cfg.shell) }
 // print instead of waiting for a key, and git never prompts for
 // credentials.
 func (e *wsEnv) commandEnv() []string {
-	return proc.Env(e.cfg.commandEnv, e.cfg.hiddenEnv, []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"})
+	return proc.Env(e.cfg.commandEnv, e.cfg.hiddenEnv, commandEnvSet)
+}
+
+// commandEnvSet is what commands' environment sets, wherever they run.
+var commandEnvSet = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+
+// terminalEnv is what a command in the client's terminal gets set over
+// the client's own environment: commandEnvSet, and every key variable
+// commandEnv removes (by name) set to empty, so a key the client's
+// environment shares with the daemon's does not reach the command either.
+func (e *wsEnv) terminalEnv() []string {
+	base := e.cfg.commandEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	var out []string
+	seen := map[string]bool{}
+	blank := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name+"=")
+		}
+	}
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if proc.IsSecret(name, e.cfg.hiddenEnv) {
+			blank(name)
+		}
+	}
+	for _, name := range e.cfg.hiddenEnv {
+		blank(name)
+	}
+	return append(out, commandEnvSet...)
 }
 
 // cmdOutput collects a command's output as it arrives: it streams it

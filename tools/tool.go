@@ -201,6 +201,10 @@ type ExecOptions struct {
 	// (session.Verdict.Sandboxed). A Sandboxable call that cannot confine
 	// its commands then fails rather than run them unconfined.
 	Sandboxed bool
+	// Terminal is told the id of each client terminal the call runs a
+	// command in (ClientTerminals), for the call's card to embed; may be
+	// nil.
+	Terminal func(terminalID string)
 }
 
 // Result is what the model is shown for a call.

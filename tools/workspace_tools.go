@@ -39,6 +39,7 @@ type workspaceConfig struct {
 	fetchMaxBytes  int64
 	background     *Background
 	sandbox        func() sandbox.Policy
+	terminal       ClientTerminal
 }
 
 // CommandShell sets the shell run_commands runs commands with (as

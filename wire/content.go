@@ -94,8 +94,8 @@ func DecodeContentBlock(data []byte) (ContentBlock, error) {
 	return nil, fmt.Errorf("content block: unknown type %q", tag)
 }
 
-// ToolCallContent is what a tool call shows: a ContentItem or a
-// DiffItem. The set is closed; each encodes with its "type".
+// ToolCallContent is what a tool call shows: a ContentItem, a DiffItem
+// or a TerminalItem. The set is closed; each encodes with its "type".
 type ToolCallContent interface {
 	json.Marshaler
 	toolContentType() string
@@ -114,8 +114,15 @@ type DiffItem struct {
 	Path    string  `json:"path"`
 }
 
-func (ContentItem) toolContentType() string { return "content" }
-func (DiffItem) toolContentType() string    { return "diff" }
+// TerminalItem embeds a terminal the client made with terminal/create:
+// the client shows it live in the tool call's card.
+type TerminalItem struct {
+	TerminalID string `json:"terminalId"`
+}
+
+func (ContentItem) toolContentType() string  { return "content" }
+func (DiffItem) toolContentType() string     { return "diff" }
+func (TerminalItem) toolContentType() string { return "terminal" }
 
 // Text is a ContentItem of text.
 func Text(t string) ContentItem { return ContentItem{Content: TextBlock{Text: t}} }
@@ -158,6 +165,12 @@ func (d DiffItem) MarshalJSON() ([]byte, error) {
 	return tagged("type", d.toolContentType(), plain(d))
 }
 
+// MarshalJSON encodes t with "type": "terminal".
+func (t TerminalItem) MarshalJSON() ([]byte, error) {
+	type plain TerminalItem
+	return tagged("type", t.toolContentType(), plain(t))
+}
+
 // DecodeToolCallContent decodes a tool call's content item by its "type".
 func DecodeToolCallContent(data []byte) (ToolCallContent, error) {
 	_, tag, err := tagOf(data, "type")
@@ -169,6 +182,8 @@ func DecodeToolCallContent(data []byte) (ToolCallContent, error) {
 		return decodeAs[ContentItem](data)
 	case "diff":
 		return decodeAs[DiffItem](data)
+	case "terminal":
+		return decodeAs[TerminalItem](data)
 	}
 	return nil, fmt.Errorf("tool call content: unknown type %q", tag)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -31,6 +32,7 @@ type ACPClient struct {
 	perms   int
 	bad     error // the first line that was not JSON
 	done    chan struct{}
+	terms   *terminals
 }
 
 // DiffContent is one ACP diff content item the client was sent, in a
@@ -48,7 +50,7 @@ type acpAnswer struct {
 
 // NewACPClient starts reading the daemon's output r; requests go to w.
 func NewACPClient(r io.Reader, w io.Writer) *ACPClient {
-	c := &ACPClient{w: w, answers: map[int]chan acpAnswer{}, bytes: map[string]int{}, files: map[string]string{}, done: make(chan struct{})}
+	c := &ACPClient{w: w, answers: map[int]chan acpAnswer{}, bytes: map[string]int{}, files: map[string]string{}, done: make(chan struct{}), terms: newTerminals()}
 	go func() {
 		defer close(c.done)
 		br := bufio.NewReaderSize(r, 1<<20)
@@ -208,16 +210,28 @@ func (c *ACPClient) handle(line []byte) {
 		var p struct {
 			Update struct {
 				Content []json.RawMessage `json:"content"`
+				Status  string            `json:"status"`
 			} `json:"update"`
 		}
 		json.Unmarshal(m.Params, &p)
 		c.noteDiffs(p.Update.Content)
+		c.terms.noteShown(p.Update.Content, p.Update.Status)
 		return
 	}
 	if len(m.ID) == 0 {
 		return // another notification
 	}
-	result, rerr := c.serve(m)
+	if strings.HasPrefix(m.Method, "terminal/") {
+		// terminal/wait_for_exit blocks until the command ends: answered
+		// aside, the read loop goes on (a terminal/kill may come next).
+		go c.answer(m, func() (any, error) { return c.terms.serve(m.Method, m.Params) })
+		return
+	}
+	c.answer(m, func() (any, error) { return c.serve(m) })
+}
+
+func (c *ACPClient) answer(m acpMessage, serve func() (any, error)) {
+	result, rerr := serve()
 	if rerr != nil {
 		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": rerr.Error()}})
 		return
@@ -274,4 +288,9 @@ func (c *ACPClient) noteDiffs(content []json.RawMessage) {
 			c.diffs = append(c.diffs, item.DiffContent)
 		}
 	}
+}
+
+// Notify sends a notification to the daemon (session/cancel, say).
+func (c *ACPClient) Notify(method string, params any) error {
+	return c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 }
