@@ -246,6 +246,7 @@ func splitSent(old string) []string {
 
 // editReadError is a planner's error for a file it could not read.
 func editReadError(display string, err error) error {
+	//lint:ignore ST1005 the text is a sentence shown to the model as the tool's result
 	return &editPlanError{err: fmt.Errorf("Could not read %s: %w. Nothing was changed.", display, editReadReason(err))}
 }
 
@@ -446,6 +447,7 @@ func (e *editEnv) textOnly(read func(string) (FileText, error)) func(string) (Fi
 		}
 		head := ft.Text[:min(len(ft.Text), 8192)]
 		if bin, why := workspace.SniffBinary([]byte(head)); bin {
+			//lint:ignore ST1005 the text is a sentence shown to the model as the tool's result
 			return ft, &editPlanError{err: fmt.Errorf("%s is not a text file (%s); the edit tools only change text files. Nothing was changed.", e.files.Display(abs), why)}
 		}
 		return ft, nil

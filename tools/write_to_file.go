@@ -47,9 +47,11 @@ func (c *writeToFileCall) plan(_ context.Context, read func(string) (FileText, e
 	}
 	seen, ok := c.env.files.SeenText(c.abs)
 	if !ok {
+		//lint:ignore ST1005 the text is a sentence shown to the model as the tool's result
 		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: %s already exists and you have not read it in this session, so overwriting it could destroy text you have not seen. Read it first, or change part of it with an edit tool. The file was not changed.", c.display)}
 	}
 	if seen != ft.Text {
+		//lint:ignore ST1005 the text is a sentence shown to the model as the tool's result
 		return nil, &editPlanError{err: fmt.Errorf("write_to_file refused: %s has changed since you last read it (the user or another tool changed it), and overwriting it would lose those changes. Read it again, then write or edit it. The file was not changed.", c.display)}
 	}
 	if ph, ok := edit.Placeholder(c.args.Content, ft.Text); ok {

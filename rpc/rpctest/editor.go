@@ -284,6 +284,7 @@ func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (any, error
 			if mode == ApplySkipStale {
 				return map[string]any{"applied": true}, nil
 			}
+			//lint:ignore ST1005 the fake editor's refusal is an editor's message to the daemon, worded as editors word it
 			return nil, fmt.Errorf("Edits on %s require version %d, you have %d", de.uri, *de.version, d.version)
 		}
 	}
