@@ -1,10 +1,8 @@
 package rpc_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,17 +78,7 @@ func benchACPEdit(b *testing.B, clientFS bool) {
 	}
 	env := map[string]string{"CLINE_LS_PROVIDER": "replay", "CLINE_LS_MODE": "yolo", "CLINE_LS_TRANSCRIPT": tr,
 		"XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
-	srv := rpc.NewServer(rpc.Options{Getenv: func(k string) string { return env[k] }})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		srv.Serve(ctx, bufio.NewReader(inR), outW)
-		outW.Close()
-	}()
-	defer func() { inW.Close(); <-served }()
-	c := rpctest.NewACPClient(outR, inW)
+	c := inProcessACP(b, ctx, env)
 	fsCaps := map[string]any{"readTextFile": clientFS, "writeTextFile": clientFS}
 	if _, err := c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": fsCaps}}); err != nil {
 		b.Fatal(err)

@@ -1,18 +1,14 @@
 package rpc_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/rpc"
-	"github.com/cline-ls/cline-ls/rpc/rpctest"
 	"github.com/cline-ls/cline-ls/session"
 )
 
@@ -104,17 +100,7 @@ func TestACPSessionFork(t *testing.T) {
 	tr := transcript(t, reply(text("An answer.")))
 	env := map[string]string{"CLINE_LS_PROVIDER": "replay", "CLINE_LS_TRANSCRIPT": tr, "XDG_STATE_HOME": filepath.Join(dir, "state"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config")}
-	srv := rpc.NewServer(rpc.Options{Getenv: func(k string) string { return env[k] }})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		srv.Serve(ctx, bufio.NewReader(inR), outW)
-		outW.Close()
-	}()
-	defer func() { inW.Close(); <-served }()
-	c := rpctest.NewACPClient(outR, inW)
+	c := inProcessACP(t, ctx, env)
 	if _, err := c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}

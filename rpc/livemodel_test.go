@@ -164,7 +164,7 @@ func TestACPModelOptionReachesNextRequest(t *testing.T) {
 
 // inProcessACP serves ACP from a server in this process, its environment
 // env, to a minimal client.
-func inProcessACP(t *testing.T, ctx context.Context, env map[string]string) *rpctest.ACPClient {
+func inProcessACP(t testing.TB, ctx context.Context, env map[string]string) *rpctest.ACPClient {
 	srv := rpc.NewServer(rpc.Options{Getenv: func(k string) string { return env[k] }})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
