@@ -20,7 +20,8 @@ import (
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
 
-// lockedBuffer is the daemon's output as the client read it.
+// lockedBuffer is a buffer the daemon's goroutines may write while the
+// test reads it (the daemon's output as the client read it, its logs).
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

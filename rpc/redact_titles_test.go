@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/rpc"
@@ -97,7 +96,7 @@ func TestKeyInFirstPromptRedactedEverywhere(t *testing.T) {
 func TestKeyInLogsRedacted(t *testing.T) {
 	const key = "sk-ant-planted-in-a-log-0123456789"
 	ctx := testCtx(t)
-	logs := &syncBuffer{}
+	logs := &lockedBuffer{}
 	logger := slogTo(logs)
 	ed := rpctest.New(t, rpc.Options{Logger: logger, Getenv: func(k string) string {
 		if k == "ANTHROPIC_API_KEY" {
@@ -122,24 +121,6 @@ func TestKeyInLogsRedacted(t *testing.T) {
 			t.Errorf("%s carries the key: %s", m.Method, m.Params)
 		}
 	}
-}
-
-// syncBuffer is a buffer the daemon's goroutines may write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestKeySplitAcrossStreamedOutputRedacted: a command prints the key in
