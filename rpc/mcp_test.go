@@ -52,26 +52,7 @@ func TestMCPToolThroughSession(t *testing.T) {
 		"mcpServers": []any{map[string]any{"type": "http", "name": "srv", "url": hs.URL, "headers": []any{}}},
 	}})
 	// The servers connect in the background; wait for the tool to appear.
-	for {
-		var r struct{ Tools []map[string]any }
-		if err := ed.Call(ctx, "cline/tools", map[string]any{"format": "anthropic"}, &r); err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, tl := range r.Tools {
-			if tl["name"] == "srv__mcp__echo" {
-				found = true
-			}
-		}
-		if found {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the MCP tool never appeared")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitForTool(t, ctx, ed, "srv__mcp__echo")
 	id := newSessionIn(t, ctx, ed, root)
 	if stop, err := promptText(ctx, ed, id, "use the server"); err != nil || stop != "end_turn" {
 		t.Fatalf("prompt: %q %v", stop, err)
@@ -152,20 +133,7 @@ func TestMCPElicitationAsksTheUser(t *testing.T) {
 			"approvals":  map[string]any{"mcp": "allow"},
 			"mcpServers": []any{map[string]any{"type": "http", "name": "srv", "url": hs.URL, "headers": []any{}}},
 		}})
-	for {
-		var r struct{ Tools []map[string]any }
-		if err := ed.Call(ctx, "cline/tools", map[string]any{"format": "anthropic"}, &r); err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(r.Tools, func(tl map[string]any) bool { return tl["name"] == "srv__mcp__ask" }) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the MCP tool never appeared")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitForTool(t, ctx, ed, "srv__mcp__ask")
 	id := newSessionIn(t, ctx, ed, root)
 	if stop, err := promptText(ctx, ed, id, "ask me"); err != nil || stop != "end_turn" {
 		t.Fatalf("prompt: %q %v", stop, err)
@@ -243,24 +211,31 @@ func TestMCPElicitationThroughShowMessageRequest(t *testing.T) {
 					"approvals":  map[string]any{"mcp": "allow"},
 					"mcpServers": []any{map[string]any{"type": "http", "name": "srv", "url": hs.URL, "headers": []any{}}},
 				}})
-			for {
-				var r struct{ Tools []map[string]any }
-				if err := ed.Call(ctx, "cline/tools", map[string]any{"format": "anthropic"}, &r); err != nil {
-					t.Fatal(err)
-				}
-				if slices.ContainsFunc(r.Tools, func(tl map[string]any) bool { return tl["name"] == "srv__mcp__ask" }) {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					t.Fatal("the MCP tool never appeared")
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
+			waitForTool(t, ctx, ed, "srv__mcp__ask")
 			id := newSessionIn(t, ctx, ed, root)
 			if stop, err := promptText(ctx, ed, id, "ask me"); err != nil || stop != "end_turn" {
 				t.Fatalf("prompt: %q %v", stop, err)
 			}
 		})
+	}
+}
+
+// waitForTool waits until the editor's cline/tools lists name: MCP
+// servers connect in the background.
+func waitForTool(t *testing.T, ctx context.Context, ed *rpctest.Editor, name string) {
+	t.Helper()
+	for {
+		var r struct{ Tools []map[string]any }
+		if err := ed.Call(ctx, "cline/tools", map[string]any{"format": "anthropic"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(r.Tools, func(tl map[string]any) bool { return tl["name"] == name }) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the MCP tool %s never appeared", name)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
