@@ -166,41 +166,28 @@ func TestForeignReferencesHoisted(t *testing.T) {
 	checkProblems(t, "size", err, false, []string{`size: must be one of "s", "m", got "xl"`})
 }
 
-// TestSelfReferringAlternativesThroughAnAnchor: the bound on the
-// library's work (affordable) counts references through $anchor too; the
-// same five-way recursion as TestValidationOfSelfReferringAlternatives,
-// through an anchor, answers (it would take 5^40 steps otherwise, and the
-// test would time out) and still reports the fault beside it.
-func TestSelfReferringAlternativesThroughAnAnchor(t *testing.T) {
-	alt := `{"type":"object","properties":{"a":{"$ref":"#alts"}},"required":["a"]}`
-	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
-		"properties":{"a":{"$ref":"#alts"}, "b":{"type":"integer"}},
-		"$defs":{"a":{"$anchor":"alts","anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
-	if err != nil {
-		t.Fatal(err)
+// TestSelfReferringAlternativesThroughAReference: the bound on the
+// library's work (affordable) counts references through $anchor and
+// $dynamicRef too; the same five-way recursion as
+// TestValidationOfSelfReferringAlternatives, through either, answers (it
+// would take 5^40 steps otherwise, and the test would time out) and still
+// reports the fault beside it.
+func TestSelfReferringAlternativesThroughAReference(t *testing.T) {
+	for _, kw := range []struct{ ref, anchor string }{{"$ref", "$anchor"}, {"$dynamicRef", "$dynamicAnchor"}} {
+		t.Run(kw.ref, func(t *testing.T) {
+			alt := `{"type":"object","properties":{"a":{"` + kw.ref + `":"#alts"}},"required":["a"]}`
+			tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
+		"properties":{"a":{"` + kw.ref + `":"#alts"}, "b":{"type":"integer"}},
+		"$defs":{"a":{"` + kw.anchor + `":"alts","anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := tool.(*specTool).v.uncompiled(); u != nil {
+				t.Fatalf("not compiled: %v", u)
+			}
+			deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
+			_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
+			checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
+		})
 	}
-	if u := tool.(*specTool).v.uncompiled(); u != nil {
-		t.Fatalf("not compiled: %v", u)
-	}
-	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
-	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
-	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
-}
-
-// TestSelfReferringAlternativesThroughADynamicRef: the same recursion
-// through $dynamicRef is bounded too.
-func TestSelfReferringAlternativesThroughADynamicRef(t *testing.T) {
-	alt := `{"type":"object","properties":{"a":{"$dynamicRef":"#alts"}},"required":["a"]}`
-	tool, err := NewTool(Spec{Name: "t", Parameters: json.RawMessage(`{"type":"object",
-		"properties":{"a":{"$dynamicRef":"#alts"}, "b":{"type":"integer"}},
-		"$defs":{"a":{"$dynamicAnchor":"alts","anyOf":[` + strings.TrimSuffix(strings.Repeat(alt+",", 5), ",") + `]}}}`)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := tool.(*specTool).v.uncompiled(); u != nil {
-		t.Fatalf("not compiled: %v", u)
-	}
-	deep := strings.Repeat(`{"a":`, 40) + "{}" + strings.Repeat("}", 40)
-	_, err = tool.Build(json.RawMessage(`{"a":` + deep + `,"b":"x"}`))
-	checkProblems(t, "nested 40 deep", err, true, []string{`b: must be an integer, got "x"`})
 }
