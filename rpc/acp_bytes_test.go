@@ -109,27 +109,7 @@ func TestACPBigEditBytes(t *testing.T) {
 			os.WriteFile(filepath.Join(config, "cline-ls", "config.json"), []byte(`{"provider":{"contextWindow":10000000}}`), 0o644)
 			c := startACPClient(t, []string{"CLINE_LS_PROVIDER=replay", "CLINE_LS_MODE=" + tc.mode, "XDG_STATE_HOME=" + state,
 				"XDG_CONFIG_HOME=" + config, "CLINE_LS_TRANSCRIPT=" + tr})
-			must := func(r json.RawMessage, err error) json.RawMessage {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			fsCaps := map[string]any{"readTextFile": tc.clientFS, "writeTextFile": tc.clientFS}
-			must(c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": fsCaps}}))
-			var sess struct {
-				SessionID string `json:"sessionId"`
-			}
-			json.Unmarshal(must(c.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})), &sess)
-			var res struct {
-				StopReason string `json:"stopReason"`
-			}
-			json.Unmarshal(must(c.Call(ctx, "session/prompt", map[string]any{"sessionId": sess.SessionID,
-				"prompt": []any{map[string]any{"type": "text", "text": "rename compute"}}})), &res)
-			if res.StopReason != "end_turn" {
-				t.Fatalf("stopReason = %q", res.StopReason)
-			}
+			acpTurn(t, ctx, c, tc.clientFS, root, "rename compute")
 			if tc.clientFS {
 				if got, _ := c.File(path); got != want {
 					t.Fatalf("the client's buffer is not the edited file (%d bytes, want %d)", len(got), len(want))
@@ -164,5 +144,33 @@ func TestACPBigEditBytes(t *testing.T) {
 				t.Errorf("%d bytes sent besides the delivered edit, want at most %d", preview, budget)
 			}
 		})
+	}
+}
+
+// acpTurn runs one turn of a new ACP session in root: initialize (with the
+// client's file system when clientFS), session/new, a prompt of text, which
+// must end with end_turn.
+func acpTurn(t *testing.T, ctx context.Context, c *rpctest.ACPClient, clientFS bool, root, text string) {
+	t.Helper()
+	must := func(r json.RawMessage, err error) json.RawMessage {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	fsCaps := map[string]any{"readTextFile": clientFS, "writeTextFile": clientFS}
+	must(c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": fsCaps}}))
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(must(c.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})), &sess)
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	json.Unmarshal(must(c.Call(ctx, "session/prompt", map[string]any{"sessionId": sess.SessionID,
+		"prompt": []any{map[string]any{"type": "text", "text": text}}})), &res)
+	if res.StopReason != "end_turn" {
+		t.Fatalf("stopReason = %q", res.StopReason)
 	}
 }

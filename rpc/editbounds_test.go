@@ -198,27 +198,7 @@ func TestACPEditViewsAreBounded(t *testing.T) {
 			os.WriteFile(filepath.Join(config, "cline-ls", "config.json"), []byte(`{"provider":{"contextWindow":10000000}}`), 0o644)
 			c := startACPClient(t, []string{"CLINE_LS_PROVIDER=replay", "CLINE_LS_MODE=act", "XDG_STATE_HOME=" + state,
 				"XDG_CONFIG_HOME=" + config, "CLINE_LS_TRANSCRIPT=" + tr})
-			must := func(r json.RawMessage, err error) json.RawMessage {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			fsCaps := map[string]any{"readTextFile": true, "writeTextFile": true}
-			must(c.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": fsCaps}}))
-			var sess struct {
-				SessionID string `json:"sessionId"`
-			}
-			json.Unmarshal(must(c.Call(ctx, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})), &sess)
-			var res struct {
-				StopReason string `json:"stopReason"`
-			}
-			json.Unmarshal(must(c.Call(ctx, "session/prompt", map[string]any{"sessionId": sess.SessionID,
-				"prompt": []any{map[string]any{"type": "text", "text": "edit it"}}})), &res)
-			if res.StopReason != "end_turn" {
-				t.Fatalf("stopReason = %q", res.StopReason)
-			}
+			acpTurn(t, ctx, c, true, root, "edit it")
 			if got, _ := c.File(path); got != tc.want {
 				t.Fatalf("the client's buffer is not the edited file (%d bytes, want %d)", len(got), len(tc.want))
 			}
