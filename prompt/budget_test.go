@@ -10,6 +10,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // TestRequestBudget measures what the first act-mode request of a turn
@@ -40,10 +41,10 @@ func TestRequestBudget(t *testing.T) {
 	block := len(prompt.TurnContext(env))
 
 	preset, _ := tools.PresetFor(tools.ModeAct)
-	for _, fam := range []tools.Family{tools.FamilyGeneric, tools.FamilyNextGen, tools.FamilyXS} {
-		for _, format := range []string{tools.FormatAnthropic, tools.FormatOpenAI, tools.FormatGemini, tools.FormatXML} {
+	for _, fam := range []toolspec.Family{toolspec.FamilyGeneric, toolspec.FamilyNextGen, toolspec.FamilyXS} {
+		for _, format := range []string{toolspec.FormatAnthropic, toolspec.FormatOpenAI, toolspec.FormatGemini, toolspec.FormatXML} {
 			ctx := tools.Context{Mode: tools.ModeAct, Family: fam, CWD: "/home/dev/project", OS: "linux",
-				Shell: "/bin/bash", NativeTools: format != tools.FormatXML}
+				Shell: "/bin/bash", NativeTools: format != toolspec.FormatXML}
 			enabled := builtinTools(t, preset, ctx)
 			rendered, err := tools.Render(format, enabled, ctx)
 			if err != nil {
@@ -54,7 +55,7 @@ func TestRequestBudget(t *testing.T) {
 				in.Tools = append(in.Tools, tool.Spec().Name)
 			}
 			defs := len(rendered)
-			if format == tools.FormatXML {
+			if format == toolspec.FormatXML {
 				in.ToolDocs = string(rendered)
 				defs = 0 // the docs are in the system prompt
 			}
@@ -62,7 +63,7 @@ func TestRequestBudget(t *testing.T) {
 			in.Instructions = set.Text
 			total := len(prompt.SystemPrompt(in)) + defs + block
 			budget := 12000
-			if format == tools.FormatXML {
+			if format == toolspec.FormatXML {
 				budget = 16000
 			}
 			t.Logf("%-8s %-9s first request %6d characters without instructions, %6d with the 2 KB AGENTS.md (%d tools, context block %d)",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // Input is what a system prompt is built from.
@@ -18,7 +19,7 @@ type Input struct {
 	// cannot call.
 	Tools []string
 	// ToolDocs documents the tools for the XML path, as
-	// tools.Render(tools.FormatXML, enabled, ctx) gives them. It is
+	// tools.Render(toolspec.FormatXML, enabled, ctx) gives them. It is
 	// included only without native tools: native definitions already
 	// travel in the request, and repeating them would be paid twice.
 	ToolDocs string
@@ -38,8 +39,8 @@ type Input struct {
 // with parallel calls, xs shortest, for small local models.
 func SystemPrompt(in Input) string {
 	w := writer{in: in, fam: in.Context.Family, native: in.Context.NativeTools}
-	if w.fam != tools.FamilyNextGen && w.fam != tools.FamilyXS {
-		w.fam = tools.FamilyGeneric
+	if w.fam != toolspec.FamilyNextGen && w.fam != toolspec.FamilyXS {
+		w.fam = toolspec.FamilyGeneric
 	}
 	w.b.Grow(4096 + len(in.ToolDocs) + len(in.Instructions))
 	w.role()
@@ -59,7 +60,7 @@ func SystemPrompt(in Input) string {
 // filled once at the end.
 type writer struct {
 	in     Input
-	fam    tools.Family
+	fam    toolspec.Family
 	native bool
 	b      strings.Builder
 }
@@ -68,9 +69,9 @@ type writer struct {
 // rule out of that variant.
 func (w *writer) pick(generic, nextGen, xs string) string {
 	switch w.fam {
-	case tools.FamilyNextGen:
+	case toolspec.FamilyNextGen:
 		return nextGen
-	case tools.FamilyXS:
+	case toolspec.FamilyXS:
 		return xs
 	}
 	return generic
@@ -149,7 +150,7 @@ func (w *writer) toolUse() {
 	// How commands run (shell, timeout, no input) is in run_commands' own
 	// description; only the choice between it and the file tools is here.
 	if w.has(tools.NameRunCommands) {
-		if w.has(tools.NameReadFiles) && w.fam != tools.FamilyXS {
+		if w.has(tools.NameReadFiles) && w.fam != toolspec.FamilyXS {
 			if w.canEdit() {
 				w.bullet("Read, search and edit files with the file tools, not cat, grep, sed or echo.")
 			} else {
@@ -157,10 +158,10 @@ func (w *writer) toolUse() {
 			}
 		}
 	}
-	if w.has(tools.NameSpawnAgent) && w.fam != tools.FamilyXS {
+	if w.has(tools.NameSpawnAgent) && w.fam != toolspec.FamilyXS {
 		w.bullet("Hand broad searches to spawn_agent to save your context.")
 	}
-	if w.has(tools.NameUpdatePlan) && w.fam != tools.FamilyXS {
+	if w.has(tools.NameUpdatePlan) && w.fam != toolspec.FamilyXS {
 		w.bullet("Track work of several steps with update_plan.")
 	}
 	if !w.native && w.in.ToolDocs != "" {

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-var families = []tools.Family{tools.FamilyGeneric, tools.FamilyNextGen, tools.FamilyXS}
+var families = []toolspec.Family{toolspec.FamilyGeneric, toolspec.FamilyNextGen, toolspec.FamilyXS}
 
 // stubDocs stands in for the rendered XML tool docs: the goldens are about
 // the prompt around them, and the docs have tests of their own in tools.
@@ -30,7 +31,7 @@ func presetTools(t testing.TB, mode string) []string {
 	return slices.DeleteFunc(slices.Clone(p.Tools), func(n string) bool { return n == tools.NameApplyPatch })
 }
 
-func input(t testing.TB, fam tools.Family, mode string, native bool) Input {
+func input(t testing.TB, fam toolspec.Family, mode string, native bool) Input {
 	return Input{
 		Context: tools.Context{
 			Mode: mode, Family: fam, CWD: "/home/dev/project", OS: "linux", Shell: "/bin/bash", NativeTools: native,
@@ -87,7 +88,7 @@ func TestSystemPromptBudget(t *testing.T) {
 func TestSystemPromptSections(t *testing.T) {
 	tests := []struct {
 		name        string
-		fam         tools.Family
+		fam         toolspec.Family
 		mode        string
 		native      bool
 		tools       []string
@@ -123,7 +124,7 @@ func TestSystemPromptSections(t *testing.T) {
 			notContains: []string{"run_commands", "Commands run", "# Editing files", "update_plan", "ask_question"},
 		},
 		{
-			name: "apply_patch rules replace the editor's", fam: tools.FamilyNextGen, mode: tools.ModeAct, native: true,
+			name: "apply_patch rules replace the editor's", fam: toolspec.FamilyNextGen, mode: tools.ModeAct, native: true,
 			tools:       []string{tools.NameReadFiles, tools.NameApplyPatch},
 			contains:    []string{"apply_patch context"},
 			notContains: []string{"old_text", "replace_in_file", "Verify with"},
@@ -133,7 +134,7 @@ func TestSystemPromptSections(t *testing.T) {
 			contains: []string{"Look before you act"},
 		},
 		{
-			name: "xs is shortest", fam: tools.FamilyXS, mode: tools.ModeAct,
+			name: "xs is shortest", fam: toolspec.FamilyXS, mode: tools.ModeAct,
 			tools:       presetTools(t, tools.ModeAct),
 			contains:    []string{"One call per reply"},
 			notContains: []string{"spawn_agent", "update_plan"},
@@ -161,11 +162,11 @@ func TestSystemPromptSections(t *testing.T) {
 }
 
 func TestSystemPromptVariantsDiffer(t *testing.T) {
-	sizes := map[tools.Family]int{}
+	sizes := map[toolspec.Family]int{}
 	for _, fam := range families {
 		sizes[fam] = len(SystemPrompt(input(t, fam, tools.ModeAct, true)))
 	}
-	if !(sizes[tools.FamilyXS] < sizes[tools.FamilyNextGen] && sizes[tools.FamilyNextGen] < sizes[tools.FamilyGeneric]) {
+	if !(sizes[toolspec.FamilyXS] < sizes[toolspec.FamilyNextGen] && sizes[toolspec.FamilyNextGen] < sizes[toolspec.FamilyGeneric]) {
 		t.Errorf("want xs < next-gen < generic, got sizes %v", sizes)
 	}
 }

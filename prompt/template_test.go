@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 func TestFill(t *testing.T) {
-	ctx := tools.Context{Mode: "act", Family: tools.FamilyXS, CWD: "/w/{{MODE}}", OS: "linux", Shell: "/bin/zsh", Skills: []string{"go", "sql"}}
+	ctx := tools.Context{Mode: "act", Family: toolspec.FamilyXS, CWD: "/w/{{MODE}}", OS: "linux", Shell: "/bin/zsh", Skills: []string{"go", "sql"}}
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"no placeholders", "no placeholders"},

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/internal/sse"
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // defaultAnthropicMaxTokens is sent when a request leaves MaxTokens at 0,
@@ -217,10 +217,10 @@ func (c *anthropicClient) body(req Request) ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// anthropicTools takes tools.Render's Anthropic output as it is, the last
+// anthropicTools takes toolspec.Render's Anthropic output as it is, the last
 // tool marked for caching.
 func anthropicTools(defs []ToolDef) ([]json.RawMessage, error) {
-	raw, err := renderTools(tools.FormatAnthropic, defs)
+	raw, err := renderTools(toolspec.FormatAnthropic, defs)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@
 // User messages may carry images (ImagePart), sent inline in each API's
 // shape.
 //
-// Tools are converted to each API's shape by tools.Render (Anthropic,
+// Tools are converted to each API's shape by toolspec.Render (Anthropic,
 // OpenAI, Gemini). A provider whose NativeTools is false sends no tool
 // definitions and rewrites tool calls and results in the history as text
 // (ToolsAsText); the session documents the tools in the system prompt and

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/internal/sse"
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // geminiIDPrefix marks call IDs we made up because Gemini sent none; they
@@ -180,7 +180,7 @@ func (c *geminiClient) body(req Request) ([]byte, error) {
 		p.GenerationConfig = &g
 	}
 	if c.native && len(req.Tools) > 0 {
-		raw, err := renderTools(tools.FormatGemini, req.Tools)
+		raw, err := renderTools(toolspec.FormatGemini, req.Tools)
 		if err != nil {
 			return nil, err
 		}

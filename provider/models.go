@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // What the daemon knows about models it has not asked: how many tokens
@@ -50,7 +50,7 @@ type modelInfo struct {
 	// Prices in US dollars per million tokens; zero when unknown.
 	input, output, cacheRead, cacheWrite float64
 	// nextGen marks the frontier models that get the terser next-gen
-	// prompt (tools.FamilyNextGen).
+	// prompt (toolspec.FamilyNextGen).
 	nextGen bool
 }
 
@@ -129,14 +129,14 @@ const smallModel = 14
 // at most 14 billion parameters, "qwen2.5-coder:7b", "llama-3.2-3b",
 // which in practice run locally), generic for the rest. It is the one
 // place that decides it.
-func Family(model string) tools.Family {
+func Family(model string) toolspec.Family {
 	if n, ok := paramBillions(model); ok && n <= smallModel {
-		return tools.FamilyXS
+		return toolspec.FamilyXS
 	}
 	if m, ok := lookupModel(model); ok && m.nextGen {
-		return tools.FamilyNextGen
+		return toolspec.FamilyNextGen
 	}
-	return tools.FamilyGeneric
+	return toolspec.FamilyGeneric
 }
 
 // paramBillions finds a parameter count in a model id: a number followed

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 func TestContextWindow(t *testing.T) {
@@ -137,23 +137,23 @@ func TestEstimateCountsImages(t *testing.T) {
 }
 
 func TestFamily(t *testing.T) {
-	for model, want := range map[string]tools.Family{
-		"claude-sonnet-4-5-20250929": tools.FamilyNextGen,
-		"anthropic/claude-opus-4.5":  tools.FamilyNextGen,
-		"gpt-5":                      tools.FamilyNextGen,
-		"gemini-2.5-pro":             tools.FamilyNextGen,
-		"qwen2.5-coder:7b":           tools.FamilyXS,
-		"llama-3.2-3b-instruct":      tools.FamilyXS,
-		"deepseek-r1:1.5b":           tools.FamilyXS,
-		"mistral-nemo-12B":           tools.FamilyXS,
-		"qwen2.5-coder:32b":          tools.FamilyGeneric, // too big for the shortest prompt
-		"gpt-oss-20b":                tools.FamilyGeneric,
-		"gpt-4o-mini":                tools.FamilyGeneric,
-		"claude-3-5-haiku-20241022":  tools.FamilyGeneric,
-		"gemini-2.5-flash":           tools.FamilyGeneric,
-		"some-local-model":           tools.FamilyGeneric,
-		"gpt-5-mini":                 tools.FamilyGeneric,
-		"":                           tools.FamilyGeneric,
+	for model, want := range map[string]toolspec.Family{
+		"claude-sonnet-4-5-20250929": toolspec.FamilyNextGen,
+		"anthropic/claude-opus-4.5":  toolspec.FamilyNextGen,
+		"gpt-5":                      toolspec.FamilyNextGen,
+		"gemini-2.5-pro":             toolspec.FamilyNextGen,
+		"qwen2.5-coder:7b":           toolspec.FamilyXS,
+		"llama-3.2-3b-instruct":      toolspec.FamilyXS,
+		"deepseek-r1:1.5b":           toolspec.FamilyXS,
+		"mistral-nemo-12B":           toolspec.FamilyXS,
+		"qwen2.5-coder:32b":          toolspec.FamilyGeneric, // too big for the shortest prompt
+		"gpt-oss-20b":                toolspec.FamilyGeneric,
+		"gpt-4o-mini":                toolspec.FamilyGeneric,
+		"claude-3-5-haiku-20241022":  toolspec.FamilyGeneric,
+		"gemini-2.5-flash":           toolspec.FamilyGeneric,
+		"some-local-model":           toolspec.FamilyGeneric,
+		"gpt-5-mini":                 toolspec.FamilyGeneric,
+		"":                           toolspec.FamilyGeneric,
 	} {
 		if got := Family(model); got != want {
 			t.Errorf("Family(%q) = %s, want %s", model, got, want)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/internal/sse"
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // openaiClient speaks Chat Completions streaming, to OpenAI itself or to
@@ -199,7 +199,7 @@ func (c *openaiClient) body(req Request) ([]byte, error) {
 		}
 	}
 	if c.native && len(req.Tools) > 0 {
-		raw, err := renderTools(tools.FormatOpenAI, req.Tools)
+		raw, err := renderTools(toolspec.FormatOpenAI, req.Tools)
 		if err != nil {
 			return nil, err
 		}

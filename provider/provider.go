@@ -12,7 +12,7 @@ import (
 type Provider interface {
 	// Name is the provider's canonical name ("anthropic", "openai",
 	// "ollama", "gemini", "replay", ...), which also selects the tool
-	// format (tools.FormatFor).
+	// format (toolspec.FormatFor).
 	Name() string
 	// Model is the model identifier sent to the API.
 	Model() string
@@ -166,7 +166,7 @@ func UserText(text string) Message {
 
 // ToolDef describes a tool to the model: its name, its description with
 // placeholders already filled, and the JSON Schema of its arguments.
-// Providers convert it to their API's shape with tools.Render.
+// Providers convert it to their API's shape with toolspec.Render.
 type ToolDef struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 func TestReplyAdd(t *testing.T) {
@@ -80,14 +80,6 @@ func TestCallXMLNonObjectArgs(t *testing.T) {
 	}
 }
 
-func TestToolDefsFillPlaceholders(t *testing.T) {
-	defs := ToolDefs([]tools.Tool{defTool{def: ToolDef{Name: "run", Description: "Runs in {{CWD}} with {{SHELL}}.", Parameters: json.RawMessage(`{"type":"object"}`)}}},
-		tools.Context{CWD: "/w", Shell: "bash"})
-	if len(defs) != 1 || defs[0].Description != "Runs in /w with bash." || string(defs[0].Parameters) != `{"type":"object"}` {
-		t.Errorf("defs = %+v", defs)
-	}
-}
-
 func TestNew(t *testing.T) {
 	for _, tc := range []struct {
 		cfg     Config
@@ -125,7 +117,7 @@ func TestNew(t *testing.T) {
 		if p.Name() != tc.name || p.Model() != "m" || p.NativeTools() != tc.native {
 			t.Errorf("New(%+v) = %s/%s native %v, want %s/m native %v", tc.cfg, p.Name(), p.Model(), p.NativeTools(), tc.name, tc.native)
 		}
-		if tools.FormatFor(p.Name()) == "" {
+		if toolspec.FormatFor(p.Name()) == "" {
 			t.Errorf("%s has no tool format", p.Name())
 		}
 	}

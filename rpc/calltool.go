@@ -9,6 +9,7 @@ import (
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -189,7 +190,7 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 		return nil, err
 	}
 	switch p.Format {
-	case tools.FormatAnthropic, tools.FormatOpenAI, tools.FormatGemini, tools.FormatXML:
+	case toolspec.FormatAnthropic, toolspec.FormatOpenAI, toolspec.FormatGemini, toolspec.FormatXML:
 	default:
 		return nil, invalidParams("format: must be anthropic, openai, gemini or xml, got %q", p.Format)
 	}
@@ -215,7 +216,7 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "rendering tools: %v", err)
 	}
-	if p.Format == tools.FormatXML {
+	if p.Format == toolspec.FormatXML {
 		return wire.ToolsResult{Format: p.Format, Tools: string(out)}, nil
 	}
 	return wire.ToolsResult{Format: p.Format, Tools: json.RawMessage(out)}, nil

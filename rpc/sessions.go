@@ -20,6 +20,7 @@ import (
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -156,9 +157,9 @@ func (s *Server) keyStart(text string) int {
 
 // modelFamily is the prompt and tool family of a session's model
 // (provider.Family); generic while there is no model.
-func modelFamily(p provider.Provider) tools.Family {
+func modelFamily(p provider.Provider) toolspec.Family {
 	if p == nil {
-		return tools.FamilyGeneric
+		return toolspec.FamilyGeneric
 	}
 	return provider.Family(p.Model())
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -70,7 +71,7 @@ type Config struct {
 	// at most the turn in flight.
 	Log      *Log
 	MaxTurns int
-	Family   tools.Family
+	Family   toolspec.Family
 	// Subagent marks a child session: the search preset, no subagents.
 	Subagent bool
 	// Spawn runs a child session for spawn_agent; nil disables it.
@@ -570,7 +571,7 @@ func renderRequest(tctx tools.Context, enabled []tools.Tool, specs []tools.Spec,
 			r.defs[i] = provider.ToolDef{Name: sp.Name, Description: tools.Expand(sp.Description, tctx), Parameters: sp.Parameters}
 		}
 	} else {
-		docs, err := tools.Render(tools.FormatXML, enabled, tctx)
+		docs, err := tools.Render(toolspec.FormatXML, enabled, tctx)
 		if err != nil {
 			return nil, err
 		}
@@ -1082,7 +1083,7 @@ func (s *Session) toolContext(mode string) tools.Context {
 }
 
 func kindOf(r *tools.Registry, name string) tools.Kind {
-	if t, ok := r.Lookup(name, tools.FamilyGeneric); ok {
+	if t, ok := r.Lookup(name, toolspec.FamilyGeneric); ok {
 		return t.Spec().Kind
 	}
 	return tools.KindOther

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // Names of the built-in tools, as the model sees them.
@@ -268,7 +270,7 @@ func BuildChecked(t Tool, raw json.RawMessage) (Invocation, json.RawMessage, err
 }
 
 // schemas returns the parsed forms the converters need.
-func (t *specTool) schemas() (*node, *schema) { return t.v.tree, t.v.schema }
+func (t *specTool) schemas() (*toolspec.Node, *schema) { return t.v.tree, t.v.schema }
 
 // Typed adapts a build function that takes its arguments decoded into T,
 // a struct whose json tags match the schema's properties.

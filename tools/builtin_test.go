@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // TestBuiltinSpecsMatchDesignTable checks each built-in tool's parameters
@@ -50,17 +52,17 @@ func TestBuiltinSpecsMatchDesignTable(t *testing.T) {
 		if i < len(specs) && specs[i].Name != w.name {
 			t.Errorf("BuiltinSpecs()[%d] = %s, want %s (table order)", i, specs[i].Name, w.name)
 		}
-		tree, err := parseNode(s.Parameters)
+		tree, err := toolspec.Parse(s.Parameters)
 		if err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
-		if got := tree.get("type"); got == nil || got.str != "object" {
+		if got := tree.Get("type"); got == nil || got.Str != "object" {
 			t.Errorf("%s: schema type is not object", w.name)
 		}
-		if got := tree.get("properties").keys; !slices.Equal(got, w.props) {
+		if got := tree.Get("properties").Keys; !slices.Equal(got, w.props) {
 			t.Errorf("%s: properties %v, want %v", w.name, got, w.props)
 		}
-		if got := tree.get("required").strings(); !slices.Equal(got, w.required) {
+		if got := tree.Get("required").Strings(); !slices.Equal(got, w.required) {
 			t.Errorf("%s: required %v, want %v", w.name, got, w.required)
 		}
 	}
@@ -87,16 +89,16 @@ func TestBuiltinSpecDetails(t *testing.T) {
 	}
 	for _, c := range cases {
 		s, _ := BuiltinSpec(c.tool)
-		n, _ := parseNode(s.Parameters)
-		n = n.get("properties")
+		n, _ := toolspec.Parse(s.Parameters)
+		n = n.Get("properties")
 		for _, part := range strings.Split(c.pointer, ".") {
-			n = n.get(part)
+			n = n.Get(part)
 		}
 		if n == nil {
 			t.Errorf("%s: %s missing", c.tool, c.pointer)
 			continue
 		}
-		if got := string(appendNode(nil, n, nil)); got != c.want {
+		if got := string(toolspec.AppendJSON(nil, n, nil)); got != c.want {
 			t.Errorf("%s: %s = %s, want %s", c.tool, c.pointer, got, c.want)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // editHarness is a workspace in a temporary folder with the editing tools
@@ -56,7 +57,7 @@ func (h *editHarness) args(v any) json.RawMessage {
 // session's scheduler does.
 func (h *editHarness) build(name string, args any) (tools.Invocation, error) {
 	h.t.Helper()
-	tool, ok := h.reg.Lookup(name, tools.FamilyGeneric)
+	tool, ok := h.reg.Lookup(name, toolspec.FamilyGeneric)
 	if !ok {
 		h.t.Fatalf("tool %s is not registered", name)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cline-ls/cline-ls/toolspec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -66,7 +67,7 @@ func FuzzRenderSchema(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
-			if format != FormatXML && !json.Valid(out) {
+			if format != toolspec.FormatXML && !json.Valid(out) {
 				t.Fatalf("%s: invalid JSON %s", format, out)
 			}
 		}

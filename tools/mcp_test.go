@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 func logBuffer() (*slog.Logger, *bytes.Buffer) {
@@ -180,7 +182,7 @@ func TestMCPSchemaKeptWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := Render(FormatAnthropic, []Tool{tool}, Context{})
+	out, _ := Render(toolspec.FormatAnthropic, []Tool{tool}, Context{})
 	for _, want := range []string{`"format":"uri"`, `"enum":[1,2,3]`, `"$ref":"#/$defs/user"`, `"$defs":{"user"`,
 		`"meta":{"type":"object","properties":{"estimate"`} {
 		if !strings.Contains(string(out), want) {

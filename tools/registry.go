@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // Registry holds the tools registered for each model family. A Server
@@ -11,20 +13,20 @@ import (
 // RegisterBuiltins) and sessions read it concurrently.
 type Registry struct {
 	mu       sync.RWMutex
-	byFamily map[Family][]Tool
+	byFamily map[toolspec.Family][]Tool
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{byFamily: map[Family][]Tool{}}
+	return &Registry{byFamily: map[toolspec.Family][]Tool{}}
 }
 
 // Register adds t for a model family; the empty family means generic. A
 // second tool with the same family and ID is ignored, so the first
 // registration wins; Register reports whether t was added.
-func (r *Registry) Register(family Family, t Tool) bool {
+func (r *Registry) Register(family toolspec.Family, t Tool) bool {
 	if family == "" {
-		family = FamilyGeneric
+		family = toolspec.FamilyGeneric
 	}
 	id := t.Spec().ID
 	r.mu.Lock()
@@ -53,7 +55,7 @@ func (r *Registry) RegisterBuiltins(impls map[string]BuildFunc) error {
 		if err != nil {
 			return err
 		}
-		r.Register(FamilyGeneric, t)
+		r.Register(toolspec.FamilyGeneric, t)
 	}
 	return nil
 }
@@ -62,7 +64,7 @@ func (r *Registry) RegisterBuiltins(impls map[string]BuildFunc) error {
 // else for any family (in the order generic, next-gen, xs, then others by
 // name). An ID found nowhere is tried again as a legacy alias
 // (read_file → read_files and the like; see Alias).
-func (r *Registry) Lookup(id string, family Family) (Tool, bool) {
+func (r *Registry) Lookup(id string, family toolspec.Family) (Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if t, ok := r.lookup(id, family); ok {
@@ -74,8 +76,8 @@ func (r *Registry) Lookup(id string, family Family) (Tool, bool) {
 	return nil, false
 }
 
-func (r *Registry) lookup(id string, family Family) (Tool, bool) {
-	find := func(f Family) (Tool, bool) {
+func (r *Registry) lookup(id string, family toolspec.Family) (Tool, bool) {
+	find := func(f toolspec.Family) (Tool, bool) {
 		for _, t := range r.byFamily[f] {
 			if t.Spec().ID == id {
 				return t, true
@@ -86,7 +88,7 @@ func (r *Registry) lookup(id string, family Family) (Tool, bool) {
 	if t, ok := find(family); ok {
 		return t, true
 	}
-	if t, ok := find(FamilyGeneric); ok {
+	if t, ok := find(toolspec.FamilyGeneric); ok {
 		return t, true
 	}
 	for _, f := range r.families() {
@@ -99,9 +101,9 @@ func (r *Registry) lookup(id string, family Family) (Tool, bool) {
 
 // families returns the registered families in a fixed order: the known
 // ones first, as declared, then the rest sorted by name.
-func (r *Registry) families() []Family {
-	known := []Family{FamilyGeneric, FamilyNextGen, FamilyXS}
-	var out, rest []Family
+func (r *Registry) families() []toolspec.Family {
+	known := []toolspec.Family{toolspec.FamilyGeneric, toolspec.FamilyNextGen, toolspec.FamilyXS}
+	var out, rest []toolspec.Family
 	for _, f := range known {
 		if len(r.byFamily[f]) > 0 {
 			out = append(out, f)

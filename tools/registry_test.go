@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // stubTool is a Tool that is not made by NewTool, as other packages may
@@ -34,51 +36,51 @@ func names(ts []Tool) []string {
 
 func TestRegisterFirstWins(t *testing.T) {
 	r := NewRegistry()
-	if !r.Register(FamilyGeneric, variant("x", "first")) {
+	if !r.Register(toolspec.FamilyGeneric, variant("x", "first")) {
 		t.Fatal("first Register reported not added")
 	}
-	if r.Register(FamilyGeneric, variant("x", "second")) {
+	if r.Register(toolspec.FamilyGeneric, variant("x", "second")) {
 		t.Error("second Register of the same family+ID reported added")
 	}
-	if !r.Register(FamilyXS, variant("x", "xs")) {
+	if !r.Register(toolspec.FamilyXS, variant("x", "xs")) {
 		t.Error("same ID in another family was refused")
 	}
 	if !r.Register("", variant("y", "empty family")) {
 		t.Error("Register with the empty family refused")
 	}
-	got, _ := r.Lookup("x", FamilyGeneric)
+	got, _ := r.Lookup("x", toolspec.FamilyGeneric)
 	if got.Spec().DisplayName != "first" {
 		t.Errorf("Lookup(x, generic) = %s, want first", got.Spec().DisplayName)
 	}
-	if got, ok := r.Lookup("y", FamilyNextGen); !ok || got.Spec().DisplayName != "empty family" {
+	if got, ok := r.Lookup("y", toolspec.FamilyNextGen); !ok || got.Spec().DisplayName != "empty family" {
 		t.Error("the empty family did not register as generic")
 	}
 }
 
 func TestLookupOrder(t *testing.T) {
 	r := NewRegistry()
-	r.Register(FamilyGeneric, variant("both", "generic"))
-	r.Register(FamilyNextGen, variant("both", "next-gen"))
-	r.Register(FamilyXS, variant("xs-and-nextgen", "xs"))
-	r.Register(FamilyNextGen, variant("xs-and-nextgen", "next-gen"))
+	r.Register(toolspec.FamilyGeneric, variant("both", "generic"))
+	r.Register(toolspec.FamilyNextGen, variant("both", "next-gen"))
+	r.Register(toolspec.FamilyXS, variant("xs-and-nextgen", "xs"))
+	r.Register(toolspec.FamilyNextGen, variant("xs-and-nextgen", "next-gen"))
 	r.Register("zeta", variant("custom", "zeta"))
 	r.Register("alpha", variant("custom", "alpha"))
-	r.Register(FamilyXS, variant("only-xs", "xs"))
+	r.Register(toolspec.FamilyXS, variant("only-xs", "xs"))
 
 	cases := []struct {
 		id     string
-		family Family
+		family toolspec.Family
 		want   string // DisplayName, or "" for not found
 	}{
-		{"both", FamilyNextGen, "next-gen"},           // exact family
-		{"both", FamilyXS, "generic"},                 // falls back to generic
-		{"both", FamilyGeneric, "generic"},            // exact generic
-		{"xs-and-nextgen", FamilyGeneric, "next-gen"}, // any family: next-gen before xs
-		{"xs-and-nextgen", FamilyXS, "xs"},            // exact beats the scan
-		{"custom", FamilyGeneric, "alpha"},            // unknown families by name
-		{"custom", "zeta", "zeta"},                    // exact custom family
-		{"only-xs", FamilyNextGen, "xs"},              // registered in one family only
-		{"missing", FamilyGeneric, ""},
+		{"both", toolspec.FamilyNextGen, "next-gen"},           // exact family
+		{"both", toolspec.FamilyXS, "generic"},                 // falls back to generic
+		{"both", toolspec.FamilyGeneric, "generic"},            // exact generic
+		{"xs-and-nextgen", toolspec.FamilyGeneric, "next-gen"}, // any family: next-gen before xs
+		{"xs-and-nextgen", toolspec.FamilyXS, "xs"},            // exact beats the scan
+		{"custom", toolspec.FamilyGeneric, "alpha"},            // unknown families by name
+		{"custom", "zeta", "zeta"},                             // exact custom family
+		{"only-xs", toolspec.FamilyNextGen, "xs"},              // registered in one family only
+		{"missing", toolspec.FamilyGeneric, ""},
 	}
 	for _, c := range cases {
 		got, ok := r.Lookup(c.id, c.family)
@@ -119,24 +121,24 @@ func TestLookupAliases(t *testing.T) {
 		"todo_write":                 "update_plan",
 	}
 	for alias, want := range cases {
-		got, ok := r.Lookup(alias, FamilyGeneric)
+		got, ok := r.Lookup(alias, toolspec.FamilyGeneric)
 		if !ok || got.Spec().Name != want {
 			t.Errorf("Lookup(%s) = %v, want %s", alias, got, want)
 		}
 	}
-	if _, ok := r.Lookup("no_such_tool", FamilyGeneric); ok {
+	if _, ok := r.Lookup("no_such_tool", toolspec.FamilyGeneric); ok {
 		t.Error("Lookup of an unknown name succeeded")
 	}
 	// A tool registered under an alias's name is found as itself.
-	r.Register(FamilyGeneric, variant("read_file", "own"))
-	if got, _ := r.Lookup("read_file", FamilyGeneric); got.Spec().DisplayName != "own" {
+	r.Register(toolspec.FamilyGeneric, variant("read_file", "own"))
+	if got, _ := r.Lookup("read_file", toolspec.FamilyGeneric); got.Spec().DisplayName != "own" {
 		t.Error("an alias shadowed a registered tool of that name")
 	}
 }
 
 func TestEnabled(t *testing.T) {
 	r := builtinRegistry(t)
-	full := Context{Family: FamilyGeneric, HasMCP: true, Skills: []string{"s"}}
+	full := Context{Family: toolspec.FamilyGeneric, HasMCP: true, Skills: []string{"s"}}
 	cases := []struct {
 		name   string
 		preset Preset
@@ -173,12 +175,12 @@ func TestEnabledUsesFamilyVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Register(FamilyXS, tool)
+	r.Register(toolspec.FamilyXS, tool)
 	p := Preset{Tools: []string{"read_files"}}
-	if got := r.Enabled(p, Context{Family: FamilyXS}); len(got) != 1 || got[0].Spec().Description != "Read files." {
+	if got := r.Enabled(p, Context{Family: toolspec.FamilyXS}); len(got) != 1 || got[0].Spec().Description != "Read files." {
 		t.Error("xs context did not get the xs variant")
 	}
-	if got := r.Enabled(p, Context{Family: FamilyNextGen}); len(got) != 1 || got[0].Spec().Description == "Read files." {
+	if got := r.Enabled(p, Context{Family: toolspec.FamilyNextGen}); len(got) != 1 || got[0].Spec().Description == "Read files." {
 		t.Error("next-gen context got the xs variant instead of generic")
 	}
 }
@@ -194,11 +196,11 @@ func TestRegisterBuiltins(t *testing.T) {
 	if err := r.RegisterBuiltins(map[string]BuildFunc{NameListFiles: impl}); err != nil {
 		t.Fatal(err)
 	}
-	lf, _ := r.Lookup(NameListFiles, FamilyGeneric)
+	lf, _ := r.Lookup(NameListFiles, toolspec.FamilyGeneric)
 	if _, err := lf.Build(json.RawMessage(`{"path":"."}`)); err != nil || !called {
 		t.Errorf("list_files Build: err %v, implementation called %v", err, called)
 	}
-	rf, _ := r.Lookup(NameReadFiles, FamilyGeneric)
+	rf, _ := r.Lookup(NameReadFiles, toolspec.FamilyGeneric)
 	_, err := rf.Build(json.RawMessage(`{"files":[{"path":"a"}]}`))
 	var ve *ValidationError
 	if err == nil || errors.As(err, &ve) {
@@ -232,7 +234,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			r.Register(FamilyXS, variant(fmt.Sprintf("t%d", i), "xs"))
+			r.Register(toolspec.FamilyXS, variant(fmt.Sprintf("t%d", i), "xs"))
 		}()
 		go func() {
 			defer wg.Done()

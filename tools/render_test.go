@@ -11,15 +11,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-var formats = []string{FormatAnthropic, FormatOpenAI, FormatGemini, FormatXML}
+var formats = []string{toolspec.FormatAnthropic, toolspec.FormatOpenAI, toolspec.FormatGemini, toolspec.FormatXML}
 
 // renderCtx is the context the goldens and budget checks render with.
 func renderCtx() Context {
-	return Context{Mode: ModeAct, Family: FamilyGeneric, CWD: "/home/dev/project", OS: "linux",
+	return Context{Mode: ModeAct, Family: toolspec.FamilyGeneric, CWD: "/home/dev/project", OS: "linux",
 		Shell: "/bin/bash", Skills: []string{"go-testing", "release-notes"}, HasMCP: true}
 }
 
@@ -116,7 +118,7 @@ func mcpTool(t testing.TB, server, name, desc, schema string) Tool {
 
 func goldenPath(format, name string) string {
 	ext := ".json"
-	if format == FormatXML {
+	if format == toolspec.FormatXML {
 		ext = ".txt"
 	}
 	return filepath.Join("testdata", "golden", format, name+ext)
@@ -145,7 +147,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatalf("Render(%s, %s): %v", f, name, err)
 			}
 			stored := out
-			if f != FormatXML {
+			if f != toolspec.FormatXML {
 				var ind bytes.Buffer
 				if err := json.Indent(&ind, out, "", "  "); err != nil {
 					t.Fatalf("Render(%s, %s) is not JSON: %v\n%s", f, name, err, out)
@@ -167,7 +169,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Errorf("%v (run go test ./tools -update)", err)
 				continue
 			}
-			if f != FormatXML {
+			if f != toolspec.FormatXML {
 				var c bytes.Buffer
 				if err := json.Compact(&c, golden); err != nil {
 					t.Fatalf("%s: %v", path, err)
@@ -203,7 +205,7 @@ func TestRenderShapes(t *testing.T) {
 	}
 	ctx := renderCtx()
 
-	out, _ := Render(FormatAnthropic, tools, ctx)
+	out, _ := Render(toolspec.FormatAnthropic, tools, ctx)
 	var anth []map[string]json.RawMessage
 	mustUnmarshal(t, out, &anth)
 	for i, a := range anth {
@@ -220,7 +222,7 @@ func TestRenderShapes(t *testing.T) {
 		}
 	}
 
-	out, _ = Render(FormatOpenAI, tools, ctx)
+	out, _ = Render(toolspec.FormatOpenAI, tools, ctx)
 	var oai []struct {
 		Type     string `json:"type"`
 		Function struct {
@@ -247,7 +249,7 @@ func TestRenderShapes(t *testing.T) {
 		t.Errorf("openai names %v, want %v", got, want)
 	}
 
-	out, _ = Render(FormatGemini, tools, ctx)
+	out, _ = Render(toolspec.FormatGemini, tools, ctx)
 	var gem []struct {
 		FunctionDeclarations []map[string]any `json:"functionDeclarations"`
 	}
@@ -263,7 +265,7 @@ func TestRenderShapes(t *testing.T) {
 		t.Errorf("gemini read_files lost its item schema: %v", rf)
 	}
 
-	out, _ = Render(FormatXML, tools, ctx)
+	out, _ = Render(toolspec.FormatXML, tools, ctx)
 	text := string(out)
 	for _, name := range want {
 		for _, part := range []string{"## " + name + "\n", "Usage: <" + name + ">", "</" + name + ">\n"} {
@@ -315,7 +317,7 @@ func mustUnmarshal(t *testing.T, data []byte, v any) {
 }
 
 func TestGeminiConversion(t *testing.T) {
-	out, err := Render(FormatGemini, []Tool{issueTool(t)}, renderCtx())
+	out, err := Render(toolspec.FormatGemini, []Tool{issueTool(t)}, renderCtx())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,17 +349,17 @@ func TestGeminiConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err = Render(FormatGemini, []Tool{rec}, renderCtx())
+	out, err = Render(toolspec.FormatGemini, []Tool{rec}, renderCtx())
 	if err != nil || !json.Valid(out) {
 		t.Fatalf("recursive schema: %v %s", err, out)
 	}
-	if n := strings.Count(string(out), `"child"`); n != geminiMaxRefDepth {
-		t.Errorf("recursive schema inlined %d levels, want %d", n, geminiMaxRefDepth)
+	if n := strings.Count(string(out), `"child"`); n != toolspec.GeminiMaxRefDepth {
+		t.Errorf("recursive schema inlined %d levels, want %d", n, toolspec.GeminiMaxRefDepth)
 	}
 
 	// No parameters: no parameters member.
 	none, _ := NewTool(Spec{Name: "ping", Description: "Ping."}, nil)
-	out, _ = Render(FormatGemini, []Tool{none}, renderCtx())
+	out, _ = Render(toolspec.FormatGemini, []Tool{none}, renderCtx())
 	if string(out) != `[{"functionDeclarations":[{"name":"ping","description":"Ping."}]}]` {
 		t.Errorf("tool without parameters: %s", out)
 	}
@@ -383,7 +385,7 @@ func TestRenderPlaceholders(t *testing.T) {
 	// Values are escaped for JSON, and property descriptions are filled.
 	tool, _ := NewTool(Spec{Name: "t", Description: "in {{CWD}} ({{MODE}}) {{UNKNOWN}}",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","description":"under {{CWD}}"}}}`)}, nil)
-	out, _ := Render(FormatAnthropic, []Tool{tool}, Context{CWD: `C:\x "y"`, Mode: "plan"})
+	out, _ := Render(toolspec.FormatAnthropic, []Tool{tool}, Context{CWD: `C:\x "y"`, Mode: "plan"})
 	want := `[{"name":"t","description":"in C:\\x \"y\" (plan) {{UNKNOWN}}","input_schema":{"type":"object","properties":{"p":{"type":"string","description":"under C:\\x \"y\""}}}}]`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
@@ -413,13 +415,13 @@ func TestRenderForeignTools(t *testing.T) {
 			t.Errorf("%s: two renders differ", f)
 		}
 	}
-	if _, err := Render(FormatOpenAI, []Tool{stubTool{Spec{Name: "bad", Parameters: json.RawMessage(`{`)}}}, ctx); err == nil {
+	if _, err := Render(toolspec.FormatOpenAI, []Tool{stubTool{Spec{Name: "bad", Parameters: json.RawMessage(`{`)}}}, ctx); err == nil {
 		t.Error("Render accepted a tool with a broken schema")
 	}
 }
 
 func TestRenderEdgeCases(t *testing.T) {
-	want := map[string]string{FormatAnthropic: "[]", FormatOpenAI: "[]", FormatGemini: "[]", FormatXML: ""}
+	want := map[string]string{toolspec.FormatAnthropic: "[]", toolspec.FormatOpenAI: "[]", toolspec.FormatGemini: "[]", toolspec.FormatXML: ""}
 	for f, w := range want {
 		out, err := Render(f, nil, Context{})
 		if err != nil || string(out) != w {
@@ -429,11 +431,11 @@ func TestRenderEdgeCases(t *testing.T) {
 	if _, err := Render("bedrock", nil, Context{}); err == nil {
 		t.Error("Render accepted an unknown format")
 	}
-	cases := map[string]string{"anthropic": FormatAnthropic, "Bedrock": FormatAnthropic, "gemini": FormatGemini,
-		"openai": FormatOpenAI, "ollama": FormatOpenAI, "openrouter": FormatOpenAI}
+	cases := map[string]string{"anthropic": toolspec.FormatAnthropic, "Bedrock": toolspec.FormatAnthropic, "gemini": toolspec.FormatGemini,
+		"openai": toolspec.FormatOpenAI, "ollama": toolspec.FormatOpenAI, "openrouter": toolspec.FormatOpenAI}
 	for p, f := range cases {
-		if got := FormatFor(p); got != f {
-			t.Errorf("FormatFor(%s) = %s, want %s", p, got, f)
+		if got := toolspec.FormatFor(p); got != f {
+			t.Errorf("toolspec.FormatFor(%s) = %s, want %s", p, got, f)
 		}
 	}
 }
@@ -500,12 +502,12 @@ func TestGeminiRefBlowUpIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Render(FormatGemini, []Tool{tool}, Context{})
+	out, err := Render(toolspec.FormatGemini, []Tool{tool}, Context{})
 	if err != nil || !json.Valid(out) {
 		t.Fatalf("%v %s", err, out)
 	}
-	if n := strings.Count(string(out), "anyOf"); n > geminiMaxRefs {
-		t.Errorf("%d anyOf copies, want at most %d", n, geminiMaxRefs)
+	if n := strings.Count(string(out), "anyOf"); n > toolspec.GeminiMaxRefs {
+		t.Errorf("%d anyOf copies, want at most %d", n, toolspec.GeminiMaxRefs)
 	}
 }
 
@@ -527,7 +529,7 @@ func TestRenderEveryList(t *testing.T) {
 	}
 	extra := append(subagents, issueTool(t), wideTool(t))
 	var lines []string
-	for _, family := range []Family{FamilyGeneric, FamilyNextGen, FamilyXS} {
+	for _, family := range []toolspec.Family{toolspec.FamilyGeneric, toolspec.FamilyNextGen, toolspec.FamilyXS} {
 		for _, mode := range Modes() {
 			p, _ := PresetFor(mode)
 			for _, variant := range []struct {

@@ -3,10 +3,11 @@ package tools
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // schema is a tool's parameter schema as our coercions, messages and tool
@@ -94,8 +95,8 @@ type patternSchema struct {
 // whose value has the wrong shape ("minLength": "3") makes the schema
 // unusable, as does a reference outside the document or to nothing in
 // it.
-func parseSchema(n *node) (*schema, error) {
-	p := &schemaParser{byNode: map[*node]*schema{}}
+func parseSchema(n *toolspec.Node) (*schema, error) {
+	p := &schemaParser{byNode: map[*toolspec.Node]*schema{}}
 	s, err := p.parse(n, "")
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func parseSchema(n *node) (*schema, error) {
 			r.ref = p.anchors[name]
 			continue
 		}
-		target, err := resolvePointer(n, r.Ref)
+		target, err := toolspec.ResolvePointer(n, r.Ref)
 		if err != nil {
 			// An anchor or a pointer to nothing: our reading leaves it
 			// unconstrained; the library resolves what can be.
@@ -133,7 +134,7 @@ func parseSchema(n *node) (*schema, error) {
 
 type schemaParser struct {
 	// byNode maps each subschema's JSON to its parsed form, for $ref.
-	byNode map[*node]*schema
+	byNode map[*toolspec.Node]*schema
 	// refs are the schemas with a $ref still to resolve.
 	refs []*schema
 	// anchors are the schemas by their $anchor (or a draft 7 "$id":
@@ -148,50 +149,50 @@ type dynRef struct {
 	anchor string
 }
 
-func (p *schemaParser) parse(n *node, at string) (*schema, error) {
+func (p *schemaParser) parse(n *toolspec.Node, at string) (*schema, error) {
 	s := new(schema)
 	p.byNode[n] = s
-	switch n.kind {
-	case nodeBool:
-		s.never = n.str == "false"
+	switch n.Kind {
+	case toolspec.Bool:
+		s.never = n.Str == "false"
 		return s, nil
-	case nodeObject:
+	case toolspec.Object:
 	default:
 		return nil, fmt.Errorf("schema%s is not an object or a boolean", where(at))
 	}
 	var minimum, maximum *float64
 	var exclMinBool, exclMaxBool bool
-	for i, k := range n.keys {
-		v := n.vals[i]
+	for i, k := range n.Keys {
+		v := n.Vals[i]
 		kat := at + "/" + k
 		bad := func(want string) error { return fmt.Errorf("%s must be %s", kat[1:], want) }
 		var err error
 		switch k {
 		case "type":
-			switch v.kind {
-			case nodeString:
-				s.Type = v.str
-			case nodeArray:
+			switch v.Kind {
+			case toolspec.String:
+				s.Type = v.Str
+			case toolspec.Array:
 				s.Types = []string{}
-				for _, t := range v.vals {
-					if t.kind != nodeString {
+				for _, t := range v.Vals {
+					if t.Kind != toolspec.String {
 						return nil, bad("a type name or a list of them")
 					}
-					s.Types = append(s.Types, t.str)
+					s.Types = append(s.Types, t.Str)
 				}
 			default:
 				return nil, bad("a type name or a list of them")
 			}
 		case "enum":
-			if v.kind != nodeArray {
+			if v.Kind != toolspec.Array {
 				return nil, bad("an array")
 			}
-			s.Enum = make([]any, len(v.vals))
-			for j, e := range v.vals {
-				s.Enum[j] = e.value()
+			s.Enum = make([]any, len(v.Vals))
+			for j, e := range v.Vals {
+				s.Enum[j] = nodeValue(e)
 			}
 		case "const":
-			c := v.value()
+			c := nodeValue(v)
 			s.Const = &c
 		case "multipleOf":
 			s.MultipleOf, err = numberOf(v, bad)
@@ -201,14 +202,14 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 			maximum, err = numberOf(v, bad)
 		case "exclusiveMinimum":
 			// A boolean is draft 4's form: it makes minimum exclusive.
-			if v.kind == nodeBool {
-				exclMinBool = v.str == "true"
+			if v.Kind == toolspec.Bool {
+				exclMinBool = v.Str == "true"
 			} else {
 				s.ExclusiveMinimum, err = numberOf(v, bad)
 			}
 		case "exclusiveMaximum":
-			if v.kind == nodeBool {
-				exclMaxBool = v.str == "true"
+			if v.Kind == toolspec.Bool {
+				exclMaxBool = v.Str == "true"
 			} else {
 				s.ExclusiveMaximum, err = numberOf(v, bad)
 			}
@@ -221,11 +222,11 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "maxItems":
 			s.MaxItems, err = countOf(v, bad)
 		case "pattern":
-			if v.kind != nodeString {
+			if v.Kind != toolspec.String {
 				return nil, bad("a string")
 			}
-			s.Pattern = v.str
-			s.pattern, _ = regexp.Compile(v.str)
+			s.Pattern = v.Str
+			s.pattern, _ = regexp.Compile(v.Str)
 		case "format":
 			s.Format, err = stringOf(v, bad)
 		case "description":
@@ -240,13 +241,13 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "$dynamicRef":
 			// Resolved like an anchor, only for the bound on the
 			// library's work (its dynamic scope is the library's).
-			if v.kind == nodeString && strings.HasPrefix(v.str, "#") {
-				p.dynRefs = append(p.dynRefs, dynRef{s, strings.TrimPrefix(v.str, "#")})
+			if v.Kind == toolspec.String && strings.HasPrefix(v.Str, "#") {
+				p.dynRefs = append(p.dynRefs, dynRef{s, strings.TrimPrefix(v.Str, "#")})
 			}
 		case "$anchor", "$dynamicAnchor", "$id":
-			if name, ok := strings.CutPrefix(v.str, "#"); v.kind == nodeString && (k != "$id" || ok) {
+			if name, ok := strings.CutPrefix(v.Str, "#"); v.Kind == toolspec.String && (k != "$id" || ok) {
 				if k != "$id" {
-					name = v.str
+					name = v.Str
 				}
 				if p.anchors == nil {
 					p.anchors = map[string]*schema{}
@@ -256,7 +257,7 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 				}
 			}
 		case "items":
-			if v.kind == nodeArray {
+			if v.Kind == toolspec.Array {
 				s.PrefixItems, err = p.parseList(v, kat, bad)
 			} else {
 				s.Items, err = p.parse(v, kat)
@@ -268,34 +269,34 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "not":
 			// Only the schema false in its long form is explained; the
 			// library judges any other.
-			if v.kind == nodeObject && len(v.keys) == 0 || v.kind == nodeBool && v.str == "true" {
+			if v.Kind == toolspec.Object && len(v.Keys) == 0 || v.Kind == toolspec.Bool && v.Str == "true" {
 				s.never = true
 			}
 			err = p.applied(s, v, kat)
 		case "if", "then", "else":
 			err = p.applied(s, v, kat)
 		case "dependentSchemas":
-			if v.kind == nodeObject {
-				for j, name := range v.keys {
-					if err = p.applied(s, v.vals[j], kat+"/"+name); err != nil {
+			if v.Kind == toolspec.Object {
+				for j, name := range v.Keys {
+					if err = p.applied(s, v.Vals[j], kat+"/"+name); err != nil {
 						break
 					}
 				}
 			}
 		case "contains":
-			if v.kind == nodeObject || v.kind == nodeBool {
+			if v.Kind == toolspec.Object || v.Kind == toolspec.Bool {
 				s.Contains, err = p.parse(v, kat)
 			}
 		case "required":
-			if v.kind != nodeArray {
+			if v.Kind != toolspec.Array {
 				return nil, bad("an array of names")
 			}
-			s.Required = make([]string, 0, len(v.vals))
-			for _, r := range v.vals {
-				if r.kind != nodeString {
+			s.Required = make([]string, 0, len(v.Vals))
+			for _, r := range v.Vals {
+				if r.Kind != toolspec.String {
 					return nil, bad("an array of names")
 				}
-				s.Required = append(s.Required, r.str)
+				s.Required = append(s.Required, r.Str)
 			}
 		case "properties":
 			s.Properties, err = p.parseMap(v, kat, bad)
@@ -304,11 +305,11 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 		case "definitions":
 			s.Definitions, err = p.parseMap(v, kat, bad)
 		case "patternProperties":
-			if v.kind != nodeObject {
+			if v.Kind != toolspec.Object {
 				return nil, bad("an object of schemas")
 			}
-			for j, pat := range v.keys {
-				sub, err := p.parse(v.vals[j], kat+"/"+pat)
+			for j, pat := range v.Keys {
+				sub, err := p.parse(v.Vals[j], kat+"/"+pat)
 				if err != nil {
 					return nil, err
 				}
@@ -338,8 +339,8 @@ func (p *schemaParser) parse(n *node, at string) (*schema, error) {
 
 // applied reads a subschema into s.Applied; a value that is no schema is
 // left to the library to refuse.
-func (p *schemaParser) applied(s *schema, v *node, at string) error {
-	if v.kind != nodeObject && v.kind != nodeBool {
+func (p *schemaParser) applied(s *schema, v *toolspec.Node, at string) error {
+	if v.Kind != toolspec.Object && v.Kind != toolspec.Bool {
 		return nil
 	}
 	sub, err := p.parse(v, at)
@@ -349,13 +350,13 @@ func (p *schemaParser) applied(s *schema, v *node, at string) error {
 	return err
 }
 
-func (p *schemaParser) parseMap(n *node, at string, bad func(string) error) (map[string]*schema, error) {
-	if n.kind != nodeObject {
+func (p *schemaParser) parseMap(n *toolspec.Node, at string, bad func(string) error) (map[string]*schema, error) {
+	if n.Kind != toolspec.Object {
 		return nil, bad("an object of schemas")
 	}
-	m := make(map[string]*schema, len(n.keys))
-	for i, k := range n.keys {
-		sub, err := p.parse(n.vals[i], at+"/"+k)
+	m := make(map[string]*schema, len(n.Keys))
+	for i, k := range n.Keys {
+		sub, err := p.parse(n.Vals[i], at+"/"+k)
 		if err != nil {
 			return nil, err
 		}
@@ -364,12 +365,12 @@ func (p *schemaParser) parseMap(n *node, at string, bad func(string) error) (map
 	return m, nil
 }
 
-func (p *schemaParser) parseList(n *node, at string, bad func(string) error) ([]*schema, error) {
-	if n.kind != nodeArray {
+func (p *schemaParser) parseList(n *toolspec.Node, at string, bad func(string) error) ([]*schema, error) {
+	if n.Kind != toolspec.Array {
 		return nil, bad("an array of schemas")
 	}
-	list := make([]*schema, len(n.vals))
-	for i, v := range n.vals {
+	list := make([]*schema, len(n.Vals))
+	for i, v := range n.Vals {
 		sub, err := p.parse(v, at+"/"+strconv.Itoa(i))
 		if err != nil {
 			return nil, err
@@ -386,11 +387,11 @@ func where(at string) string {
 	return " at " + at[1:]
 }
 
-func numberOf(n *node, bad func(string) error) (*float64, error) {
-	if n.kind != nodeNumber {
+func numberOf(n *toolspec.Node, bad func(string) error) (*float64, error) {
+	if n.Kind != toolspec.Number {
 		return nil, bad("a number")
 	}
-	f, err := strconv.ParseFloat(n.str, 64)
+	f, err := strconv.ParseFloat(n.Str, 64)
 	if err != nil {
 		return nil, bad("a number")
 	}
@@ -399,7 +400,7 @@ func numberOf(n *node, bad func(string) error) (*float64, error) {
 
 // countOf reads a length or item count: an integer, possibly written
 // with a fraction of zero (3.0).
-func countOf(n *node, bad func(string) error) (*int, error) {
+func countOf(n *toolspec.Node, bad func(string) error) (*int, error) {
 	f, err := numberOf(n, bad)
 	if err != nil || *f != math.Trunc(*f) || math.Abs(*f) > math.MaxInt32 {
 		return nil, bad("an integer")
@@ -408,71 +409,34 @@ func countOf(n *node, bad func(string) error) (*int, error) {
 	return &c, nil
 }
 
-func stringOf(n *node, bad func(string) error) (string, error) {
-	if n.kind != nodeString {
+func stringOf(n *toolspec.Node, bad func(string) error) (string, error) {
+	if n.Kind != toolspec.String {
 		return "", bad("a string")
 	}
-	return n.str, nil
-}
-
-// resolvePointer finds the JSON a local reference names: "#" is the
-// whole document, "#/a/b" a JSON pointer (RFC 6901) into it, written as
-// a URI fragment.
-func resolvePointer(root *node, ref string) (*node, error) {
-	frag, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
-	if err != nil {
-		return nil, fmt.Errorf("$ref %q: %w", ref, err)
-	}
-	if frag == "" {
-		return root, nil
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, fmt.Errorf("$ref %q: anchors are not supported, only JSON pointers", ref)
-	}
-	n := root
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch n.kind {
-		case nodeObject:
-			n = n.get(tok)
-		case nodeArray:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n.vals) {
-				n = nil
-			} else {
-				n = n.vals[i]
-			}
-		default:
-			n = nil
-		}
-		if n == nil {
-			return nil, fmt.Errorf("$ref %q: no such schema in the document", ref)
-		}
-	}
-	return n, nil
+	return n.Str, nil
 }
 
 // value converts parsed JSON to the values encoding/json decodes into
 // an interface: float64 numbers, []any, map[string]any.
-func (n *node) value() any {
-	switch n.kind {
-	case nodeBool:
-		return n.str == "true"
-	case nodeNumber:
-		f, _ := strconv.ParseFloat(n.str, 64)
+func nodeValue(n *toolspec.Node) any {
+	switch n.Kind {
+	case toolspec.Bool:
+		return n.Str == "true"
+	case toolspec.Number:
+		f, _ := strconv.ParseFloat(n.Str, 64)
 		return f
-	case nodeString:
-		return n.str
-	case nodeArray:
-		a := make([]any, len(n.vals))
-		for i, v := range n.vals {
-			a[i] = v.value()
+	case toolspec.String:
+		return n.Str
+	case toolspec.Array:
+		a := make([]any, len(n.Vals))
+		for i, v := range n.Vals {
+			a[i] = nodeValue(v)
 		}
 		return a
-	case nodeObject:
-		m := make(map[string]any, len(n.keys))
-		for i, k := range n.keys {
-			m[k] = n.vals[i].value()
+	case toolspec.Object:
+		m := make(map[string]any, len(n.Keys))
+		for i, k := range n.Keys {
+			m[k] = nodeValue(n.Vals[i])
 		}
 		return m
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // swapSecret is in every file outside the workspace; no result may show it.
@@ -94,7 +95,7 @@ func (f *swapFixture) outsideTree() map[string]string {
 
 func (f *swapFixture) build(name string, args any) tools.Invocation {
 	f.t.Helper()
-	tool, ok := f.reg.Lookup(name, tools.FamilyGeneric)
+	tool, ok := f.reg.Lookup(name, toolspec.FamilyGeneric)
 	if !ok {
 		f.t.Fatalf("tool %s is not registered", name)
 	}

@@ -1,6 +1,7 @@
 // Package tools holds tool specs, the per-family registry, presets and the
-// one list of modes, argument validation, the converters to each
-// provider's tool shape, the built-in tools, a session's background
+// one list of modes, argument validation, the tools' documentation for
+// the text path (Render; the native API shapes are package toolspec's),
+// the built-in tools, a session's background
 // commands and the specs of MCP servers' tools (the MCP client is
 // tools/mcpbridge's). It never imports rpc or session: what a tool
 // needs from the editor or the user comes in through interfaces declared
@@ -11,7 +12,7 @@
 //     attached by tool name; Builtin and NewTool do it for one tool);
 //   - per mode, PresetFor and Registry.Enabled, plus Preset.Filter for the
 //     dynamic tools made from MCPToolSpecs and SubagentSpecs;
-//   - per model request, Render in the provider's format (FormatFor);
+//   - per model request, Render in the provider's format (toolspec.FormatFor);
 //   - per call, Pick among the enabled tools (NotAvailable if it fails),
 //     Tool.Build, which validates, then the Invocation.
 package tools
@@ -24,6 +25,7 @@ import (
 	"slices"
 
 	"github.com/cline-ls/cline-ls/diff"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // Kind classifies a tool call for the client, as ACP's ToolKind does.
@@ -43,21 +45,11 @@ const (
 	KindOther      Kind = "other"
 )
 
-// Family is a model family a tool variant is registered for.
-type Family string
-
-// Model families (docs/DESIGN.md §2).
-const (
-	FamilyGeneric Family = "generic"
-	FamilyNextGen Family = "next-gen"
-	FamilyXS      Family = "xs"
-)
-
 // Context is what a tool's requirements, descriptions and templates may
 // depend on: the session's mode and environment.
 type Context struct {
 	Mode        string // plan, act, search, minimal, yolo
-	Family      Family
+	Family      toolspec.Family
 	CWD         string
 	OS          string
 	Shell       string

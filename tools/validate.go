@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -69,7 +70,7 @@ type validator struct {
 // key that names a property in another case (misCased).
 type argSchema struct {
 	schema *schema
-	tree   *node // the schema's JSON in source order, for the converters
+	tree   *toolspec.Node // the schema's JSON in source order, for the converters
 	// judged compiles the schema with the library on first use (a
 	// schema costs a millisecond or so, and most tools offered are never
 	// called). Its Resolved is nil when the library cannot compile the
@@ -105,7 +106,7 @@ func newValidator(tool string, params json.RawMessage) (*validator, error) {
 // resolved through load only (nil: none is, and such a schema is not
 // compiled); the daemon never fetches a schema from the network.
 func compileSchema(raw json.RawMessage, load jsonschema.Loader) (argSchema, error) {
-	tree, err := parseNode(raw)
+	tree, err := toolspec.Parse(raw)
 	if err != nil {
 		return argSchema{}, err
 	}

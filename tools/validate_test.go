@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // captureBuild returns a built-in tool whose implementation records the
@@ -270,7 +272,7 @@ func TestDescribe(t *testing.T) {
 		`{"properties":{}}`:                                "an object",
 	}
 	for schema, want := range cases {
-		n, err := parseNode([]byte(schema))
+		n, err := toolspec.Parse([]byte(schema))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -508,7 +510,7 @@ func TestMCPSchemaWithUnknownKeywords(t *testing.T) {
 		checkProblems(t, c.args, err, got != nil, c.want)
 	}
 	// The docs describe what was read and skip the rest.
-	out, err := Render(FormatXML, []Tool{tool}, Context{})
+	out, err := Render(toolspec.FormatXML, []Tool{tool}, Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,25 +592,25 @@ func TestBuiltinSchemasReadWhole(t *testing.T) {
 		if a, err := compileSchema(s.Parameters, nil); err != nil || a.uncompiled() != nil {
 			t.Errorf("%s: the schema library cannot compile the schema: %v %v", s.Name, err, a.uncompiled())
 		}
-		n, err := parseNode(s.Parameters)
+		n, err := toolspec.Parse(s.Parameters)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var walk func(n *node, at string)
-		walk = func(n *node, at string) {
-			for i, k := range n.keys {
-				v := n.vals[i]
+		var walk func(n *toolspec.Node, at string)
+		walk = func(n *toolspec.Node, at string) {
+			for i, k := range n.Keys {
+				v := n.Vals[i]
 				switch {
 				case !slices.Contains(read, k):
 					t.Errorf("%s: %s%s is a keyword the validator passes over", s.Name, at, k)
 				case k == "properties" || k == "$defs" || k == "definitions" || k == "patternProperties":
-					for j, name := range v.keys {
-						walk(v.vals[j], at+k+"."+name+".")
+					for j, name := range v.Keys {
+						walk(v.Vals[j], at+k+"."+name+".")
 					}
 				case k == "items" || k == "additionalProperties":
 					walk(v, at+k+".")
 				case k == "allOf" || k == "anyOf" || k == "oneOf":
-					for _, alt := range v.vals {
+					for _, alt := range v.Vals {
 						walk(alt, at+k+".")
 					}
 				}

@@ -3,6 +3,8 @@ package tools
 import (
 	"slices"
 	"strconv"
+
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // appendXMLDoc writes the text-path documentation of one tool:
@@ -16,13 +18,13 @@ import (
 // Array and object values are written as JSON between the tags; nested
 // object fields are listed indented under their parameter. The usage line
 // shows the required parameters only.
-func appendXMLDoc(b []byte, s Spec, tree *node, root *schema, ex func(string) string) []byte {
+func appendXMLDoc(b []byte, s Spec, tree *toolspec.Node, root *schema, ex func(string) string) []byte {
 	b = append(b, "## "...)
 	b = append(b, s.Name...)
 	b = append(b, '\n')
 	b = append(b, ex(s.Description)...)
-	props := tree.get("properties")
-	if props != nil && len(props.keys) > 0 {
+	props := tree.Get("properties")
+	if props != nil && len(props.Keys) > 0 {
 		b = append(b, "\nParameters:"...)
 		b = appendXMLParams(b, props, root, "", ex)
 	}
@@ -30,7 +32,7 @@ func appendXMLDoc(b []byte, s Spec, tree *node, root *schema, ex func(string) st
 	b = append(b, s.Name...)
 	b = append(b, '>')
 	if props != nil {
-		for _, k := range props.keys {
+		for _, k := range props.Keys {
 			if !slices.Contains(root.Required, k) {
 				continue
 			}
@@ -55,8 +57,8 @@ func appendXMLDoc(b []byte, s Spec, tree *node, root *schema, ex func(string) st
 
 // appendXMLParams lists an object's properties in source order, then the
 // fields of array items and nested objects one indent deeper.
-func appendXMLParams(b []byte, props *node, parent *schema, indent string, ex func(string) string) []byte {
-	for i, k := range props.keys {
+func appendXMLParams(b []byte, props *toolspec.Node, parent *schema, indent string, ex func(string) string) []byte {
+	for i, k := range props.Keys {
 		ps := deref(parent.Properties[k])
 		if ps == nil {
 			continue
@@ -81,11 +83,11 @@ func appendXMLParams(b []byte, props *node, parent *schema, indent string, ex fu
 			b = append(b, ex(ps.Description)...)
 		}
 		// Fields of the objects inside, so a model can write them.
-		sub, subNode := ps, props.vals[i]
+		sub, subNode := ps, props.Vals[i]
 		if typ == "array" && ps.Items != nil {
-			sub, subNode = ps.Items, subNode.get("items")
+			sub, subNode = ps.Items, subNode.Get("items")
 		}
-		if fields := subNode.get("properties"); fields != nil && len(fields.keys) > 0 && sub.Properties != nil {
+		if fields := subNode.Get("properties"); fields != nil && len(fields.Keys) > 0 && sub.Properties != nil {
 			b = appendXMLParams(b, fields, sub, indent+"  ", ex)
 		}
 	}
@@ -101,7 +103,7 @@ func appendExample(b []byte, s *schema, depth int) []byte {
 	}
 	if len(s.Enum) > 0 {
 		if str, ok := s.Enum[0].(string); ok {
-			return appendString(b, str)
+			return toolspec.AppendString(b, str)
 		}
 	}
 	typ, _ := schemaType(s)
@@ -127,7 +129,7 @@ func appendExample(b []byte, s *schema, depth int) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = toolspec.AppendString(b, k)
 			b = append(b, ':')
 			b = appendExample(b, s.Properties[k], depth+1)
 		}

@@ -62,6 +62,7 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/edit"
 	"github.com/cline-ls/cline-ls/tools/toolstest"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -851,7 +852,7 @@ func lookupTool(root, name string) (tools.Tool, error) {
 	if err := reg.RegisterBuiltins(tools.EditTools(files)); err != nil {
 		return nil, err
 	}
-	t, ok := reg.Lookup(name, tools.FamilyGeneric)
+	t, ok := reg.Lookup(name, toolspec.FamilyGeneric)
 	if !ok {
 		return nil, fmt.Errorf("tool %s is not registered", name)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 // toolsCmd prints the tools a mode enables: by default a list for people,
@@ -18,7 +19,7 @@ func toolsCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the tools as a provider receives them (see --format)")
-	format := fs.String("format", tools.FormatOpenAI, "`format` of --json: anthropic, openai, gemini or xml")
+	format := fs.String("format", toolspec.FormatOpenAI, "`format` of --json: anthropic, openai, gemini or xml")
 	mode := fs.String("mode", "act", "session `mode`: plan, act, search, minimal or yolo")
 	applyPatch := fs.Bool("apply-patch", false, "the variant for models trained on apply_patch")
 	if code, ok := parseFlags(fs, args, stdout); !ok {
@@ -36,10 +37,10 @@ func toolsCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if !*asJSON {
-		*format = tools.FormatOpenAI // the list reads names and filled-in descriptions from it
+		*format = toolspec.FormatOpenAI // the list reads names and filled-in descriptions from it
 	}
-	ctx := tools.Context{Mode: *mode, Family: tools.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: tools.ShellFor(""),
-		NativeTools: *format != tools.FormatXML, ApplyPatch: *applyPatch}
+	ctx := tools.Context{Mode: *mode, Family: toolspec.FamilyGeneric, CWD: ".", OS: runtime.GOOS, Shell: tools.ShellFor(""),
+		NativeTools: *format != toolspec.FormatXML, ApplyPatch: *applyPatch}
 	enabled := r.Enabled(preset, ctx)
 	out, err := tools.Render(*format, enabled, ctx)
 	if err != nil {

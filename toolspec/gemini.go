@@ -1,4 +1,4 @@
-package tools
+package toolspec
 
 import (
 	"strings"
@@ -7,14 +7,15 @@ import (
 // appendGeminiDecl writes one FunctionDeclaration. A tool without
 // parameters gets no parameters member: Gemini rejects an OBJECT schema
 // with no properties there.
-func appendGeminiDecl(b []byte, s Spec, tree *node, ex func(string) string) []byte {
+func appendGeminiDecl(b []byte, d Def, ex func(string) string) []byte {
+	tree := d.Schema
 	b = append(b, `{"name":`...)
-	b = appendString(b, s.Name)
+	b = AppendString(b, d.Name)
 	b = append(b, `,"description":`...)
-	b = appendString(b, ex(s.Description))
-	if props := tree.get("properties"); props != nil && len(props.keys) > 0 {
+	b = AppendString(b, ex(d.Description))
+	if props := tree.Get("properties"); props != nil && len(props.Keys) > 0 {
 		b = append(b, `,"parameters":`...)
-		g := &geminiSchema{root: tree, ex: ex, refBudget: geminiMaxRefs}
+		g := &geminiSchema{root: tree, ex: ex, refBudget: GeminiMaxRefs}
 		b = g.append(b, tree, 0)
 	}
 	return append(b, '}')
@@ -26,19 +27,19 @@ func appendGeminiDecl(b []byte, s Spec, tree *node, ex func(string) string) []by
 // (additionalProperties, $schema, const, allOf...) dropped. Unlike
 // Cline's converter, array items and nested object properties are kept.
 type geminiSchema struct {
-	root *node
+	root *Node
 	ex   func(string) string
 	// refBudget counts down the $refs still to inline in this schema.
 	refBudget int
 }
 
-// geminiMaxRefDepth and geminiMaxRefs bound $ref inlining: a recursive
+// GeminiMaxRefDepth and GeminiMaxRefs bound $ref inlining: a recursive
 // schema cannot be inlined whole, and one whose anyOf refers to itself
 // several times would grow exponentially with depth. Past either bound a
 // reference is cut to a bare OBJECT.
 const (
-	geminiMaxRefDepth = 8
-	geminiMaxRefs     = 64
+	GeminiMaxRefDepth = 8
+	GeminiMaxRefs     = 64
 )
 
 // geminiFormats are the formats the Gemini API accepts, per type.
@@ -54,20 +55,20 @@ func geminiFormatOK(typ, format string) bool {
 	return false
 }
 
-func (g *geminiSchema) resolveRef(n *node) *node {
-	ref := n.get("$ref")
-	if ref == nil || ref.kind != nodeString {
+func (g *geminiSchema) resolveRef(n *Node) *Node {
+	ref := n.Get("$ref")
+	if ref == nil || ref.Kind != String {
 		return n
 	}
-	target, err := resolvePointer(g.root, ref.str)
+	target, err := ResolvePointer(g.root, ref.Str)
 	if err != nil {
-		return &node{kind: nodeObject}
+		return &Node{Kind: Object}
 	}
 	// A description beside the $ref says more about this use than the
 	// definition's own.
-	if d := n.get("description"); d != nil {
-		merged := &node{kind: nodeObject, keys: append([]string(nil), target.keys...), vals: append([]*node(nil), target.vals...)}
-		merged.set("description", d)
+	if d := n.Get("description"); d != nil {
+		merged := &Node{Kind: Object, Keys: append([]string(nil), target.Keys...), Vals: append([]*Node(nil), target.Vals...)}
+		merged.Set("description", d)
 		return merged
 	}
 	return target
@@ -75,30 +76,30 @@ func (g *geminiSchema) resolveRef(n *node) *node {
 
 // geminiType returns the upper-case type of a schema and whether null is
 // allowed. A missing type is inferred from the other keywords.
-func geminiType(n *node) (typ string, nullable bool) {
-	if t := n.get("type"); t != nil {
-		switch t.kind {
-		case nodeString:
-			typ = t.str
-		case nodeArray:
-			for _, v := range t.vals {
-				if v.str == "null" {
+func geminiType(n *Node) (typ string, nullable bool) {
+	if t := n.Get("type"); t != nil {
+		switch t.Kind {
+		case String:
+			typ = t.Str
+		case Array:
+			for _, v := range t.Vals {
+				if v.Str == "null" {
 					nullable = true
 				} else if typ == "" {
-					typ = v.str
+					typ = v.Str
 				}
 			}
 		}
 	}
 	if typ == "" {
 		switch {
-		case n.get("properties") != nil:
+		case n.Get("properties") != nil:
 			typ = "object"
-		case n.get("items") != nil:
+		case n.Get("items") != nil:
 			typ = "array"
-		case n.get("enum") != nil:
+		case n.Get("enum") != nil:
 			typ = "string"
-		case n.get("anyOf") != nil || n.get("oneOf") != nil:
+		case n.Get("anyOf") != nil || n.Get("oneOf") != nil:
 			return "", nullable
 		default:
 			// Gemini wants a type; a value of any type is best sent as text.
@@ -108,16 +109,16 @@ func geminiType(n *node) (typ string, nullable bool) {
 	return strings.ToUpper(typ), nullable
 }
 
-func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
-	if n.get("$ref") != nil {
-		if depth >= geminiMaxRefDepth || g.refBudget <= 0 {
+func (g *geminiSchema) append(b []byte, n *Node, depth int) []byte {
+	if n.Get("$ref") != nil {
+		if depth >= GeminiMaxRefDepth || g.refBudget <= 0 {
 			return append(b, `{"type":"OBJECT"}`...)
 		}
 		g.refBudget--
 		n = g.resolveRef(n)
 		depth++
 	}
-	if n.kind != nodeObject {
+	if n.Kind != Object {
 		// true/false schemas: anything, or (unusable) nothing.
 		return append(b, `{"type":"STRING"}`...)
 	}
@@ -129,12 +130,12 @@ func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
 	}
 	if typ != "" {
 		key("type")
-		b = appendString(b, typ)
+		b = AppendString(b, typ)
 		if nullable {
 			key("nullable")
 			b = append(b, "true"...)
@@ -142,25 +143,25 @@ func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
 	}
 	// Gemini takes enum only on strings; other enums move into the
 	// description so the model still learns the allowed values.
-	enum := n.get("enum")
+	enum := n.Get("enum")
 	var enumNote string
 	if enum != nil && typ != "STRING" {
-		vals := make([]string, len(enum.vals))
-		for i, v := range enum.vals {
-			vals[i] = string(appendNode(nil, v, nil))
+		vals := make([]string, len(enum.Vals))
+		for i, v := range enum.Vals {
+			vals[i] = string(AppendJSON(nil, v, nil))
 		}
 		enumNote = "one of: " + strings.Join(vals, ", ")
 		enum = nil
 	}
 	wroteDesc := false
-	for i, k := range n.keys {
-		v := n.vals[i]
+	for i, k := range n.Keys {
+		v := n.Vals[i]
 		switch k {
 		case "description", "title", "pattern":
-			if v.kind != nodeString {
+			if v.Kind != String {
 				continue
 			}
-			text := v.str
+			text := v.Str
 			if k == "description" {
 				text = g.ex(text)
 				if enumNote != "" {
@@ -169,66 +170,66 @@ func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
 				wroteDesc = true
 			}
 			key(k)
-			b = appendString(b, text)
+			b = AppendString(b, text)
 		case "format":
-			if v.kind == nodeString && geminiFormatOK(typ, v.str) {
+			if v.Kind == String && geminiFormatOK(typ, v.Str) {
 				key(k)
-				b = appendString(b, v.str)
+				b = AppendString(b, v.Str)
 			}
 		case "enum":
 			if enum != nil {
 				key(k)
 				b = append(b, '[')
-				for j, e := range enum.vals {
+				for j, e := range enum.Vals {
 					if j > 0 {
 						b = append(b, ',')
 					}
-					if e.kind == nodeString {
-						b = appendString(b, e.str)
+					if e.Kind == String {
+						b = AppendString(b, e.Str)
 					} else {
-						b = appendString(b, string(appendNode(nil, e, nil)))
+						b = AppendString(b, string(AppendJSON(nil, e, nil)))
 					}
 				}
 				b = append(b, ']')
 			}
 		case "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
 			"minProperties", "maxProperties":
-			if v.kind == nodeNumber {
+			if v.Kind == Number {
 				key(k)
-				b = append(b, v.str...)
+				b = append(b, v.Str...)
 			}
 		case "required":
-			if v.kind == nodeArray && len(v.vals) > 0 {
+			if v.Kind == Array && len(v.Vals) > 0 {
 				key(k)
-				b = appendNode(b, v, nil)
+				b = AppendJSON(b, v, nil)
 			}
 		case "items":
-			if v.kind == nodeObject {
+			if v.Kind == Object {
 				key(k)
 				b = g.append(b, v, depth)
 			}
 		case "properties":
-			if v.kind != nodeObject {
+			if v.Kind != Object {
 				continue
 			}
 			key(k)
 			b = append(b, '{')
-			for j, pk := range v.keys {
+			for j, pk := range v.Keys {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendString(b, pk)
+				b = AppendString(b, pk)
 				b = append(b, ':')
-				b = g.append(b, v.vals[j], depth)
+				b = g.append(b, v.Vals[j], depth)
 			}
 			b = append(b, '}')
 		case "anyOf", "oneOf":
-			if v.kind != nodeArray || k == "oneOf" && n.get("anyOf") != nil {
+			if v.Kind != Array || k == "oneOf" && n.Get("anyOf") != nil {
 				continue
 			}
 			key("anyOf")
 			b = append(b, '[')
-			for j, alt := range v.vals {
+			for j, alt := range v.Vals {
 				if j > 0 {
 					b = append(b, ',')
 				}
@@ -239,7 +240,7 @@ func (g *geminiSchema) append(b []byte, n *node, depth int) []byte {
 	}
 	if enumNote != "" && !wroteDesc {
 		key("description")
-		b = appendString(b, enumNote)
+		b = AppendString(b, enumNote)
 	}
 	return append(b, '}')
 }
