@@ -58,8 +58,3 @@ func (v Vars) Fill(s string) string {
 	b.WriteString(s)
 	return b.String()
 }
-
-// Fill fills the context's placeholders in s (see ContextVars).
-func Fill(s string, ctx tools.Context) string {
-	return ContextVars(ctx).Fill(s)
-}

@@ -22,7 +22,7 @@ func TestFill(t *testing.T) {
 		{"}}{{", "}}{{"},
 	}
 	for _, tt := range tests {
-		if got := Fill(tt.in, ctx); got != tt.want {
+		if got := ContextVars(ctx).Fill(tt.in); got != tt.want {
 			t.Errorf("Fill(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

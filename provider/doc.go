@@ -3,7 +3,7 @@
 // each streaming into one event type the session turn loop consumes.
 //
 // The neutral model is small: a Request (system prompt, Messages of
-// text, thinking, tool call and tool result Parts, ToolDefs) goes in
+// text, thinking, tool call and tool result Parts, ToolDef tools) goes in
 // through Provider.Stream, and a Stream of Events comes out: text and
 // thinking deltas, complete tool calls (arguments assembled from however
 // many chunks they came in), usage, and a final EventDone whose stop

@@ -11,8 +11,8 @@ import (
 // safe for concurrent use: each Stream call is an independent request.
 type Provider interface {
 	// Name is the provider's canonical name ("anthropic", "openai",
-	// "ollama", "gemini", "replay", ...), which also selects the tool
-	// format (toolspec.FormatFor).
+	// "ollama", "gemini", "replay", ...); each client sends its tools in
+	// its API's shape (toolspec.Render).
 	Name() string
 	// Model is the model identifier sent to the API.
 	Model() string

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cline-ls/cline-ls/toolspec"
 )
 
 func TestReplyAdd(t *testing.T) {
@@ -116,9 +114,6 @@ func TestNew(t *testing.T) {
 		}
 		if p.Name() != tc.name || p.Model() != "m" || p.NativeTools() != tc.native {
 			t.Errorf("New(%+v) = %s/%s native %v, want %s/m native %v", tc.cfg, p.Name(), p.Model(), p.NativeTools(), tc.name, tc.native)
-		}
-		if toolspec.FormatFor(p.Name()) == "" {
-			t.Errorf("%s has no tool format", p.Name())
 		}
 	}
 }

@@ -29,16 +29,6 @@ type CommandPart struct {
 	Inner []string
 }
 
-// SimpleCommand returns the words of a command line that is one simple
-// command, and whether it is one: a single part that is Simple.
-func SimpleCommand(line string) ([]string, bool) {
-	parts := CommandParts(line)
-	if len(parts) != 1 || !parts[0].Simple {
-		return nil, false
-	}
-	return parts[0].Words, true
-}
-
 // CommandParts splits a shell command line into the commands it runs,
 // each once, in the order written; commands inside substitutions,
 // subshells and loops are parts of their own, and so are the command

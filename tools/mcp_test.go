@@ -79,7 +79,7 @@ func TestMCPLongNames(t *testing.T) {
 		if !strings.Contains(buf.String(), "tool="+s.Tool) {
 			t.Errorf("no log line for shortening %s", s.Tool)
 		}
-		if !ModeAllows(ModeAct, n) {
+		if !modeAllows(ModeAct, n) {
 			t.Errorf("act mode does not allow shortened %s", n)
 		}
 	}

@@ -189,13 +189,6 @@ func (p Preset) Filter(ctx Context, ts []Tool) []Tool {
 	return out
 }
 
-// ModeAllows reports whether a mode's preset includes the named tool. An
-// unknown mode allows nothing.
-func ModeAllows(mode, toolName string) bool {
-	p, ok := PresetFor(mode)
-	return ok && p.Allows(toolName)
-}
-
 // NotAvailable is the result a call gets when the current mode lacks the
 // tool: an error the model can act on, and nothing is executed.
 func NotAvailable(toolName, mode string) Result {

@@ -79,7 +79,7 @@ func TestPresetSwitches(t *testing.T) {
 	}
 }
 
-func TestModeAllows(t *testing.T) {
+func TestPresetsAllow(t *testing.T) {
 	cases := []struct {
 		mode, tool string
 		want       bool
@@ -112,8 +112,8 @@ func TestModeAllows(t *testing.T) {
 		{"party", "read_files", false},
 	}
 	for _, c := range cases {
-		if got := ModeAllows(c.mode, c.tool); got != c.want {
-			t.Errorf("ModeAllows(%s, %s) = %v, want %v", c.mode, c.tool, got, c.want)
+		if got := modeAllows(c.mode, c.tool); got != c.want {
+			t.Errorf("modeAllows(%s, %s) = %v, want %v", c.mode, c.tool, got, c.want)
 		}
 	}
 }
@@ -171,4 +171,11 @@ func TestShortTitleNeverSplitsAWord(t *testing.T) {
 			t.Errorf("ShortTitle(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// modeAllows reports whether a mode's preset includes the named tool; an
+// unknown mode allows nothing.
+func modeAllows(mode, toolName string) bool {
+	p, ok := PresetFor(mode)
+	return ok && p.Allows(toolName)
 }

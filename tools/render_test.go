@@ -431,13 +431,6 @@ func TestRenderEdgeCases(t *testing.T) {
 	if _, err := Render("bedrock", nil, Context{}); err == nil {
 		t.Error("Render accepted an unknown format")
 	}
-	cases := map[string]string{"anthropic": toolspec.FormatAnthropic, "Bedrock": toolspec.FormatAnthropic, "gemini": toolspec.FormatGemini,
-		"openai": toolspec.FormatOpenAI, "ollama": toolspec.FormatOpenAI, "openrouter": toolspec.FormatOpenAI}
-	for p, f := range cases {
-		if got := toolspec.FormatFor(p); got != f {
-			t.Errorf("toolspec.FormatFor(%s) = %s, want %s", p, got, f)
-		}
-	}
 }
 
 // TestActModeToolSize records what act mode's tool list costs per request

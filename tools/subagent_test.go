@@ -64,8 +64,8 @@ func TestSubagentSpecs(t *testing.T) {
 		t.Errorf("Build without prompt: %v", err)
 	}
 	for mode, want := range map[string]bool{ModeAct: true, ModePlan: true, ModeSearch: true, ModeMinimal: true, ModeYolo: false} {
-		if got := ModeAllows(mode, specs[0].Spec.Name); got != want {
-			t.Errorf("ModeAllows(%s, %s) = %v", mode, specs[0].Spec.Name, got)
+		if got := modeAllows(mode, specs[0].Spec.Name); got != want {
+			t.Errorf("modeAllows(%s, %s) = %v", mode, specs[0].Spec.Name, got)
 		}
 	}
 }

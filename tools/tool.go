@@ -12,7 +12,8 @@
 //     attached by tool name; Builtin and NewTool do it for one tool);
 //   - per mode, PresetFor and Registry.Enabled, plus Preset.Filter for the
 //     dynamic tools made from MCPToolSpecs and SubagentSpecs;
-//   - per model request, Render in the provider's format (toolspec.FormatFor);
+//   - per model request, Render for the XML text path (a native provider
+//     renders its own ToolDefs through toolspec);
 //   - per call, Pick among the enabled tools (NotAvailable if it fails),
 //     Tool.Build, which validates, then the Invocation.
 package tools

@@ -2,7 +2,6 @@ package toolspec
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Formats Render produces, one per model API's tool shape, plus the name
@@ -13,19 +12,6 @@ const (
 	FormatGemini    = "gemini"
 	FormatXML       = "xml"
 )
-
-// FormatFor returns the tool format a provider takes: the Anthropic shape
-// for Anthropic and Bedrock-hosted Claude, the Gemini shape for Gemini,
-// the OpenAI shape for OpenAI and every OpenAI-compatible endpoint.
-func FormatFor(provider string) string {
-	switch strings.ToLower(provider) {
-	case "anthropic", "bedrock", "claude":
-		return FormatAnthropic
-	case "gemini", "google", "vertex":
-		return FormatGemini
-	}
-	return FormatOpenAI
-}
 
 // Family is a model family: which prompt and which tool variants a
 // model gets. The provider's model table decides a model's family; the

@@ -450,15 +450,6 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.send(nil, method, params)
 }
 
-// WriteRaw writes bytes to the server as they are, for malformed-frame
-// tests.
-func (c *Client) WriteRaw(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.w.Write(b)
-	return err
-}
-
 // Messages returns what the server sent with this method so far ("" for
 // all).
 func (c *Client) Messages(method string) []Message {
@@ -509,11 +500,3 @@ func (c *Client) Close() error {
 // Done is closed when the server's output has ended and every handler has
 // returned.
 func (c *Client) Done() <-chan struct{} { return c.done }
-
-// Err returns why the read loop ended (io.EOF for a clean end), once Done
-// is closed.
-func (c *Client) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.readErr
-}

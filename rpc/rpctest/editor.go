@@ -29,8 +29,8 @@ type Message = jsonrpcclient.Message
 type RequestHandler = jsonrpcclient.Handler
 
 // Editor is a fake LSP client connected to a real server. The connection
-// is the project's JSON-RPC client: Call, Notify, Handle, Messages, Await
-// and WriteRaw are its; the buffers and the answer to
+// is the project's JSON-RPC client: Call, Notify, Handle, Messages and Await
+// are its; the buffers and the answer to
 // workspace/applyEdit are the editor's.
 type Editor struct {
 	t      testing.TB

@@ -233,7 +233,7 @@ type span struct {
 	block      int
 }
 
-// ApplyBlocks applies blocks to text, all or nothing. Every block is
+// applyBlocks applies blocks to text, all or nothing. Every block is
 // matched against the original text, whole lines only:
 //
 //  1. the lines exactly: the first match after the previous block's
@@ -256,10 +256,9 @@ type span struct {
 //
 // Replacement lines take the file's dominant line ending; lines outside
 // the matched places are kept byte for byte.
-func ApplyBlocks(text string, blocks []Block) (ReplaceResult, error) {
-	return applyBlocks(text, blocks, LastRead{})
-}
-
+//
+// read is the text the model last read of the file, which holds a loose
+// match to the place the model read (sinceRead).
 func applyBlocks(text string, blocks []Block, read LastRead) (ReplaceResult, error) {
 	d := parseDocument(text)
 	m := newMatcher(d.lines)
