@@ -252,7 +252,7 @@ func (s *Server) checkpointTrouble(sessionID string, err error) {
 func (s *Server) tellSession(sessionID, msg string) {
 	msg = s.redact(msg)
 	s.sendUpdate(sessionID, wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
-	s.showMessage(2, "cline-ls: "+msg)
+	s.showMessage(wire.MessageWarning, "cline-ls: "+msg)
 }
 
 // Wire shapes of PROTOCOL.md §8.

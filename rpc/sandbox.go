@@ -7,6 +7,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // SandboxStatus is which sandbox confines commands under the settings
@@ -100,6 +101,6 @@ func (s *Server) warnNoSandbox(st Settings) {
 		msg := "cline-ls: the sandbox approval level is set, but no sandbox is available here (" + status.Detail +
 			"); commands will ask for approval instead"
 		s.log.Warn(msg)
-		s.showMessage(2, msg)
+		s.showMessage(wire.MessageWarning, msg)
 	})
 }

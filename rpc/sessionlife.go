@@ -480,7 +480,7 @@ func sessionHeld(err error) error {
 // warnNotSaved tells the user that a session's history cannot be saved.
 func (s *Server) warnNotSaved(err error) {
 	s.log.Warn("session will not be saved", "err", err)
-	s.showMessage(2, "cline-ls: this session is not being saved: "+err.Error())
+	s.showMessage(wire.MessageWarning, "cline-ls: this session is not being saved: "+err.Error())
 }
 
 // closeSession serves cline/closeSession (and ACP's session/close): the

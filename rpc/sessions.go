@@ -296,7 +296,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		KeyStart: s.keyStart,
 		Title:    sp.title,
 		Plan:     sp.plan,
-		Warn:     func(msg string) { s.showMessage(2, "cline-ls: "+msg) },
+		Warn:     func(msg string) { s.showMessage(wire.MessageWarning, "cline-ls: "+msg) },
 		ACP:      s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
 			s.reportEdits(context.Background(), id, f, callID, edits)

@@ -12,6 +12,7 @@ import (
 	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // settingsStore owns a connection's settings. What the client sent is kept
@@ -199,7 +200,7 @@ func (s *Server) CurrentSettings() Settings { return s.cfg.current() }
 func (s *Server) reportSettingsFile() {
 	if err := s.cfg.fileProblem(); err != nil {
 		s.log.Warn("config file ignored", "err", err)
-		s.showMessage(2, "cline-ls: "+err.Error()+"; its settings are ignored")
+		s.showMessage(wire.MessageWarning, "cline-ls: "+err.Error()+"; its settings are ignored")
 	}
 }
 
