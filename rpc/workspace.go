@@ -276,7 +276,7 @@ func (s *Server) admitFolders(ctx context.Context, add []workspace.Folder) []wor
 	for _, f := range add {
 		if err := s.checkFolder(f.Path); err != nil {
 			s.log.Warn("workspace folder refused", "path", f.Path, "err", err)
-			s.showToClient(ctx, 2, "cline-ls: "+err.Error())
+			s.showToClient(ctx, wire.MessageWarning, "cline-ls: "+err.Error())
 			continue
 		}
 		ok = append(ok, f)
