@@ -168,7 +168,7 @@ func (s *Server) reportEdits(ctx context.Context, sessionID string, f *files, ca
 			uri, version = snap.URI, &snap.Version
 		}
 		if !viaCline {
-			s.logToClient(ctx, 3, e.Diff)
+			s.logToClient(ctx, wire.MessageInfo, e.Diff)
 			continue
 		}
 		s.conn.Notify(ctx, methodClineDiff, wire.DiffParams{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // mcpServers holds the connection's MCP servers: those of the settings
@@ -156,7 +157,7 @@ func (s *Server) mcpSignIn(ctx context.Context, server, u string) error {
 	if s.dialect == DialectACP {
 		return fmt.Errorf("MCP server %s needs a sign-in; run: cline-ls mcp login %s", server, server)
 	}
-	s.logToClient(ctx, 3, fmt.Sprintf("MCP server %s needs a sign-in; opening %s", server, u))
+	s.logToClient(ctx, wire.MessageInfo, fmt.Sprintf("MCP server %s needs a sign-in; opening %s", server, u))
 	var res struct {
 		Success bool `json:"success"`
 	}

@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -302,7 +303,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		// A notification cannot be answered, and an error returned from
 		// its handler would end the connection: report it instead.
 		s.log.Warn("notification failed", "method", method, "err", err)
-		s.logToClient(ctx, 1, method+": "+err.Error())
+		s.logToClient(ctx, wire.MessageError, method+": "+err.Error())
 		return nil, nil
 	}
 	return res, err
