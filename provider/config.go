@@ -15,6 +15,12 @@ type Config struct {
 	Name string
 	// Model is the model identifier; required except for replay.
 	Model string
+	// API picks OpenAI's API for the openai provider and compatible
+	// servers: "responses" or "chat" (Chat Completions). Empty takes
+	// Responses for the OpenAI models served only there (the codex and
+	// -pro models) and Chat Completions for the rest and for every
+	// compatible server.
+	API string
 	// BaseURL overrides the API's address. Required for
 	// openai-compatible; ollama, lmstudio, vllm and openrouter default to
 	// their usual local or public addresses.
@@ -150,6 +156,14 @@ func New(cfg Config) (Provider, error) {
 	}
 	if cfg.BaseURL == "" && name == "openai-compatible" {
 		return nil, fmt.Errorf("provider: openai-compatible needs a base URL")
+	}
+	switch strings.ToLower(cfg.API) {
+	case "", "responses", "chat", "chat-completions":
+	default:
+		return nil, fmt.Errorf("provider: API %q: want responses or chat", cfg.API)
+	}
+	if usesResponses(cfg) {
+		return newResponses(cfg), nil
 	}
 	return newOpenAI(cfg), nil
 }

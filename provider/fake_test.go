@@ -193,6 +193,8 @@ func recordSleeps(t *testing.T, p Provider) *[]time.Duration {
 		r = c.retry
 	case *geminiClient:
 		r = c.retry
+	case *responsesClient:
+		r = c.openai.retry
 	default:
 		t.Fatalf("no retrier in %T", p)
 	}

@@ -203,7 +203,7 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
 		Transcript: p.Transcript, Logger: s.log, Limits: p.limits(), Version: s.opts.Version,
-		Reasoning: p.reasoning()}
+		Reasoning: p.reasoning(), API: p.API}
 	if model != "" {
 		cfg.Model = model
 	}

@@ -146,6 +146,10 @@ type ProviderSettings struct {
 	// (tokens) ask the model to think (provider.Reasoning).
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	ThinkingBudget  int    `json:"thinkingBudget,omitempty"`
+	// API is OpenAI's API for the openai provider and compatible
+	// servers: "responses" or "chat"; empty picks per model
+	// (provider.Config.API).
+	API string `json:"api,omitempty"`
 }
 
 // reasoning converts the reasoning settings to the provider's.
@@ -251,6 +255,9 @@ func (st *Settings) validate(prefix string) error {
 		if p.ReasoningEffort != "" && !slices.Contains(provider.ReasoningEfforts, p.ReasoningEffort) {
 			return invalidParams("%sprovider.reasoningEffort: must be one of %s, got %q", prefix, strings.Join(provider.ReasoningEfforts, ", "), p.ReasoningEffort)
 		}
+		if a := strings.ToLower(p.API); a != "" && a != "responses" && a != "chat" {
+			return invalidParams("%sprovider.api: must be \"responses\" or \"chat\", got %q", prefix, p.API)
+		}
 		if p.ThinkingBudget < 0 || p.ThinkingBudget > 1_000_000 {
 			return invalidParams("%sprovider.thinkingBudget: must be 0 (none) or more tokens, at most 1000000, got %d", prefix, p.ThinkingBudget)
 		}
@@ -349,6 +356,7 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 			}
 		}
 		fill(&p.ReasoningEffort, file.Provider.ReasoningEffort)
+		fill(&p.API, file.Provider.API)
 		if p.ThinkingBudget == 0 {
 			p.ThinkingBudget = file.Provider.ThinkingBudget
 		}

@@ -9,6 +9,9 @@ import (
 const (
 	FormatAnthropic = "anthropic"
 	FormatOpenAI    = "openai"
+	// FormatResponses is the tools field of OpenAI's Responses API:
+	// function tools with their members at the top, not under function.
+	FormatResponses = "openai-responses"
 	FormatGemini    = "gemini"
 	FormatXML       = "xml"
 )
@@ -47,7 +50,7 @@ func Render(format string, defs []Def, expand func(string) string) ([]byte, erro
 	// A built-in tool renders to about 400 bytes in any format.
 	b := make([]byte, 0, 512*len(defs))
 	switch format {
-	case FormatAnthropic, FormatOpenAI:
+	case FormatAnthropic, FormatOpenAI, FormatResponses:
 		b = append(b, '[')
 	case FormatGemini:
 		if len(defs) == 0 {
@@ -55,7 +58,7 @@ func Render(format string, defs []Def, expand func(string) string) ([]byte, erro
 		}
 		b = append(b, `[{"functionDeclarations":[`...)
 	default:
-		return nil, fmt.Errorf("toolspec: unknown tool format %q (want anthropic, openai or gemini)", format)
+		return nil, fmt.Errorf("toolspec: unknown tool format %q (want anthropic, openai, openai-responses or gemini)", format)
 	}
 	for i, d := range defs {
 		if i > 0 {
@@ -66,6 +69,8 @@ func Render(format string, defs []Def, expand func(string) string) ([]byte, erro
 			b = appendAnthropic(b, d, ex)
 		case FormatOpenAI:
 			b = appendOpenAI(b, d, ex)
+		case FormatResponses:
+			b = appendResponses(b, d, ex)
 		case FormatGemini:
 			b = appendGeminiDecl(b, d, ex)
 		}
@@ -94,6 +99,16 @@ func appendOpenAI(b []byte, d Def, ex func(string) string) []byte {
 	b = append(b, `,"strict":false,"parameters":`...)
 	b = appendObjectSchema(b, d.Schema, ex, true)
 	return append(b, "}}"...)
+}
+
+func appendResponses(b []byte, d Def, ex func(string) string) []byte {
+	b = append(b, `{"type":"function","name":`...)
+	b = AppendString(b, d.Name)
+	b = append(b, `,"description":`...)
+	b = AppendString(b, ex(d.Description))
+	b = append(b, `,"strict":false,"parameters":`...)
+	b = appendObjectSchema(b, d.Schema, ex, true)
+	return append(b, '}')
 }
 
 // appendObjectSchema writes a tool's top-level schema in the shape the

@@ -16,6 +16,7 @@ func TestRenderEachFormat(t *testing.T) {
 	for format, want := range map[string]string{
 		FormatAnthropic: `[{"name":"read","description":"Reads in /w.","input_schema":{"type":"object","properties":{"path":{"type":"string","description":"In /w."}},"required":["path"]}}]`,
 		FormatOpenAI:    `[{"type":"function","function":{"name":"read","description":"Reads in /w.","strict":false,"parameters":{"type":"object","properties":{"path":{"type":"string","description":"In /w."}},"required":["path"],"additionalProperties":false}}}]`,
+		FormatResponses: `[{"type":"function","name":"read","description":"Reads in /w.","strict":false,"parameters":{"type":"object","properties":{"path":{"type":"string","description":"In /w."}},"required":["path"],"additionalProperties":false}}]`,
 		FormatGemini:    `[{"functionDeclarations":[{"name":"read","description":"Reads in /w.","parameters":{"type":"OBJECT","properties":{"path":{"type":"STRING","description":"In /w."}},"required":["path"]}}]}]`,
 	} {
 		got, err := Render(format, defs, ex)
