@@ -25,6 +25,29 @@ var acpCommands = []wire.AvailableCommand{
 	{Name: "act", Description: "Switch to act mode: the agent edits and runs commands"},
 }
 
+// availableCommands are the slash commands ls offers: ours, then its MCP
+// servers' prompts (run through runPrompt).
+func (s *Server) availableCommands(ls *liveSession) []wire.AvailableCommand {
+	return append(slices.Clone(acpCommands), s.mcpCommands(ls)...)
+}
+
+// sendAvailableCommands tells every ACP session the commands it offers
+// now: an MCP server's prompts come and go as it connects and lists.
+func (s *Server) sendAvailableCommands() {
+	if s.dialect != DialectACP {
+		return
+	}
+	s.sess.mu.Lock()
+	live := make([]*liveSession, 0, len(s.sess.byID))
+	for _, ls := range s.sess.byID {
+		live = append(live, ls)
+	}
+	s.sess.mu.Unlock()
+	for _, ls := range live {
+		s.sendUpdate(ls.ID(), wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
+	}
+}
+
 // acpCommand runs a prompt that is one of acpCommands ("/undo") and
 // reports ok; any other prompt is the model's.
 func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {

@@ -203,7 +203,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	opts, _ := json.Marshal(s.configOptions(ls))
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func(context.Context) {
-		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: acpCommands})
+		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
 		s.offerListedModels(ls)
 	})
 	return fields, nil

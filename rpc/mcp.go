@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,11 +41,20 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	// The last note about left-out tools sent per server: reports come
 	// one at a time, and the user is told of each new note once.
 	noted := map[string]string{}
+	// The prompts each server last listed: ACP sessions are told their
+	// slash commands again when that changes.
+	prompts := map[string]int{}
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
 		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
 		Elicit: mcpElicitor{s: s}, Roots: s.folders.Paths(),
 		OAuth: mcpbridge.NewOAuth(mcpbridge.OAuthConfig{StateDir: s.stateDir(), Logger: s.log, SignIn: s.mcpSignIn}),
 		OnStatus: func(st mcpbridge.ServerStatus) {
+			if st.Prompts != prompts[st.Name] {
+				prompts[st.Name] = st.Prompts
+				// Not from here: the report may come while the server
+				// holds what listing its prompts takes.
+				s.goBackground(s.sendAvailableCommands)
+			}
 			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "offered", st.Offered, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
 				s.logToClient(context.Background(), 2, fmt.Sprintf("MCP server %s: %s %s", st.Name, st.State, st.Err))
@@ -136,6 +146,50 @@ func mcpBuiltin(m *mcpbridge.Manager, name string, raw json.RawMessage) (tools.I
 		return nil, &tools.ValidationError{Tool: name, Problems: []tools.Problem{{Path: "server_name", Message: "no MCP server is configured"}}}
 	}
 	return m.Builtins()[name](raw)
+}
+
+// mcpManager is the MCP servers ls calls: its own, if session/new named
+// some, else the connection's; nil when there are none.
+func (s *Server) mcpManager(ls *liveSession) *mcpbridge.Manager {
+	if ls != nil && ls.mcp != nil {
+		return ls.mcp
+	}
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	return s.mcp.conn
+}
+
+// mcpPromptText is the turn a slash command naming an MCP prompt
+// ("/mcp:server:prompt args") stands for: the prompt's messages, fetched
+// with its arguments. What goes wrong is the user's to read, as a
+// params error, and no turn starts.
+func (s *Server) mcpPromptText(ctx context.Context, ls *liveSession, text string) (string, error) {
+	m := s.mcpManager(ls)
+	if m == nil {
+		return "", invalidParams("prompt: %s names an MCP prompt, and no MCP server is configured", strings.Fields(text)[0])
+	}
+	out, err := m.RunPromptCommand(ctx, text)
+	if err != nil {
+		return "", invalidParams("prompt: %s", s.redact(err.Error()))
+	}
+	return out, nil
+}
+
+// mcpCommands are the slash commands of the MCP prompts ls can run.
+func (s *Server) mcpCommands(ls *liveSession) []wire.AvailableCommand {
+	m := s.mcpManager(ls)
+	if m == nil {
+		return nil
+	}
+	var out []wire.AvailableCommand
+	for _, p := range m.Prompts() {
+		c := wire.AvailableCommand{Name: p.Command(), Description: cmp.Or(p.Description, p.Title, "MCP prompt "+p.Name+" of "+p.Server)}
+		if h := p.Hint(); h != "" {
+			c.Input = &wire.CommandInput{Hint: h}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // dropMCP stops the servers one session owned.

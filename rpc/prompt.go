@@ -13,6 +13,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -105,6 +106,13 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 // runPrompt runs one turn of ls. The connection ending (stdin closed,
 // exit) cancels it at once, before anything else is torn down.
 func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (wire.PromptResult, error) {
+	if mcpbridge.IsPromptCommand(text) {
+		expanded, err := s.mcpPromptText(ctx, ls, text)
+		if err != nil {
+			return wire.PromptResult{}, err
+		}
+		text = expanded
+	}
 	if !s.startTurn() {
 		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}

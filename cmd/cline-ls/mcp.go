@@ -124,7 +124,7 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 		for i, st := range m.Status() {
 			fmt.Fprintf(stdout, "%s\t%s\t%s", st.Name, reach(cfgs[i]), st.State)
 			if st.State == mcpbridge.StateRunning {
-				fmt.Fprintf(stdout, "\t%d tools, %d resources", st.Tools, st.Resources)
+				fmt.Fprintf(stdout, "\t%d tools, %d resources, %d resource templates, %d prompts", st.Tools, st.Resources, st.Templates, st.Prompts)
 			}
 			if st.Err != "" {
 				fmt.Fprintf(stdout, "\t%s", st.Err)
@@ -154,6 +154,16 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 		for _, d := range defs {
 			line, _, _ := strings.Cut(strings.TrimSpace(d.Description), "\n")
 			fmt.Fprintf(stdout, "  %s\t%s\n", d.Name, line)
+		}
+		if st.Templates > 0 {
+			fmt.Fprintf(stdout, "resource templates: %d\n", st.Templates)
+		}
+		if ps := m.Prompts(); len(ps) > 0 {
+			fmt.Fprintf(stdout, "prompts (slash commands in a prompt): %d\n", len(ps))
+			for _, p := range ps {
+				line, _, _ := strings.Cut(strings.TrimSpace(p.Description), "\n")
+				fmt.Fprintf(stdout, "  /%s %s\t%s\n", p.Command(), p.Hint(), line)
+			}
 		}
 		return 0
 	}

@@ -89,7 +89,7 @@ func TestMCPCommands(t *testing.T) {
 	code, out, errs := runMCP(t, getenv, "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 3 ||
-		!strings.HasPrefix(lines[0], "adder\tstdio ") || !strings.HasSuffix(lines[0], "\trunning\t2 tools, 0 resources") ||
+		!strings.HasPrefix(lines[0], "adder\tstdio ") || !strings.HasSuffix(lines[0], "\trunning\t2 tools, 0 resources, 0 resource templates, 0 prompts") ||
 		!strings.HasPrefix(lines[1], "remote\thttp http://127.0.0.1:1/mcp\tfailed\t") ||
 		lines[2] != "off\tstdio nothing\tdisabled" {
 		t.Errorf("list: %d\n%s\n%s", code, out, errs)

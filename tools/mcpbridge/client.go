@@ -104,6 +104,7 @@ func newClient(version string, h handlers, prog *progress) *mcp.Client {
 		ElicitationHandler:          elicit(h.server, h.elicit, h.logger),
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { changed() },
 		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { changed() },
+		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { changed() },
 		LoggingMessageHandler:       serverLog(h.logger),
 		ProgressNotificationHandler: prog.handle,
 	})
@@ -220,6 +221,55 @@ func (s *session) listResources(ctx context.Context) ([]string, error) {
 		return res.NextCursor, nil
 	})
 	return out, err
+}
+
+// listTemplates lists the server's resource URI templates, every page.
+func (s *session) listTemplates(ctx context.Context) ([]string, error) {
+	var out []string
+	err := pages(func(cursor string) (string, error) {
+		res, err := call(ctx, s, "resources/templates/list", func(ctx context.Context) (*mcp.ListResourceTemplatesResult, error) {
+			return s.cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		})
+		if err != nil {
+			return "", err
+		}
+		for _, t := range res.ResourceTemplates {
+			out = append(out, t.URITemplate)
+		}
+		return res.NextCursor, nil
+	})
+	return out, err
+}
+
+// listPrompts lists the server's prompts, every page.
+func (s *session) listPrompts(ctx context.Context) ([]PromptDef, error) {
+	var out []PromptDef
+	err := pages(func(cursor string) (string, error) {
+		res, err := call(ctx, s, "prompts/list", func(ctx context.Context) (*mcp.ListPromptsResult, error) {
+			return s.cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		})
+		if err != nil {
+			return "", err
+		}
+		for _, p := range res.Prompts {
+			d := PromptDef{Name: p.Name, Title: p.Title, Description: p.Description}
+			for _, a := range p.Arguments {
+				if a != nil {
+					d.Arguments = append(d.Arguments, PromptArg{Name: a.Name, Description: a.Description, Required: a.Required})
+				}
+			}
+			out = append(out, d)
+		}
+		return res.NextCursor, nil
+	})
+	return out, err
+}
+
+// getPrompt fetches a prompt's messages with its arguments filled.
+func (s *session) getPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return call(ctx, s, "prompts/get", func(ctx context.Context) (*mcp.GetPromptResult, error) {
+		return s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	})
 }
 
 // pages calls page with each cursor the previous page gave, starting

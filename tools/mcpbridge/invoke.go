@@ -207,6 +207,13 @@ func (r *readInvocation) Execute(ctx context.Context, _ tools.ExecOptions) (tool
 			}
 			hint += "."
 		}
+		if ts := r.s.knownTemplates(); len(ts) > 0 {
+			hint += " Its resource templates (fill in the {parts}) are: " + strings.Join(ts[:min(len(ts), 20)], ", ")
+			if len(ts) > 20 {
+				hint += fmt.Sprintf(" and %d more", len(ts)-20)
+			}
+			hint += "."
+		}
 		return r.s.failure(err, fmt.Sprintf("reading %q", r.uri), hint), nil
 	}
 	parts := make([]string, 0, len(res.Contents))

@@ -46,13 +46,15 @@ const (
 )
 
 // ServerStatus is one server's state, as Status and Options.OnStatus give
-// it. Tools and Resources count what the server last listed; Err says why
-// a server failed or is restarting.
+// it. Tools, Resources, Templates and Prompts count what the server last
+// listed; Err says why a server failed or is restarting.
 type ServerStatus struct {
 	Name      string `json:"name"`
 	State     State  `json:"state"`
 	Tools     int    `json:"tools"`
 	Resources int    `json:"resources"`
+	Templates int    `json:"resourceTemplates,omitempty"`
+	Prompts   int    `json:"prompts,omitempty"`
 	Err       string `json:"error,omitempty"`
 	// Offered counts the tools offered to the model, and Note says why
 	// the others were left out (tools.MCPLimits); empty when none were.

@@ -42,6 +42,8 @@ type server struct {
 	live      *conn // the current session; nil unless running
 	tools     []tools.MCPToolDef
 	resources []string // URIs, for hints when a read fails
+	templates []string // resource URI templates, for the same hints
+	prompts   []PromptDef
 	// What the tool list last offered of the server's tools, and why the
 	// rest were left out; set by Manager.toolList.
 	offered int
@@ -61,6 +63,8 @@ type conn struct {
 	// What the server listed, filled by list.
 	tools     []tools.MCPToolDef
 	resources []string
+	templates []string
+	prompts   []PromptDef
 }
 
 func newServer(m *Manager, c ServerConfig) *server {
@@ -93,7 +97,7 @@ func (s *server) timeout() time.Duration {
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Err: s.err, Offered: s.offered, Note: s.note}
+	return ServerStatus{Name: s.cfg.Name, State: s.state, Tools: len(s.tools), Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts), Err: s.err, Offered: s.offered, Note: s.note}
 }
 
 // setOffer records what the tool list offers of the server's tools.
@@ -160,6 +164,20 @@ func (s *server) knownResources() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.resources)
+}
+
+// knownTemplates lists the resource URI templates the server last listed.
+func (s *server) knownTemplates() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.templates)
+}
+
+// knownPrompts lists the prompts the server last listed.
+func (s *server) knownPrompts() []PromptDef {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.prompts)
 }
 
 // run supervises the server until the Manager closes: it starts it, waits
@@ -270,7 +288,7 @@ func (s *server) setRunning(c *conn) {
 	s.m.syncRoots(c.sess)
 	s.mu.Lock()
 	s.live, s.state, s.err = c, StateRunning, ""
-	s.tools, s.resources = c.tools, c.resources
+	s.tools, s.resources, s.templates, s.prompts = c.tools, c.resources, c.templates, c.prompts
 	s.mu.Unlock()
 	s.m.toolsChanged(s)
 }
@@ -293,7 +311,7 @@ func (s *server) fail(err error) {
 	s.logger.Error("mcp: server failed", "err", err)
 	s.mu.Lock()
 	s.live, s.state, s.err = nil, StateFailed, err.Error()
-	s.tools, s.resources = nil, nil
+	s.tools, s.resources, s.templates, s.prompts = nil, nil, nil, nil
 	s.mu.Unlock()
 	s.m.toolsChanged(s)
 }
@@ -513,9 +531,9 @@ func (s *server) stopReason(c *conn, waitErr error) error {
 	return err
 }
 
-// list fetches the server's tools and (when it offers any) resources.
-// A failure to list resources is logged, not fatal: tools are what the
-// model needs.
+// list fetches the server's tools and, when it offers them, its
+// resources, resource templates and prompts. A failure to list any but
+// the tools is logged, not fatal: tools are what the model needs.
 func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 	caps := c.sess.init.Capabilities
 	var defs []tools.MCPToolDef
@@ -535,6 +553,16 @@ func (c *conn) list(ctx context.Context, logger *slog.Logger) error {
 			logger.Warn("mcp: listing resources failed", "err", err)
 		}
 		uris = listed
+		if c.templates, err = c.sess.listTemplates(ctx); err != nil {
+			logger.Warn("mcp: listing resource templates failed", "err", err)
+		}
+	}
+	if caps != nil && caps.Prompts != nil {
+		listed, err := c.sess.listPrompts(ctx)
+		if err != nil {
+			logger.Warn("mcp: listing prompts failed", "err", err)
+		}
+		c.prompts = listed
 	}
 	c.tools, c.resources = defs, uris
 	return nil

@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,6 +189,24 @@ func newTestServer(stdio bool) *mcp.Server {
 	srv.AddResource(&mcp.Resource{URI: "test://blob", Name: "blob", MIMEType: "application/octet-stream"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/octet-stream", Blob: []byte{0, 1, 2}}}}, nil
+		})
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://notes/{name}", Name: "note"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			name, ok := strings.CutPrefix(req.Params.URI, "test://notes/")
+			if !ok || name == "missing" {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "note " + name}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "review", Description: "Review a file.", Arguments: []*mcp.PromptArgument{
+		{Name: "file", Description: "the file to review", Required: true}, {Name: "focus"}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			a := req.Params.Arguments
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: "Review " + a["file"] + " for " + cmp.Or(a["focus"], "anything") + "."}},
+				{Role: "assistant", Content: &mcp.TextContent{Text: "I will read it first."}},
+				{Role: "user", Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://style", MIMEType: "text/plain", Text: "Tabs, not spaces."}}},
+			}}, nil
 		})
 	return srv
 }
