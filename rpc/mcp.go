@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
@@ -46,7 +47,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	prompts := map[string]int{}
 	m, err := mcpbridge.New(cfgs, mcpbridge.Options{
 		Logger: s.log, Version: s.opts.Version, Dir: dir, HideEnv: s.hiddenEnv(),
-		Elicit: mcpElicitor{s: s}, Roots: s.folders.Paths(),
+		Elicit: mcpElicitor{s: s}, Roots: s.folders.Paths(), Sample: s.mcpSamplerIfAllowed(),
 		OAuth: mcpbridge.NewOAuth(mcpbridge.OAuthConfig{StateDir: s.stateDir(), Logger: s.log, SignIn: s.mcpSignIn}),
 		OnStatus: func(st mcpbridge.ServerStatus) {
 			if st.Prompts != prompts[st.Name] {
@@ -250,10 +251,7 @@ type mcpElicitor struct{ s *Server }
 
 func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema json.RawMessage) (string, map[string]any) {
 	s := e.s
-	s.mu.Lock()
-	viaCline := s.caps.clineQuestions
-	can := (viaCline || s.caps.showMessageReq) && s.dialect == DialectLSP
-	s.mu.Unlock()
+	can, viaCline := s.canAskForMCP()
 	if !can {
 		s.log.Info("mcp: a server's question was declined: the client has no way to ask the user", "server", server)
 		return mcpbridge.ElicitDecline, nil
@@ -286,6 +284,77 @@ func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema 
 		content[f.Name] = elicitValue(f.Type, a)
 	}
 	return mcpbridge.ElicitAccept, content
+}
+
+// canAskForMCP reports whether the user can be asked what an MCP server
+// wants (an elicitation, the model), and whether cline/askQuestion, which
+// takes any answer, is the way. The connection's servers have no
+// session, so an ACP client, whose questions belong to one, cannot be
+// asked.
+func (s *Server) canAskForMCP() (can, viaCline bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	viaCline = s.caps.clineQuestions
+	return (viaCline || s.caps.showMessageReq) && s.dialect == DialectLSP, viaCline
+}
+
+// mcpSamplerIfAllowed is the sampler servers started now get: none
+// unless the settings' mcpSampling allows it (a change reaches servers
+// started after it).
+func (s *Server) mcpSamplerIfAllowed() mcpbridge.Sampler {
+	if !s.CurrentSettings().MCPSampling {
+		return nil
+	}
+	return mcpSampler{s: s}
+}
+
+// mcpSampler lends MCP servers the model when the settings allow it
+// (mcpSampling): each request is shown to the user, who allows or
+// denies it, and then goes to the model the settings name, without
+// tools, its reply bounded.
+type mcpSampler struct{ s *Server }
+
+func (m mcpSampler) Sample(ctx context.Context, server string, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
+	s := m.s
+	if can, _ := s.canAskForMCP(); !can {
+		return mcpbridge.SampleResult{}, fmt.Errorf("cline-ls cannot ask its user to lend the model here (no way to ask), so sampling/createMessage is refused")
+	}
+	last := req.Messages[len(req.Messages)-1].Text
+	if r := []rune(last); len(r) > 300 {
+		last = string(r[:300]) + "…"
+	}
+	const allow, deny = "Allow", "Deny"
+	q := fmt.Sprintf("MCP server %s asks to use your model (%d messages, a reply of up to %d tokens, on your account). Its last message: %s",
+		server, len(req.Messages), req.MaxTokens, last)
+	a, ok, err := s.askQuestion(ctx, "", s.redact(q), []string{deny, allow})
+	if err != nil || !ok || a != allow {
+		return mcpbridge.SampleResult{}, fmt.Errorf("the user did not let the server use the model")
+	}
+	p, err := s.newProviderWith("")
+	if err != nil {
+		return mcpbridge.SampleResult{}, fmt.Errorf("no model to lend: %s", s.redact(err.Error()))
+	}
+	msgs := make([]provider.Message, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		role := provider.RoleUser
+		if m.Role == "assistant" {
+			role = provider.RoleAssistant
+		}
+		msgs = append(msgs, provider.Message{Role: role, Parts: []provider.Part{provider.TextPart(m.Text)}})
+	}
+	stream, err := p.Stream(ctx, provider.Request{System: req.System, Messages: msgs, MaxTokens: req.MaxTokens})
+	if err != nil {
+		return mcpbridge.SampleResult{}, fmt.Errorf("the model: %s", s.redact(err.Error()))
+	}
+	reply, err := provider.Collect(stream)
+	if err != nil {
+		return mcpbridge.SampleResult{}, fmt.Errorf("the model: %s", s.redact(err.Error()))
+	}
+	stop := "endTurn"
+	if reply.Stop == provider.StopMaxTokens {
+		stop = "maxTokens"
+	}
+	return mcpbridge.SampleResult{Text: reply.Text(), Model: p.Model(), StopReason: stop}, nil
 }
 
 // elicitValue reads an answer as the field's type; the server checks

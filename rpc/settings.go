@@ -35,6 +35,10 @@ type Settings struct {
 	Context     *ContextSettings     `json:"context,omitempty"`
 	Checkpoints *CheckpointSettings  `json:"checkpoints,omitempty"`
 	Diagnostics *DiagnosticsSettings `json:"diagnostics,omitempty"`
+	// MCPSampling lets MCP servers ask the model (sampling/createMessage),
+	// each request shown to the user to allow or deny; off, such a
+	// request is refused.
+	MCPSampling bool `json:"mcpSampling,omitempty"`
 	// AllowBroadWorkspace lets "/" or the home folder itself be a
 	// workspace folder; without it such a folder is refused.
 	AllowBroadWorkspace bool `json:"allowBroadWorkspace,omitempty"`
@@ -382,6 +386,7 @@ func resolveSettings(client Settings, getenv func(string) string, file Settings)
 		st.Diagnostics = file.Diagnostics
 	}
 	st.AllowBroadWorkspace = st.AllowBroadWorkspace || file.AllowBroadWorkspace
+	st.MCPSampling = st.MCPSampling || file.MCPSampling
 	fill(&st.Mode, file.Mode)
 	fill(&st.StateDir, file.StateDir)
 	if st.Approvals == nil {

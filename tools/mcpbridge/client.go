@@ -76,6 +76,7 @@ type handlers struct {
 	changed func()
 	logger  *slog.Logger
 	elicit  Elicitor
+	sample  Sampler
 	roots   []string
 }
 
@@ -91,15 +92,16 @@ func (e *TimeoutError) Error() string {
 }
 
 // newClient is the SDK client of one connection to a server. It
-// advertises roots (the workspace folders, with list changes) and form
-// elicitation; sampling is not advertised, and refused.
+// advertises roots (the workspace folders, with list changes), form
+// elicitation and, when the Manager has a Sampler, sampling; without one
+// sampling is not advertised, and refused.
 func newClient(version string, h handlers, prog *progress) *mcp.Client {
 	changed := func() {
 		if h.changed != nil {
 			h.changed()
 		}
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: version}, &mcp.ClientOptions{
+	opts := &mcp.ClientOptions{
 		Capabilities:                &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}},
 		ElicitationHandler:          elicit(h.server, h.elicit, h.logger),
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { changed() },
@@ -107,8 +109,14 @@ func newClient(version string, h handlers, prog *progress) *mcp.Client {
 		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { changed() },
 		LoggingMessageHandler:       serverLog(h.logger),
 		ProgressNotificationHandler: prog.handle,
-	})
-	c.AddReceivingMiddleware(refuseSampling)
+	}
+	if h.sample != nil {
+		opts.CreateMessageHandler = sample(h.server, h.sample, h.logger)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "cline-ls", Version: version}, opts)
+	if h.sample == nil {
+		c.AddReceivingMiddleware(refuseSampling)
+	}
 	c.AddRoots(rootsOf(h.roots)...)
 	return c
 }

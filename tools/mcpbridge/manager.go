@@ -132,6 +132,10 @@ type Options struct {
 	// Elicit asks the user what a server wants to know
 	// (elicitation/create); nil declines every such request.
 	Elicit Elicitor
+	// Sample, when set, lends servers the model: sampling is advertised
+	// and each sampling/createMessage goes to it. Unset, sampling is not
+	// advertised and a request for it is refused, saying why.
+	Sample Sampler
 	// Roots are the workspace folders (absolute paths) servers are told
 	// of as their roots; SetRoots changes them.
 	Roots []string

@@ -354,7 +354,7 @@ func (s *server) connect() (*conn, error) {
 	l, err := s.open(c)
 	if err == nil {
 		c.link = l
-		c.sess, err = connectSession(ctx, l, handshake, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, roots: s.m.currentRoots()})
+		c.sess, err = connectSession(ctx, l, handshake, s.timeout(), s.m.opts.Version, handlers{server: s.cfg.Name, changed: poke, logger: s.logger, elicit: s.m.opts.Elicit, sample: s.m.opts.Sample, roots: s.m.currentRoots()})
 	}
 	if err == nil {
 		err = c.list(ctx, s.logger)
