@@ -38,9 +38,11 @@ const (
 	Artifact = "build/app.bin"
 )
 
-// Scripts are the paths of the hook scripts and the transcript.
+// Scripts are the paths of the hook scripts and the transcripts:
+// Transcript the scenario's, Distrusted the same task's when the hooks do
+// not run and the user rejects the rm -rf when asked.
 type Scripts struct {
-	NoRmRf, GoVet, Transcript string
+	NoRmRf, GoVet, Transcript, Distrusted string
 }
 
 // dir is testdata/hooks at the module's root.
@@ -64,8 +66,9 @@ func Find(t testing.TB) Scripts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Scripts{NoRmRf: filepath.Join(d, "no-rm-rf.sh"), GoVet: filepath.Join(d, "go-vet.py"), Transcript: filepath.Join(d, "transcript.json")}
-	for _, p := range []string{s.NoRmRf, s.GoVet, s.Transcript} {
+	s := Scripts{NoRmRf: filepath.Join(d, "no-rm-rf.sh"), GoVet: filepath.Join(d, "go-vet.py"), Transcript: filepath.Join(d, "transcript.json"),
+		Distrusted: filepath.Join(d, "distrust.json")}
+	for _, p := range []string{s.NoRmRf, s.GoVet, s.Transcript, s.Distrusted} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatal(err)
 		}
@@ -165,4 +168,14 @@ func Check(t testing.TB, ws string, onDisk bool) {
 	if err != nil || !strings.Contains(string(b), `"seven"`) {
 		t.Errorf("main.go after the edit: %q %v", b, err)
 	}
+}
+
+// Expectations are the scenario's words for a client's own script, as
+// environment variables: CLINE_HOOK_PROMPT, CLINE_HOOK_BLOCKED (the
+// reason the command's card shows), CLINE_HOOK_VET, CLINE_HOOK_CONTEXT
+// (the end of the edit card's hook line) and CLINE_HOOK_LAST (the model's
+// last words).
+func Expectations() []string {
+	return []string{"CLINE_HOOK_PROMPT=" + Prompt, "CLINE_HOOK_BLOCKED=" + Blocked, "CLINE_HOOK_VET=" + VetReport,
+		"CLINE_HOOK_CONTEXT=" + ContextNote, "CLINE_HOOK_LAST=" + LastWords}
 }
