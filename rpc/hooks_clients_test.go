@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,18 @@ import (
 // request carries go vet's report (the transcript expects both), and the
 // tool calls' cards show both outcomes.
 func TestClaudeCodeHooksWithAcpx(t *testing.T) {
+	for _, project := range []bool{false, true} {
+		t.Run(map[bool]string{false: "config file", true: "project"}[project], func(t *testing.T) {
+			claudeCodeHooksWithAcpx(t, project)
+		})
+	}
+}
+
+// claudeCodeHooksWithAcpx plays the scenario with the hooks in the user's
+// config file or, when project, in the folder's .cline/settings.json,
+// whose trust question acpx's --approve-all answers (Trust, the one allow
+// it offers).
+func claudeCodeHooksWithAcpx(t *testing.T, project bool) {
 	node := acpClientsNode(t)
 	hs := hookstest.Find(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard: node starts slowly on a loaded machine
@@ -30,7 +43,11 @@ func TestClaudeCodeHooksWithAcpx(t *testing.T) {
 		env: hookstest.Env(t)}
 	os.MkdirAll(a.home, 0o755)
 	hookstest.WriteModule(t, a.cwd)
-	hs.WriteConfig(t, filepath.Join(a.home, "config"), nil)
+	if project {
+		hs.WriteProject(t, a.cwd)
+	} else {
+		hs.WriteConfig(t, filepath.Join(a.home, "config"), nil)
+	}
 
 	a.run(ctx, hs.Transcript, 0, "sessions", "new")
 	a.waitIdle(ctx)
@@ -43,6 +60,18 @@ func TestClaudeCodeHooksWithAcpx(t *testing.T) {
 	m := methodsOf(msgs)
 	if m["fs/write_text_file"] != 1 || m["terminal/create"] != 0 {
 		t.Errorf("sent %v: want the edit through fs/write_text_file and the refused command in no terminal", m)
+	}
+	trust := 0
+	for _, msg := range msgs {
+		if msg["method"] == "session/request_permission" {
+			b, _ := json.Marshal(msg["params"])
+			if strings.Contains(string(b), "Trust the hooks of "+a.cwd) {
+				trust++
+			}
+		}
+	}
+	if want := map[bool]int{false: 0, true: 1}[project]; trust != want {
+		t.Errorf("%d trust questions, want %d", trust, want)
 	}
 	var said strings.Builder
 	cards := map[string][]string{}
