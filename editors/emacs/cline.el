@@ -1353,12 +1353,18 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
                        cline--tool-lines)))))
       (setq cline--last-block 'tool))))
 
-(defun cline--content-text (content)
-  "The text of tool call CONTENT items."
-  (mapconcat (lambda (item)
-               (let ((inner (plist-get item :content)))
-                 (or (and (listp inner) (plist-get inner :text)) "")))
-             content "\n"))
+(defun cline--content-text (content &optional skip)
+  "The text of tool call CONTENT items, but for the texts in the list SKIP."
+  (mapconcat #'identity
+             (cl-remove-if (lambda (text) (member text skip))
+                           (mapcar (lambda (item)
+                                     (let ((inner (plist-get item :content)))
+                                       (or (and (listp inner) (plist-get inner :text)) "")))
+                                   content))
+             "\n"))
+
+(defvar-local cline--tool-notes nil
+  "Hash from a tool call's key to the notes its card showed already.")
 
 (defun cline--log-tool-update (sid u)
   "Update the line of the tool call in update U of session SID."
@@ -1376,14 +1382,31 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
             (cline--replace-field tb te title 'cline-tool-face))
           (when status
             (cline--replace-field sb se status (cline--status-face status))))))
-    (when (equal status "failed")
-      (let ((text (string-trim (cline--content-text (plist-get u :content)))))
-        (unless (string-empty-p text)
-          (let ((lines (split-string text "\n")))
+    (let* ((key (cline--tool-key sid id))
+           (notes (with-current-buffer buf
+                    (or cline--tool-notes
+                        (setq cline--tool-notes (make-hash-table :test #'equal)))))
+           (noted (gethash key notes)))
+      ;; Content with no status is a note for the card (what the user's
+      ;; hooks did to the call): shown at once, even for a call whose
+      ;; result is not shown, and not again with the result.
+      (when (and (null status) (plist-get u :content))
+        (let ((text (string-trim (cline--content-text (plist-get u :content) noted))))
+          (puthash key (append noted (mapcar (lambda (item) (plist-get (plist-get item :content) :text))
+                                             (plist-get u :content)))
+                   notes)
+          (unless (string-empty-p text)
             (cline--log-line 'tool-output
-                             (mapconcat (lambda (l) (concat "      " l))
-                                        (seq-take lines 8) "\n")
-                             'cline-failed-face)))))))
+                             (mapconcat (lambda (l) (concat "      " l)) (split-string text "\n") "\n")
+                             'cline-tool-face))))
+      (when (equal status "failed")
+        (let ((text (string-trim (cline--content-text (plist-get u :content) noted))))
+          (unless (string-empty-p text)
+            (let ((lines (split-string text "\n")))
+              (cline--log-line 'tool-output
+                               (mapconcat (lambda (l) (concat "      " l))
+                                          (seq-take lines 8) "\n")
+                               'cline-failed-face))))))))
 
 (defun cline--log-plan (entries)
   "Write the plan ENTRIES."
@@ -1708,7 +1731,13 @@ With FEEDBACK-P, ask for feedback for the agent first."
   (let ((req cline--approval-req))
     (unless req (user-error "This approval was answered already"))
     (let* ((options (append (plist-get req :options) nil))
+           ;; Else the other option of the same answer: r declines a
+           ;; folder's trust question, which offers only "Don't trust"
+           ;; and "Trust"; never a remembered allow for a, though.
+           (other (cdr (assoc kind '(("allow_always" . "allow_once") ("reject_once" . "reject_always")
+                                     ("reject_always" . "reject_once")))))
            (opt (or (cl-find kind options :key (lambda (o) (plist-get o :kind)) :test #'equal)
+                    (and other (cl-find other options :key (lambda (o) (plist-get o :kind)) :test #'equal))
                     (list :optionId kind :name kind :kind kind)))
            (feedback (and feedback-p
                           (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))

@@ -82,8 +82,11 @@ type flow struct {
 	// terminal runs Emacs in a terminal (emacs -nw) instead of batch.
 	terminal bool
 	// transcript names the replay transcript in testdata, when it is not
-	// the flow's own NAME.json.
+	// the flow's own NAME.json, or is its absolute path.
 	transcript string
+	// setup, when set, adds to the flow's home and workspace and returns
+	// more of Emacs's environment.
+	setup func(home, ws string) []string
 }
 
 // shellQuote joins args into one sh command line.
@@ -167,6 +170,9 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if filepath.IsAbs(f.transcript) {
+		transcript = f.transcript
+	}
 	logFile := filepath.Join(root, "cline-ls.log")
 	result := filepath.Join(root, "result.txt")
 
@@ -194,6 +200,9 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 		"CLINE_TEST_RESULT="+result,
 		"TERM=xterm",
 	)
+	if f.setup != nil {
+		cmd.Env = append(cmd.Env, f.setup(home, ws)...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

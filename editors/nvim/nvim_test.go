@@ -59,9 +59,11 @@ type result struct {
 }
 
 // runNvim runs script (tests/<script>.lua) for scenario on a workspace
-// holding hello.txt ("hello\n"), with testdata/<transcript>.json as the
-// model. The plugin is on the runtimepath unless plugin is false.
-func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
+// holding hello.txt ("hello\n"), with testdata/<transcript>.json (or the
+// transcript at that absolute path) as the model. The plugin is on the
+// runtimepath unless plugin is false. Each setup, given the run's home and
+// workspace, adds to them and returns more of Neovim's environment.
+func runNvim(t *testing.T, script, scenario, transcript string, plugin bool, setup ...func(home, ws string) []string) result {
 	t.Helper()
 	if _, err := exec.LookPath("nvim"); err != nil {
 		testenv.Missing(t, "nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
@@ -80,7 +82,10 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 	if err := os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := os.ReadFile(filepath.Join("testdata", transcript+".json"))
+	if !filepath.IsAbs(transcript) {
+		transcript = filepath.Join("testdata", transcript+".json")
+	}
+	tr, err := os.ReadFile(transcript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +121,9 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 		"CLINE_TEST_RESULT="+resultPath,
 		"CLINE_TEST_SCENARIO="+scenario,
 	)
+	for _, f := range setup {
+		cmd.Env = append(cmd.Env, f(tmp, ws)...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -8,6 +8,7 @@
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
 ;;                          | model | hostile | diagnostics
+;;                          | hooks | hooks-trust | hooks-distrust (test/hooks.el)
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -879,6 +880,8 @@ expects both in the tool results, or the turn fails."
       (e2e-check-equal "buffer holds both edits" (buffer-string) "hello, world\n"))
     (eglot-shutdown server)))
 
+(load (expand-file-name "hooks.el" e2e-here) nil t)
+
 (defun e2e-dump (name)
   "Print buffer NAME to stderr, for a failure's report."
   (when-let ((text (e2e-buffer-text name)))
@@ -903,6 +906,9 @@ expects both in the tool results, or the turn fails."
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
         ("diagnostics" (e2e-flow-diagnostics))
+        ("hooks" (e2e-flow-hooks))
+        ("hooks-trust" (e2e-flow-hooks-trust))
+        ("hooks-distrust" (e2e-flow-hooks-distrust))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

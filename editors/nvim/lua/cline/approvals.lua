@@ -133,11 +133,18 @@ local function help_lines()
   return { '# ' .. table.concat(parts, ' · '), '# q later · d pick hunks (vimdiff) · :ClineApprove comes here' }
 end
 
+-- option_of is the request's option of kind or, when it offers none, the
+-- other of the same answer: r finds reject_always in a folder's trust
+-- question, which offers only "Don't trust" and "Trust"; A finds
+-- allow_once. Never a remembered allow for a: that takes A.
 local function option_of(req, kind)
   local options = type(req.options) == 'table' and #req.options > 0 and req.options or default_options
-  for _, o in ipairs(options) do
-    if (o.kind or o.optionId) == kind then
-      return o
+  local other = ({ allow_always = 'allow_once', reject_once = 'reject_always', reject_always = 'reject_once' })[kind]
+  for _, k in ipairs({ kind, other }) do
+    for _, o in ipairs(options) do
+      if (o.kind or o.optionId) == k then
+        return o
+      end
     end
   end
 end

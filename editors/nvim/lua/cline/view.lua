@@ -389,12 +389,16 @@ function View:tool_call(u)
   self.last = 'tool'
 end
 
-local function content_text(content)
+-- content_text is the text of a tool call's content, but for the texts
+-- in skip (notes shown already).
+local function content_text(content, skip)
   local out = {}
   for _, c in ipairs(content or {}) do
     if type(c) == 'table' then
       if c.type == 'content' and type(c.content) == 'table' and type(c.content.text) == 'string' then
-        table.insert(out, c.content.text)
+        if not (skip and skip[c.content.text]) then
+          table.insert(out, c.content.text)
+        end
       elseif c.type == 'diff' and c.path then
         table.insert(out, 'diff: ' .. c.path)
       end
@@ -421,11 +425,35 @@ function View:tool_update(u)
     t.kind = u.kind
   end
   self:set_line(t.mark, tool_line(t))
+  -- Content with no status is a note for the card (what the user's hooks
+  -- did to the call): shown at once, even on a card whose result stays
+  -- quiet, and not again with the result.
+  if u.status == nil and u.content then
+    t.noted = t.noted or {}
+    local text = content_text(u.content, t.noted)
+    for _, c in ipairs(u.content) do
+      if type(c) == 'table' and type(c.content) == 'table' and type(c.content.text) == 'string' then
+        t.noted[c.content.text] = true
+      end
+    end
+    if text ~= '' then
+      local shown = {}
+      for _, l in ipairs(split_lines((text:gsub('\n+$', '')))) do
+        table.insert(shown, '    ' .. l)
+      end
+      if self.last ~= 'tool' then
+        self:block('tool', true)
+      end
+      self:append(shown)
+      self.last = 'tool'
+    end
+    return
+  end
   -- A plan update's result only restates the plan shown above, and an
   -- edit's its diff, which cline/diff shows (once).
   local quiet = u.status == 'completed' and (t.kind == 'think' or t.kind == 'edit' or t.kind == 'delete' or t.kind == 'move')
   if (u.status == 'completed' or u.status == 'failed') and u.content and not quiet then
-    local text = content_text(u.content)
+    local text = content_text(u.content, t.noted)
     local max = config.options.tool_output_lines or 0
     if u.status == 'failed' then
       max = math.max(max, 20)
