@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -856,6 +857,7 @@ func Resume(meta Meta, recs []Record) Resumed {
 			r.CostUSD += rec.CostUSD
 		}
 	}
+	r.Title = prompt.UserWords(r.Title)
 	return r
 }
 
