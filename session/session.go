@@ -385,6 +385,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 		if err := tm.BeginTurn(); err != nil {
 			return "", err
 		}
+		s.tokens.follow(s.cfg.Provider, s.cfg.ContextWindow)
 	}
 	extra, refused := s.promptHooks(ctx, text)
 	if ctx.Err() != nil {
