@@ -42,6 +42,7 @@
 (require 'button)
 (require 'text-property-search)
 (require 'url-util)
+(require 'parse-time)
 (require 'json)
 (require 'jsonrpc)
 (require 'eglot)
@@ -1012,10 +1013,29 @@ They are sent, as selected now, with the next prompt."
 
 ;;; Resuming, undoing, models
 
+(defun cline--ago (stamp)
+  "The RFC 3339 time STAMP as a time relative to now (\"5 min ago\").
+A stamp that does not parse is shown as it is."
+  (let ((time (ignore-errors (parse-iso8601-time-string stamp))))
+    (if (not time)
+        (or stamp "")
+      (let ((s (max 0 (floor (float-time (time-subtract nil time))))))
+        (cond ((< s 60) "just now")
+              ((< s 3600) (format "%d min ago" (/ s 60)))
+              ((< s 86400) (format "%d h ago" (/ s 3600)))
+              ((< s (* 14 86400)) (format "%d d ago" (/ s 86400)))
+              (t (format-time-string "%Y-%m-%d" time)))))))
+
 (defun cline--session-label (x)
-  "The completion candidate of the session/list entry X."
-  (format "%s  %s  [%s]" (or (plist-get x :updatedAt) "")
+  "The completion candidate of the session/list entry X: its title (the
+prompt that opened it, as typed), when it last changed, and its id."
+  (format "%s  (%s)%s  [%s]"
           (string-trim (cline--visible (replace-regexp-in-string "\n" " " (or (plist-get x :title) "")) t))
+          (cline--ago (plist-get x :updatedAt))
+          (let ((pid (plist-get x :heldBy)))
+            (if (and pid (not (eq pid :null)) (not (equal pid 0)))
+                (format "  open in another cline-ls (pid %s)" pid)
+              ""))
           (plist-get x :sessionId)))
 
 ;;;###autoload
@@ -1234,16 +1254,16 @@ change, \\[cline-checkpoint-restore-files] restores the files,
 
 ;;;###autoload
 (defun cline-set-model (model)
-  "Use MODEL of the configured provider for the sessions opened from now on.
-The current session keeps its model: \\[cline-new-session] opens one
-with MODEL."
-  (interactive (list (completing-read "Cline model (for new sessions): " cline-models)))
+  "Use MODEL of the configured provider from now on.
+The daemon applies it to every open session from its next request, the
+current one included, and to the sessions opened later."
+  (interactive (list (completing-read "Cline model: " cline-models)))
   (setq cline--model (unless (string-empty-p model) model))
   (dolist (server (cline--all-servers))
     (jsonrpc-notify server :workspace/didChangeConfiguration
                     (list :settings (or (cline--settings server)
                                         (list :provider (list :model model))))))
-  (message "cline: new sessions use %s (C-c C-n in *cline* opens one)" model))
+  (message "%s" (format "cline: %s from the next turn of this session on" model)))
 
 (defun cline--block (kind)
   "Start a block of KIND at point (the end of `*cline*').

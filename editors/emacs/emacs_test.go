@@ -133,6 +133,9 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "model", disk: "hello\n", minChecks: 6},
 		{name: "hostile", disk: "hello\n", minChecks: 20},
 		{name: "diagnostics", disk: "hello\n", minChecks: 8, terminal: true},
+		{name: "planresume", disk: "hello\n", minChecks: 9},
+		{name: "stockedits", disk: "hello\n", minChecks: 9, terminal: true},
+		{name: "livemodel", disk: "hello\n", minChecks: 5},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

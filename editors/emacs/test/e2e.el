@@ -7,7 +7,8 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model | hostile | diagnostics
+;;                          | model | hostile | diagnostics | planresume
+;;                          | stockedits | livemodel
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -771,6 +772,136 @@ runs on the model chosen (its context window says so), in the mode chosen."
     (e2e-check-contains "in plan mode" (cline-status-string) "Cline[plan idle")
     (eglot-shutdown server)))
 
+;;; Sessions people keep: resumed plans, stock edits, the live model
+
+(defvar e2e-offered nil "The candidates the last scripted `completing-read' offered.")
+
+(defun e2e-pick (needle)
+  "An answer function for `e2e-script': the candidate holding NEEDLE.
+The candidates offered are kept in `e2e-offered'."
+  (lambda (collection)
+    (setq e2e-offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
+    (or (cl-find-if (lambda (c) (string-search needle c)) e2e-offered)
+        (error "No candidate with %S in %S" needle e2e-offered))))
+
+(defun e2e-restart-plugin (buf transcript)
+  "Start a new daemon for BUF whose model plays TRANSCRIPT (FLOW-N.json)."
+  (setq cline-initialization-options
+        (plist-put (copy-tree e2e-settings) :provider
+                   (list :name "replay"
+                         :transcript (concat (file-name-sans-extension
+                                              (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                             transcript))))
+  (with-current-buffer buf
+    (cline-start)
+    (e2e-wait "eglot to manage the file again"
+              (lambda () (with-current-buffer buf
+                           (and (bound-and-true-p eglot--managed-mode)
+                                (jsonrpc-running-p (eglot-current-server))))))
+    (eglot-current-server)))
+
+(defun e2e-flow-planresume ()
+  "A plan-mode turn whose prompt mentions a file, resumed by a new
+daemon: the session list and the replay show the prompt as typed (the
+mention as @hello.txt, not the file's text), and the plan is shown again."
+  (setq e2e-script `((completing-read "Resume cline session" ,(e2e-pick "Plan the greeting"))))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         (text "Plan the greeting for @hello.txt")
+         id)
+    (let ((before (e2e-turns-ended)))
+      (with-current-buffer (cline--log-buffer)
+        (setq default-directory e2e-workspace)
+        ;; What C-c C-c in the chat does, in plan mode.
+        (cline--start-turn "plan" text nil (cline--mention-blocks text)))
+      (e2e-wait "the plan turn to end" (lambda () (> (e2e-turns-ended) before))))
+    (setq id (cline--session-id cline--session))
+    (e2e-check-session-log "PLAN: greet the world in hello.txt, one line.")
+    (eglot-shutdown server)
+    (e2e-wait "the daemon to stop" (lambda () (not (jsonrpc-running-p server))))
+    (setq server (e2e-restart-plugin buf "-2.json"))
+    (with-current-buffer buf (cline-resume))
+    (let ((label (cl-find-if (lambda (c) (string-search id c)) e2e-offered)))
+      (e2e-check-contains "the session list shows the prompt as typed" label text)
+      (e2e-check "the session list shows none of the file's text"
+                 (not (string-match-p "<file\\|hello\n" (or label ""))) label)
+      (e2e-check "the session list shows a relative time, not a timestamp"
+                 (and label (string-match-p "ago\\|just now" label)
+                      (not (string-match-p "[0-9]T[0-9]" label)))
+                 label))
+    (e2e-wait "the session to load"
+              (lambda () (string-search "resumed, mode" (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check-session-log (concat "> " text) "PLAN: greet the world in hello.txt, one line.")
+    (e2e-check "the replay shows none of the file's text"
+               (not (string-search "<file" (e2e-buffer-text "*cline*")))
+               (e2e-buffer-text "*cline*"))
+    (e2e-send-and-wait "G o SPC a h e a d C-c C-c")
+    (e2e-check-session-log "Going ahead with the plan.")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-stockedits ()
+  "Stock Eglot (no plugin): one edit of two replacements.  Eglot applies
+both and says so; the model is told the edit was applied, and the
+buffer holds both replacements."
+  (setq e2e-script '((completing-read "cline-ls wants to run editor" "Allow")
+                     (y-or-n-p "Server wants to edit" t)))
+  (let ((two (expand-file-name "two.txt" e2e-workspace)))
+    (with-temp-file two (insert "alpha\nbeta\ngamma\ndelta\n"))
+    (add-to-list 'eglot-server-programs
+                 `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
+                                            :initializationOptions ,e2e-settings)))
+    (setq-default eglot-workspace-configuration e2e-settings)
+    (let ((buf (find-file-noselect two)) server)
+      (e2e-check "Emacs runs its command loop (not batch)" (not noninteractive))
+      (with-current-buffer buf
+        (call-interactively #'eglot)
+        (e2e-wait "eglot to manage two.txt" (lambda () (bound-and-true-p eglot--managed-mode)))
+        (setq server (eglot-current-server))
+        (e2e-check "server is plain eglot" (not (featurep 'cline)))
+        (eglot-execute-command server "cline.prompt"
+                               (vector (list :text "Shout the ends of two.txt" :mode "act"))))
+      (e2e-wait "the turn to end"
+                (lambda () (string-search "turn ended (end_turn)" (or (e2e-buffer-text "*Messages*") ""))))
+      (let ((events (cl-loop for b in (buffer-list)
+                             when (string-match-p "EGLOT.*events" (buffer-name b))
+                             concat (e2e-buffer-text (buffer-name b)))))
+        (e2e-check "the edit went as one applyEdit of two replacements"
+                   (string-match-p "ALPHA[^\n]*\n?[^\n]*DELTA\\|DELTA[^\n]*\n?[^\n]*ALPHA" events))
+        (e2e-check-contains "the model is told the edit was applied" events "Edited two.txt")
+        (e2e-check "the model is not told the edit failed"
+                   (not (string-match-p "never showed\\|was not applied\\|is unchanged" events)))
+        (e2e-check-contains "the model's answer came after it" (e2e-buffer-text "*Messages*") "Both ends shouted."))
+      (e2e-check-contains "Eglot said the edit succeeded" (e2e-buffer-text "*Messages*") "Edit successful")
+      (with-current-buffer buf
+        (e2e-check-equal "the buffer holds both replacements" (buffer-string) "ALPHA\nbeta\ngamma\nDELTA\n")
+        (set-buffer-modified-p nil))
+      (eglot-shutdown server))))
+
+(defun e2e-flow-livemodel ()
+  "The model switched from the chat applies to the session in use: its
+next turn runs on the model chosen, in the same session.  (The replay
+model, made anew for the new model, plays its transcript from the start:
+both turns get its one reply.)"
+  (setq e2e-script '((completing-read "Cline model" "claude-sonnet-4-5")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         first)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (setq first (cline--session-id cline--session))
+    (e2e-check-contains "the replay model has the hosted default window"
+                        (cline-status-string t) "/128k")
+    (e2e-chat-window)
+    (e2e-type "C-c M-o")
+    (e2e-send-and-wait "A n d SPC n o w ? C-c C-c")
+    (e2e-check-equal "the same session goes on" (cline--session-id cline--session) first)
+    (e2e-check-contains "its next turn runs on the model chosen (its window)"
+                        (cline-status-string t) "/200k")
+    (e2e-check-contains "the switch says it applies to this session"
+                        (e2e-buffer-text "*Messages*") "from the next turn of this session")
+    (eglot-shutdown server)))
+
 ;;; Main
 
 ;; Characters a terminal would act on, or Emacs draw misleadingly.
@@ -903,6 +1034,9 @@ expects both in the tool results, or the turn fails."
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
         ("diagnostics" (e2e-flow-diagnostics))
+        ("planresume" (e2e-flow-planresume))
+        ("stockedits" (e2e-flow-stockedits))
+        ("livemodel" (e2e-flow-livemodel))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
