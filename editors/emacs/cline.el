@@ -62,8 +62,10 @@
   "An agent session: its SERVER, ID, current MODE, the MODES it offers,
 whether a turn is running (BUSY), whether that turn waits for the
 model's next words (WAITING) and the last USAGE report (the reply's
-tokens with the turn's and the session's totals and the context)."
-  server id mode modes busy waiting usage)
+tokens with the turn's and the session's totals and the context).
+READ-ONLY, when set, is the id of the session another daemon holds that
+this one (a copy of it) shows: prompts are refused."
+  server id mode modes busy waiting usage read-only)
 
 (defvar cline--session nil
   "The session that `cline-task' and the other commands act on.")
@@ -300,6 +302,15 @@ initializationOptions; sending them again keeps
 
 (add-hook 'eglot-connect-hook #'cline--resend-settings t)
 
+(defun cline--note-restart (server)
+  "Say, when SERVER replaces a cline-ls that stopped, that its session can go on."
+  (when (and (cl-typep server 'cline-eglot-server) cline--session
+             (not (cline--live-session-p cline--session)))
+    (cline--log-meta (format "[cline-ls stopped; the next prompt offers to resume session %s (or C-c C-r)]"
+                             (cline--session-id cline--session)))))
+
+(add-hook 'eglot-connect-hook #'cline--note-restart t)
+
 (cl-defmethod eglot-handle-request
   ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest params)
   "Apply the agent's edit without a second confirmation.
@@ -485,6 +496,16 @@ the current one belongs to another server."
         (s cline--session))
     (cond
      ((null server) (user-error "cline-ls is still starting; try again in a moment"))
+     ((and (not new) s (not (cline--live-session-p s)) (cline--session-id s)
+           (y-or-n-p (format "cline-ls stopped since session %s began; resume it (else a new session)? "
+                             (cline--session-id s))))
+      ;; The daemon was killed or crashed: the session's history is on
+      ;; disk, and the new daemon takes it up.
+      (cline--load-session server (cline--session-id s)
+                           (lambda (s2)
+                             (if (or (null mode) (equal (cline--session-mode s2) mode))
+                                 (funcall then s2)
+                               (cline--request-mode s2 mode (lambda () (funcall then s2)))))))
      ((or new (not (cline--live-session-p s))
           (not (eq (cline--session-server s) server)))
       (cline--new-session server mode then))
@@ -509,6 +530,9 @@ the current one belongs to another server."
   "Send TEXT to session S, followed by the content BLOCKS (mentions).
 The answer streams into `*cline*'.  The request returns when the turn
 ends, so it is asynchronous and has no time limit."
+  (when (cline--session-read-only s)
+    (user-error "This is a read-only copy of session %s, open in another cline-ls: C-c C-n starts a new session, M-x cline-fork goes on in a copy"
+                (cline--session-read-only s)))
   (setf (cline--session-busy s) t
         (cline--session-waiting s) t)
   (when-let ((u (cline--session-usage s)))
@@ -1054,29 +1078,74 @@ Its history is shown again in `*cline*' and the chat's prompts go to it."
                    (cdr (assoc (completing-read "Resume cline session: " cands nil t) cands))))))
     (when (and (cline--live-session-p cline--session) (cline--session-busy cline--session))
       (user-error "A cline turn is running: wait for it or cancel it"))
-    (let ((s (cline--session-make :server server :id id)))
-      (setq cline--session s)
-      ;; The transcript shows this session from its start, as the daemon replays it.
-      (with-current-buffer (cline--log-buffer)
-        (let ((inhibit-read-only t))
-          (delete-region (point-min) cline--out))
-        (clrhash cline--tool-lines)
-        (setq cline--last-block nil))
-      (cline--log-meta (format "[resuming session %s]" id))
-      (when cline-display-session (cline--display-chat))
-      (jsonrpc-async-request
-       server :session/load (list :sessionId id :cwd root :mcpServers [])
-       :success-fn (lambda (res)
-                     (let ((modes (plist-get res :modes)))
-                       (setf (cline--session-mode s) (plist-get modes :currentModeId)
-                             (cline--session-modes s)
-                             (mapcar (lambda (m) (plist-get m :id))
-                                     (plist-get modes :availableModes))))
-                     (cline--log-meta (format "[session %s resumed, mode %s]"
-                                              id (cline--session-mode s)))
-                     (cline--status-changed))
-       :error-fn (lambda (err) (cline--log-error "session/load" err))
-       :timeout 60))))
+    (cline--load-session server id)))
+
+(defun cline--held-by (err)
+  "The pid of the daemon that holds a session, from the error ERR of
+opening it (-32002 with data {heldBy}), or nil."
+  (let ((data (and (listp err) (plist-get err :data))))
+    (and (equal (plist-get err :code) -32002) (listp data)
+         (numberp (plist-get data :heldBy)) (plist-get data :heldBy))))
+
+(defun cline--load-session (server id &optional then read-only note)
+  "Open session ID of SERVER, show its history in `*cline*' and make it current.
+THEN is called with it once loaded.  READ-ONLY, the id of a session
+another daemon holds, marks this one as its read-only copy; NOTE is
+written once the history is shown.  A session
+another daemon holds is not opened: the user is told, and offered a
+fork (a copy that goes on here) or a read-only view."
+  (let ((s (cline--session-make :server server :id id :read-only read-only)))
+    (setq cline--session s)
+    ;; The transcript shows this session from its start, as the daemon replays it.
+    (with-current-buffer (cline--log-buffer)
+      (let ((inhibit-read-only t))
+        (delete-region (point-min) cline--out))
+      (clrhash cline--tool-lines)
+      (setq cline--last-block nil))
+    (cline--log-meta (format "[resuming session %s]" id))
+    (when cline-display-session (cline--display-chat))
+    (jsonrpc-async-request
+     server :session/load (list :sessionId id :cwd (cline--root server) :mcpServers [])
+     :success-fn (lambda (res)
+                   (let ((modes (plist-get res :modes)))
+                     (setf (cline--session-mode s) (plist-get modes :currentModeId)
+                           (cline--session-modes s)
+                           (mapcar (lambda (m) (plist-get m :id))
+                                   (plist-get modes :availableModes))))
+                   (when note (cline--log-meta note))
+                   (cline--log-meta (format "[session %s resumed, mode %s%s]"
+                                            id (cline--session-mode s)
+                                            (if read-only (format "; a read-only copy of %s" read-only) "")))
+                   (cline--status-changed)
+                   (when then (funcall then s)))
+     :error-fn (lambda (err)
+                 (let ((pid (cline--held-by err)))
+                   (if (not pid)
+                       (cline--log-error "session/load" err)
+                     (when (eq cline--session s) (setq cline--session nil))
+                     (cline--log-meta (format "[session %s is open in another cline-ls (pid %s)]" id pid))
+                     (run-at-time 0 nil #'cline--offer-fork server id pid then))))
+     :timeout 60)))
+
+(defun cline--offer-fork (server id pid &optional then)
+  "Session ID is open in the cline-ls of PID: offer SERVER's fork of it or
+a read-only view, then call THEN with the session opened."
+  (let* ((fork "Fork it: go on here in a copy")
+         (view "View it read-only")
+         (leave "Leave it")
+         (choice (condition-case nil
+                     (completing-read
+                      (format "Session %s is open in another cline-ls (pid %s), which alone writes it: " id pid)
+                      (list fork view leave) nil t)
+                   (quit leave))))
+    (cond
+     ((member choice (list fork view))
+      (let ((res (jsonrpc-request server :cline/forkSession (list :sessionId id :atTurn 0) :timeout 30)))
+        (cline--load-session server (plist-get res :sessionId) then
+                             (and (equal choice view) id)
+                             (format "[session %s is open in another cline-ls (pid %s); this is a copy of it, %s]"
+                                     id pid (plist-get res :sessionId)))))
+     (t (message "cline: session %s left to the cline-ls of pid %s" id pid)))))
 
 ;;;###autoload
 (defun cline-fork (&optional turn)

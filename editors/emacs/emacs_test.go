@@ -136,6 +136,8 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "planresume", disk: "hello\n", minChecks: 9},
 		{name: "stockedits", disk: "hello\n", minChecks: 9, terminal: true},
 		{name: "livemodel", disk: "hello\n", minChecks: 5},
+		{name: "killed", disk: "hello\n", minChecks: 8, transcript: "resume"},
+		{name: "held", disk: "hello\n", minChecks: 10, transcript: "resume"},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {

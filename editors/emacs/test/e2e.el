@@ -8,7 +8,7 @@
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
 ;;                          | model | hostile | diagnostics | planresume
-;;                          | stockedits | livemodel
+;;                          | stockedits | livemodel | killed | held
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -902,6 +902,117 @@ both turns get its one reply.)"
                         (e2e-buffer-text "*Messages*") "from the next turn of this session")
     (eglot-shutdown server)))
 
+(defun e2e-flow-killed ()
+  "The daemon is killed after a turn; once cline-ls runs again, the next
+prompt in the chat offers to resume the session, which goes on with its
+history and its honest token totals."
+  (setq e2e-script '((y-or-n-p "cline-ls stopped since session .* began; resume it" t)))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         id)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "R e m e m b e r SPC t h e SPC w o r d SPC b a n a n a C-c C-c")
+    (setq id (cline--session-id cline--session))
+    (e2e-check-session-log "OK, banana.")
+    ;; The next daemon's model has the second part of the transcript,
+    ;; whoever starts it (Eglot's reconnection or the user).
+    (setq cline-initialization-options
+          (plist-put (copy-tree e2e-settings) :provider
+                     (list :name "replay"
+                           :transcript (concat (file-name-sans-extension
+                                                (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                               "-2.json"))))
+    (signal-process (jsonrpc--process server) 'kill)
+    (e2e-wait "the daemon to die" (lambda () (not (jsonrpc-running-p server))))
+    (setq server (e2e-restart-plugin buf "-2.json"))
+    (e2e-check-session-log "offers to resume session")
+    ;; The resumed session's replay starts `*cline*' afresh: wait for
+    ;; the turn's own end.
+    (e2e-chat-window)
+    (e2e-type "W h a t SPC w a s SPC t h e SPC w o r d ? C-c C-c")
+    (e2e-wait "the turn after the resume to end"
+              (lambda () (string-match-p "It was banana\\.\n\\[turn ended: " (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check "the user was offered to resume the session"
+               (e2e-asked 'y-or-n-p "resume it"))
+    (e2e-check-equal "the follow-up went to the same session" (cline--session-id cline--session) id)
+    (e2e-check-session-log "It was banana.")
+    (e2e-check-contains "the session's totals are the daemon's, both turns counted"
+                        (cline-status-string t) "session 107 tok")
+    (eglot-shutdown server)))
+
+(defun e2e-jsonrpc-daemon (name)
+  "Start another cline-ls NAME on the same state folder, as another
+editor's would be, initialized for the workspace; return its connection."
+  (let* ((proc (make-process :name name :command (list e2e-daemon "--log-file" (concat e2e-log "." name))
+                             :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
+                             :stderr (get-buffer-create (format "*%s stderr*" name))))
+         (conn (make-instance 'jsonrpc-process-connection :name name :process proc)))
+    (jsonrpc-request conn :initialize
+                     (list :processId (emacs-pid)
+                           :rootUri (concat "file://" (directory-file-name e2e-workspace))
+                           :capabilities (make-hash-table)
+                           :initializationOptions e2e-settings)
+                     :timeout 30)
+    (jsonrpc-notify conn :initialized (make-hash-table))
+    conn))
+
+(defun e2e-flow-held ()
+  "A session another daemon holds open: resuming it tells the user and
+offers a fork or a read-only view.  The fork goes on here; the other
+daemon's session file never sees its turns; the read-only copy refuses
+prompts."
+  (let* ((other (e2e-jsonrpc-daemon "cline-ls-other"))
+         (held (plist-get (jsonrpc-request other :session/new
+                                           (list :cwd (directory-file-name e2e-workspace) :mode "act" :mcpServers [])
+                                           :timeout 30)
+                          :sessionId)))
+    (jsonrpc-request other :session/prompt
+                     (list :sessionId held :prompt (vector (list :type "text" :text "Remember the word banana")))
+                     :timeout 60)
+    (setq e2e-script
+          `((completing-read "Resume cline session" ,(e2e-pick held))
+            (completing-read "is open in another cline-ls" "Fork it: go on here in a copy")))
+    (let* ((buf (e2e-open))
+           (e2e-settings (plist-put (copy-tree e2e-settings) :provider
+                                    (list :name "replay"
+                                          :transcript (concat (file-name-sans-extension
+                                                               (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                                              "-2.json"))))
+           (server (e2e-start-plugin buf))
+           fork)
+      (switch-to-buffer buf)
+      (cline-show)
+      (with-current-buffer buf (cline-resume))
+      (e2e-check-contains "the list says the session is open elsewhere"
+                          (cl-find-if (lambda (c) (string-search held c)) e2e-offered)
+                          "open in another cline-ls (pid")
+      (e2e-wait "the fork to load"
+                (lambda () (and cline--session (not (equal (cline--session-id cline--session) held))
+                                (cline--session-mode cline--session))))
+      (setq fork (cline--session-id cline--session))
+      (e2e-check "the user was told and offered a fork"
+                 (e2e-asked 'completing-read "is open in another cline-ls (pid [0-9]+)"))
+      (e2e-check-session-log "is open in another cline-ls" "> Remember the word banana" "OK, banana.")
+      (e2e-send-and-wait "W h a t SPC w a s SPC t h e SPC w o r d ? C-c C-c")
+      (e2e-check-equal "the follow-up went to the fork" (cline--session-id cline--session) fork)
+      (e2e-check-session-log "It was banana.")
+      (e2e-check "the held session's file has none of the fork's turns"
+                 (not (string-search "What was the word?" (e2e-session-file-text held))))
+      ;; Again, read-only this time.
+      (setq e2e-script
+            `((completing-read "Resume cline session" ,(e2e-pick (concat "[" held "]")))
+              (completing-read "is open in another cline-ls" "View it read-only")))
+      (with-current-buffer buf (cline-resume))
+      (e2e-wait "the read-only copy to load"
+                (lambda () (string-search "a read-only copy of" (or (e2e-buffer-text "*cline*") ""))))
+      (e2e-check "the copy is read-only" (equal (cline--session-read-only cline--session) held))
+      (e2e-check "a prompt to the read-only copy is refused"
+                 (condition-case err (progn (cline--prompt cline--session "hello") nil)
+                   (user-error (string-search "read-only" (error-message-string err)))))
+      (jsonrpc-shutdown other)
+      (eglot-shutdown server))))
+
 ;;; Main
 
 ;; Characters a terminal would act on, or Emacs draw misleadingly.
@@ -1037,6 +1148,8 @@ expects both in the tool results, or the turn fails."
         ("planresume" (e2e-flow-planresume))
         ("stockedits" (e2e-flow-stockedits))
         ("livemodel" (e2e-flow-livemodel))
+        ("killed" (e2e-flow-killed))
+        ("held" (e2e-flow-held))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
