@@ -1,5 +1,10 @@
 ;;; cline.el --- Cline coding agent through cline-ls and Eglot  -*- lexical-binding: t; -*-
 
+;; Copyright (C) 2026 The cline-ls authors
+
+;; Author: The cline-ls authors
+;; Maintainer: The cline-ls authors
+;; URL: https://github.com/cline-ls/cline-ls
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1") (eglot "1.9") (jsonrpc "1.0.14"))
 ;; Keywords: tools, convenience, languages
@@ -56,6 +61,7 @@
 
 (declare-function diff-mode "diff-mode")
 (declare-function ediff-buffers "ediff")
+(declare-function diff-no-select "diff")
 (declare-function eglot--languages "eglot")
 
 (cl-defstruct (cline--session (:constructor cline--session-make) (:copier nil))
@@ -1178,7 +1184,9 @@ itself stays as it was."
 (defun cline--checkpoint-name (cp)
   "How the checkpoint CP is named to the user: its title, or its time."
   (let ((title (plist-get cp :title)))
-    (cline--visible (format "%S" (if (and title (not (string-empty-p title))) title (or (plist-get cp :time) "?"))) t)))
+    (cline--visible (format "%S" (if (and title (not (string-empty-p title))) title
+                                   (cline--ago (or (plist-get cp :time) "?"))))
+                    t)))
 
 (defun cline--restore (s cp scope)
   "Restore session S to checkpoint CP: SCOPE is files, conversation or both."
@@ -1264,9 +1272,9 @@ change, \\[cline-checkpoint-restore-files] restores the files,
                  "Checkpoints (\\[cline-checkpoint-preview] preview, \\[cline-checkpoint-restore-files] restore files, \\[cline-checkpoint-restore-conversation] conversation, \\[cline-checkpoint-restore-both] both, ? help)\n"))
         (if (null cps) (insert "  (none yet: a checkpoint is taken before a turn's first change)\n"))
         (dolist (cp cps)
-          (insert (propertize (format "  %s  %s  %s\n"
-                                      (or (plist-get cp :time) "")
+          (insert (propertize (format "  %s  (%s)  %s\n"
                                       (cline--visible (or (plist-get cp :title) "") t)
+                                      (cline--ago (plist-get cp :time))
                                       (cline--visible (mapconcat (lambda (p) (cline--display-path nil p))
                                                                  (plist-get cp :files) " ")
                                                       t))
@@ -1551,8 +1559,14 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   "Non-nil when TEXT is a unified diff."
   (and text (string-match-p "^@@ " text)))
 
+(defun cline--unfenced (text)
+  "TEXT without the lines of Markdown fences (\"```diff\", \"```\") around
+its diffs: no line of a diff is one."
+  (and text (replace-regexp-in-string "^```[[:alnum:]-]*\n?" "" text)))
+
 (defun cline--fill-diff-buffer (name header text)
   "Fill buffer NAME with HEADER and the diff TEXT, and return it."
+  (setq text (cline--unfenced text))
   (with-current-buffer (get-buffer-create name)
     (let ((inhibit-read-only t))
       (erase-buffer)
@@ -1587,6 +1601,39 @@ deletes it and gives its lines back."
   "Make WINDOW as tall as its text, up to half its frame."
   (fit-window-to-buffer window (/ (frame-height (window-frame window)) 2)))
 
+(defun cline--display-approval (buf)
+  "Display the approval BUF along the bottom of the frame, as tall as its
+text, so that the whole diff shows beside the windows the user has.
+When it would not fit so (a small terminal), it takes the place of the
+chat's window, or of the largest other one when the chat is selected,
+until it is answered: never the selected window, where keys typed would
+answer it.  A diff taller than that scrolls (SPC, DEL in its window)."
+  (let* ((chat (let ((w (get-buffer-window "*cline*")))
+                 (if (and w (not (eq w (selected-window)))) w
+                   (get-largest-window nil nil t))))
+         (needed (1+ (with-current-buffer buf (count-lines (point-min) (point-max)))))
+         (others (length (window-list nil 'no-minibuf)))
+         (room (- (window-total-height (frame-root-window)) (* others (max window-min-height 4)))))
+    (if (or (get-buffer-window buf) (<= needed room) (not chat) (eq chat (selected-window)))
+        ;; It fits, or there is only the selected window to give.
+        (display-buffer buf `((display-buffer-reuse-window display-buffer-at-bottom)
+                              (inhibit-same-window . t)
+                              (window-height . cline--fit-approval)))
+      (let ((w (window--display-buffer buf chat 'reuse)))
+        (when (window-live-p w)
+          (fit-window-to-buffer w (- (window-total-height (frame-root-window))
+                                     (* (1- others) (max window-min-height 4)))))
+        w))))
+
+(defun cline--fit-approval (window)
+  "Make the approval's WINDOW as tall as its text, leaving each other
+window of its frame `window-min-height' lines at least."
+  (let* ((frame (window-frame window))
+         (others (1- (length (window-list frame 'no-minibuf))))
+         (room (- (window-total-height (frame-root-window frame))
+                  (* others (max window-min-height 4)))))
+    (fit-window-to-buffer window (max room (/ (frame-height frame) 3)))))
+
 (defun cline--show-diff (path added removed diff)
   "Show DIFF of PATH (ADDED and REMOVED lines) in `*cline-diff*'."
   (cline--display-aside
@@ -1613,7 +1660,22 @@ your buffer), q ends the review; what you keep stays unsaved."
         (insert before))
       (set-buffer-modified-p nil)
       (setq buffer-read-only t))
-    (ediff-buffers a b)))
+    (cline--ediff a b (lambda () (kill-buffer a)))))
+
+(defun cline--ediff (a b done)
+  "Compare the buffers A and B in Ediff; when it is quit, call DONE.
+The windows are then as they were before, and DONE runs after Ediff
+has cleaned up, so no buffer of the comparison is left on screen."
+  (let ((config (current-window-configuration)))
+    (ediff-buffers a b
+                   (list (lambda ()
+                           (add-hook 'ediff-quit-hook
+                                     (lambda ()
+                                       (run-at-time 0 nil
+                                                    (lambda ()
+                                                      (set-window-configuration config)
+                                                      (funcall done))))
+                                     nil t))))))
 
 (defun cline-review-last-edit ()
   "Review the agent's last edit of an open buffer hunk by hunk.
@@ -1733,10 +1795,19 @@ gets its first lines written under the link."
                            "\n(the command holds characters that do not show; they are written above as \\x.., \\u.., \\t)"))))
     (cline--fill-diff-buffer
      "*cline-approval*" header
-     (or diff
+     (or (and diff (cline--approval-diff diff))
          (and (not command)
               (let ((raw (plist-get call :rawInput)))
                 (and raw (json-encode raw))))))))
+
+(defun cline--approval-diff (diff)
+  "DIFF as an approval shows it: a diff of one file loses its ---/+++
+lines, which the title says already, so that more of it fits."
+  (let ((diff (cline--unfenced diff)))
+    (if (and (string-match "\\`--- [^\n]*\n\\+\\+\\+ [^\n]*\n" diff)
+             (not (string-match-p "^--- .*\n\\+\\+\\+ " (substring diff (match-end 0)))))
+        (substring diff (match-end 0))
+      diff)))
 
 (defvar cline-approval-keys-mode-map
   (let ((map (make-sparse-keymap)))
@@ -1745,6 +1816,7 @@ gets its first lines written under the link."
     (define-key map "r" #'cline-approval-reject)
     (define-key map "R" #'cline-approval-reject-with-feedback)
     (define-key map "q" #'cline-approval-later)
+    (define-key map "h" #'cline-approval-pick-hunks)
     (define-key map "?" #'describe-mode)
     map)
   "Keys of `*cline-approval*': the only way a `buffer' approval is answered.")
@@ -1763,9 +1835,9 @@ gets its first lines written under the link."
       (let ((inhibit-read-only t))
         (goto-char (point-min))
         (end-of-line)
-        (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later  [?] help"
-                (substitute-command-keys
-                 "\nKeys typed elsewhere never answer: \\[cline-approve] comes here."))
+        (insert "\n[a] allow  [A] always  [r] reject  [R] reject, say why"
+                (if (plist-get req :diff) "  [h] hunks" "")
+                "  [q] later  [?] help")
         (goto-char (point-min)))
       (setq cline--approval-req req)
       (cline-approval-keys-mode 1)
@@ -1778,9 +1850,9 @@ gets its first lines written under the link."
     ;; Keys go to the selected window: never select this one for the user.
     (when (eq (window-buffer (selected-window)) buf)
       (select-window (or (get-mru-window nil nil t) (next-window))))
-    (cline--display-aside buf)
+    (cline--display-approval buf)
     (cline--status-changed)
-    (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
+    (message "cline: approval needed: %s (keys typed elsewhere never answer: M-x cline-approve, then a/A/r/R)"
              (cline--visible (or (plist-get (plist-get req :toolCall) :title) "a tool") t))))
 
 (defun cline-approve ()
@@ -1791,17 +1863,19 @@ gets its first lines written under the link."
       (user-error "No cline approval is waiting"))
     (pop-to-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)))))
 
-(defun cline--approval-key (kind &optional feedback-p)
+(defun cline--approval-key (kind &optional feedback-p given)
   "Answer the approval of the current buffer with an option of KIND.
-With FEEDBACK-P, ask for feedback for the agent first."
+With FEEDBACK-P, ask for feedback for the agent first; GIVEN is
+feedback to send without asking."
   (let ((req cline--approval-req))
     (unless req (user-error "This approval was answered already"))
     (let* ((options (append (plist-get req :options) nil))
            (opt (or (cl-find kind options :key (lambda (o) (plist-get o :kind)) :test #'equal)
                     (list :optionId kind :name kind :kind kind)))
-           (feedback (and feedback-p
-                          (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))
-                            (unless (string-empty-p fb) fb)))))
+           (feedback (or given
+                         (and feedback-p
+                              (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))
+                                (unless (string-empty-p fb) fb))))))
       (cline--approval-done req (plist-get opt :name)
                             (list :outcome "selected" :optionId (plist-get opt :optionId))
                             feedback))))
@@ -1825,6 +1899,145 @@ With FEEDBACK-P, ask for feedback for the agent first."
   "Reject the call shown, telling the agent why."
   (interactive)
   (cline--approval-key "reject_once" t))
+
+(defun cline--parse-unified (diff)
+  "The hunks of DIFF, a unified diff of one file, or nil when it is not.
+Each hunk is (OLD . LINES): OLD its first old line, LINES its lines as
+\" context\", \"-old\" and \"+new\", read by the counts of its header (an
+old line may itself start with \"--\")."
+  (let ((lines (split-string diff "\n")) (files 0) hunks)
+    (catch 'bad
+      (while lines
+        (let ((l (pop lines)))
+          (cond
+           ((string-prefix-p "--- " l) (setq files (1+ files)))
+           ((string-match "\\`@@ -\\([0-9]+\\)\\(?:,\\([0-9]+\\)\\)? \\+[0-9]+\\(?:,\\([0-9]+\\)\\)? @@" l)
+            (let ((old (string-to-number (match-string 1 l)))
+                  (oc (if (match-string 2 l) (string-to-number (match-string 2 l)) 1))
+                  (nc (if (match-string 3 l) (string-to-number (match-string 3 l)) 1))
+                  body)
+              (while (or (> oc 0) (> nc 0))
+                (let ((x (or (pop lines) (throw 'bad nil))))
+                  (pcase (and (> (length x) 0) (aref x 0))
+                    (?\\ nil)           ; "\ No newline at end of file"
+                    (?+ (setq nc (1- nc)) (push x body))
+                    (?- (setq oc (1- oc)) (push x body))
+                    (_ (setq oc (1- oc) nc (1- nc))
+                       (push (concat " " (if (> (length x) 0) (substring x 1) "")) body)))))
+              (push (cons old (nreverse body)) hunks))))))
+      (and (= files 1) hunks (nreverse hunks)))))
+
+(defun cline--apply-hunks (text hunks)
+  "TEXT with HUNKS (`cline--parse-unified') applied, or nil when TEXT
+no longer holds the lines they change."
+  (let ((old (vconcat (split-string text "\n"))) (pos 1) out)
+    (catch 'stale
+      (dolist (h hunks)
+        (while (< pos (max (car h) 1))
+          (push (aref old (1- pos)) out)
+          (setq pos (1+ pos)))
+        (dolist (l (cdr h))
+          (let ((s (substring l 1)))
+            (if (eq (aref l 0) ?+)
+                (push s out)
+              (unless (and (<= pos (length old)) (equal (aref old (1- pos)) s))
+                (throw 'stale nil))
+              (when (eq (aref l 0) ?\s) (push s out))
+              (setq pos (1+ pos))))))
+      (while (<= pos (length old))
+        (push (aref old (1- pos)) out)
+        (setq pos (1+ pos)))
+      (mapconcat #'identity (nreverse out) "\n"))))
+
+(defun cline--buffer-text (buf)
+  "The whole text of BUF."
+  (with-current-buffer buf (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+
+(defun cline--set-buffer-text (buf text)
+  "Make BUF's text TEXT, changing only what differs."
+  (with-temp-buffer
+    (insert text)
+    (let ((src (current-buffer)))
+      (with-current-buffer buf
+        (save-restriction (widen) (replace-buffer-contents src))))))
+
+(defun cline--partial-feedback (path before now)
+  "What the agent is told when the user took some hunks of its edit of
+PATH by hand: the change from BEFORE to NOW, the file's text."
+  (require 'diff)
+  (let ((a (generate-new-buffer " *cline before*"))
+        (b (generate-new-buffer " *cline now*")))
+    (unwind-protect
+        (progn
+          (with-current-buffer a (insert before))
+          (with-current-buffer b (insert now))
+          (let ((out (with-current-buffer (diff-no-select a b "-u" t (generate-new-buffer " *cline diff*"))
+                       (prog1 (buffer-string) (kill-buffer)))))
+            (concat "The user applied part of this edit by hand, hunk by hunk; " path
+                    " now holds exactly these changes from before your edit (do not apply"
+                    " them again; the rest was not wanted):\n--- a/" path "\n+++ b/" path "\n"
+                    (let ((start (string-match "^@@" out))
+                          (end (string-match "\n+Diff finished" out)))
+                      (string-trim-right (if start (substring out start end) out)))
+                    "\n")))
+      (kill-buffer a)
+      (kill-buffer b))))
+
+(defun cline-approval-pick-hunks ()
+  "Choose which hunks of the edit shown to take, in Ediff, before it applies.
+A is the proposal (read-only), B your buffer as it is: in the Ediff
+control window, n and p go from hunk to hunk, a takes A's hunk into
+your buffer, q ends.  Taking every hunk allows the edit; taking none
+rejects it; taking some keeps them in your buffer (unsaved) and rejects
+the edit, telling the agent exactly what the file now holds."
+  (interactive)
+  (let* ((req (or cline--approval-req (user-error "This approval was answered already")))
+         (diff (plist-get req :diff))
+         (hunks (and diff (cline--parse-unified (cline--unfenced diff))))
+         (loc (car (append (plist-get (plist-get req :toolCall) :locations) nil)))
+         (file (plist-get loc :path)))
+    (unless hunks
+      (user-error "This edit is not one file's change: answer it whole"))
+    (unless (and (stringp file) (file-regular-p file))
+      (user-error "This edit makes a new file: answer it whole"))
+    (let* ((buf (find-file-noselect file))
+           (before (cline--buffer-text buf))
+           (proposed (or (cline--apply-hunks before hunks)
+                         (user-error "%s changed since the edit was proposed: answer it whole"
+                                     (file-name-nondirectory file))))
+           (path (cline--display-path nil file))
+           (a (get-buffer-create (format "*cline proposal %s*" (file-name-nondirectory file)))))
+      (with-current-buffer a
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert proposed))
+        (set-buffer-modified-p nil)
+        (setq buffer-read-only t))
+      (cline--ediff a buf (lambda ()
+                            (kill-buffer a)
+                            (cline--hunks-chosen req path buf before proposed))))))
+
+(defun cline--hunks-chosen (req path buf before proposed)
+  "Answer REQ from what the user took of its edit of PATH into BUF,
+whose text was BEFORE and would be PROPOSED with every hunk."
+  (let ((now (cline--buffer-text buf))
+        (abuf (get-buffer "*cline-approval*")))
+    (when (plist-get req :server)
+      ;; The daemon sees the hunks taken before the answer, not after
+      ;; Eglot's idle delay.
+      (cline--flush-changes (plist-get req :server)))
+    (if (not (and abuf (eq (buffer-local-value 'cline--approval-req abuf) req)))
+        (message "cline: the approval was answered meanwhile; %s stays as you left it" path)
+      (with-current-buffer abuf
+        (cond
+         ((equal now proposed)
+          ;; Every hunk: the daemon applies its edit to the text it was
+          ;; made for, as for a plain allow.
+          (cline--set-buffer-text buf before)
+          (cline--flush-changes (plist-get req :server))
+          (cline--approval-key "allow_once"))
+         ((equal now before) (cline--approval-key "reject_once"))
+         (t (cline--approval-key "reject_once" nil (cline--partial-feedback path before now))))))))
 
 (defun cline-approval-later ()
   "Hide the approval; \[cline-approve] brings it back."

@@ -8,7 +8,7 @@
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
 ;;                          | model | hostile | diagnostics | planresume
-;;                          | stockedits | livemodel | killed | held
+;;                          | stockedits | livemodel | killed | held | hunks
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -246,7 +246,7 @@ wait for the turn to end; return what `e2e-approve' saw."
       (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
     (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
     (e2e-check-contains "approval shows the diff" (nth 0 seen) "+hello, world")
-    (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always allow  [r] reject")
+    (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always  [r] reject  [R] reject, say why  [h] hunks")
     (e2e-check "approval view did not take the cursor" (nth 1 seen))
     (e2e-check "approval view closes once answered" (not (e2e-approval-waiting)))
     (e2e-check "the diff is shown once: no *cline-diff* window"
@@ -741,6 +741,11 @@ the buffer as before, unsaved."
       (e2e-check-equal "the hunk taken back leaves the buffer as before" (buffer-string) "hello\n"))
     (e2e-check "the review asked to quit" (e2e-asked 'y-or-n-p "Quit this Ediff session"))
     (e2e-check "the file is shown again" (get-buffer-window buf))
+    (e2e-wait "the review to clean up" (lambda () (not (get-buffer "*cline before hello.txt*"))) 10)
+    (e2e-check "the text before is gone with Ediff"
+               (not (get-buffer "*cline before hello.txt*")))
+    (e2e-check-equal "the windows are as before the review"
+                     (sort (e2e-windows) #'string<) '("*cline*" "hello.txt"))
     (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
     (with-current-buffer buf (set-buffer-modified-p nil))
     (eglot-shutdown server)))
@@ -1013,6 +1018,91 @@ prompts."
       (jsonrpc-shutdown other)
       (eglot-shutdown server))))
 
+(defun e2e-fully-shown (buf)
+  "Non-nil when a window shows BUF's text whole, first line to last."
+  (let ((w (get-buffer-window buf)))
+    (when w
+      (redisplay t)
+      (with-current-buffer buf
+        (and (= (window-start w) (point-min))
+             (pos-visible-in-window-p
+              (save-excursion (goto-char (point-max)) (skip-chars-backward "\n") (line-beginning-position))
+              w))))))
+
+;; Runs in a terminal Emacs of 80x24, as a user's small terminal.
+(defun e2e-flow-hunks ()
+  "At 80x24 the approval shows its whole diff beside the file and the
+chat; h picks hunks in Ediff before the edit is applied: one hunk taken,
+the model told what the file now holds, Ediff's buffers and windows gone.
+Then the checkpoints are listed by what the user typed, with a relative
+time, and previewed without fences."
+  (setq e2e-script '((y-or-n-p "Quit this Ediff session" t)))
+  (let* ((ten (expand-file-name "ten.txt" e2e-workspace))
+         (lines '("one" "two" "three" "four" "five" "six" "seven" "eight" "nine" "ten" "eleven" "twelve"))
+         (text (concat (mapconcat #'identity lines "\n") "\n")))
+    (with-temp-file ten (insert text))
+    (let* ((buf (find-file-noselect ten))
+           (server (e2e-start-plugin buf)))
+      (switch-to-buffer buf)
+      (delete-other-windows)
+      (cline-show)
+      (e2e-check "the terminal is 80 columns, 24 lines"
+                 (and (= (frame-width) 80) (<= (frame-height) 24)) (format "%sx%s" (frame-width) (frame-height)))
+      (e2e-chat-window)
+      (e2e-type "S h o u t SPC t h e SPC e n d s SPC o f SPC t e n . t x t C-c C-c")
+      (e2e-wait "the approval view" #'e2e-approval-waiting)
+      (e2e-check "the approval shows every line of its diff"
+                 (e2e-fully-shown "*cline-approval*")
+                 (format "%S %s" (mapcar (lambda (w) (cons (buffer-name (window-buffer w)) (window-total-height w)))
+                                         (window-list nil 'no-minibuf))
+                         (e2e-buffer-text "*cline-approval*")))
+      (e2e-check-contains "the approval's diff has both ends" (e2e-buffer-text "*cline-approval*") "+TWELVE")
+      (e2e-check "the chat keeps its window and the cursor"
+                 (and (get-buffer-window "*cline*")
+                      (eq (window-buffer (selected-window)) (get-buffer "*cline*"))))
+      (cline-approve)
+      (e2e-type "h")
+      (e2e-wait "Ediff" (lambda () (get-buffer "*Ediff Control Panel*")))
+      (e2e-check "Ediff compares the proposal with the buffer as it is"
+                 (with-current-buffer "*Ediff Control Panel*"
+                   (and (equal (with-current-buffer ediff-buffer-A (buffer-string))
+                               (replace-regexp-in-string "twelve" "TWELVE" (replace-regexp-in-string "\\`one" "ONE" text)))
+                        (eq ediff-buffer-B buf))))
+      (e2e-check-equal "nothing is applied before the choice" (with-current-buffer buf (buffer-string)) text)
+      ;; In the control panel: to the first hunk, take it, quit.
+      (e2e-type "n a q")
+      (e2e-wait "the turn to end"
+                (lambda () (string-search "Only the first end, then." (or (e2e-buffer-text "*cline*") ""))))
+      (with-current-buffer buf
+        (e2e-check-equal "the buffer has the hunk taken, not the other" (buffer-string)
+                         (replace-regexp-in-string "\\`one" "ONE" text)))
+      (e2e-check "the approval is answered" (not (e2e-approval-waiting)))
+      (e2e-check "no Ediff or proposal buffer is left"
+                 (not (cl-find-if (lambda (b) (string-match-p "\\*cline proposal\\|\\*Ediff Control" (buffer-name b)))
+                                  (buffer-list))))
+      (e2e-check-equal "the windows are the file's and the chat's again"
+                       (sort (e2e-windows) #'string<) '("*cline*" "ten.txt"))
+      (e2e-check-equal "disk untouched" (with-temp-buffer (insert-file-contents ten) (buffer-string)) text)
+      (e2e-wait "the turn to end" (lambda () (not (cline--session-busy cline--session))))
+      ;; A turn that changes the file makes a checkpoint.
+      (e2e-send-and-wait "N o w SPC s h o u t SPC t h e SPC m i d d l e C-c C-c" "a")
+      (e2e-check-session-log "Middle shouted.")
+      (cline-checkpoints)
+      (let ((list (e2e-buffer-text "*cline-checkpoints*")))
+        (e2e-check-contains "a checkpoint is named by what the user typed" list "Before: Now shout the middle")
+        (e2e-check "checkpoints show a relative time, not a timestamp"
+                   (and (string-match-p "just now\\|ago" list) (not (string-match-p "[0-9]T[0-9]" list)))
+                   list))
+      (with-current-buffer "*cline-checkpoints*"
+        (goto-char (point-min))
+        (search-forward "Before: Now shout")
+        (cline-checkpoint-preview))
+      (let ((preview (e2e-buffer-text "*cline-checkpoint-diff*")))
+        (e2e-check-contains "the preview shows the change back" preview "SIX")
+        (e2e-check "the preview has no Markdown fences" (not (string-search "```" preview)) preview))
+      (with-current-buffer buf (set-buffer-modified-p nil))
+      (eglot-shutdown server))))
+
 ;;; Main
 
 ;; Characters a terminal would act on, or Emacs draw misleadingly.
@@ -1150,6 +1240,7 @@ expects both in the tool results, or the turn fails."
         ("livemodel" (e2e-flow-livemodel))
         ("killed" (e2e-flow-killed))
         ("held" (e2e-flow-held))
+        ("hunks" (e2e-flow-hunks))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
