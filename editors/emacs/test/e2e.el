@@ -1087,6 +1087,13 @@ time, and previewed without fences."
       ;; A turn that changes the file makes a checkpoint.
       (e2e-send-and-wait "N o w SPC s h o u t SPC t h e SPC m i d d l e C-c C-c" "a")
       (e2e-check-session-log "Middle shouted.")
+      (with-current-buffer "*cline*"
+        (goto-char (point-max))
+        (search-backward "diff ten.txt")
+        (push-button))
+      (let ((shown (e2e-buffer-text "*cline-diff*")))
+        (e2e-check-contains "the edit's diff shows again from its link" shown "SIX")
+        (e2e-check "the edit's diff has no Markdown fences" (not (string-search "```" shown)) shown))
       (cline-checkpoints)
       (let ((list (e2e-buffer-text "*cline-checkpoints*")))
         (e2e-check-contains "a checkpoint is named by what the user typed" list "Before: Now shout the middle")
