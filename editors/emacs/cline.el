@@ -1852,7 +1852,7 @@ lines, which the title says already, so that more of it fits."
       (select-window (or (get-mru-window nil nil t) (next-window))))
     (cline--display-approval buf)
     (cline--status-changed)
-    (message "cline: approval needed: %s (keys typed elsewhere never answer: M-x cline-approve, then a/A/r/R)"
+    (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
              (cline--visible (or (plist-get (plist-get req :toolCall) :title) "a tool") t))))
 
 (defun cline-approve ()
