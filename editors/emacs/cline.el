@@ -1612,27 +1612,31 @@ answer it.  A diff taller than that scrolls (SPC, DEL in its window)."
                  (if (and w (not (eq w (selected-window)))) w
                    (get-largest-window nil nil t))))
          (needed (1+ (with-current-buffer buf (count-lines (point-min) (point-max)))))
-         (others (length (window-list nil 'no-minibuf)))
-         (room (- (window-total-height (frame-root-window)) (* others (max window-min-height 4)))))
-    (if (or (get-buffer-window buf) (<= needed room) (not chat) (eq chat (selected-window)))
+         (others (length (window-list nil 'no-minibuf))))
+    (if (or (get-buffer-window buf) (<= needed (cline--room (selected-frame) others))
+            (not chat) (eq chat (selected-window)))
         ;; It fits, or there is only the selected window to give.
         (display-buffer buf `((display-buffer-reuse-window display-buffer-at-bottom)
                               (inhibit-same-window . t)
                               (window-height . cline--fit-approval)))
       (let ((w (window--display-buffer buf chat 'reuse)))
         (when (window-live-p w)
-          (fit-window-to-buffer w (- (window-total-height (frame-root-window))
-                                     (* (1- others) (max window-min-height 4)))))
+          (fit-window-to-buffer w (cline--room (selected-frame) (1- others))))
         w))))
 
+(defun cline--room (frame others)
+  "The lines a window of FRAME may take, leaving OTHERS windows their
+`window-min-height' (4 at least) each."
+  (- (window-total-height (frame-root-window frame))
+     (* others (max window-min-height 4))))
+
 (defun cline--fit-approval (window)
-  "Make the approval's WINDOW as tall as its text, leaving each other
-window of its frame `window-min-height' lines at least."
-  (let* ((frame (window-frame window))
-         (others (1- (length (window-list frame 'no-minibuf))))
-         (room (- (window-total-height (frame-root-window frame))
-                  (* others (max window-min-height 4)))))
-    (fit-window-to-buffer window (max room (/ (frame-height frame) 3)))))
+  "Make the approval's WINDOW as tall as its text, up to what leaves each
+other window of its frame its least height, or a third of the frame
+when that is less."
+  (let ((frame (window-frame window)))
+    (fit-window-to-buffer window (max (cline--room frame (1- (length (window-list frame 'no-minibuf))))
+                                      (/ (frame-height frame) 3)))))
 
 (defun cline--show-diff (path added removed diff)
   "Show DIFF of PATH (ADDED and REMOVED lines) in `*cline-diff*'."
