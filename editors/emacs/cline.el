@@ -311,6 +311,7 @@ initializationOptions; sending them again keeps
 (defun cline--note-restart (server)
   "Say, when SERVER replaces a cline-ls that stopped, that its session can go on."
   (when (and (cl-typep server 'cline-eglot-server) cline--session
+             (cline--session-usage cline--session)
              (not (cline--live-session-p cline--session)))
     (cline--log-meta (format "[cline-ls stopped; the next prompt offers to resume session %s (or C-c C-r)]"
                              (cline--session-id cline--session)))))
@@ -503,6 +504,8 @@ the current one belongs to another server."
     (cond
      ((null server) (user-error "cline-ls is still starting; try again in a moment"))
      ((and (not new) s (not (cline--live-session-p s)) (cline--session-id s)
+           ;; A session the model never answered has nothing to resume.
+           (cline--session-usage s)
            (y-or-n-p (format "cline-ls stopped since session %s began; resume it (else a new session)? "
                              (cline--session-id s))))
       ;; The daemon was killed or crashed: the session's history is on

@@ -134,7 +134,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "hostile", disk: "hello\n", minChecks: 20},
 		{name: "diagnostics", disk: "hello\n", minChecks: 8, terminal: true},
 		{name: "planresume", disk: "hello\n", minChecks: 9},
-		{name: "stockedits", disk: "hello\n", minChecks: 9, terminal: true},
+		{name: "stockedits", disk: "hello\n", minChecks: 8, terminal: true},
 		{name: "livemodel", disk: "hello\n", minChecks: 5},
 		{name: "killed", disk: "hello\n", minChecks: 8, transcript: "resume"},
 		{name: "held", disk: "hello\n", minChecks: 10, transcript: "resume"},
