@@ -9,6 +9,7 @@
 ;;                          | chat | resume | codeaction | nokey | review
 ;;                          | model | hostile | diagnostics | planresume
 ;;                          | stockedits | livemodel | killed | held | hunks
+;;                          | hunkparse
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -1110,6 +1111,41 @@ time, and previewed without fences."
       (with-current-buffer buf (set-buffer-modified-p nil))
       (eglot-shutdown server))))
 
+(defun e2e-flow-hunkparse ()
+  "The reading of an approval's diff into hunks and their application to
+the buffer's text, on the shapes a diff takes: a removed line that itself
+starts with \"--\", counts left out, the no-newline marker, a new first
+line, a buffer changed since, several files."
+  (load (expand-file-name "../cline.el" e2e-here) nil t)
+  (let* ((text "a\n-- x\n--- y\nb\nc\nd\ne\nf\ng\nh\n")
+         (diff (concat "--- a/f.txt\n+++ b/f.txt\n"
+                       "@@ -1,4 +1,4 @@\n a\n--- x\n---- y\n+-- X\n+--- Y\n b\n"
+                       "@@ -10 +10 @@\n-h\n+H\n"))
+         (hunks (cline--parse-unified diff)))
+    (e2e-check-equal "two hunks, read by their counts" (length hunks) 2)
+    (e2e-check-equal "a removed line starting with -- is a line of the hunk"
+                     (cdr (car hunks)) '(" a" "--- x" "---- y" "+-- X" "+--- Y" " b"))
+    (e2e-check-equal "both hunks apply" (cline--apply-hunks text hunks)
+                     "a\n-- X\n--- Y\nb\nc\nd\ne\nf\ng\nH\n")
+    (e2e-check-equal "one hunk applies alone" (cline--apply-hunks text (last hunks))
+                     "a\n-- x\n--- y\nb\nc\nd\ne\nf\ng\nH\n")
+    (e2e-check "a buffer changed since is refused"
+               (null (cline--apply-hunks (replace-regexp-in-string "^h" "z" text) hunks)))
+    (e2e-check-equal "the no-newline marker is no line"
+                     (cline--apply-hunks "one\ntwo"
+                                         (cline--parse-unified
+                                          "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+TWO\n\\ No newline at end of file\n"))
+                     "one\nTWO")
+    (e2e-check-equal "a line added before the first"
+                     (cline--apply-hunks "x\n" (cline--parse-unified "--- a/g\n+++ b/g\n@@ -0,0 +1 @@\n+first\n"))
+                     "first\nx\n")
+    (e2e-check "a diff of two files is not taken hunk by hunk"
+               (null (cline--parse-unified (concat diff "--- a/h\n+++ b/h\n@@ -1 +1 @@\n-a\n+b\n"))))
+    (e2e-check "a hunk cut short is not read"
+               (null (cline--parse-unified "--- a/g\n+++ b/g\n@@ -1,3 +1,3 @@\n a\n-b\n")))
+    (e2e-check-equal "fences are no lines of a diff"
+                     (cline--unfenced "Edited a\n```diff\n-1: a\n+1: b\n```") "Edited a\n-1: a\n+1: b\n")))
+
 ;;; Main
 
 ;; Characters a terminal would act on, or Emacs draw misleadingly.
@@ -1248,6 +1284,7 @@ expects both in the tool results, or the turn fails."
         ("killed" (e2e-flow-killed))
         ("held" (e2e-flow-held))
         ("hunks" (e2e-flow-hunks))
+        ("hunkparse" (e2e-flow-hunkparse))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
