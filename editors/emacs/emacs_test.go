@@ -138,7 +138,7 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "livemodel", disk: "hello\n", minChecks: 5},
 		{name: "killed", disk: "hello\n", minChecks: 8, transcript: "resume"},
 		{name: "held", disk: "hello\n", minChecks: 10, transcript: "resume"},
-		{name: "hunks", disk: "hello\n", minChecks: 19, terminal: true},
+		{name: "hunks", disk: "hello\n", minChecks: 20, terminal: true},
 		{name: "hunkparse", disk: "hello\n", minChecks: 10, transcript: "approve"},
 	}
 	for _, f := range flows {

@@ -1086,7 +1086,7 @@ time, and previewed without fences."
       (e2e-check-equal "disk untouched" (with-temp-buffer (insert-file-contents ten) (buffer-string)) text)
       (e2e-wait "the turn to end" (lambda () (not (cline--session-busy cline--session))))
       ;; A turn that changes the file makes a checkpoint.
-      (e2e-send-and-wait "N o w SPC s h o u t SPC t h e SPC m i d d l e C-c C-c" "a")
+      (e2e-send-and-wait "N o w SPC s h o u t SPC t h e SPC m i d d l e SPC o f SPC @ t e n . t x t C-c C-c" "a")
       (e2e-check-session-log "Middle shouted.")
       (with-current-buffer "*cline*"
         (goto-char (point-max))
@@ -1097,7 +1097,9 @@ time, and previewed without fences."
         (e2e-check "the edit's diff has no Markdown fences" (not (string-search "```" shown)) shown))
       (cline-checkpoints)
       (let ((list (e2e-buffer-text "*cline-checkpoints*")))
-        (e2e-check-contains "a checkpoint is named by what the user typed" list "Before: Now shout the middle")
+        (e2e-check-contains "a checkpoint is named by what the user typed" list "Before: Now shout the middle of @ten.txt")
+        (e2e-check "a checkpoint's name has none of the mentioned file's text"
+                   (not (string-match-p "<file\\|twelve" list)) list)
         (e2e-check "checkpoints show a relative time, not a timestamp"
                    (and (string-match-p "just now\\|ago" list) (not (string-match-p "[0-9]T[0-9]" list)))
                    list))
