@@ -331,3 +331,11 @@ func TestStockCodeAction(t *testing.T) {
 		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
 	}
 }
+
+// The session buffer's prompt area survives dd of its only line, x and o,
+// and what is typed after is sent; the transcript and the separator take
+// no edits from the keyboard, and what reaches them from the prompt area
+// is put back.
+func TestPromptAreaProtected(t *testing.T) {
+	runNvim(t, "plugin", "protect", "chat", true).check(t)
+}

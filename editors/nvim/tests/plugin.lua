@@ -543,6 +543,94 @@ function scenarios.hunks()
   H.eq(vim.fn.maparg('ga', 'n', false, true).buffer, nil, "the file's buffer has no ga map left")
 end
 
+-- protect: the prompt area survives dd of its only line, x and o, and
+-- what is typed there after is sent; the transcript and the separator
+-- refuse edits from the keyboard, and what reaches them from the prompt
+-- area (dgg, <BS> at the start of the first line) is put back.
+function scenarios.protect()
+  start()
+  vim.cmd('ClineOpen')
+  local st = cline().state(env.ws)
+  local buf = st.view.buf
+  local sep = require('cline.view').separator
+  H.eq(vim.api.nvim_get_current_buf(), buf, ':ClineOpen goes to the session buffer')
+  local function settle()
+    vim.wait(50, function()
+      return false
+    end)
+  end
+  local function keys(k, mode)
+    pcall(vim.api.nvim_feedkeys, vim.api.nvim_replace_termcodes(k, true, false, true), mode or 'ntx', false)
+    settle()
+  end
+  local function sep_ok(what)
+    local lines = H.lines(buf)
+    H.eq(lines[st.view:tail() + 1], sep, what .. ': the separator is intact')
+    H.expect(#lines > st.view:tail() + 1, what .. ': the prompt area has a line')
+  end
+  keys('Gidraft<Esc>')
+  H.eq(st.view:input(), 'draft', 'text typed in the prompt area')
+  keys('dd')
+  sep_ok('dd on the only prompt line')
+  H.eq(st.view:input(), '', 'dd emptied the prompt area')
+  H.expect(vim.api.nvim_win_get_cursor(0)[1] > st.view:tail() + 1, 'the cursor is in the prompt area after dd', vim.inspect(vim.api.nvim_win_get_cursor(0)))
+  keys('ihow should we greet people??<Esc>')
+  H.eq(st.view:input(), 'how should we greet people??', 'what is typed after dd goes to the prompt area')
+  keys('x')
+  H.eq(st.view:input(), 'how should we greet people?', 'x deletes in the prompt area')
+  keys('otwo<Esc>')
+  H.eq(st.view:input(), 'how should we greet people?\ntwo', 'o opens a prompt line')
+  keys('dd')
+  sep_ok('dd of the second prompt line')
+  keys('<CR>', 'mtx')
+  H.eq(st.view:input(), '', '<CR> sends the prompt area')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the model got the text typed after dd')
+  H.contains(session_text(), 'You: how should we greet people?')
+
+  -- The transcript does not take edits.
+  local before = st.view:lines()
+  H.expect(#before > 2, 'the transcript has lines')
+  keys('gg')
+  keys('x')
+  H.expect(not vim.bo[buf].modifiable, "the transcript is not 'modifiable'")
+  keys('dd')
+  keys('ofoo<Esc>')
+  keys('ifoo<Esc>')
+  H.eq(st.view:lines(), before, 'x, dd, o and i in the transcript change nothing')
+  keys(tostring(st.view:tail() + 1) .. 'G')
+  keys('x')
+  keys('dd')
+  keys('ofoo<Esc>')
+  sep_ok('x, dd and o on the separator')
+  H.eq(st.view:lines(), before, 'nor on the separator')
+  keys('G')
+  keys('ixy<Esc>')
+  H.expect(vim.bo[buf].modifiable, "the prompt area is 'modifiable'")
+  keys('dgg')
+  H.wait('the repair', function()
+    return not st.view.damaged
+  end)
+  H.eq(st.view:lines(), before, 'dgg from the prompt area leaves the transcript as it was')
+  sep_ok('dgg from the prompt area')
+  H.eq(st.view:input(), 'xy', 'and the prompt area as it was')
+  keys('GI<BS>ab<Esc>')
+  H.wait('the repair', function()
+    return not st.view.damaged
+  end)
+  sep_ok('<BS> at the start of the prompt area')
+  H.eq(st.view:input(), 'abxy', 'the text joined to the separator is put back in the prompt area')
+  H.eq(st.view:lines(), before, 'the transcript is unchanged')
+
+  -- The daemon's writes still reach the transcript while the cursor sits
+  -- in it (the buffer is not 'modifiable' then).
+  keys('gg')
+  keys('x')
+  st.view:note('-- a note --')
+  H.contains(session_text(), '-- a note --', 'a note is written with the cursor in the transcript')
+  H.expect(not vim.bo[buf].modifiable, "and the transcript stays not 'modifiable'")
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

@@ -18,6 +18,10 @@ View.__index = View
 
 local M = { View = View, ns = ns }
 
+-- views maps a session buffer to its view, for the key listener.
+local views = setmetatable({}, { __mode = 'v' })
+local on_key_ns
+
 -- new makes the (hidden) session buffer for a root.
 function M.new(root)
   local self = setmetatable({ root = root, last = nil, tools = {} }, View)
@@ -64,6 +68,8 @@ function View:ensure()
   api.nvim_buf_set_lines(buf, 0, -1, false, { M.separator, '' })
   -- Lines put in above the separator push it down (right gravity).
   self.sep = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
+  self.sep_row = 0
+  self:protect(buf)
   if config.options.keymaps then
     for _, k in ipairs(M.keys) do
       local rhs = k[3] and ('<cmd>' .. k[3] .. '<cr>') or function()
@@ -99,15 +105,154 @@ end
 -- with 'undolevels' at -1 cannot be undone, and the history starts afresh
 -- after it, so u in the prompt area never takes back the transcript (it
 -- undoes what was typed since the transcript last changed).
+-- The buffer is 'modifiable' only while the cursor is in the prompt
+-- area, so raw lifts that for its own change; a repair the user's last
+-- change needs is made first, while undo can still take that change back.
 function View:raw(fn)
   local buf = self.buf
+  if self.damaged then
+    self:repair()
+  end
   local ul = compat.get_buf_option(buf, 'undolevels')
+  local ma = compat.get_buf_option(buf, 'modifiable')
   compat.set_buf_option(buf, 'undolevels', -1)
+  if not ma then
+    compat.set_buf_option(buf, 'modifiable', true)
+  end
+  self.writing = true
   local ok, err = pcall(fn, buf)
+  self.writing = false
   compat.set_buf_option(buf, 'undolevels', ul)
+  if not ma then
+    compat.set_buf_option(buf, 'modifiable', false)
+  end
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})
+  self.sep_row = pos and pos[1] or self.sep_row
   if not ok then
     error(err, 0)
   end
+end
+
+-- protect keeps the transcript and the separator out of the user's
+-- edits. 'modifiable' follows the cursor (off above the prompt area), so
+-- that x, dd, o or insert there are refused as in any read-only buffer;
+-- what still reaches them from the prompt area (dgg, :%d, <BS> at the
+-- start of the first prompt line) is seen by on_lines and repaired
+-- once the change is over, and an emptied prompt area gets its line
+-- back with the cursor in it.
+function View:protect(buf)
+  api.nvim_buf_attach(buf, false, {
+    on_lines = function(_, _, _, first, last_old, last_new)
+      if self.writing or self.buf ~= buf then
+        return
+      end
+      -- A change that starts at or above the separator's row touched the
+      -- transcript or the separator.
+      if first <= self.sep_row then
+        self.damaged = 'transcript'
+      elseif not self.damaged and last_new < last_old then
+        self.damaged = 'prompt'
+      end
+      if self.damaged and not self.repair_queued then
+        self.repair_queued = true
+        vim.schedule(function()
+          self.repair_queued = false
+          if self.damaged and api.nvim_buf_is_valid(buf) then
+            self:repair()
+          end
+        end)
+      end
+    end,
+  })
+  views[buf] = self
+  if not on_key_ns then
+    -- CursorMoved waits for typeahead to end, so with keys typed ahead
+    -- ("Gi", "ggx") 'modifiable' would be that of where the cursor was:
+    -- each key sets it for where the cursor is when the key is read.
+    on_key_ns = api.nvim_create_namespace('cline_view_keys')
+    vim.on_key(function()
+      local v = views[api.nvim_get_current_buf()]
+      if v then
+        v:lock()
+      end
+    end, on_key_ns)
+  end
+  local group = api.nvim_create_augroup('cline_view_' .. buf, { clear = true })
+  api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI', 'InsertEnter', 'BufEnter', 'WinEnter' }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      self:lock()
+    end,
+  })
+end
+
+-- lock sets 'modifiable' for where the cursor is: on in the prompt area,
+-- off in the transcript and on the separator.
+function View:lock()
+  local buf = self.buf
+  local win = api.nvim_get_current_win()
+  if not (buf and api.nvim_buf_is_valid(buf)) or api.nvim_win_get_buf(win) ~= buf then
+    return
+  end
+  local editable = api.nvim_win_get_cursor(win)[1] - 1 > self.sep_row
+  if compat.get_buf_option(buf, 'modifiable') ~= editable then
+    compat.set_buf_option(buf, 'modifiable', editable)
+  end
+end
+
+-- repair puts back what the user's last change broke: a change that
+-- reached the transcript or the separator is undone, unless it only
+-- joined the first prompt line to the separator (<BS> at its start),
+-- which is split again; an emptied prompt area gets an empty line, with
+-- the cursor moved there from the separator.
+function View:repair()
+  local buf, what = self.buf, self.damaged
+  self.damaged = nil
+  local row = self.sep_row
+  local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+  local joined = line and #line > #M.separator and line:sub(1, #M.separator) == M.separator
+  if what == 'transcript' and not joined then
+    -- The undo is ours: on_lines lets it be; the cursor may have left
+    -- the prompt area with the change, taking 'modifiable' with it.
+    self.writing = true
+    compat.set_buf_option(buf, 'modifiable', true)
+    local ok = pcall(api.nvim_buf_call, buf, function()
+      vim.cmd('silent undo')
+    end)
+    self.writing = false
+    local pos = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})
+    self.sep_row = pos and pos[1] or row
+    if ok then
+      vim.notify('cline: the transcript is read-only: write below the line', vim.log.levels.WARN)
+    end
+    row = self.sep_row
+  end
+  line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+  local rest
+  if line and #line > #M.separator and line:sub(1, #M.separator) == M.separator then
+    rest = line:sub(#M.separator + 1)
+  end
+  local empty = api.nvim_buf_line_count(buf) <= row + 1
+  if rest or empty then
+    self:raw(function(b)
+      if rest then
+        api.nvim_buf_set_text(b, row, #M.separator, row, #line, { '', rest })
+      else
+        api.nvim_buf_set_lines(b, row + 1, row + 1, false, { '' })
+      end
+    end)
+  end
+  -- The cursor left on the separator (dd of the last prompt line, say)
+  -- goes down to the prompt area.
+  for _, win in ipairs(self:windows()) do
+    local cur = api.nvim_win_get_cursor(win)
+    if cur[1] - 1 == row then
+      api.nvim_win_set_cursor(win, { row + 2, rest and 0 or cur[2] })
+    end
+  end
+  self:tail()
+  self:lock()
 end
 
 -- input returns the prompt area's text (trailing blank lines dropped).
