@@ -339,3 +339,10 @@ func TestStockCodeAction(t *testing.T) {
 func TestPromptAreaProtected(t *testing.T) {
 	runNvim(t, "plugin", "protect", "chat", true).check(t)
 }
+
+// After a checkpoint restore (from its preview) and after :ClineSessions
+// the cursor is in the session buffer's prompt area, where it was there,
+// never in the file window.
+func TestCursorBackToPrompt(t *testing.T) {
+	runNvim(t, "plugin", "focus", "undo", true).check(t)
+}

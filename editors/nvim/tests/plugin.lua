@@ -631,6 +631,63 @@ function scenarios.protect()
   H.expect(not vim.bo[buf].modifiable, "and the transcript stays not 'modifiable'")
 end
 
+-- focus: after a checkpoint restore (from its preview, which took the
+-- cursor) and after :ClineSessions, the cursor is in the session
+-- buffer's prompt area, where it was in it when it was there, and never
+-- in the file window.
+function scenarios.focus()
+  local file = start({ approvals = { edit = 'allow' } })
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  local function in_prompt(what)
+    H.eq(vim.api.nvim_get_current_win(), swin, what .. ': the cursor is in the session window')
+    H.expect(vim.api.nvim_win_get_cursor(0)[1] > st.view:tail() + 1, what .. ': in the prompt area',
+      vim.inspect({ cursor = vim.api.nvim_win_get_cursor(0), sep = st.view:tail() + 1 }))
+  end
+  local function restore_from_preview(n)
+    vim.cmd('ClineCheckpoints')
+    H.wait('the checkpoint preview', function()
+      local cbuf = vim.fn.bufnr('cline://checkpoint')
+      return cbuf ~= -1 and vim.api.nvim_get_current_buf() == cbuf
+    end)
+    vim.api.nvim_feedkeys('f', 'mtx', false)
+    H.wait('the restore', function()
+      local _, c = session_text():gsub('%-%- restored checkpoint', '')
+      return c == n
+    end)
+  end
+  H.ui.select_answer = function(items)
+    return items[#items]
+  end
+  vim.api.nvim_set_current_win(fwin)
+  restore_from_preview(1)
+  H.eq(H.lines(file), { 'hello' }, 'the restore put the file back')
+  in_prompt('a restore asked for from the file window')
+
+  st.view:set_input('a draft')
+  vim.api.nvim_win_set_cursor(swin, { st.view:tail() + 2, 2 })
+  restore_from_preview(2)
+  H.eq(vim.api.nvim_win_get_cursor(0), { st.view:tail() + 2, 2 }, 'a restore asked for from the prompt area leaves the cursor where it was')
+  in_prompt('that restore')
+  vim.api.nvim_feedkeys('ix', 'ntx', false)
+  vim.api.nvim_feedkeys('\27', 'ntx', false)
+  H.eq(st.view:input(), 'a xdraft', 'what is typed next goes to the prompt area')
+  H.eq(H.lines(file), { 'hello' }, 'not to the file')
+
+  vim.api.nvim_set_current_win(fwin)
+  H.ui.select_answer = function(items)
+    return items[1]
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the resume', function()
+    return H.has(session_text(), '-- resumed session')
+  end)
+  in_prompt(':ClineSessions from the file window')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

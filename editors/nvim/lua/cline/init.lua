@@ -780,7 +780,7 @@ end
 
 -- load replays session id into the session buffer and makes it the
 -- root's session: the next prompt goes on with its conversation.
-function M.load(id, done)
+function M.load(id, done, spot)
   local st = current()
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
@@ -810,6 +810,9 @@ function M.load(id, done)
     st.mode_shown = true
     st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
     send_all_diagnostics(st)
+    if spot then
+      st.view:back_to(spot.win and spot or nil)
+    end
     if done then
       done(id)
     end
@@ -820,6 +823,9 @@ end
 -- the one picked.
 function M.sessions()
   local st = current()
+  -- The resumed session is typed to next: the cursor goes to its prompt
+  -- area (where it was in it, when there).
+  local spot = st.view:spot() or {}
   request(st, 'session/list', { cwd = st.root }, function(err, result)
     if err then
       notify('session/list failed: ' .. err_text(err), vim.log.levels.ERROR)
@@ -843,7 +849,7 @@ function M.sessions()
       end,
     }, function(choice)
       if choice then
-        M.load(choice.sessionId)
+        M.load(choice.sessionId, nil, spot)
       end
     end)
   end)
@@ -863,7 +869,7 @@ function M.fork(at_turn)
       notify('cline/forkSession failed: ' .. err_text(err), vim.log.levels.ERROR)
       return
     end
-    M.load(result.sessionId)
+    M.load(result.sessionId, nil, {})
   end)
 end
 
@@ -885,8 +891,9 @@ end
 
 -- restore puts the workspace (scope files), the conversation
 -- (conversation) or both back as they were at checkpoint ck.
-function M.restore(ck, scope, what, done)
+function M.restore(ck, scope, what, done, spot)
   local st = current()
+  spot = spot or st.view:spot()
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
     return
@@ -908,6 +915,9 @@ function M.restore(ck, scope, what, done)
     for _, c in ipairs(type(result.conflicts) == 'table' and result.conflicts or {}) do
       st.view:note(string.format('[conflict] %s: %s (kept as it is)', tostring(c.path), tostring(c.reason)))
     end
+    -- Whatever window the restore left the cursor in (the file's, once
+    -- the preview closed), the next thing typed goes to the chat.
+    st.view:back_to(spot)
     if done then
       done(result)
     end
@@ -918,6 +928,7 @@ end
 -- from it on, the conversation (the next prompt goes without it).
 function M.undo(done)
   local st = current()
+  local spot = st.view:spot()
   with_checkpoints(st, function(list)
     local last
     for _, c in ipairs(list) do
@@ -929,13 +940,13 @@ function M.undo(done)
       notify('nothing to undo: no turn of this session changed a file', vim.log.levels.WARN)
       return
     end
-    M.restore(last, 'both', 'undone: turn ' .. tostring(last.turn + 1), done)
+    M.restore(last, 'both', 'undone: turn ' .. tostring(last.turn + 1), done, spot)
   end)
 end
 
 -- checkpoint_view shows what restoring ck would change, with keys to
 -- restore it.
-local function checkpoint_view(st, ck)
+local function checkpoint_view(st, ck, spot)
   request(st, 'cline/checkpointDiff', { sessionId = st.session_id, checkpointId = ck.checkpointId }, function(err, result)
     if err then
       notify('cline/checkpointDiff failed: ' .. err_text(err), vim.log.levels.ERROR)
@@ -959,7 +970,7 @@ local function checkpoint_view(st, ck)
     for key, scope in pairs({ f = 'files', c = 'conversation', b = 'both' }) do
       vim.keymap.set('n', key, function()
         vim.cmd('close')
-        M.restore(ck, scope, 'restored checkpoint ' .. tostring(ck.title or ck.checkpointId))
+        M.restore(ck, scope, 'restored checkpoint ' .. tostring(ck.title or ck.checkpointId), nil, spot)
       end, { buffer = buf, nowait = true, silent = true, desc = 'Cline: restore ' .. scope })
     end
     local win = scratch.show(buf, 'botright split', math.min(#lines + 1, 20))
@@ -973,6 +984,7 @@ end
 -- picked is previewed (cline/checkpointDiff) with keys to restore it.
 function M.checkpoints()
   local st = current()
+  local spot = st.view:spot()
   with_checkpoints(st, function(list)
     if #list == 0 then
       notify('no checkpoint yet: none is taken before a turn changes a file', vim.log.levels.WARN)
@@ -990,7 +1002,7 @@ function M.checkpoints()
       end,
     }, function(choice)
       if choice then
-        checkpoint_view(st, choice)
+        checkpoint_view(st, choice, spot)
       end
     end)
   end)

@@ -380,6 +380,46 @@ function View:show(focus)
   return win
 end
 
+-- spot is where the cursor is in the session buffer's prompt area, for
+-- back_to: its window and its place after the separator; nil when the
+-- cursor is elsewhere.
+function View:spot()
+  local win = api.nvim_get_current_win()
+  if not self.buf or api.nvim_win_get_buf(win) ~= self.buf then
+    return nil
+  end
+  local cur = api.nvim_win_get_cursor(win)
+  local off = cur[1] - 1 - self:tail()
+  if off < 1 then
+    return nil
+  end
+  return { win = win, off = off, col = cur[2] }
+end
+
+-- back_to puts the cursor back at spot (taken by spot before the
+-- transcript changed), else at the end of the prompt area, showing the
+-- buffer when hidden: after a restore or a resume the next thing typed
+-- is the next message, never text in the file window.
+function View:back_to(spot)
+  local win = spot and api.nvim_win_is_valid(spot.win) and api.nvim_win_get_buf(spot.win) == self.buf and spot.win
+  if win then
+    api.nvim_set_current_win(win)
+  else
+    win = self:show(true)
+  end
+  if not win then
+    return
+  end
+  local n = api.nvim_buf_line_count(self.buf)
+  local row, col = n, #(api.nvim_buf_get_lines(self.buf, n - 1, n, false)[1] or '')
+  if spot and win == spot.win then
+    row = math.min(self:tail() + 1 + spot.off, n)
+    col = spot.col
+  end
+  pcall(api.nvim_win_set_cursor, win, { row, col })
+  self:lock()
+end
+
 -- lines returns the transcript (for tests and :ClineOpen users).
 function View:lines()
   self:ensure()
