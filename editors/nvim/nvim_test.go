@@ -298,8 +298,9 @@ func TestUndoLastTurn(t *testing.T) {
 	}
 }
 
-// Per-hunk answers in vimdiff: one hunk of two taken by hand stays in
-// the buffer and the model is told; every hunk taken allows the edit.
+// Per-hunk answers in vimdiff: one hunk of two taken by hand is applied
+// by the daemon and the model told which part; every hunk taken allows
+// the edit.
 func TestPickHunks(t *testing.T) {
 	runNvim(t, "plugin", "hunks", "hunks", true).check(t)
 }
@@ -345,4 +346,10 @@ func TestPromptAreaProtected(t *testing.T) {
 // never in the file window.
 func TestCursorBackToPrompt(t *testing.T) {
 	runNvim(t, "plugin", "focus", "undo", true).check(t)
+}
+
+// One hunk of two taken in vimdiff is reported applied in part, with a
+// checkpoint: :ClineUndo puts the file back and drops the turn.
+func TestPartialHunksUndo(t *testing.T) {
+	runNvim(t, "plugin", "hunks_undo", "hunks_undo", true).check(t)
 }

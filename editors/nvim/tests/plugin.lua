@@ -520,10 +520,11 @@ function scenarios.hunks()
   H.eq(#vim.api.nvim_list_tabpages(), 1, 'ga closes the tab')
   H.eq(vim.fn.winlayout(), layout, "the user's windows are as they were")
   wait_turn(st)
-  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk was taken)')
+  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk landed)')
   H.eq(H.lines(file), { 'ONE', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }, 'only the hunk taken is in the buffer')
   local text = session_text()
-  H.contains(text, '[approval] Edit hunks.txt — rejected (some hunks taken by hand)')
+  H.contains(text, '[approval] Edit hunks.txt — applied in part (the hunks taken by hand)')
+  H.contains(text, '[tool] Edit hunks.txt (done)', 'the edit is reported done, not failed')
   H.contains(text, 'Only the first line, then.')
 
   -- Every hunk taken: the edit is allowed and applied by the daemon.
@@ -686,6 +687,48 @@ function scenarios.focus()
     return H.has(session_text(), '-- resumed session')
   end)
   in_prompt(':ClineSessions from the file window')
+end
+
+-- hunks_undo: one hunk of two taken in vimdiff is an edit the daemon
+-- applies, reported applied in part, with a checkpoint before it, so that
+-- :ClineUndo puts the file back and drops the turn.
+function scenarios.hunks_undo()
+  start()
+  local original = { 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }
+  local f = assert(io.open(env.ws .. '/hunks.txt', 'w'))
+  f:write(table.concat(original, '\n') .. '\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hunks.txt'))
+  local file = vim.api.nvim_get_current_buf()
+  vim.cmd('ClineTask change the first and last lines')
+  local st = cline().state(env.ws)
+  H.approve('d')
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens the tab')
+  vim.api.nvim_feedkeys('ggdo', 'ntx', false)
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends (the model was told the part that landed)')
+  local taken = vim.deepcopy(original)
+  taken[1] = 'ONE'
+  H.eq(H.lines(file), taken, 'the hunk taken is in the buffer, once')
+  H.expect(vim.bo[file].modified, 'unsaved')
+  local text = session_text()
+  H.contains(text, '[approval] Edit hunks.txt — applied in part')
+  H.contains(text, '[tool] Edit hunks.txt (done)', 'the edit is reported done')
+  H.expect(not H.has(text, '(failed)') and not H.has(text, 'rejected'), 'nothing says failed or rejected', text)
+  H.contains(text, '[diff] hunks.txt +1 -1', 'the part applied is the diff reported')
+
+  vim.cmd('ClineUndo')
+  H.wait('the undo', function()
+    return H.has(session_text(), '-- undone')
+  end)
+  H.eq(H.lines(file), original, 'undo puts the file back as before the edit')
+  H.contains(session_text(), '-- undone: turn 1 (both): hunks.txt --')
+  st.view:set_input('start again')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the undo')
+  H.eq(st.last_stop, 'end_turn', 'the next turn goes without the undone one')
+  H.contains(session_text(), 'Fresh start.')
 end
 
 -- units: pieces that need no daemon.
