@@ -353,3 +353,10 @@ func TestCursorBackToPrompt(t *testing.T) {
 func TestPartialHunksUndo(t *testing.T) {
 	runNvim(t, "plugin", "hunks_undo", "hunks_undo", true).check(t)
 }
+
+// At 80x24 the session window and the approval view get a usable share
+// of the columns and keep it through resizes and windows opened and
+// closed; a narrow screen puts the session window below.
+func TestLayoutAt80x24(t *testing.T) {
+	runNvim(t, "plugin", "layout", "approve", true).check(t)
+}

@@ -731,6 +731,87 @@ function scenarios.hunks_undo()
   H.contains(session_text(), 'Fresh start.')
 end
 
+-- layout: at 80x24 the session window and the approval view above it
+-- get a usable share of the columns, and keep it as the screen is
+-- resized and windows open and close; a screen too narrow for two puts
+-- the session window below, and back beside the file once wide again.
+-- Headless Neovim has no terminal to report a resize: the test sets
+-- 'columns' and fires VimResized, as a terminal resize does.
+function scenarios.layout()
+  vim.o.columns, vim.o.lines = 200, 24
+  local file = start()
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  local function w(win)
+    return vim.api.nvim_win_get_width(win)
+  end
+  local function usable(what)
+    H.expect(w(swin) >= 30, what .. ': the session window is usable', 'width ' .. w(swin))
+    H.expect(w(fwin) >= 30, what .. ': so is the file window', 'width ' .. w(fwin))
+  end
+  local function resize(cols)
+    vim.o.columns = cols
+    vim.cmd('doautocmd VimResized')
+    H.wait('the layout', function()
+      return true
+    end)
+    vim.wait(50, function()
+      return false
+    end)
+  end
+  H.eq(w(swin), 80, 'opened at 200 columns: 40% of them')
+  resize(80)
+  usable('shrunk to 80x24')
+  H.eq(w(swin), 32, 'the session window has 40% of 80 columns')
+  H.wait('the approval view', H.approval_shown)
+  local awin = vim.fn.win_findbuf(vim.fn.bufnr('cline://approval'))[1]
+  H.eq(w(awin), w(swin), 'the approval view is as wide as the session window')
+  H.expect(vim.api.nvim_win_get_height(swin) >= 3, 'the session window keeps some lines under the approval view', tostring(vim.api.nvim_win_get_height(swin)))
+
+  resize(200)
+  H.eq(w(swin), 80, 'wider: 40% of 200 columns')
+  resize(80)
+  usable('back at 80 columns')
+  H.eq(w(swin), 32, 'the session window has its 40% again')
+
+  vim.api.nvim_set_current_win(fwin)
+  vim.cmd('vsplit')
+  local extra = vim.api.nvim_get_current_win()
+  vim.wait(50, function()
+    return false
+  end)
+  H.eq(w(swin), 32, 'a window opened beside the file leaves the session window its width')
+  vim.api.nvim_win_close(extra, true)
+  vim.wait(50, function()
+    return false
+  end)
+  usable('that window closed')
+  H.eq(w(swin), 32, 'and after it closes')
+
+  resize(50)
+  H.eq(w(swin), 50, 'on a narrow screen the session window goes below, full width')
+  H.expect(vim.api.nvim_win_get_height(swin) >= 6, 'with some lines', tostring(vim.api.nvim_win_get_height(swin)))
+  H.eq(w(fwin), 50, 'and the file window has all the columns')
+  H.expect(H.approval_shown(), 'the approval view is still shown')
+  awin = vim.fn.win_findbuf(vim.fn.bufnr('cline://approval'))[1]
+  H.eq(w(awin), 50, 'full width too')
+  resize(80)
+  usable('wide again')
+  H.eq(vim.fn.win_screenpos(swin)[2] > vim.fn.win_screenpos(fwin)[2], true, 'the session window is back at the right')
+
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends')
+  H.eq(H.lines(file), { 'hello, world' }, 'the edit is in the buffer')
+  usable('after the approval view closed')
+  vim.api.nvim_win_close(swin, true)
+  vim.cmd('ClineOpen')
+  swin = vim.api.nvim_get_current_win()
+  H.eq(w(swin), 32, 'opened at 80 columns: 40% of them')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

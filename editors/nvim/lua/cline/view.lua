@@ -373,6 +373,12 @@ function View:show(focus)
   vim.wo[win].relativenumber = false
   vim.wo[win].spell = false
   vim.wo[win].statusline = "%<%{v:lua.require'cline'.status()}%=%l/%L"
+  if not split or split == config.defaults.split then
+    -- The default split: the width is the view's to keep.
+    api.nvim_win_set_var(win, 'cline_side', 'right')
+    M.watch_layout()
+    self:layout(win)
+  end
   self:scroll()
   if not focus and api.nvim_win_is_valid(prev) then
     api.nvim_set_current_win(prev)
@@ -418,6 +424,91 @@ function View:back_to(spot)
   end
   pcall(api.nvim_win_set_cursor, win, { row, col })
   self:lock()
+end
+
+-- side is where the view put a session window it opened: 'right' (a
+-- vertical split at the right edge), 'bottom', or nil for a window the
+-- user placed.
+local function side(win)
+  local ok, v = pcall(api.nvim_win_get_var, win, 'cline_side')
+  return ok and v or nil
+end
+
+-- layout keeps each session window the view opened usable: at the right
+-- edge it gets chat_width of the screen's columns, at least
+-- chat_min_width, leaving the others as much; on a screen too narrow for
+-- both it moves below the others (full width, 40% of the lines) and back
+-- to the right once the screen is wide again. A waiting approval's view,
+-- which sits above the session window, is opened again beside it.
+function View:layout(only)
+  local o = config.options
+  local cols, lines = vim.o.columns, vim.o.lines
+  local min = math.max(tonumber(o.chat_min_width) or 30, 10)
+  local narrow = cols < 2 * min + 1
+  local frac = tonumber(o.chat_width) or 0.4
+  local width = frac < 1 and math.floor(cols * frac + 0.5) or math.floor(frac)
+  width = math.min(math.max(width, min), cols - min - 1)
+  local moved = false
+  for _, win in ipairs(only and { only } or self:windows()) do
+    local s = api.nvim_win_is_valid(win) and side(win)
+    if s and api.nvim_win_get_tabpage(win) == api.nvim_get_current_tabpage() and #api.nvim_tabpage_list_wins(0) > 1 then
+      local want = narrow and 'bottom' or 'right'
+      if s ~= want then
+        local cur = api.nvim_get_current_win()
+        api.nvim_win_call(win, function()
+          vim.cmd(want == 'bottom' and 'wincmd J' or 'wincmd L')
+        end)
+        if api.nvim_win_is_valid(cur) then
+          api.nvim_set_current_win(cur)
+        end
+        api.nvim_win_set_var(win, 'cline_side', want)
+        moved = true
+      end
+      if want == 'right' then
+        pcall(api.nvim_win_set_width, win, width)
+      else
+        pcall(api.nvim_win_set_height, win, math.max(math.floor(lines * 0.4), 6))
+      end
+    end
+  end
+  if moved then
+    local approvals = require('cline.approvals')
+    local abuf = vim.fn.bufnr('cline://approval')
+    if abuf ~= -1 and approvals.pending() > 0 then
+      for _, w in ipairs(vim.fn.win_findbuf(abuf)) do
+        pcall(api.nvim_win_close, w, true)
+      end
+      approvals.show(false)
+    end
+  end
+end
+
+-- watch_layout lays the session windows out again as the screen is
+-- resized and windows open and close ('equalalways' shares the columns
+-- out evenly, which at 80 columns and three windows leaves the chat 26).
+function M.watch_layout()
+  if M.watching then
+    return
+  end
+  M.watching = true
+  local queued = false
+  local function again()
+    if queued then
+      return
+    end
+    queued = true
+    -- After the event: a closed window is gone only then.
+    vim.schedule(function()
+      queued = false
+      for _, v in pairs(views) do
+        if api.nvim_buf_is_valid(v.buf) then
+          v:layout()
+        end
+      end
+    end)
+  end
+  local group = api.nvim_create_augroup('cline_layout', { clear = true })
+  api.nvim_create_autocmd({ 'VimResized', 'WinNew', 'WinClosed' }, { group = group, callback = again })
 end
 
 -- lines returns the transcript (for tests and :ClineOpen users).
