@@ -360,3 +360,9 @@ func TestPartialHunksUndo(t *testing.T) {
 func TestLayoutAt80x24(t *testing.T) {
 	runNvim(t, "plugin", "layout", "approve", true).check(t)
 }
+
+// A killed daemon: the next message offers to resume the session it had;
+// yes goes on with it in the new daemon, no starts afresh with new totals.
+func TestKilledDaemonOffersResume(t *testing.T) {
+	runNvim(t, "plugin", "lost", "lost", true).check(t)
+}

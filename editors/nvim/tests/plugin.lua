@@ -812,6 +812,59 @@ function scenarios.layout()
   H.eq(w(swin), 32, 'opened at 80 columns: 40% of them')
 end
 
+-- lost: the daemon is killed; the next message offers to resume the
+-- session it had: yes goes on with its conversation in the new daemon
+-- (the transcript not drawn twice), no starts a new session whose totals
+-- start from nothing.
+function scenarios.lost()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  local function kill(what)
+    local pid = H.daemon_pid()
+    H.expect(pid ~= nil, what .. ': the daemon process is found')
+    H.dead = nil
+    vim.loop.kill(pid, 'sigkill')
+    H.wait('the client to see the daemon gone', function()
+      return st.client_id == nil
+    end)
+  end
+  kill('first kill')
+  H.contains(session_text(), 'the next message offers to resume session ' .. first, 'the session buffer says what was lost')
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/lost2.json' } }) })
+  local asked
+  H.ui.select_answer = function(items, opts)
+    asked = { items = items, prompt = opts.prompt }
+    return items[1]
+  end
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the restart')
+  H.expect(asked ~= nil, 'resuming was offered')
+  H.contains(asked.prompt, 'Resume the session it had?')
+  H.contains(asked.items[1], first, 'the offer names the session')
+  H.eq(st.last_stop, 'end_turn', 'the model got the conversation so far')
+  H.eq(st.session_id, first, 'the message went to the session the daemon had')
+  local text = session_text()
+  H.contains(text, 'It was kiwi.')
+  local _, n = text:gsub('Noted: kiwi%.', '')
+  H.eq(n, 1, 'the earlier turn is shown once, not replayed again')
+
+  kill('second kill')
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/lost3.json' } }) })
+  H.ui.select_answer = function(items)
+    return items[2]
+  end
+  st.view:set_input('start over')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn in a new session')
+  H.eq(st.last_stop, 'end_turn', 'the new session got only the new message')
+  H.expect(st.session_id ~= first, 'it is a new session')
+  H.contains(session_text(), '-- end_turn · turn 7 in / 1 out · session 7 in / 1 out', 'its totals start from nothing')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

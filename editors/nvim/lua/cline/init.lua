@@ -298,7 +298,7 @@ handlers['session/update'] = function(_, params, ctx)
     return
   end
   local st = state_for_session(params.sessionId, ctx)
-  if st then
+  if st and not (st.quiet and st.quiet == params.sessionId) then
     on_update(st, params.update)
   end
 end
@@ -439,8 +439,16 @@ local function ensure_client(st, fn)
         if st.client_id ~= client_id then
           return
         end
+        -- A daemon that died (not stopped by :ClineStop) leaves its
+        -- session to be offered for resuming when the next one starts.
+        local lost = not st.stopping and st.session_id
+        st.stopping = nil
         forget_client(st)
-        if st.busy or (code ~= 0 and code ~= nil) then
+        if lost then
+          st.lost = lost
+          st.view:note(string.format('-- cline-ls exited (code %s, signal %s); the next message offers to resume session %s --',
+            tostring(code), tostring(signal), lost))
+        elseif st.busy or (code ~= 0 and code ~= nil) then
           st.view:note(string.format('-- cline-ls exited (code %s, signal %s) --', tostring(code), tostring(signal)))
         end
         if st.busy then
@@ -474,11 +482,66 @@ end
 
 -- Sessions -------------------------------------------------------------
 
+local ensure_session, offer_resume
+
+-- resume_quietly loads session id into the new daemon for a root whose
+-- daemon died: the session buffer shows its conversation already, so
+-- the replay is not drawn again (st.quiet); its totals are kept.
+local function resume_quietly(st, id, fn, fail)
+  st.quiet = id
+  by_session[id] = st
+  request(st, 'session/load', { sessionId = id, cwd = st.root }, function(err, result)
+    st.quiet = nil
+    if err then
+      by_session[id] = nil
+      local msg = 'session/load failed: ' .. err_text(err)
+      st.view:note('[error] ' .. msg)
+      notify(msg, vim.log.levels.ERROR)
+      if fail then
+        fail()
+      end
+      return
+    end
+    st.session_id = id
+    if type(result) == 'table' and type(result.modes) == 'table' and result.modes.currentModeId then
+      st.mode = result.modes.currentModeId
+    end
+    st.mode_shown = true
+    st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
+    send_all_diagnostics(st)
+    fn(id)
+  end)
+end
+
+-- offer_resume asks, once the root's daemon died, whether the next
+-- message goes on with the session it had (loaded into the new daemon)
+-- or to a new session, whose totals start from nothing.
+function offer_resume(st, mode, fn, fail)
+  local id = st.lost
+  st.lost = nil
+  local resume = 'Resume session ' .. id .. ' (its conversation goes on)'
+  local fresh = 'Start a new session'
+  vim.ui.select({ resume, fresh }, {
+    prompt = 'cline-ls stopped. Resume the session it had?',
+    kind = 'cline_resume',
+  }, function(choice)
+    if choice == resume then
+      return resume_quietly(st, id, fn, fail)
+    end
+    st.usage, st.previewed, st.mode, st.mode_shown = {}, {}, nil, false
+    st.view:note('-- new session --')
+    ensure_session(st, mode, fn, fail)
+  end)
+end
+
 -- ensure_session creates the root's session when it has none, then calls
 -- fn(session_id).
-local function ensure_session(st, mode, fn, fail)
+function ensure_session(st, mode, fn, fail)
   if st.session_id and client_of(st) then
     return fn(st.session_id)
+  end
+  if st.lost then
+    return offer_resume(st, mode, fn, fail)
   end
   request(st, 'session/new', { cwd = st.root, mode = mode }, function(err, result)
     if err or type(result) ~= 'table' or not result.sessionId then
@@ -746,7 +809,7 @@ function M.new_session(mode)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.session_id, st.mode, st.mode_shown, st.lost = nil, nil, false, nil
   st.usage, st.previewed = {}, {}
   st.view:note('-- new session --')
   if mode and mode ~= '' then
@@ -772,6 +835,7 @@ function M.stop()
   local st = current()
   local c = client_of(st)
   if c then
+    st.stopping = true
     compat.stop(c)
   end
 end
@@ -789,7 +853,7 @@ function M.load(id, done, spot)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.session_id, st.mode, st.mode_shown, st.lost = nil, nil, false, nil
   st.usage, st.previewed = {}, {}
   st.view:clear()
   st.view:show()
