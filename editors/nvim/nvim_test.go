@@ -46,6 +46,7 @@ var readInputs = sync.OnceFunc(func() {
 			return nil
 		})
 	}
+	os.ReadFile(filepath.Join("..", "..", "README.md")) // TestReadmeSnippet runs its snippet
 })
 
 // result is what one headless run left behind.
@@ -365,4 +366,16 @@ func TestLayoutAt80x24(t *testing.T) {
 // yes goes on with it in the new daemon, no starts afresh with new totals.
 func TestKilledDaemonOffersResume(t *testing.T) {
 	runNvim(t, "plugin", "lost", "lost", true).check(t)
+}
+
+// The top-level README's Neovim snippet, read from the README and run as
+// it stands (stock client, no plugin) on the Neovim installed here.
+func TestReadmeSnippet(t *testing.T) {
+	runNvim(t, "stock", "readme", "readme", false).check(t)
+}
+
+// :Cline {subcommand} with completion, the old commands as aliases,
+// <Plug> mappings, and :checkhealth cline.
+func TestCommandsAndHealth(t *testing.T) {
+	runNvim(t, "plugin", "commands", "chat", true).check(t)
 }

@@ -865,6 +865,81 @@ function scenarios.lost()
   H.contains(session_text(), '-- end_turn · turn 7 in / 1 out · session 7 in / 1 out', 'its totals start from nothing')
 end
 
+-- commands: :Cline {subcommand} with completion, the old commands kept
+-- as aliases, <Plug> mappings for the main actions, and :checkhealth
+-- cline (the binary, its version, the provider, its key variable named
+-- but never shown, the editor's features).
+function scenarios.commands()
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(notes, msg)
+    return notify(msg, level)
+  end
+  start()
+  local function complete(line)
+    return vim.fn.getcompletion(line, 'cmdline')
+  end
+  H.eq(complete('Cline mo'), { 'mode', 'model' }, ':Cline completes its subcommands')
+  H.expect(vim.tbl_contains(complete('Cline '), 'checkpoints'), 'all of them', vim.inspect(complete('Cline ')))
+  H.eq(complete('Cline mode p'), { 'plan' }, 'and the arguments of one')
+  H.eq(complete('Cline new y'), { 'yolo' }, 'of another')
+  for _, old in ipairs({ 'ClineTask', 'ClinePlan', 'ClineAct', 'ClineMode', 'ClineModel', 'ClineSend', 'ClineMention',
+    'ClineSessions', 'ClineFork', 'ClineUndo', 'ClineCheckpoints', 'ClineApprove', 'ClineCancel', 'ClineNew',
+    'ClineOpen', 'ClineDiffs', 'ClineStop' }) do
+    H.eq(vim.fn.exists(':' .. old), 2, 'the old command ' .. old .. ' is kept')
+  end
+  for _, plug in ipairs({ 'task', 'plan', 'open', 'send', 'approve', 'cancel', 'undo', 'checkpoints', 'sessions', 'mention', 'new' }) do
+    H.expect(vim.fn.maparg('<Plug>(cline-' .. plug .. ')', 'n') ~= '', '<Plug>(cline-' .. plug .. ') is mapped')
+  end
+  H.expect(vim.fn.maparg('<Plug>(cline-mention)', 'x') ~= '', '<Plug>(cline-mention) is mapped in visual mode')
+
+  vim.cmd('Cline nosuch')
+  H.contains(notes[#notes] or '', 'no subcommand nosuch', 'an unknown subcommand is named')
+  vim.cmd('Cline task how should we greet people?')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', ':Cline task runs a task')
+  H.contains(session_text(), 'Which file?')
+
+  -- A user's map to a <Plug> mapping, from visual mode: the selection
+  -- is mentioned.
+  vim.keymap.set('x', '<Leader>m', '<Plug>(cline-mention)')
+  local file = vim.fn.bufnr(env.ws .. '/hello.txt')
+  vim.api.nvim_set_current_win(vim.fn.win_findbuf(file)[1])
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('V<Leader>m', true, false, true), 'mtx', false)
+  H.eq(st.view:input(), '@hello.txt:1 ', '<Plug>(cline-mention) mentions the selected line')
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Plug>(cline-open)', true, false, true), 'mtx', false)
+  H.eq(vim.api.nvim_get_current_buf(), st.view.buf, '<Plug>(cline-open) goes to the session buffer')
+
+  local function health()
+    vim.cmd('checkhealth cline')
+    local text = H.text(0)
+    vim.cmd('tabclose')
+    return text
+  end
+  local text = health()
+  H.contains(text, 'Neovim ' .. vim.version().major .. '.' .. vim.version().minor, 'the health check names Neovim')
+  H.contains(text, 'found: ' .. env.bin, 'the binary found')
+  H.contains(text, 'version: cline-ls', 'its version')
+  H.contains(text, 'provider replay', 'the provider')
+  H.contains(text, 'needs no key')
+  H.contains(text, 'vim.diagnostic', 'the editor features')
+  H.expect(not H.has(text, 'ERROR'), 'no error with the test setup', text)
+
+  vim.env.CLINE_TEST_HEALTH_KEY = 'sk-test-secret-value'
+  cline().setup({ cmd = H.cmd(), settings = { provider = { name = 'anthropic', apiKeyEnv = 'CLINE_TEST_HEALTH_KEY' } } })
+  text = health()
+  H.contains(text, 'the key variable CLINE_TEST_HEALTH_KEY is set', 'a key variable set is named')
+  H.expect(not H.has(text, 'sk-test-secret-value'), 'its value is never shown', text)
+  vim.env.CLINE_TEST_HEALTH_KEY = nil
+  text = health()
+  H.contains(text, 'CLINE_TEST_HEALTH_KEY is not set', 'a key variable missing is an error')
+  cline().setup({ cmd = { env.ws .. '/no-such-cline-ls' } })
+  text = health()
+  H.contains(text, 'is not found on the PATH', 'a missing binary is an error')
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()
