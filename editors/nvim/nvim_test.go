@@ -379,3 +379,10 @@ func TestReadmeSnippet(t *testing.T) {
 func TestCommandsAndHealth(t *testing.T) {
 	runNvim(t, "plugin", "commands", "chat", true).check(t)
 }
+
+// A session another daemon on the same state directory holds: resuming it
+// says so and offers a fork or a read-only view; read-only refuses
+// prompts, the fork goes on with the conversation.
+func TestSessionHeldElsewhere(t *testing.T) {
+	runNvim(t, "plugin", "held", "resume", true).check(t)
+}

@@ -146,8 +146,8 @@ function H.option(items, id)
 end
 
 -- daemon_pid returns the pid of the daemon this Neovim started (a child
--- whose command line holds the test's log file), or nil.
-function H.daemon_pid()
+-- whose command line holds the test's log file, or log), or nil.
+function H.daemon_pid(log)
   local me = vim.fn.getpid()
   for _, name in ipairs(vim.fn.readdir('/proc')) do
     local pid = tonumber(name)
@@ -156,7 +156,7 @@ function H.daemon_pid()
     local ppid = stat and tonumber(stat:match('%) %S+ (%d+)'))
     if ppid == me then
       local cmdline = H.read('/proc/' .. name .. '/cmdline') or ''
-      if H.has(cmdline, H.env.log) then
+      if H.has(cmdline, (log or H.env.log) .. '\0') then
         return pid
       end
     end

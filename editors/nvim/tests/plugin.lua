@@ -940,6 +940,96 @@ function scenarios.commands()
   H.contains(text, 'is not found on the PATH', 'a missing binary is an error')
 end
 
+-- held: the session is open in a second daemon on the same state
+-- directory (another editor); resuming it here says so and offers a fork
+-- or a read-only view. Read-only shows it and refuses prompts; the fork
+-- goes on with its conversation here.
+function scenarios.held()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  vim.cmd('ClineStop')
+  H.wait('the daemon to stop', function()
+    return st.client_id == nil
+  end)
+  H.dead = nil
+
+  -- The other editor's daemon opens the session and holds it.
+  local compat = require('cline.compat')
+  local other_log = env.log .. '.other'
+  local other = vim.lsp.start_client({
+    name = 'other-editor',
+    cmd = { env.bin, '--log-file', other_log },
+    root_dir = env.ws,
+    init_options = H.settings(),
+  })
+  local loaded
+  H.wait('the other daemon', function()
+    local c = vim.lsp.get_client_by_id(other)
+    return c ~= nil and c.initialized
+  end)
+  compat.request(vim.lsp.get_client_by_id(other), 'session/load', { sessionId = first, cwd = env.ws }, function(err)
+    loaded = { err = err }
+  end)
+  H.wait('the other daemon to load the session', function()
+    return loaded ~= nil
+  end)
+  H.eq(loaded.err, nil, 'the other daemon holds the session')
+  local pid = H.daemon_pid(other_log)
+  H.expect(pid ~= nil, "the other daemon's process is found")
+
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/resume2.json' } }) })
+  local offers, listed = {}, nil
+  local pick = 'Open it read-only'
+  H.ui.select_answer = function(items, opts)
+    if opts.kind == 'cline_session' then
+      listed = opts.format_item(items[1])
+      return items[1]
+    end
+    if opts.kind == 'cline_held' then
+      table.insert(offers, { prompt = opts.prompt, items = items })
+      for _, it in ipairs(items) do
+        if H.has(it, pick) then
+          return it
+        end
+      end
+    end
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the read-only view', function()
+    return st.read_only ~= nil
+  end)
+  H.contains(listed, '(open in another editor)', 'the list says the session is open elsewhere')
+  H.eq(#offers, 1, 'the user was told, and asked')
+  H.contains(offers[1].prompt, 'is open in another editor (cline-ls process ' .. pid .. ')', 'the question names the daemon that holds it')
+  H.eq(offers[1].items, { 'Fork it: a copy that goes on here', 'Open it read-only', 'Cancel' }, 'a fork or a read-only view is offered')
+  local text = session_text()
+  H.contains(text, 'Noted: kiwi.', 'the read-only view shows the conversation')
+  H.contains(text, 'read-only: another editor holds it', 'and says it is read-only')
+  H.eq(st.session_id, nil, 'no session is open here')
+
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  H.expect(not st.busy, 'a prompt to the read-only view is refused')
+  H.eq(st.view:input(), 'what was the word?', 'its text stays in the prompt area')
+
+  pick = 'Fork it'
+  vim.cmd('ClineSessions')
+  H.wait('the fork', function()
+    return st.session_id ~= nil
+  end)
+  H.eq(#offers, 2, 'asked again')
+  H.expect(st.session_id ~= first, 'the fork is a session of its own')
+  H.eq(st.read_only, nil, 'it is not read-only')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn in the fork')
+  H.eq(st.last_stop, 'end_turn', 'the fork goes on with the conversation (the model got the earlier turn)')
+  H.contains(session_text(), 'It was kiwi.')
+  vim.lsp.stop_client(other)
+end
+
 -- units: pieces that need no daemon.
 function scenarios.units()
   H.stub_ui()

@@ -482,7 +482,17 @@ end
 
 -- Sessions -------------------------------------------------------------
 
-local ensure_session, offer_resume
+local ensure_session, offer_resume, offer_held
+
+-- held_by returns the process of the daemon that holds a session when err
+-- is the refusal of one (-32002 {heldBy}, PROTOCOL §12; 0 when unknown),
+-- else nil.
+local function held_by(err)
+  if type(err) == 'table' and err.code == -32002 then
+    local d = type(err.data) == 'table' and err.data or {}
+    return tonumber(d.heldBy) or 0
+  end
+end
 
 -- resume_quietly loads session id into the new daemon for a root whose
 -- daemon died: the session buffer shows its conversation already, so
@@ -494,11 +504,17 @@ local function resume_quietly(st, id, fn, fail)
     st.quiet = nil
     if err then
       by_session[id] = nil
-      local msg = 'session/load failed: ' .. err_text(err)
-      st.view:note('[error] ' .. msg)
-      notify(msg, vim.log.levels.ERROR)
+      local pid = held_by(err)
+      if not pid then
+        local msg = 'session/load failed: ' .. err_text(err)
+        st.view:note('[error] ' .. msg)
+        notify(msg, vim.log.levels.ERROR)
+      end
       if fail then
         fail()
+      end
+      if pid then
+        offer_held(st, id, pid)
       end
       return
     end
@@ -682,6 +698,11 @@ function M.prompt(text, mode)
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
     return false
   end
+  if st.read_only then
+    notify('session ' .. st.read_only .. ' is open read-only here (another editor holds it): '
+      .. ':ClineFork continues it here as a copy, :ClineNew starts a new session', vim.log.levels.WARN)
+    return false
+  end
   st.busy = true
   st.usage.turn = nil
   st.started = uv.now()
@@ -702,6 +723,14 @@ function M.prompt(text, mode)
     set_mode(st, mode or st.mode, function()
       local params = { sessionId = id, prompt = mentions.blocks(text, st.root) }
       request(st, 'session/prompt', params, function(err, result)
+        local pid = held_by(err)
+        if pid then
+          -- Another daemon took the session since (this one had let it
+          -- go, idle): the text stays in the prompt area.
+          fail()
+          st.view:set_input(text)
+          return offer_held(st, id, pid)
+        end
         if err then
           st.view:note('[error] ' .. err_text(err))
           notify(err_text(err), vim.log.levels.ERROR)
@@ -809,7 +838,7 @@ function M.new_session(mode)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown, st.lost = nil, nil, false, nil
+  st.session_id, st.mode, st.mode_shown, st.lost, st.read_only = nil, nil, false, nil, nil
   st.usage, st.previewed = {}, {}
   st.view:note('-- new session --')
   if mode and mode ~= '' then
@@ -844,7 +873,10 @@ end
 
 -- load replays session id into the session buffer and makes it the
 -- root's session: the next prompt goes on with its conversation.
-function M.load(id, done, spot)
+--
+-- With read_only the session is shown, not opened (another daemon holds
+-- it): prompts are refused here until it is forked (:ClineFork) or left.
+function M.load(id, done, spot, read_only)
   local st = current()
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
@@ -853,25 +885,38 @@ function M.load(id, done, spot)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown, st.lost = nil, nil, false, nil
+  st.session_id, st.mode, st.mode_shown, st.lost, st.read_only = nil, nil, false, nil, nil
   st.usage, st.previewed = {}, {}
   st.view:clear()
   st.view:show()
   -- Replayed updates arrive before the answer: route them here now.
   by_session[id] = st
-  request(st, 'session/load', { sessionId = id, cwd = st.root }, function(err, result)
+  request(st, 'session/load', { sessionId = id, cwd = st.root, readOnly = read_only or nil }, function(err, result)
     if err then
       by_session[id] = nil
+      local pid = held_by(err)
+      if pid and not read_only then
+        return offer_held(st, id, pid, spot)
+      end
       local msg = 'session/load failed: ' .. err_text(err)
       st.view:note('[error] ' .. msg)
       notify(msg, vim.log.levels.ERROR)
       return
     end
-    st.session_id = id
     if type(result) == 'table' and type(result.modes) == 'table' and result.modes.currentModeId then
       st.mode = result.modes.currentModeId
     end
     st.mode_shown = true
+    if read_only then
+      by_session[id] = nil
+      st.read_only = id
+      st.view:note(string.format('-- session %s, read-only: another editor holds it; :ClineFork continues it here --', id))
+      if spot then
+        st.view:back_to(spot.win and spot or nil)
+      end
+      return
+    end
+    st.session_id = id
     st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
     send_all_diagnostics(st)
     if spot then
@@ -908,6 +953,9 @@ function M.sessions()
       kind = 'cline_session',
       format_item = function(x)
         local cur = x.sessionId == st.session_id and ' (current)' or ''
+        if (tonumber(x.heldBy) or 0) > 0 then
+          cur = cur .. ' (open in another editor)'
+        end
         local when = tostring(x.updatedAt or ''):sub(1, 16):gsub('T', ' ')
         return require('cline.safe').visible(string.format('%s  %s%s', when, x.title or x.sessionId, cur), 'exact')
       end,
@@ -922,18 +970,39 @@ end
 -- fork copies the current session up to turn at_turn (0: all of it) into
 -- a new session, which the daemon makes even when another editor holds
 -- the session open, and resumes the fork here.
-function M.fork(at_turn)
+function M.fork(at_turn, id, spot)
   local st = current()
-  if not st.session_id then
+  id = id or st.session_id or st.read_only
+  if not id then
     notify('no session yet', vim.log.levels.WARN)
     return
   end
-  request(st, 'cline/forkSession', { sessionId = st.session_id, atTurn = at_turn or 0 }, function(err, result)
+  request(st, 'cline/forkSession', { sessionId = id, atTurn = at_turn or 0 }, function(err, result)
     if err or type(result) ~= 'table' or not result.sessionId then
       notify('cline/forkSession failed: ' .. err_text(err), vim.log.levels.ERROR)
       return
     end
-    M.load(result.sessionId, nil, {})
+    M.load(result.sessionId, nil, spot or {})
+  end)
+end
+
+-- offer_held tells the user that another daemon holds session id (the
+-- same session open in another editor) and offers to fork it, a copy
+-- that goes on here, or to show it read-only.
+function offer_held(st, id, pid, spot)
+  local who = pid > 0 and ('cline-ls process ' .. pid) or 'another cline-ls'
+  st.view:note(string.format('-- session %s is open in another editor (%s) --', id, who))
+  local fork = 'Fork it: a copy that goes on here'
+  local view = 'Open it read-only'
+  vim.ui.select({ fork, view, 'Cancel' }, {
+    prompt = string.format('Session %s is open in another editor (%s).', id, who),
+    kind = 'cline_held',
+  }, function(choice)
+    if choice == fork then
+      M.fork(0, id, spot)
+    elseif choice == view then
+      M.load(id, nil, spot, true)
+    end
   end)
 end
 
