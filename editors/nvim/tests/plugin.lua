@@ -826,7 +826,7 @@ function scenarios.lost()
     local pid = H.daemon_pid()
     H.expect(pid ~= nil, what .. ': the daemon process is found')
     H.dead = nil
-    vim.loop.kill(pid, 'sigkill')
+    require('cline.compat').uv.kill(pid, 'sigkill')
     H.wait('the client to see the daemon gone', function()
       return st.client_id == nil
     end)

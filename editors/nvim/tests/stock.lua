@@ -189,7 +189,8 @@ function scenarios.readme()
   H.expect(snippet ~= nil, "the README has a Neovim snippet")
   local bin = vim.fn.fnamemodify(env.log, ':h') .. '/bin'
   vim.fn.mkdir(bin, 'p')
-  vim.loop.fs_symlink(env.bin, bin .. '/cline-ls')
+  local uv = vim.uv or vim.loop
+  uv.fs_symlink(env.bin, bin .. '/cline-ls')
   vim.env.PATH = bin .. ':' .. vim.env.PATH
   vim.env.CLINE_LS_PROVIDER = 'replay'
   vim.env.CLINE_LS_TRANSCRIPT = env.transcript
@@ -202,9 +203,9 @@ function scenarios.readme()
     local ok, err = pcall(assert(load(now, 'README.md')))
     H.expect(ok, 'the snippet starts the client', tostring(err))
     H.wait('the client to initialize', function()
-      return #vim.lsp.get_active_clients() > 0
+      return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() > 0
     end)
-    local clients = vim.lsp.get_active_clients()
+    local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
     H.eq(#clients, 1, 'it started one client')
     return clients[1].id
   end)
