@@ -556,8 +556,8 @@ function scenarios.protect()
   local sep = require('cline.view').separator
   H.eq(vim.api.nvim_get_current_buf(), buf, ':ClineOpen goes to the session buffer')
   local function settle()
-    vim.wait(50, function()
-      return false
+    H.wait('the repair of the change', function()
+      return not st.view.repair_queued
     end)
   end
   local function keys(k, mode)
@@ -751,15 +751,16 @@ function scenarios.layout()
     H.expect(w(swin) >= 30, what .. ': the session window is usable', 'width ' .. w(swin))
     H.expect(w(fwin) >= 30, what .. ': so is the file window', 'width ' .. w(fwin))
   end
+  local view = require('cline.view')
+  local function laid_out()
+    H.wait('the layout', function()
+      return not view.layout_queued
+    end)
+  end
   local function resize(cols)
     vim.o.columns = cols
     vim.cmd('doautocmd VimResized')
-    H.wait('the layout', function()
-      return true
-    end)
-    vim.wait(50, function()
-      return false
-    end)
+    laid_out()
   end
   H.eq(w(swin), 80, 'opened at 200 columns: 40% of them')
   resize(80)
@@ -779,14 +780,10 @@ function scenarios.layout()
   vim.api.nvim_set_current_win(fwin)
   vim.cmd('vsplit')
   local extra = vim.api.nvim_get_current_win()
-  vim.wait(50, function()
-    return false
-  end)
+  laid_out()
   H.eq(w(swin), 32, 'a window opened beside the file leaves the session window its width')
   vim.api.nvim_win_close(extra, true)
-  vim.wait(50, function()
-    return false
-  end)
+  laid_out()
   usable('that window closed')
   H.eq(w(swin), 32, 'and after it closes')
 

@@ -491,15 +491,14 @@ function M.watch_layout()
     return
   end
   M.watching = true
-  local queued = false
   local function again()
-    if queued then
+    if M.layout_queued then
       return
     end
-    queued = true
+    M.layout_queued = true
     -- After the event: a closed window is gone only then.
     vim.schedule(function()
-      queued = false
+      M.layout_queued = false
       for _, v in pairs(views) do
         if api.nvim_buf_is_valid(v.buf) then
           v:layout()
