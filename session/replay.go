@@ -8,6 +8,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -148,7 +149,7 @@ func (s *Session) replayMessage(m provider.Message) {
 // in a replay: the call's arguments are all that the history keeps of it.
 func (s *Session) callSays(c provider.ToolCall) string {
 	name := c.Name
-	if t, ok := s.registry.Lookup(name, tools.FamilyGeneric); ok {
+	if t, ok := s.registry.Lookup(name, toolspec.FamilyGeneric); ok {
 		name = t.Spec().ID
 	}
 	var a struct {

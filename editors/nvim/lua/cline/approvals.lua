@@ -78,7 +78,7 @@ M.preview_lines = preview_lines
 
 local next_item
 
-local function finish(item, outcome, feedback)
+local function finish(item, outcome, feedback, kept)
   local req, ctx = item.req, item.ctx
   if item.done then
     return
@@ -90,8 +90,8 @@ local function finish(item, outcome, feedback)
   local words
   if outcome.outcome == 'selected' then
     words = said[outcome.optionId] or outcome.optionId
-    if feedback and feedback:find('\n', 1, true) then
-      words = words .. ' (some hunks taken by hand)'
+    if kept then
+      words = 'applied in part (the hunks taken by hand)'
     elseif feedback and feedback ~= '' then
       words = words .. ': ' .. feedback
     end
@@ -105,6 +105,7 @@ local function finish(item, outcome, feedback)
     if feedback and feedback ~= '' then
       params.feedback = feedback
     end
+    params.keptText = kept
     ctx.respond(params)
   end
   if ctx.decided then
@@ -242,7 +243,7 @@ local function pick_hunks()
   if not item or item.done or not item.entered then
     return
   end
-  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback)
+  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback, kept)
     if item.done then
       return
     end
@@ -251,7 +252,7 @@ local function pick_hunks()
       vim.notify('cline: this approval does not offer ' .. kind, vim.log.levels.WARN)
       return
     end
-    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback)
+    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback, kept)
   end)
   if not ok then
     vim.notify('cline: ' .. tostring(why), vim.log.levels.WARN)
