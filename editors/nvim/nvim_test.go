@@ -2,7 +2,8 @@
 // test starts a headless Neovim on a fresh workspace with a replay
 // transcript from testdata/, and the Lua script in tests/ drives the flow
 // and writes one line per check to a result file. The tests skip when nvim
-// is not installed.
+// is not installed; CLINE_TEST_NVIM names another nvim to run
+// (testenv.Editor).
 package nvim_test
 
 import (
@@ -63,9 +64,7 @@ type result struct {
 // model. The plugin is on the runtimepath unless plugin is false.
 func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
 	t.Helper()
-	if _, err := exec.LookPath("nvim"); err != nil {
-		testenv.Missing(t, "nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
-	}
+	nvim := testenv.Editor(t, "nvim", "Debian: apt-get install neovim; skipping the Neovim client tests")
 	readInputs()
 	bin := daemon(t)
 	here, err := filepath.Abs(".")
@@ -99,7 +98,7 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "nvim", args...)
+	cmd := exec.CommandContext(ctx, nvim, args...)
 	cmd.Dir = ws
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(cleanEnv(),
