@@ -1,6 +1,7 @@
 // Package emacs_test runs the Emacs client (cline.el) and stock Eglot
 // against the real cline-ls daemon with the replay model, in headless
-// Emacs. It skips when Emacs or Eglot is not installed.
+// Emacs. It skips when Emacs or Eglot is not installed; CLINE_TEST_EMACS
+// names another emacs to run (testenv.Editor).
 package emacs_test
 
 import (
@@ -21,15 +22,12 @@ import (
 // flowTimeout guards one Emacs run; a flow takes a few seconds.
 const flowTimeout = 3 * time.Minute
 
-// emacsOrSkip returns the emacs binary, or skips the test when Emacs or
+// emacsOrSkip returns the emacs program, or skips the test when Emacs or
 // Eglot (built in from Emacs 29, Debian's elpa-eglot on Emacs 28) is
 // missing (fails it in CI, which installs both).
 func emacsOrSkip(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("emacs")
-	if err != nil {
-		testenv.Missing(t, "emacs is not installed (Debian: apt-get install emacs-nox elpa-eglot); skipping the Emacs client tests")
-	}
+	bin := testenv.Editor(t, "emacs", "Debian: apt-get install emacs-nox elpa-eglot; skipping the Emacs client tests")
 	probe := `(progn
   (unless (require 'eglot nil t)
     (require 'package)

@@ -2,7 +2,8 @@
 // test starts a headless Neovim on a fresh workspace with a replay
 // transcript from testdata/, and the Lua script in tests/ drives the flow
 // and writes one line per check to a result file. The tests skip when nvim
-// is not installed.
+// is not installed; CLINE_TEST_NVIM names another nvim to run
+// (testenv.Editor).
 package nvim_test
 
 import (
@@ -66,9 +67,7 @@ type result struct {
 // workspace, adds to them and returns more of Neovim's environment.
 func runNvim(t *testing.T, script, scenario, transcript string, plugin bool, setup ...func(home, ws string) []string) result {
 	t.Helper()
-	if _, err := exec.LookPath("nvim"); err != nil {
-		testenv.Missing(t, "nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
-	}
+	nvim := testenv.Editor(t, "nvim", "Debian: apt-get install neovim; skipping the Neovim client tests")
 	readInputs()
 	bin := daemon(t)
 	here, err := filepath.Abs(".")
@@ -105,7 +104,7 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool, set
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "nvim", args...)
+	cmd := exec.CommandContext(ctx, nvim, args...)
 	cmd.Dir = ws
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(cleanEnv(),

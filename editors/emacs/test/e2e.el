@@ -144,6 +144,36 @@ An answer that is a function is called with the COLLECTION offered."
 (advice-add 'read-string :override
             (lambda (prompt &rest _) (e2e-answer 'read-string prompt)))
 
+(defvar e2e-diff-shown nil
+  "Non-nil once the scripted user took \"Show diff\" of a stock approval.")
+
+(defun e2e-stock-approval (collection)
+  "The scripted user's answer to a stock approval offering COLLECTION:
+a look at the change first when it is offered as a document (\"Show
+diff\": the Eglot of Emacs 30 shows documents, that of Emacs 28 does
+not), then \"Allow\"."
+  (if (and (not e2e-diff-shown) (member "Show diff" (all-completions "" collection)))
+      (progn (setq e2e-diff-shown t) "Show diff")
+    "Allow"))
+
+(defun e2e-check-stock-approval ()
+  "Check that the user was asked about the edit once through
+showMessageRequest (twice with \"Show diff\", which shows the change and
+asks again) and saw the change: in the question, or in the document
+\"Show diff\" opened."
+  (let ((qs (cl-remove-if-not (lambda (q) (and (eq (car q) 'completing-read)
+                                               (string-match-p "cline-ls wants to run" (nth 1 q))))
+                              e2e-asked)))
+    (e2e-check-equal "approval asked through showMessageRequest, once"
+                     (length qs) (if e2e-diff-shown 2 1))
+    (if (not e2e-diff-shown)
+        (e2e-check-contains "the request shows the diff" (nth 1 (car qs)) "+hello, world")
+      (let ((doc (cl-find-if (lambda (b) (string-suffix-p ".diff" (or (buffer-file-name b) "")))
+                             (buffer-list))))
+        (e2e-check-contains "Show diff opens the change"
+                            (if doc (with-current-buffer doc (buffer-string)) "(no .diff buffer)")
+                            "+hello, world")))))
+
 (defun e2e-asked (kind regexp)
   "The first recorded question of KIND whose prompt matches REGEXP."
   (cl-find-if (lambda (q) (and (eq (car q) kind) (string-match-p regexp (nth 1 q))))
@@ -172,6 +202,16 @@ An answer that is a function is called with the COLLECTION offered."
                  (and server (eq (eieio-object-class-name server) 'cline-eglot-server))
                  (format "%S" server))
       server)))
+
+(defun e2e-shutdown (server)
+  "Shut SERVER down from hello.txt's buffer, which it manages.
+The Eglot of Emacs 30.1 sends the current buffer's pending changes
+first, and in a buffer it does not manage fails an assertion of
+track-changes instead."
+  (let ((buf (find-buffer-visiting e2e-file)))
+    (if (and buf (buffer-local-value 'eglot--managed-mode buf))
+        (with-current-buffer buf (eglot-shutdown server))
+      (eglot-shutdown server))))
 
 (defun e2e-count (regexp)
   "How many times REGEXP occurs in `*cline*'."
@@ -265,7 +305,7 @@ wait for the turn to end; return what `e2e-approve' saw."
                         (cline-status-string t) "act · idle · turn 129 tok · session 129 tok · context ")
     (with-current-buffer buf (save-buffer))
     (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-reject ()
   "Flow 2: a rejected edit leaves buffer and disk unchanged."
@@ -280,7 +320,7 @@ wait for the turn to end; return what `e2e-approve' saw."
     (e2e-check "feedback asked" (e2e-asked 'read-string "Feedback"))
     (e2e-check-session-log "[failed]" "-> Reject (feedback: not now)"
                            "Understood" "[turn ended: end_turn]")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-plan ()
   "Plan, a question, a mode switch, then an act turn approved with y-or-n-p."
@@ -306,7 +346,7 @@ wait for the turn to end; return what `e2e-approve' saw."
       (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n"))
     (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
     (e2e-check-session-log "Done." "[turn ended: end_turn]")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-cancel ()
   "The user cancels the turn while its approval is asked."
@@ -331,7 +371,7 @@ wait for the turn to end; return what `e2e-approve' saw."
     (e2e-run-task-approving buf "Greet the world in hello.txt, again" "a")
     (with-current-buffer buf
       (e2e-check-equal "the next task edits the buffer" (buffer-string) "hello, world\n"))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-typeahead ()
   "Keys typed while an approval waits, its own keys and a space among
@@ -361,7 +401,7 @@ them, go to the buffer being edited and never answer it."
     (with-current-buffer buf
       (e2e-check-contains "the typed text is kept" (buffer-string) " yaArRq\n")
       (set-buffer-modified-p nil))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 
 ;; The stock flow runs in a terminal Emacs (emacs -nw under script(1)),
@@ -372,7 +412,7 @@ them, go to the buffer being edited and never answer it."
   "Flow 3: no plugin.  Eglot alone, the task started with
 workspace/executeCommand cline.prompt, which answers at once, the
 approval answered through window/showMessageRequest."
-  (setq e2e-script '((completing-read "cline-ls wants to run editor" "Allow")
+  (setq e2e-script '((completing-read "cline-ls wants to run editor" e2e-stock-approval)
                      ;; Stock Eglot confirms server edits; the user says yes.
                      (y-or-n-p "Server wants to edit" t)))
   (add-to-list 'eglot-server-programs
@@ -398,9 +438,7 @@ approval answered through window/showMessageRequest."
     (e2e-check "cline.prompt answers at once with the session" (stringp (plist-get res :sessionId)))
     (e2e-wait "the turn to end"
               (lambda () (string-search "turn ended (end_turn)" (or (e2e-buffer-text "*Messages*") ""))))
-    (let ((q (e2e-asked 'completing-read "cline-ls wants to run")))
-      (e2e-check "approval asked through showMessageRequest" q)
-      (e2e-check-contains "the request shows the diff" (nth 1 q) "+hello, world"))
+    (e2e-check-stock-approval)
     (let ((events (cl-loop for b in (buffer-list)
                            when (string-match-p "EGLOT.*events" (buffer-name b))
                            concat (e2e-buffer-text (buffer-name b)))))
@@ -413,7 +451,7 @@ approval answered through window/showMessageRequest."
     (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
     (with-current-buffer buf (save-buffer))
     (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 
 (defun e2e-type (keys)
@@ -571,7 +609,7 @@ indicator and the totals, ? help, then the last turn undone."
     (e2e-check-session-log "> Which version?" "The first one.")
     (e2e-check "no request failed" (not (string-search "failed:" (e2e-buffer-text "*cline*"))))
     (with-current-buffer buf (set-buffer-modified-p nil))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-resume ()
   "A session of an earlier daemon is resumed: its history is shown again
@@ -588,7 +626,7 @@ and the next prompt goes on in it."
     (e2e-run-task buf "Remember the word banana")
     (setq id (cline--session-id cline--session))
     (e2e-check-session-log "OK, banana.")
-    (eglot-shutdown server)
+    (e2e-shutdown server)
     (e2e-wait "the daemon to stop" (lambda () (not (jsonrpc-running-p server))))
     ;; A new daemon; its model has the second part of the transcript.
     (setq cline-initialization-options
@@ -615,14 +653,14 @@ and the next prompt goes on in it."
     (e2e-check-equal "the follow-up went to the resumed session" (cline--session-id cline--session) id)
     (e2e-check-session-log "> What was the word?" "It was banana.")
     (e2e-check-contains "the session's log holds both prompts" (e2e-session-file-text id) "What was the word?")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 ;; Runs in a terminal Emacs, as the stock flow does.
 (defun e2e-flow-codeaction ()
   "No plugin: a code action on a flymake diagnostic runs a turn whose
 edit lands in the buffer, and the code action returns at once."
   (setq e2e-script '((completing-read "Pick an action" "Fix with agent")
-                     (completing-read "cline-ls wants to run editor" "Allow")
+                     (completing-read "cline-ls wants to run editor" e2e-stock-approval)
                      (y-or-n-p "Server wants to edit" t)))
   (add-to-list 'eglot-server-programs
                `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
@@ -658,9 +696,7 @@ edit lands in the buffer, and the code action returns at once."
                (not asked-during))
     (e2e-wait "the turn to end"
               (lambda () (string-search "turn ended (end_turn)" (or (e2e-buffer-text "*Messages*") ""))))
-    (let ((q (e2e-asked 'completing-read "cline-ls wants to run")))
-      (e2e-check "approval asked through showMessageRequest" q)
-      (e2e-check-contains "the request shows the diff" (nth 1 q) "+hello, world"))
+    (e2e-check-stock-approval)
     (with-current-buffer buf
       (e2e-check-equal "buffer holds the edit" (buffer-string) "hello, world\n")
       (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
@@ -669,7 +705,7 @@ edit lands in the buffer, and the code action returns at once."
                         (e2e-session-file-text "") "line 1: the greeting names nobody (greeter)")
     (with-current-buffer buf (save-buffer))
     (e2e-check-equal "disk has the edit after save" (e2e-disk) "hello, world\n")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 
 (defun e2e-flow-nokey ()
@@ -705,7 +741,7 @@ the same prompt, taken back with C-c C-p."
       (e2e-check-equal "the offline model's edit is in the buffer" (buffer-string) "hello, world\n")
       (set-buffer-modified-p nil))
     (e2e-check-session-log "Done." "[turn ended: end_turn]")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 ;; Runs in a terminal Emacs: Ediff draws its windows there as for a user.
 (defun e2e-flow-review ()
@@ -750,7 +786,7 @@ the buffer as before, unsaved."
                      (sort (e2e-windows) #'string<) '("*cline*" "hello.txt"))
     (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
     (with-current-buffer buf (set-buffer-modified-p nil))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-model ()
   "The model and the mode switched from the chat: the next new session
@@ -777,7 +813,7 @@ runs on the model chosen (its context window says so), in the mode chosen."
     (e2e-check-contains "the new session runs on the model chosen (its window)"
                         (cline-status-string t) "/200k")
     (e2e-check-contains "in plan mode" (cline-status-string) "Cline[plan idle")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 ;;; Sessions people keep: resumed plans, stock edits, the live model
 
@@ -1208,7 +1244,7 @@ answer to a question is the option as sent."
       (e2e-check-clean "the messages" (mapconcat #'identity messages " | "))
       (e2e-check-contains "the approval message shows the controls"
                           (mapconcat #'identity messages " | ") "approval needed: Run touch pwned-spoof\\r\\x1b"))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-broken-backend (report-fn &rest _)
   "The test's Flymake backend: an error on each line holding BROKEN,
@@ -1223,11 +1259,18 @@ as a compiler would report an undefined name."
     (funcall report-fn diags)))
 
 (defun e2e-wait-idle (what pred &optional seconds)
-  "Like `e2e-wait', but wait as the command loop does, so that idle
-timers (Flymake's checks after a change) run; fail with WHAT."
-  (let ((deadline (+ (float-time) (or seconds 60))))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (sit-for 0.05))
+  "Like `e2e-wait', but wait in a command loop of its own (a recursive
+edit), so that Emacs goes idle as it does for a user and idle timers
+(Flymake's checks after a change) run: in Emacs 30 they do not while a
+timer's function waits in `sit-for'.  Fail with WHAT."
+  (let* ((deadline (+ (float-time) (or seconds 60)))
+         (poll (run-with-timer 0.05 0.05
+                               (lambda ()
+                                 (when (or (funcall pred) (>= (float-time) deadline))
+                                   (exit-recursive-edit))))))
+    (unwind-protect
+        (unless (funcall pred) (recursive-edit))
+      (cancel-timer poll))
     (unless (funcall pred)
       (error "Timed out waiting for %s" what))))
 
@@ -1255,7 +1298,7 @@ expects both in the tool results, or the turn fails."
     (e2e-check-session-log "Breaking." "Fixing." "Done." "[turn ended: end_turn]")
     (with-current-buffer buf
       (e2e-check-equal "buffer holds both edits" (buffer-string) "hello, world\n"))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (load (expand-file-name "hooks.el" e2e-here) nil t)
 

@@ -14,23 +14,40 @@ local env = H.env
 local function start(start_client)
   local t = { asked = {}, shown = {}, picked = {} }
   -- The scripted user. Neovim 0.7's handler asks with inputlist(); newer
-  -- ones use vim.ui.select when they can wait for it.
+  -- ones use vim.ui.select when they can wait for it. The user looks at
+  -- the change first when it is offered as a document ("Show diff": the
+  -- client shows documents, from 0.8 on), then allows it.
+  local function answer(titles)
+    for i, title in ipairs(titles) do
+      if title == 'Show diff' and not t.diff_shown then
+        t.diff_shown = true
+        return i
+      end
+    end
+    for i, title in ipairs(titles) do
+      if title == 'Allow' then
+        return i
+      end
+    end
+  end
   vim.fn.inputlist = function(items)
     table.insert(t.asked, table.concat(items, '\n'))
     if t.on_ask then
       t.on_ask()
     end
-    for i, item in ipairs(items) do
-      if item:match('^%d+%. Allow$') then
-        return i - 2 -- items[1] is the message, items[2] a heading
-      end
+    -- items[1] is the message, items[2] a heading, then "N. title".
+    local titles = {}
+    for i = 3, #items do
+      titles[#titles + 1] = items[i]:gsub('^%d+%. ', '')
     end
-    return 0
+    return answer(titles) or 0
   end
   vim.ui.select = function(items, opts, on_choice)
     if opts.kind == 'codeaction' then
       for _, item in ipairs(items) do
-        local title = item[2] and item[2].title or item.title
+        -- { client_id, action } on 0.7, { action = …, ctx = … } from 0.10.
+        local action = item.action or item[2] or item
+        local title = action.title
         table.insert(t.picked, title)
         if title == t.code_action then
           return on_choice(item)
@@ -42,12 +59,10 @@ local function start(start_client)
     if t.on_ask then
       t.on_ask()
     end
-    for _, item in ipairs(items) do
-      if item.title == 'Allow' then
-        return on_choice(item)
-      end
-    end
-    on_choice(nil)
+    local i = answer(vim.tbl_map(function(item)
+      return item.title
+    end, items))
+    on_choice(i and items[i] or nil)
   end
 
   -- What the daemon shows the user (window/showMessage), kept for the
@@ -82,8 +97,9 @@ local function start(start_client)
   H.dead = function()
     return vim.lsp.get_client_by_id(id) == nil
   end
+  -- (server_capabilities is no sign: from 0.10 on it is {} from the start.)
   H.wait('initialize', function()
-    return t.client.initialized or t.client.server_capabilities ~= nil
+    return t.client.initialized and vim.lsp.buf_is_attached(t.buf, id)
   end)
   return t
 end
@@ -100,12 +116,34 @@ local function turn_ended(t)
   end)
 end
 
+-- asked_once checks that the user was asked about the edit once (twice
+-- when they chose "Show diff": it shows the change and asks again) and
+-- saw the change: in the question, or in the document "Show diff" opened.
+local function asked_once(t)
+  H.eq(#t.asked, t.diff_shown and 2 or 1, 'the user was asked once')
+  if not t.diff_shown then
+    H.contains(t.asked[1], 'hello, world', 'the question shows the diff')
+    return
+  end
+  H.expect(not t.asked[1]:find('hello, world', 1, true), 'the question leaves the diff to Show diff', t.asked[1])
+  local shown
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):match('%.diff$') then
+      shown = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+    end
+  end
+  H.contains(shown or '(no .diff buffer)', '+hello, world', 'Show diff opens the change')
+end
+
 -- edited checks that the edit is in the buffer, not on disk until saved.
 local function edited(t)
   H.eq(H.lines(t.buf), { 'hello, world' }, 'the buffer holds the edit')
   H.expect(vim.bo[t.buf].modified, 'the buffer is modified (unsaved)')
   H.eq(H.read(env.ws .. '/hello.txt'), 'hello\n', 'the disk is untouched before saving')
-  vim.cmd('write')
+  -- Show diff may have opened the change in the current window.
+  vim.api.nvim_buf_call(t.buf, function()
+    vim.cmd('write')
+  end)
   H.eq(H.read(env.ws .. '/hello.txt'), 'hello, world\n', 'saving writes the edit to disk')
 end
 
@@ -131,8 +169,7 @@ function scenarios.stock()
   H.expect(type(result) == 'table' and type(result.sessionId) == 'string', 'cline.prompt answers at once with the session it started')
   -- The turn runs on; its end comes as window/showMessage.
   turn_ended(t)
-  H.eq(#t.asked, 1, 'the user was asked once')
-  H.contains(t.asked[1], 'hello, world', 'the question shows the diff')
+  asked_once(t)
   edited(t)
 end
 
@@ -171,9 +208,8 @@ function scenarios.codeaction()
   H.expect(vim.tbl_contains(t.picked, 'Fix with agent'), 'the menu offers Fix with agent', vim.inspect(t.picked))
   H.expect(answered.err == nil, 'the command succeeds', vim.inspect(answered.err))
   turn_ended(t)
-  H.eq(#t.asked, 1, 'the user was asked once')
+  asked_once(t)
   H.expect(answered_first, 'the command answered before the approval was asked (no freeze)')
-  H.contains(t.asked[1], 'hello, world', 'the question shows the diff')
   edited(t)
 end
 
