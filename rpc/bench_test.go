@@ -115,10 +115,20 @@ func benchACPEdit(b *testing.B, clientFS bool) {
 
 // BenchmarkLSPEdit10MiB is case 1 of bench/edits over LSP, in process:
 // cline/callTool of the editor tool replacing 5,000 lines of a 10 MiB
-// file that is not open, in the editor's own yolo session, so the daemon
-// writes the file (durably) and reports the edit with cline/diff. Each
-// iteration is one call, alternating the edit and its reverse.
+// file that is not open, in yolo mode, so the daemon writes the file
+// (durably) and reports the edit with cline/diff; in the editor's own
+// session or in one made with session/new, which also streams the call's
+// session/update notifications. Each iteration is one call, alternating
+// the edit and its reverse.
 func BenchmarkLSPEdit10MiB(b *testing.B) {
+	for _, named := range []bool{false, true} {
+		b.Run(map[bool]string{false: "editor-session", true: "named-session"}[named], func(b *testing.B) {
+			benchLSPEdit(b, named)
+		})
+	}
+}
+
+func benchLSPEdit(b *testing.B, named bool) {
 	ctx := context.Background()
 	orig, oldText, newText, want := bigEdit()
 	root := b.TempDir()
@@ -138,6 +148,16 @@ func BenchmarkLSPEdit10MiB(b *testing.B) {
 		{"path": "big.go", "old_text": oldText, "new_text": newText},
 		{"path": "big.go", "old_text": newText, "new_text": oldText},
 	}
+	params := func(i int) map[string]any { return map[string]any{"name": "editor", "arguments": args[i%2]} }
+	if named {
+		var created struct{ SessionID string }
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root}, &created); err != nil {
+			b.Fatal(err)
+		}
+		params = func(i int) map[string]any {
+			return map[string]any{"sessionId": created.SessionID, "name": "editor", "arguments": args[i%2]}
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -145,7 +165,7 @@ func BenchmarkLSPEdit10MiB(b *testing.B) {
 			Content string `json:"content"`
 			IsError bool   `json:"isError"`
 		}
-		if err := ed.Call(ctx, "cline/callTool", map[string]any{"name": "editor", "arguments": args[i%2]}, &r); err != nil {
+		if err := ed.Call(ctx, "cline/callTool", params(i), &r); err != nil {
 			b.Fatal(err)
 		}
 		if r.IsError {

@@ -515,6 +515,14 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 	for _, w := range wires {
 		rs = append(rs, w.r)
 	}
+	var lspBefore *lspRun
+	if beforeBin != "" {
+		if lspBefore, err = newLSPRun("-before binary: "+lsp.r.name, "lsp-yolo-before", beforeBin, base, textA, from, want); err != nil {
+			return nil, nil, fmt.Errorf("-before binary over LSP: %w", err)
+		}
+		defer lspBefore.stop()
+		rs = append(rs, lspBefore.r)
+	}
 	if err := syncTree(base); err != nil {
 		return nil, nil, err
 	}
@@ -550,6 +558,8 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 			bytesCheck("1. -before binary over ACP, yolo, the daemon writes", wires[3]),
 			bytesCheck("1. -before binary over ACP, approval, the daemon writes", wires[4]),
 			bytesCheck("1. -before binary over ACP, yolo, the client writes", wires[5]),
+			ratioCheck("1. -before binary over LSP, `cline/callTool`, yolo, daemon writes ÷ python3 written like the tool", rows[15], pyA, wireTarget),
+			lspBytesCheck("1. -before binary over LSP, yolo, the daemon writes (every message and the answer)", lspBefore),
 		)
 	}
 	return rows, checks, nil
