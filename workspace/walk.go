@@ -88,13 +88,11 @@ func (h *DirHandles) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := dir.Open(".")
-	if err != nil {
+	entries, err := listRoot(dir)
+	if err != nil && entries == nil {
 		dir.Close()
 		return nil, err
 	}
-	entries, err := d.ReadDir(-1)
-	d.Close()
 	sortDirEntries(entries)
 	h.keep(rel, dir)
 	return entries, err
@@ -197,4 +195,35 @@ func (d *DirReader) Close() {
 	for _, h := range d.handles {
 		h.Close()
 	}
+}
+
+// rootEntry is an entry listRoot read: its type from the listing, its
+// stat made through the folder's handle on first ask. Info is valid
+// while the DirHandles that listed it keeps the folder's handle: until
+// Close, or dirHandlesKeep folders later; after that it returns an
+// error.
+type rootEntry struct {
+	name string
+	mode fs.FileMode // type bits only
+	dir  *os.Root
+
+	once sync.Once
+	info fs.FileInfo
+	err  error
+}
+
+func (e *rootEntry) Name() string      { return e.name }
+func (e *rootEntry) IsDir() bool       { return e.mode.IsDir() }
+func (e *rootEntry) Type() fs.FileMode { return e.mode }
+func (e *rootEntry) String() string    { return fs.FormatDirEntry(e) }
+
+// Info stats the entry without following a link, through the folder's
+// handle.
+func (e *rootEntry) Info() (fs.FileInfo, error) {
+	e.once.Do(func() {
+		if e.info == nil {
+			e.info, e.err = e.dir.Lstat(e.name)
+		}
+	})
+	return e.info, e.err
 }
