@@ -99,14 +99,9 @@ func statOfUnix(st *unix.Stat_t) fileState {
 // a symbolic link, and without blocking should it have become a pipe
 // since the listing (the caller checks the handle's stat).
 func (d dirHandle) open(name string) (*os.File, error) {
-	for {
-		fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
+	fd, err := workspace.OpenName(d.fd, name)
+	if err != nil {
+		return nil, err
 	}
+	return os.NewFile(uintptr(fd), name), nil
 }

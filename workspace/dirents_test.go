@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -7,8 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestDirHandlesListWithoutStat: a listing gives each entry's type from
@@ -23,7 +26,7 @@ func TestDirHandlesListWithoutStat(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "kept.txt"), []byte("kept"), 0o644)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	os.Symlink("kept.txt", filepath.Join(dir, "link"))
-	fifo := runtime.GOOS != "windows" && syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644) == nil
+	fifo := unix.Mkfifo(filepath.Join(dir, "pipe"), 0o644) == nil
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -83,5 +86,58 @@ func BenchmarkDirHandlesReadDir(b *testing.B) {
 			b.Fatalf("%d entries, %v", len(entries), err)
 		}
 		h.Close()
+	}
+}
+
+// TestDirHandlesAtParent: a file of a folder the handles listed is
+// reached through the folder's descriptor by its name alone; a folder not
+// listed gives no descriptor, and neither does a path that names no file
+// in a folder.
+func TestDirHandlesAtParent(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "b", "f.txt"), []byte("in b"), 0o644)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h := NewDirHandles(root)
+	defer h.Close()
+	at := func(rel string) (string, bool) {
+		var got string
+		ok := h.AtParent(rel, func(dirfd uintptr, name string) {
+			fd, err := unix.Openat(int(dirfd), name, unix.O_RDONLY|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				got = "error: " + err.Error()
+				return
+			}
+			defer unix.Close(fd)
+			b := make([]byte, 64)
+			n, _ := unix.Read(fd, b)
+			got = string(b[:n])
+		})
+		return got, ok
+	}
+	if _, ok := at("a/b/f.txt"); ok {
+		t.Error("a/b was not listed yet, but AtParent gave its descriptor")
+	}
+	if _, err := h.ReadDir("a/b"); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := at("a/b/f.txt")
+	if runtime.GOOS != "linux" {
+		if ok {
+			t.Error("AtParent gave a descriptor where listRoot keeps none")
+		}
+		return
+	}
+	if !ok || got != "in b" {
+		t.Errorf("a/b/f.txt through its folder: %q, %v; want its text", got, ok)
+	}
+	for _, rel := range []string{"a/b", "a/b/..", "."} {
+		if _, ok := at(rel); ok {
+			t.Errorf("AtParent(%q) gave a descriptor of a folder not listed or of no file", rel)
+		}
 	}
 }
