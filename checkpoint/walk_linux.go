@@ -3,12 +3,12 @@
 package checkpoint
 
 import (
-	"encoding/binary"
 	"io/fs"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // dirHandle is an open folder of the walk. On Linux the walk works on
@@ -50,62 +50,28 @@ func (d dirHandle) sub(name string) (dirHandle, error) {
 
 func (d dirHandle) close() { unix.Close(d.fd) }
 
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
 // list reads the folder's entries: folders and regular files, the
 // latter with their stat; other kinds are left out.
 func (d dirHandle) list() ([]listed, error) {
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
 	var out []listed
-	for {
-		n, err := unix.Getdents(d.fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
-		if n <= 0 {
-			return out, nil
-		}
-		for b := buf[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				break
+	err := workspace.ReadDirents(d.fd, func(name string, typ uint8) {
+		switch typ {
+		case unix.DT_DIR:
+			out = append(out, listed{name: name, dir: true})
+		case unix.DT_REG, unix.DT_UNKNOWN:
+			var st unix.Stat_t
+			if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return // gone since the listing
 			}
-			typ := b[18]
-			nameb := b[19:reclen]
-			for i, c := range nameb {
-				if c == 0 {
-					nameb = nameb[:i]
-					break
-				}
-			}
-			b = b[reclen:]
-			if string(nameb) == "." || string(nameb) == ".." {
-				continue
-			}
-			switch typ {
-			case unix.DT_DIR:
-				out = append(out, listed{name: string(nameb), dir: true})
-			case unix.DT_REG, unix.DT_UNKNOWN:
-				name := string(nameb)
-				var st unix.Stat_t
-				if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-					continue // gone since the listing
-				}
-				switch st.Mode & unix.S_IFMT {
-				case unix.S_IFDIR:
-					out = append(out, listed{name: name, dir: true})
-				case unix.S_IFREG:
-					out = append(out, listed{name: name, st: statOfUnix(&st)})
-				}
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				out = append(out, listed{name: name, dir: true})
+			case unix.S_IFREG:
+				out = append(out, listed{name: name, st: statOfUnix(&st)})
 			}
 		}
-	}
+	})
+	return out, err
 }
 
 // statOfUnix is statOf for a stat the walk made itself: the same values
@@ -133,14 +99,9 @@ func statOfUnix(st *unix.Stat_t) fileState {
 // a symbolic link, and without blocking should it have become a pipe
 // since the listing (the caller checks the handle's stat).
 func (d dirHandle) open(name string) (*os.File, error) {
-	for {
-		fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
+	fd, err := workspace.OpenName(d.fd, name)
+	if err != nil {
+		return nil, err
 	}
+	return os.NewFile(uintptr(fd), name), nil
 }

@@ -112,3 +112,69 @@ func benchACPEdit(b *testing.B, clientFS bool) {
 		b.Fatalf("after %d edits the file is not as expected (%d bytes)", b.N, len(got))
 	}
 }
+
+// BenchmarkLSPEdit10MiB is case 1 of bench/edits over LSP, in process:
+// cline/callTool of the editor tool replacing 5,000 lines of a 10 MiB
+// file that is not open, in yolo mode, so the daemon writes the file
+// (durably) and reports the edit with cline/diff; in the editor's own
+// session or in one made with session/new, which also streams the call's
+// session/update notifications. Each iteration is one call, alternating
+// the edit and its reverse.
+func BenchmarkLSPEdit10MiB(b *testing.B) {
+	for _, named := range []bool{false, true} {
+		b.Run(map[bool]string{false: "editor-session", true: "named-session"}[named], func(b *testing.B) {
+			benchLSPEdit(b, named)
+		})
+	}
+}
+
+func benchLSPEdit(b *testing.B, named bool) {
+	ctx := context.Background()
+	orig, oldText, newText, want := bigEdit()
+	root := b.TempDir()
+	path := filepath.Join(root, "big.go")
+	os.WriteFile(path, []byte(orig), 0o644)
+	b.Setenv("XDG_STATE_HOME", filepath.Join(b.TempDir(), "state"))
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(b.TempDir(), "config"))
+	ed := rpctest.New(b, rpc.Options{})
+	caps := map[string]any{
+		"workspace":    map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
+		"experimental": map[string]any{"cline": map[string]any{"diffs": true}},
+	}
+	if _, err := ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{"mode": "yolo"}, "capabilities": caps}); err != nil {
+		b.Fatal(err)
+	}
+	args := [2]map[string]any{
+		{"path": "big.go", "old_text": oldText, "new_text": newText},
+		{"path": "big.go", "old_text": newText, "new_text": oldText},
+	}
+	params := func(i int) map[string]any { return map[string]any{"name": "editor", "arguments": args[i%2]} }
+	if named {
+		var created struct{ SessionID string }
+		if err := ed.Call(ctx, "session/new", map[string]any{"cwd": root}, &created); err != nil {
+			b.Fatal(err)
+		}
+		params = func(i int) map[string]any {
+			return map[string]any{"sessionId": created.SessionID, "name": "editor", "arguments": args[i%2]}
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		var r struct {
+			Content string `json:"content"`
+			IsError bool   `json:"isError"`
+		}
+		if err := ed.Call(ctx, "cline/callTool", params(i), &r); err != nil {
+			b.Fatal(err)
+		}
+		if r.IsError {
+			b.Fatalf("the edit failed: %.300s", r.Content)
+		}
+	}
+	b.StopTimer()
+	got, _ := os.ReadFile(path)
+	if wantText := map[bool]string{true: want, false: orig}[b.N%2 == 1]; string(got) != wantText {
+		b.Fatalf("after %d edits the file is not as expected (%d bytes)", b.N, len(got))
+	}
+}

@@ -585,14 +585,46 @@ func gitPath(paths []string) (string, bool) {
 type subject struct {
 	part *tools.CommandPart
 	line string // the command line part is of
-	args string // the arguments with their paths as the workspace sees them
-	raw  string // the arguments as sent, which ask and deny rules see too
+	// the arguments, for a call that is not a command line; their
+	// canonical forms are made only when a rule reads them.
+	call *argForms
+}
+
+// argForms are a call's arguments as the rules read them, each made on
+// first use: decoding and re-encoding the arguments twice costs tens of
+// milliseconds for an edit of thousands of lines, which a call no
+// argument pattern looks at should not pay.
+type argForms struct {
+	c           PolicyCall
+	argsOnce    sync.Once
+	rawOnce     sync.Once
+	argsV, rawV string
+}
+
+// args is the arguments with their paths as the workspace sees them
+// (canonicalArgs).
+func (s subject) args() string {
+	if s.call == nil {
+		return ""
+	}
+	s.call.argsOnce.Do(func() { s.call.argsV = s.call.c.canonicalArgs() })
+	return s.call.argsV
+}
+
+// raw is the arguments as sent, in canonical form, which ask and deny
+// rules see too.
+func (s subject) raw() string {
+	if s.call == nil {
+		return ""
+	}
+	s.call.rawOnce.Do(func() { s.call.rawV = canonicalJSON(s.call.c.Args) })
+	return s.call.rawV
 }
 
 // subjects splits the call into what the rules judge one at a time.
 func (c PolicyCall) subjects() []subject {
 	if c.Commands == nil {
-		return []subject{{args: c.canonicalArgs(), raw: canonicalJSON(c.Args)}}
+		return []subject{{call: &argForms{c: c}}}
 	}
 	var out []subject
 	for _, line := range c.Commands {
@@ -669,7 +701,7 @@ func (r *compiledRule) matches(c PolicyCall, sub subject) bool {
 		return true
 	}
 	if sub.part == nil {
-		return r.pattern.MatchString(sub.args) || r.Decision != Allow && r.pattern.MatchString(sub.raw)
+		return r.pattern.MatchString(sub.args()) || r.Decision != Allow && r.pattern.MatchString(sub.raw())
 	}
 	if r.Decision == Allow {
 		return sub.part.Simple && r.pattern.MatchString(sub.part.Text)

@@ -191,7 +191,7 @@ func (s *Scope) covers(c PolicyCall, sub subject, d Decision) bool {
 		}
 		return true
 	case s.args != "":
-		return sub.part == nil && sub.args == s.args
+		return sub.part == nil && sub.args() == s.args
 	}
 	return true
 }

@@ -873,9 +873,13 @@ func (s *Session) checkpoint(u CallUpdate) {
 		if s.mutating == nil {
 			s.mutating = make(map[string]string)
 		}
-		t := s.callTitle(u.Call.Name, u.Call.Args)
+		// The arguments are decoded for a title only when the
+		// description has none: an edit's are megabytes.
+		var t string
 		if u.Description != nil && u.Description.Title != "" {
 			t = u.Description.Title
+		} else {
+			t = s.callTitle(u.Call.Name, u.Call.Args)
 		}
 		s.mutating[u.Call.ID] = t
 	case StateSuccess, StateError, StateCancelled:

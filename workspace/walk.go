@@ -36,8 +36,10 @@ func WalkDepth(start, path string) int {
 
 // dirHandlesKeep is how many folder handles a walk keeps open: enough
 // for the parent of the next folder to be open in a deep chain or a
-// narrow breadth-first level, few enough for any file descriptor limit.
-const dirHandlesKeep = 64
+// narrow breadth-first level, few enough for any file descriptor limit
+// (a kept folder holds two descriptors on Linux: its os.Root and the
+// folder opened for AtParent).
+const dirHandlesKeep = 32
 
 // DirHandles reads the folders of one walk under base. A folder whose
 // parent the walk read recently is opened through the parent's handle,
@@ -56,7 +58,17 @@ type DirHandles struct {
 
 type dirHandle struct {
 	root *os.Root
+	// dir is the folder opened for its listing, kept for its descriptor
+	// (AtParent) where listRoot keeps it; else nil.
+	dir  *os.File
 	refs int // uses in progress, plus one while in open
+}
+
+func (d *dirHandle) close() {
+	if d.dir != nil {
+		d.dir.Close()
+	}
+	d.root.Close()
 }
 
 // NewDirHandles returns a DirHandles under base, which it does not close.
@@ -88,16 +100,44 @@ func (h *DirHandles) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := dir.Open(".")
-	if err != nil {
+	entries, f, err := listRoot(dir)
+	if err != nil && entries == nil {
+		if f != nil {
+			f.Close()
+		}
 		dir.Close()
 		return nil, err
 	}
-	entries, err := d.ReadDir(-1)
-	d.Close()
 	sortDirEntries(entries)
-	h.keep(rel, dir)
+	h.keep(rel, &dirHandle{root: dir, dir: f, refs: 1})
 	return entries, err
+}
+
+// AtParent calls at with the descriptor of the folder holding rel and
+// rel's last name, when the handles keep that folder open from its
+// listing (Linux), and reports whether it did. A walk opens a file of a
+// folder it just listed this way with one openat of one name instead of
+// resolving the whole path from base again (openat2's RESOLVE_BENEATH
+// walk of every component was a fifth of a search's time). The
+// descriptor is valid during the call only.
+func (h *DirHandles) AtParent(rel string, at func(dirfd uintptr, name string)) bool {
+	parent, name := filepath.Split(filepath.Clean(rel))
+	if name == "" || name == "." || name == ".." {
+		return false
+	}
+	d := h.acquire(filepath.Clean(parent))
+	if d == nil {
+		return false
+	}
+	defer h.release(d)
+	if d.dir == nil {
+		return false
+	}
+	rc, err := d.dir.SyscallConn()
+	if err != nil {
+		return false
+	}
+	return rc.Control(func(fd uintptr) { at(fd, name) }) == nil
 }
 
 func (h *DirHandles) acquire(rel string) *dirHandle {
@@ -117,51 +157,51 @@ func (h *DirHandles) release(d *dirHandle) {
 	closeIt := d.refs == 0
 	h.mu.Unlock()
 	if closeIt {
-		d.root.Close()
+		d.close()
 	}
 }
 
 // keep adds a handle, evicting the oldest past dirHandlesKeep.
-func (h *DirHandles) keep(rel string, root *os.Root) {
+func (h *DirHandles) keep(rel string, d *dirHandle) {
 	h.mu.Lock()
 	var gone []*dirHandle
 	if old, ok := h.open[rel]; ok { // read twice: the newer handle wins
 		gone = append(gone, old)
 		h.order = slices.DeleteFunc(h.order, func(s string) bool { return s == rel })
 	}
-	h.open[rel] = &dirHandle{root: root, refs: 1}
+	h.open[rel] = d
 	h.order = append(h.order, rel)
 	for len(h.order) > dirHandlesKeep {
 		gone = append(gone, h.open[h.order[0]])
 		delete(h.open, h.order[0])
 		h.order = h.order[1:]
 	}
-	var closeNow []*os.Root
+	var closeNow []*dirHandle
 	for _, d := range gone {
 		if d.refs--; d.refs == 0 {
-			closeNow = append(closeNow, d.root)
+			closeNow = append(closeNow, d)
 		}
 	}
 	h.mu.Unlock()
-	for _, r := range closeNow {
-		r.Close()
+	for _, d := range closeNow {
+		d.close()
 	}
 }
 
 // Close releases every handle once the uses in progress end.
 func (h *DirHandles) Close() {
 	h.mu.Lock()
-	var closeNow []*os.Root
+	var closeNow []*dirHandle
 	for _, d := range h.open {
 		if d.refs--; d.refs == 0 {
-			closeNow = append(closeNow, d.root)
+			closeNow = append(closeNow, d)
 		}
 	}
 	clear(h.open)
 	h.order = nil
 	h.mu.Unlock()
-	for _, r := range closeNow {
-		r.Close()
+	for _, d := range closeNow {
+		d.close()
 	}
 }
 
@@ -197,4 +237,35 @@ func (d *DirReader) Close() {
 	for _, h := range d.handles {
 		h.Close()
 	}
+}
+
+// rootEntry is an entry listRoot read: its type from the listing, its
+// stat made through the folder's handle on first ask. Info is valid
+// while the DirHandles that listed it keeps the folder's handle: until
+// Close, or dirHandlesKeep folders later; after that it returns an
+// error.
+type rootEntry struct {
+	name string
+	mode fs.FileMode // type bits only
+	dir  *os.Root
+
+	once sync.Once
+	info fs.FileInfo
+	err  error
+}
+
+func (e *rootEntry) Name() string      { return e.name }
+func (e *rootEntry) IsDir() bool       { return e.mode.IsDir() }
+func (e *rootEntry) Type() fs.FileMode { return e.mode }
+func (e *rootEntry) String() string    { return fs.FormatDirEntry(e) }
+
+// Info stats the entry without following a link, through the folder's
+// handle.
+func (e *rootEntry) Info() (fs.FileInfo, error) {
+	e.once.Do(func() {
+		if e.info == nil {
+			e.info, e.err = e.dir.Lstat(e.name)
+		}
+	})
+	return e.info, e.err
 }

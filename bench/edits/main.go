@@ -34,8 +34,8 @@
 // files usually are, and no run pays for writing back an earlier one's
 // output) and collects this process's garbage.
 //
-//	bench/edits.sh [-runs 21] [-keep] [-v] [-before BINARY]
-//	go run ./bench/edits [-runs 21] [-keep] [-v] [-before BINARY]
+//	bench/edits.sh [-runs 21] [-keep] [-v] [-before BINARY] [-cases 1,2,3]
+//	go run ./bench/edits [-runs 21] [-keep] [-v] [-before BINARY] [-cases 1,2,3]
 package main
 
 import (
@@ -88,6 +88,9 @@ var verbose bool
 // built from this tree (-before), such as one built from main.
 var beforeBin string
 
+// onlyCases lists the cases to run (-cases).
+var onlyCases string
+
 // Targets from the issue.
 const (
 	replaceTarget = 20 * time.Millisecond
@@ -101,6 +104,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary folder and print its path")
 	flag.BoolVar(&verbose, "v", false, "print every tool's sorted times on stderr")
 	flag.StringVar(&beforeBin, "before", "", "also measure this cline-ls `binary` over the wire, in the same rounds")
+	flag.StringVar(&onlyCases, "cases", "1,2,3", "the `cases` to run, comma-separated")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("edits: ")
@@ -145,7 +149,10 @@ func run(dir string, runs int) error {
 	}
 	var rows []row
 	var checks []check
-	for _, c := range []func(string, int) ([]row, []check, error){caseReplace, caseDiff, casePatch} {
+	for i, c := range []func(string, int) ([]row, []check, error){caseReplace, caseDiff, casePatch} {
+		if !slices.Contains(strings.Split(onlyCases, ","), strconv.Itoa(i+1)) {
+			continue
+		}
 		r, ch, err := c(dir, runs)
 		if err != nil {
 			return err
@@ -497,9 +504,25 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 		wires = append(wires, wr)
 	}
 
-	rs := []*runner{inMemory, toolRunner, buildOnly, compactOnly, writeOnly, py, pythonAtomic, perl}
+	// The same edit through cline/callTool over LSP, as an editor plugin
+	// makes it.
+	lsp, err := newLSPRun("cline-ls over LSP, `cline/callTool`, yolo, file not open, the daemon writes (call → atomic write + fsync → answer)", "lsp-yolo", bin, base, textA, from, want)
+	if err != nil {
+		return nil, nil, fmt.Errorf("over LSP: %w", err)
+	}
+	defer lsp.stop()
+
+	rs := []*runner{inMemory, toolRunner, buildOnly, compactOnly, writeOnly, py, pythonAtomic, perl, lsp.r}
 	for _, w := range wires {
 		rs = append(rs, w.r)
+	}
+	var lspBefore *lspRun
+	if beforeBin != "" {
+		if lspBefore, err = newLSPRun("-before binary: "+lsp.r.name, "lsp-yolo-before", beforeBin, base, textA, from, want); err != nil {
+			return nil, nil, fmt.Errorf("-before binary over LSP: %w", err)
+		}
+		defer lspBefore.stop()
+		rs = append(rs, lspBefore.r)
 	}
 	if err := syncTree(base); err != nil {
 		return nil, nil, err
@@ -519,21 +542,25 @@ func caseReplace(dir string, runs int) ([]row, []check, error) {
 		ratioCheck("1. `editor` tool ÷ python3", tool, pyRow, 0),
 		ratioCheck("1. `editor` tool ÷ python3 written like the tool", tool, pyA, 0),
 		ratioCheck("1. `editor` tool ÷ perl", tool, pl, 0),
-		ratioCheck("1. over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[8], pyA, wireTarget),
-		ratioCheck("1. over ACP, approval, daemon writes ÷ python3 written like the tool", rows[9], pyA, wireTarget),
-		ratioCheck("1. over ACP, yolo, client writes ÷ python3 written like the tool", rows[10], pyA, 0),
+		ratioCheck("1. over LSP, `cline/callTool`, yolo, daemon writes ÷ python3 written like the tool", rows[8], pyA, wireTarget),
+		ratioCheck("1. over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[9], pyA, wireTarget),
+		ratioCheck("1. over ACP, approval, daemon writes ÷ python3 written like the tool", rows[10], pyA, wireTarget),
+		ratioCheck("1. over ACP, yolo, client writes ÷ python3 written like the tool", rows[11], pyA, 0),
+		lspBytesCheck("1. over LSP, yolo, the daemon writes (every message and the answer)", lsp),
 		bytesCheck("1. over ACP, yolo, the daemon writes", wires[0]),
 		bytesCheck("1. over ACP, approval, the daemon writes", wires[1]),
 		bytesCheck("1. over ACP, yolo, the client writes", wires[2]),
 	}
 	if beforeBin != "" {
 		checks = append(checks,
-			ratioCheck("1. -before binary over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[11], pyA, wireTarget),
-			ratioCheck("1. -before binary over ACP, approval, daemon writes ÷ python3 written like the tool", rows[12], pyA, wireTarget),
-			ratioCheck("1. -before binary over ACP, yolo, client writes ÷ python3 written like the tool", rows[13], pyA, 0),
+			ratioCheck("1. -before binary over ACP, yolo, daemon writes ÷ python3 written like the tool", rows[12], pyA, wireTarget),
+			ratioCheck("1. -before binary over ACP, approval, daemon writes ÷ python3 written like the tool", rows[13], pyA, wireTarget),
+			ratioCheck("1. -before binary over ACP, yolo, client writes ÷ python3 written like the tool", rows[14], pyA, 0),
 			bytesCheck("1. -before binary over ACP, yolo, the daemon writes", wires[3]),
 			bytesCheck("1. -before binary over ACP, approval, the daemon writes", wires[4]),
 			bytesCheck("1. -before binary over ACP, yolo, the client writes", wires[5]),
+			ratioCheck("1. -before binary over LSP, `cline/callTool`, yolo, daemon writes ÷ python3 written like the tool", rows[15], pyA, wireTarget),
+			lspBytesCheck("1. -before binary over LSP, yolo, the daemon writes (every message and the answer)", lspBefore),
 		)
 	}
 	return rows, checks, nil

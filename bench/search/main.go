@@ -20,7 +20,14 @@
 // and paused while the engine runs, as the daemon pauses it for a tool
 // call (checkpoint.Store.Busy).
 //
-//	go run ./bench/search -root "$(go env GOROOT)/src" [-runs 5] [-rg rg] [-capped=false] [-checkpoint off|full|paced|daemon] [query ...]
+// -process runs the engine as a child process of the program instead of
+// in it, as rg runs: its times then include a process start as rg's do,
+// and the CPU time (user + system) of each process is compared too, which
+// the load of other processes on the machine moves far less than the wall
+// time, and which the background checkpoint (in this process) does not
+// enter.
+//
+//	go run ./bench/search -root "$(go env GOROOT)/src" [-runs 5] [-rg rg] [-capped=false] [-checkpoint off|full|paced|daemon] [-process] [query ...]
 package main
 
 import (
@@ -48,10 +55,21 @@ func main() {
 	rg := flag.String("rg", "rg", "ripgrep binary")
 	capped := flag.Bool("capped", true, "also time the engine with the tool's default cap of 300 results")
 	ckpt := flag.String("checkpoint", "off", "a first checkpoint running meanwhile: off, full, paced or daemon")
+	flag.BoolVar(&asProcess, "process", false, "run the engine as a child process, as rg runs, and compare the CPU time (user + system) of both as well")
+	once := flag.Bool("engine-once", false, "run the engine once on the query and print the number of matching lines (what -process runs)")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "search: -root is required")
 		os.Exit(2)
+	}
+	if *once {
+		res, err := engine(*root, flag.Arg(0), -1)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "search:", err)
+			os.Exit(1)
+		}
+		fmt.Println(len(res.Queries[0].Matches))
+		return
 	}
 	if *ckpt != "off" {
 		stop, err := background(*root, *ckpt)
@@ -71,10 +89,16 @@ func main() {
 	}
 }
 
+// asProcess runs the engine as a child process (-process).
+var asProcess bool
+
 func run(root, rg string, queries []string, runs int, capped bool) error {
-	fmt.Printf("tree: %s, %d interleaved runs each; median (fastest) wall time\n\n", root, runs)
-	fmt.Printf("| query | rg | cline-ls | ratio | cline-ls, first 300 | matching lines rg / cline-ls |\n")
-	fmt.Printf("|---|---|---|---|---|---|\n")
+	fmt.Printf("tree: %s, %d interleaved runs each; median (fastest) wall time", root, runs)
+	if asProcess {
+		fmt.Printf("; the engine as a process; CPU is user + system time of each process, median")
+	}
+	fmt.Printf("\n\n| query | rg | cline-ls | ratio | cline-ls, first 300 | matching lines rg / cline-ls | CPU rg / cline-ls | CPU ratio |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|\n")
 	for _, q := range queries {
 		// One run of each first, so that both find the tree in the page
 		// cache; it also checks that both find the same lines.
@@ -83,15 +107,21 @@ func run(root, rg string, queries []string, runs int, capped bool) error {
 		}
 		// The runs alternate between the tools, so that load from other
 		// processes on the machine falls on both alike.
-		var rgTimes, ourTimes, capTimes []time.Duration
+		var rgTimes, ourTimes, capTimes, rgCPU, ourCPU []time.Duration
 		var rgLines, ourLines int
 		for range runs {
-			d, n, err := timeRG(rg, root, q)
+			d, n, cpu, err := timeRG(rg, root, q)
 			if err != nil {
 				return err
 			}
-			rgTimes, rgLines = append(rgTimes, d), n
-			if d, n, err = timeEngine(root, q, -1); err != nil {
+			rgTimes, rgLines, rgCPU = append(rgTimes, d), n, append(rgCPU, cpu)
+			if asProcess {
+				d, n, cpu, err = timeEngineProcess(root, q)
+				ourCPU = append(ourCPU, cpu)
+			} else {
+				d, n, err = timeEngine(root, q, -1)
+			}
+			if err != nil {
 				return err
 			}
 			ourTimes, ourLines = append(ourTimes, d), n
@@ -108,8 +138,13 @@ func run(root, rg string, queries []string, runs int, capped bool) error {
 		}
 		ratio := float64(median(ourTimes)) / float64(median(rgTimes))
 		best := float64(slices.Min(ourTimes)) / float64(slices.Min(rgTimes))
-		fmt.Printf("| `%s` | %s | %s | %.2f× (%.2f×) | %s | %d / %d |\n",
-			q, summary(rgTimes), summary(ourTimes), ratio, best, cappedCol, rgLines, ourLines)
+		cpuCol, cpuRatio := ms(median(rgCPU))+" / –", "–"
+		if asProcess {
+			cpuCol = ms(median(rgCPU)) + " / " + ms(median(ourCPU))
+			cpuRatio = fmt.Sprintf("%.2f×", float64(median(ourCPU))/float64(median(rgCPU)))
+		}
+		fmt.Printf("| `%s` | %s | %s | %.2f× (%.2f×) | %s | %d / %d | %s | %s |\n",
+			q, summary(rgTimes), summary(ourTimes), ratio, best, cappedCol, rgLines, ourLines, cpuCol, cpuRatio)
 	}
 	return nil
 }
@@ -258,29 +293,66 @@ func timeEngine(root, query string, max int) (time.Duration, int, error) {
 	return time.Since(start), len(res.Queries[0].Matches), nil
 }
 
+// timeEngineProcess times the engine run as a process of its own
+// (-engine-once), so that its CPU time can be told from the background
+// checkpoint's, and it pays for a process start as rg does.
+func timeEngineProcess(root, query string) (time.Duration, int, time.Duration, error) {
+	defer busy()()
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cmd := exec.Command(self, "-engine-once", "-root", root, query)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("the engine as a process: %w", err)
+	}
+	var n int
+	if _, err := fmt.Sscan(string(out), &n); err != nil {
+		return 0, 0, 0, fmt.Errorf("the engine as a process printed %q", out)
+	}
+	return d, n, cpuOf(cmd), nil
+}
+
+// cpuOf is the user and system time of a process that ended.
+func cpuOf(cmd *exec.Cmd) time.Duration {
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
 // timeRG runs ripgrep with the engine's semantics: .gitignore honoured
 // outside git repositories too, hidden files searched, one line of
 // context. Its output is read and counted, as a caller would.
-func timeRG(rg, root, query string) (time.Duration, int, error) {
+func timeRG(rg, root, query string) (time.Duration, int, time.Duration, error) {
+	d, n, cmd, err := runRG(rg, root, query)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return d, n, cpuOf(cmd), nil
+}
+
+func runRG(rg, root, query string) (time.Duration, int, *exec.Cmd, error) {
 	args := rgArgs(root, query)
 	cmd := exec.Command(rg, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, fmt.Errorf("starting %s: %w", rg, err)
+		return 0, 0, nil, fmt.Errorf("starting %s: %w", rg, err)
 	}
 	n, err := scanMatchLines(out, func(string, string) {})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	// rg exits with 1 when nothing matched.
 	if err := cmd.Wait(); err != nil && !(n == 0 && cmd.ProcessState.ExitCode() == 1) {
-		return 0, 0, fmt.Errorf("%s %s: %w", rg, strings.Join(args, " "), err)
+		return 0, 0, nil, fmt.Errorf("%s %s: %w", rg, strings.Join(args, " "), err)
 	}
-	return time.Since(start), n, nil
+	return time.Since(start), n, cmd, nil
 }
 
 // rg's field separators, set to control characters that neither paths

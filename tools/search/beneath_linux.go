@@ -4,7 +4,13 @@ import (
 	"errors"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cline-ls/cline-ls/workspace"
 )
+
+// openName opens the entry name of the open folder dirfd: one openat of
+// one name, no link followed.
+func openName(dirfd int, name string) (int, error) { return workspace.OpenName(dirfd, name) }
 
 // errNoOpenBeneath means the kernel has no openat2 (before Linux 5.6, or
 // a sandbox that blocks it): the caller falls back to os.Root.

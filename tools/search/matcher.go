@@ -2,10 +2,12 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -340,10 +342,20 @@ type prefilter struct {
 	// whose rare byte is scan[i].
 	scan  []byte
 	byLit [][]int
+	// second, per literal, is a byte other than the rare one to look at
+	// first at a hit: most hits of a common letter end there.
+	second []quickByte
+}
+
+// quickByte is one byte of a literal, at offset off, compared after or'ing
+// in mask (0x20 for a letter compared without case).
+type quickByte struct {
+	off        int
+	mask, want byte
 }
 
 func newPrefilter(lits []literal) *prefilter {
-	p := &prefilter{lits: lits, rare: make([]int, len(lits))}
+	p := &prefilter{lits: lits, rare: make([]int, len(lits)), second: make([]quickByte, len(lits))}
 	add := func(b byte, li int) {
 		i := bytes.IndexByte(p.scan, b)
 		if i < 0 {
@@ -356,6 +368,7 @@ func newPrefilter(lits []literal) *prefilter {
 	for li, l := range lits {
 		r := l.rareIndex()
 		p.rare[li] = r
+		p.second[li] = secondByte(l, r)
 		add(l.text[r], li)
 		if l.fold && otherCase(l.text[r]) != l.text[r] {
 			add(otherCase(l.text[r]), li)
@@ -364,16 +377,20 @@ func newPrefilter(lits []literal) *prefilter {
 	return p
 }
 
-// next returns the index of the next scan[si] in data at or after from,
-// or len(data).
-func (p *prefilter) next(data []byte, si, from int) int {
-	if from >= len(data) {
-		return len(data)
+// secondByte picks the literal's rarest byte besides the one at rare
+// (the same one for a literal of one byte).
+func secondByte(l literal, rare int) quickByte {
+	off, best := rare, -1
+	for i, b := range l.text {
+		if f := l.freq(b); i != rare && (best < 0 || f < best) {
+			off, best = i, f
+		}
 	}
-	if i := bytes.IndexByte(data[from:], p.scan[si]); i >= 0 {
-		return from + i
+	q := quickByte{off: off, want: l.text[off]}
+	if l.fold && 'a' <= q.want && q.want <= 'z' {
+		q.mask = 0x20 // exact for ASCII letters: b|0x20 is c only for c and its upper case
 	}
-	return len(data)
+	return q
 }
 
 // hit is what the prefilter makes of a position.
@@ -390,8 +407,12 @@ const (
 func (p *prefilter) at(data []byte, pos, si int) hit {
 	h := noHit
 	for _, li := range p.byLit[si] {
-		l := &p.lits[li]
 		start := pos - p.rare[li]
+		q := p.second[li]
+		if k := start + q.off; k < 0 || k >= len(data) || data[k]|q.mask != q.want {
+			continue
+		}
+		l := &p.lits[li]
 		end := start + len(l.text)
 		if start < 0 || end > len(data) || !l.equal(data[start:end], l.text) {
 			continue
@@ -448,38 +469,66 @@ func (m *matcher) lines(data []byte, yield func(start, end int) bool) {
 	}
 }
 
-// prefiltered runs the prefilter's scanners side by side, always taking
-// the nearest hit, and confirms candidate lines with the regexp.
+// lineHit is a line the prefilter found, and what it found there.
+type lineHit struct {
+	start, end int
+	h          hit
+}
+
+// prefiltered runs each of the prefilter's scanners over the whole of
+// data, collecting the lines where a literal is, then reports those lines
+// in order, each once, confirming with the regexp those that need it.
+// One scanner at a time keeps each hit to a call of bytes.IndexByte and
+// a comparison; running them side by side, always taking the nearest
+// hit, cost as much again per hit in choosing and restarting scanners,
+// which for a common letter (a case-insensitive query scans both cases of
+// one) was most of the search's matching.
 func (m *matcher) prefiltered(data []byte, yield func(start, end int) bool) {
 	p := m.pre
-	var nextBuf [2 * maxPrefilterLiterals]int
-	next := nextBuf[:len(p.scan)]
-	for i := range next {
-		next[i] = p.next(data, i, 0)
+	var buf [64]lineHit
+	found := buf[:0]
+	for si, b := range p.scan {
+		// With one literal on the scanner (the usual case) its second
+		// byte is looked at here, sparing most hits a call.
+		one := len(p.byLit[si]) == 1
+		var q quickByte
+		if one {
+			li := p.byLit[si][0]
+			q = p.second[li]
+			q.off -= p.rare[li]
+		}
+		for pos := 0; pos < len(data); {
+			i := bytes.IndexByte(data[pos:], b)
+			if i < 0 {
+				break
+			}
+			pos += i
+			if k := pos + q.off; one && (k < 0 || k >= len(data) || data[k]|q.mask != q.want) {
+				pos++
+				continue
+			}
+			h := p.at(data, pos, si)
+			if h == noHit {
+				pos++
+				continue
+			}
+			start, end := lineAt(data, pos)
+			found = append(found, lineHit{start, end, h})
+			pos = end + 1
+		}
 	}
-	for {
-		si, pos := -1, len(data)
-		for i, n := range next {
-			if n < pos {
-				si, pos = i, n
-			}
+	if len(p.scan) > 1 {
+		slices.SortFunc(found, func(a, b lineHit) int { return cmp.Compare(a.start, b.start) })
+	}
+	for i := 0; i < len(found); {
+		f := found[i]
+		// The same line found by several scanners: any whole-branch
+		// hit settles it.
+		for i++; i < len(found) && found[i].start == f.start; i++ {
+			f.h = max(f.h, found[i].h)
 		}
-		if si < 0 {
+		if (f.h == match || m.line.Match(data[f.start:f.end])) && !yield(f.start, f.end) {
 			return
-		}
-		h := p.at(data, pos, si)
-		if h == noHit {
-			next[si] = p.next(data, si, pos+1)
-			continue
-		}
-		start, end := lineAt(data, pos)
-		if (h == match || m.line.Match(data[start:end])) && !yield(start, end) {
-			return
-		}
-		for i, n := range next {
-			if n <= end {
-				next[i] = p.next(data, i, end+1)
-			}
 		}
 	}
 }

@@ -21,10 +21,18 @@ func (s *searcher) closeBase() { s.basef.Close() }
 
 // openFd opens the file at path, under the search folder, for reading.
 // Where the kernel can (openat2 with RESOLVE_BENEATH) it is one system
-// call that cannot leave the folder nor follow a link; elsewhere the open
+// call that cannot leave the folder nor follow a link; when the walk
+// keeps the file's folder open it is one openat of the name alone in that
+// folder (workspace.OpenName), which costs less again; elsewhere the open
 // goes through the folder's os.Root.
 func (s *searcher) openFd(path string) (fd int, done func(), err error) {
 	rel := s.rel(path)
+	// Through the folder's handle when the walk keeps it: one name to
+	// resolve instead of the whole path.
+	err = errNoOpenBeneath
+	if s.dirs.AtParent(rel, func(dirfd uintptr, name string) { fd, err = openName(int(dirfd), name) }) && err == nil {
+		return fd, func() { syscall.Close(fd) }, nil
+	}
 	fd, err = openBeneath(int(s.basef.Fd()), rel)
 	if err == nil {
 		return fd, func() { syscall.Close(fd) }, nil
