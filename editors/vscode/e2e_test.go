@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cline-ls/cline-ls/internal/hookstest"
 	"github.com/cline-ls/cline-ls/internal/testbin"
 	"github.com/cline-ls/cline-ls/internal/testenv"
 )
@@ -45,24 +46,35 @@ func TestVSCodeRealEditor(t *testing.T) {
 		t.Fatalf("the daemon under test does not accept `serve --stdio`, which vscode-languageclient passes, so the extension cannot start it in VS Code: %s", msg)
 	}
 
+	// The hooks scenario (e2e/hooks.mjs): the Go module and the user's
+	// config file with the Claude Code hook scripts of testdata/hooks.
+	hs := hookstest.Find(t)
+	hooksWS, hooksConfig := filepath.Join(t.TempDir(), "ws"), t.TempDir()
+	hookstest.WriteModule(t, hooksWS)
+	hs.WriteConfig(t, hooksConfig, nil)
+
 	run := exec.CommandContext(ctx, node, "run.mjs")
 	run.Dir = "e2e"
-	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "NO_COLOR=1")
+	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "NO_COLOR=1",
+		"CLINE_HOOK_WS="+hooksWS, "CLINE_HOOK_CONFIG="+hooksConfig, "CLINE_HOOK_TRANSCRIPT="+hs.Transcript)
+	run.Env = append(append(run.Env, hookstest.Env(t)...), hookstest.Expectations()...)
 	out, err := run.CombinedOutput()
 	if err != nil {
 		t.Fatalf("e2e/run.mjs: %v\n%s", err, out)
 	}
-	passed := false
+	passed, hooksPassed := false, false
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "[e2e]") {
 			t.Log(line)
 			passed = passed || strings.TrimSpace(line) == "[e2e] PASS"
+			hooksPassed = hooksPassed || strings.TrimSpace(line) == "[e2e] hooks PASS"
 		}
 	}
 	// Exit 0 alone would pass a flow that ended early without failing.
-	if !passed {
-		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS):\n%s", out)
+	if !passed || !hooksPassed {
+		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS) or of the hooks scenario ([e2e] hooks PASS):\n%s", out)
 	}
+	hookstest.Check(t, hooksWS, true)
 }
 
 // acceptsStdio runs `bin serve --stdio` on an empty stdin, as
