@@ -204,13 +204,23 @@ func (s *Server) dropMCP(m *mcpbridge.Manager) {
 }
 
 // mcpSignIn shows the user the URL to sign in to an MCP server at: the
-// editor opens it in the browser (window/showDocument, external). An ACP
+// editor opens it in the browser (window/showDocument, external), or,
+// for an editor that cannot (Neovim 0.7's own LSP client), a message
+// gives it to the user to open. An ACP
 // client has no such request, and a message would need a session the
 // connection's servers do not have: the user is told to sign in from
 // the terminal, whose tokens the daemon then reads.
 func (s *Server) mcpSignIn(ctx context.Context, server, u string) error {
 	if s.dialect == DialectACP {
 		return fmt.Errorf("MCP server %s needs a sign-in; run: cline-ls mcp login %s", server, server)
+	}
+	s.mu.Lock()
+	canShow := s.caps.showDocument
+	s.mu.Unlock()
+	if !canShow {
+		// The user opens it by hand; the sign-in waits for the browser.
+		s.showMessage(wire.MessageInfo, fmt.Sprintf("cline-ls: MCP server %s needs a sign-in: open %s in your browser", server, u))
+		return nil
 	}
 	s.logToClient(ctx, wire.MessageInfo, fmt.Sprintf("MCP server %s needs a sign-in; opening %s", server, u))
 	var res struct {

@@ -189,6 +189,10 @@ link in `*cline*' shows it again."
   "Eglot's capabilities plus experimental.cline (approvals, diffs,
 questions, and diagnostics where Flymake's reports can be followed)."
   (let ((caps (copy-sequence (cl-call-next-method))))
+    ;; window/showDocument: an MCP server's sign-in page, opened with
+    ;; `browse-url' (Eglot 1.9 has no handler of its own).
+    (plist-put caps :window
+               (plist-put (copy-sequence (plist-get caps :window)) :showDocument (list :support t)))
     (plist-put caps :experimental
                (list :cline (list :approvals t :diffs t :questions t
                                   :diagnostics (if (cline--diagnostics-available-p) t :json-false))))))
@@ -2158,6 +2162,25 @@ whose text was BEFORE and would be PROPOSED with every hunk."
 
 
 ;;; Questions
+
+(cl-defmethod eglot-handle-request
+  ((_server cline-eglot-server) (_method (eql 'window/showDocument))
+   &key uri external takeFocus &allow-other-keys)
+  "Show the document at URI: in the browser when EXTERNAL (an MCP
+server's sign-in page, through `browse-url'), else in a buffer, selected
+when TAKEFOCUS.  An address that cannot be opened is shown in a message,
+to open by hand."
+  (if (eq external t)
+      (condition-case err
+          (progn (browse-url uri) (list :success t))
+        (error
+         (message "cline: open this address in your browser: %s (%s)" uri (error-message-string err))
+         (list :success :json-false)))
+    (let* ((path (url-unhex-string (string-remove-prefix "file://" uri)))
+           (buf (and (file-readable-p path) (find-file-noselect path))))
+      (cond ((not buf) (list :success :json-false))
+            ((eq takeFocus t) (pop-to-buffer buf) (list :success t))
+            (t (display-buffer buf) (list :success t))))))
 
 (cl-defmethod eglot-handle-request
   ((_server cline-eglot-server) (_method (eql 'cline/askQuestion))

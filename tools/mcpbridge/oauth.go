@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -121,7 +122,30 @@ func newOAuthHandler(c OAuthConfig, s ServerConfig) (auth.OAuthHandler, error) {
 	if ts := store.load(); ts != nil {
 		cfg.InitialTokenSource = ts
 	}
-	return auth.NewAuthorizationCodeHandler(cfg)
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return refreshFirst{OAuthHandler: h, store: store}, nil
+}
+
+// refreshFirst answers a 401 by refreshing the token when there is a
+// refresh token, and signs in again only when that fails: a server may
+// end a token before the expiry it gave (a restart, a revocation, a
+// clock ahead of ours), and the SDK's handler would send the user to the
+// browser for it.
+type refreshFirst struct {
+	auth.OAuthHandler
+	store *tokenStore
+}
+
+func (h refreshFirst) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if resp.StatusCode == http.StatusUnauthorized && h.store.refresh(ctx) == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil
+	}
+	return h.OAuthHandler.Authorize(ctx, req, resp)
 }
 
 // loopbackFetcher shows the sign-in URL and waits on addr for the
@@ -154,7 +178,15 @@ func loopbackFetcher(addr, server string, signIn func(context.Context, string, s
 			}
 		})}
 		go func() { _ = srv.Serve(l) }()
-		defer srv.Close()
+		// Shut down, not closed: the browser is still reading the page
+		// when the code arrives.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if srv.Shutdown(sctx) != nil {
+				srv.Close()
+			}
+		}()
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SignInWait)
 		defer cancel()
 		stop := context.AfterFunc(ctx, cancel)
@@ -174,17 +206,24 @@ func loopbackFetcher(addr, server string, signIn func(context.Context, string, s
 	}
 }
 
-// tokenStore keeps one server's tokens in a file of mode 0600.
+// tokenStore keeps one server's tokens in a file of mode 0600, and is
+// the token source of every request to it: a refresh, the oauth2
+// library's or a forced one, goes through it and is saved.
 type tokenStore struct {
 	path   string
 	url    string
 	logger *slog.Logger
 
-	mu   sync.Mutex
-	last tokenFile
+	mu     sync.Mutex
+	last   tokenFile
+	oc     *oauth2.Config
+	ctx    context.Context // the HTTP client refreshes use
+	src    oauth2.TokenSource
+	access string // the access token last handed out
+	forced string // the access token a forced refresh gave
 }
 
-// load returns a token source from the file, or nil.
+// load returns the file's tokens as the token source, or nil.
 func (t *tokenStore) load() oauth2.TokenSource {
 	if t.path == "" {
 		return nil
@@ -199,30 +238,79 @@ func (t *tokenStore) load() oauth2.TokenSource {
 	}
 	oc := &oauth2.Config{ClientID: f.ClientID, ClientSecret: f.ClientSecret, Scopes: f.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: f.AuthURL, TokenURL: f.TokenURL, AuthStyle: oauth2.AuthStyle(f.AuthStyle)}}
-	t.last = f
 	return t.source(context.Background(), oc, f.Token)
 }
 
-// source is the token source of a sign-in, saving each new token.
+// source makes tok, from a sign-in or the file, the current token.
 func (t *tokenStore) source(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
 	t.mu.Lock()
 	t.last = tokenFile{URL: t.url, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthURL: oc.Endpoint.AuthURL,
 		TokenURL: oc.Endpoint.TokenURL, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: oc.Scopes}
+	t.oc, t.ctx, t.src, t.access = oc, ctx, oc.TokenSource(ctx, tok), tok.AccessToken
 	t.mu.Unlock()
 	t.save(tok)
-	return &savingSource{base: oc.TokenSource(ctx, tok), store: t, last: tok.AccessToken}
+	return t
+}
+
+// Token hands out the current token, refreshed by the oauth2 library
+// when it has expired; a new one is saved.
+func (t *tokenStore) Token() (*oauth2.Token, error) {
+	t.mu.Lock()
+	src := t.src
+	t.mu.Unlock()
+	if src == nil {
+		return nil, errors.New("not signed in")
+	}
+	tok, err := src.Token()
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	fresh := tok.AccessToken != t.access
+	t.access = tok.AccessToken
+	t.mu.Unlock()
+	if fresh {
+		t.save(tok)
+	}
+	return tok, nil
+}
+
+// refresh gets a new access token with the refresh token, once per
+// access token: a refreshed token the server refuses too means a new
+// sign-in.
+func (t *tokenStore) refresh(ctx context.Context) error {
+	t.mu.Lock()
+	oc, rctx, f := t.oc, t.ctx, t.last
+	stale := t.access != "" && t.access == t.forced
+	t.mu.Unlock()
+	if oc == nil || f.Token == nil || f.Token.RefreshToken == "" || stale {
+		return errors.New("no refresh token to use")
+	}
+	if rctx == nil {
+		rctx = ctx
+	}
+	tok, err := oc.TokenSource(rctx, &oauth2.Token{RefreshToken: f.Token.RefreshToken}).Token()
+	if err != nil {
+		t.logger.Info("mcp: refreshing the sign-in failed; signing in again", "err", err)
+		return err
+	}
+	t.mu.Lock()
+	t.src, t.access, t.forced = oc.TokenSource(rctx, tok), tok.AccessToken, tok.AccessToken
+	t.mu.Unlock()
+	t.save(tok)
+	return nil
 }
 
 // save writes the token; a failure is logged (without the token) and
 // the sign-in lasts until the daemon exits.
 func (t *tokenStore) save(tok *oauth2.Token) {
+	t.mu.Lock()
+	t.last.Token = tok
+	f := t.last
+	t.mu.Unlock()
 	if t.path == "" {
 		return
 	}
-	t.mu.Lock()
-	f := t.last
-	f.Token = tok
-	t.mu.Unlock()
 	b, _ := json.Marshal(f)
 	if err := writePrivate(t.path, b); err != nil {
 		t.logger.Warn("mcp: the sign-in's tokens could not be saved", "err", err)
@@ -252,29 +340,4 @@ func writePrivate(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// savingSource saves each token its base hands out that is new (a
-// refresh).
-type savingSource struct {
-	base  oauth2.TokenSource
-	store *tokenStore
-
-	mu   sync.Mutex
-	last string
-}
-
-func (s *savingSource) Token() (*oauth2.Token, error) {
-	tok, err := s.base.Token()
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	fresh := tok.AccessToken != s.last
-	s.last = tok.AccessToken
-	s.mu.Unlock()
-	if fresh {
-		s.store.save(tok)
-	}
-	return tok, nil
 }

@@ -59,8 +59,9 @@ func TestTokensKeptPrivately(t *testing.T) {
 	}
 
 	// A token the source hands out anew (a refresh) is saved.
-	ss := ts.(*savingSource)
-	ss.base = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "access-2", RefreshToken: "refresh-sekrit", Expiry: time.Now().Add(time.Hour)})
+	store.mu.Lock()
+	store.src = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "access-2", RefreshToken: "refresh-sekrit", Expiry: time.Now().Add(time.Hour)})
+	store.mu.Unlock()
 	if _, err := ts.Token(); err != nil {
 		t.Fatal(err)
 	}

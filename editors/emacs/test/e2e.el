@@ -11,6 +11,7 @@
 ;;                          | stockedits | livemodel | killed | held | hunks
 ;;                          | hunkparse
 ;;                          | hooks | hooks-trust | hooks-distrust (test/hooks.el)
+;;                          | mcp (test/mcp.el)
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -1301,6 +1302,7 @@ expects both in the tool results, or the turn fails."
     (e2e-shutdown server)))
 
 (load (expand-file-name "hooks.el" e2e-here) nil t)
+(load (expand-file-name "mcp.el" e2e-here) nil t)
 
 (defun e2e-dump (name)
   "Print buffer NAME to stderr, for a failure's report."
@@ -1326,6 +1328,7 @@ expects both in the tool results, or the turn fails."
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
         ("diagnostics" (e2e-flow-diagnostics))
+        ("mcp" (e2e-flow-mcp))
         ("hooks" (e2e-flow-hooks))
         ("hooks-trust" (e2e-flow-hooks-trust))
         ("hooks-distrust" (e2e-flow-hooks-distrust))

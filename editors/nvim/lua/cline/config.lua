@@ -17,6 +17,10 @@ M.defaults = {
   root_markers = { '.git', '.hg', '.svn' },
   -- Extra client capabilities, merged over Neovim's own.
   capabilities = nil,
+  -- How an address the daemon asks to open (an MCP server's sign-in
+  -- page) is opened: a function(url) returning false when it could not;
+  -- by default vim.ui.open (0.10), else $BROWSER or xdg-open.
+  open_url = nil,
   -- Passed to the LSP client; a short debounce keeps the daemon's mirror
   -- of a buffer close behind the keyboard.
   flags = { debounce_text_changes = 50 },

@@ -355,6 +355,8 @@ handlers['cline/diff'] = function(_, params, ctx)
   end
 end
 
+handlers['window/showDocument'] = require('cline.browse').show_document
+
 handlers['cline/askQuestion'] = function(_, params, ctx)
   params = type(params) == 'table' and params or {}
   local st = state_for_session(params.sessionId, ctx)
@@ -388,6 +390,8 @@ local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = type(caps.experimental) == 'table' and caps.experimental or {}
   caps.experimental.cline = { approvals = true, diffs = true, questions = true, diagnostics = diagnostics.available() }
+  caps.window = caps.window or {}
+  caps.window.showDocument = { support = true }
   if config.options.capabilities then
     caps = vim.tbl_deep_extend('force', caps, config.options.capabilities)
   end
