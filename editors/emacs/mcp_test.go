@@ -18,7 +18,9 @@ import (
 // and its elicitation is asked in Emacs (flow mcp, test/mcp.el).
 func TestEmacsMCPSignInAndQuestions(t *testing.T) {
 	emacs := emacsOrSkip(t)
-	python := testenv.LookPath(t, "python3", "the stand-in browser follows the sign-in page with it")
+	// By name: under CI's Debian 13 root the editor, and the browser it
+	// starts, run in that root, with its own python3.
+	testenv.LookPath(t, "python3", "the stand-in browser follows the sign-in page with it")
 	here, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func TestEmacsMCPSignInAndQuestions(t *testing.T) {
 	srv := mcptest.NewOAuthServer(t)
 	dir := t.TempDir()
 	browser, log := filepath.Join(dir, "browser"), filepath.Join(dir, "browser.log")
-	script := "#!/bin/sh\nexec " + python + ` -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" >>` + log + " 2>&1\n"
+	script := "#!/bin/sh\nexec python3" + ` -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" >>` + log + " 2>&1\n"
 	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
