@@ -15,6 +15,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
+	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -100,6 +101,40 @@ func TestLSPToolsOfferedAsDeclared(t *testing.T) {
 				t.Errorf("language-server tools = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLSPToolsAnnounced: initialize's experimental.cline.tools names the
+// language-server tools only for what the client declared.
+func TestLSPToolsAnnounced(t *testing.T) {
+	for _, tc := range []struct {
+		features any
+		want     []string
+	}{
+		{nil, nil},
+		{[]string{"rename", "hover"}, []string{"rename_symbol"}},
+		{allLSP, []string{"find_references", "go_to_definition", "document_symbols", "rename_symbol"}},
+	} {
+		ctx := testCtx(t)
+		ed := rpctest.New(t, rpc.Options{ToolNames: tools.BuiltinNames})
+		caps := map[string]any{}
+		if tc.features != nil {
+			caps["experimental"] = map[string]any{"cline": map[string]any{"lsp": tc.features}}
+		}
+		res, err := ed.Initialize(ctx, t.TempDir(), map[string]any{"capabilities": caps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, all []string
+		for _, n := range res["capabilities"].(map[string]any)["experimental"].(map[string]any)["cline"].(map[string]any)["tools"].([]any) {
+			all = append(all, n.(string))
+			if strings.HasSuffix(n.(string), "_symbol") || strings.HasSuffix(n.(string), "_symbols") || n == "find_references" || n == "go_to_definition" {
+				got = append(got, n.(string))
+			}
+		}
+		if !slices.Equal(got, tc.want) || !slices.Contains(all, "read_files") {
+			t.Errorf("declared %v: announced %v", tc.features, all)
+		}
 	}
 }
 
