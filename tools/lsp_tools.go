@@ -154,10 +154,27 @@ func (l *lspEnv) target(ctx context.Context, a lspArgs) (lspTarget, error) {
 		end := m.Offset(workspace.Position{Line: uint32(n - 1), Character: ^uint32(0)}, workspace.UTF8)
 		return start, ft.Text[start:end]
 	}
+	// A name written as the model would write it in prose (`Foo()`,
+	// pkg.Foo, Type::method) is looked for as written, then as its last
+	// identifier, which is what the file spells at a use.
+	forms := symbolForms(a.Symbol)
+	pick := func(text string) []int {
+		for _, f := range forms {
+			if hits := wordHits(text, f); len(hits) > 0 {
+				a.Symbol, t.symbol = f, f
+				return hits
+			}
+		}
+		return nil
+	}
+	if len(forms) > 0 {
+		a.Symbol = forms[0]
+		t.symbol = a.Symbol
+	}
 	switch {
 	case a.Symbol != "" && a.Line > 0:
 		start, text := lineText(a.Line)
-		hits := wordHits(text, a.Symbol)
+		hits := pick(text)
 		switch {
 		case len(hits) == 0:
 			return t, lspRefusal(fmt.Sprintf("`%s` is not on line %d of %s, which reads: %s", a.Symbol, a.Line, display, clipShown(strings.TrimSpace(text))))
@@ -174,7 +191,7 @@ func (l *lspEnv) target(ctx context.Context, a lspArgs) (lspTarget, error) {
 		}
 		return t, lspRefusal(fmt.Sprintf("`%s` occurs %d times on line %d of %s (columns %s); give column to pick one.", a.Symbol, len(hits), a.Line, display, hitColumns(text, hits)))
 	case a.Symbol != "":
-		hits := wordHits(ft.Text, a.Symbol)
+		hits := pick(ft.Text)
 		if len(hits) == 1 {
 			return at(hits[0]), nil
 		}
@@ -237,6 +254,27 @@ func (l *lspEnv) declared(ctx context.Context, uri string, match func(LSPSymbol)
 		return LSPSymbol{}, false
 	}
 	return found[0], true
+}
+
+// symbolForms are the spellings a symbol the model named is looked for
+// in: as given (without quotes, backticks or a call's parentheses), then
+// its last identifier when it is qualified.
+func symbolForms(raw string) []string {
+	s := strings.TrimSpace(raw)
+	s = strings.Trim(s, "`'\"")
+	s = strings.TrimSuffix(strings.TrimSpace(s), "()")
+	if s == "" {
+		return nil
+	}
+	out := []string{s}
+	last := strings.LastIndexFunc(s, func(r rune) bool { return !isIdent(r) })
+	if last >= 0 && last < len(s)-1 {
+		_, size := utf8.DecodeRuneInString(s[last:])
+		if tail := s[last+size:]; tail != "" {
+			out = append(out, tail)
+		}
+	}
+	return out
 }
 
 // wordHits returns the byte offsets where word occurs in text as a whole
