@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -408,13 +409,14 @@ func TestLSPDocumentSymbols(t *testing.T) {
 // and a huge answer each end as a clear tool result, and the daemon goes
 // on serving.
 func TestLSPClientErrors(t *testing.T) {
-	ctx := testCtx(t)
+	// A failure guard, not a timing assertion: two answers of 100,000
+	// locations each cross the pipe and are decoded, which takes a while
+	// under the race detector on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	ed, root := lspEditor(t, []string{"references"}, nil, nil)
 	aURI := workspace.PathToURI(filepath.Join(root, "a.go"))
-	huge := make([]any, 100_000)
-	for i := range huge {
-		huge[i] = loc(aURI, uint32(i%7), 0)
-	}
+	huge := locations(100_000, func(i int) (string, uint32) { return aURI, uint32(i % 7) })
 	call := map[string]any{"path": "a.go", "symbol": "Bar"}
 	for _, tc := range []struct {
 		name    string
@@ -438,15 +440,31 @@ func TestLSPClientErrors(t *testing.T) {
 		})
 	}
 	// Many distinct places: cut at the bound with a note.
-	many := make([]any, 100_000)
-	for i := range many {
-		many[i] = loc(workspace.PathToURI(filepath.Join(root, fmt.Sprintf("f%06d.go", i))), 0, 0)
-	}
+	many := locations(100_000, func(i int) (string, uint32) {
+		return workspace.PathToURI(filepath.Join(root, fmt.Sprintf("f%06d.go", i))), 0
+	})
 	serveLSP(ed, map[string]func(json.RawMessage) (any, error){"textDocument/references": constant(many)})
 	r := callTool(t, ctx, ed, "find_references", call)
 	if r.IsError || !strings.Contains(r.Content, "100000 references to `Bar` (a.go:6) in 100000 files:") || !strings.Contains(r.Content, "… and 99800 more not listed (100000 in all)") || len(r.Content) > 48_000 {
 		t.Fatalf("huge result: %d bytes, %.500s … %s", len(r.Content), r.Content, r.Content[max(0, len(r.Content)-300):])
 	}
+}
+
+// locations is n Locations as JSON, the ith at (uri, line) of at(i),
+// written once rather than marshalled from maps at every answer.
+func locations(n int, at func(i int) (string, uint32)) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		uri, line := at(i)
+		u, _ := json.Marshal(uri)
+		fmt.Fprintf(&b, `{"uri":%s,"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":3}}}`, u, line, line)
+	}
+	b.WriteByte(']')
+	return json.RawMessage(b.String())
 }
 
 // TestLSPCancelEndsTheWait: cancelling the turn ends the daemon's wait
