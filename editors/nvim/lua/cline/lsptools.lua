@@ -91,12 +91,18 @@ end
 -- line_of returns line n (0-based) of uri's text: the buffer's when
 -- loaded, else the file's, reading no further than that line.
 local function line_of(uri, n)
-  local ok, buf = pcall(vim.uri_to_bufnr, uri)
-  if ok and vim.api.nvim_buf_is_loaded(buf) then
-    return vim.api.nvim_buf_get_lines(buf, n, n + 1, false)[1] or ''
-  end
   local okp, path = pcall(vim.uri_to_fname, uri)
-  if not okp or vim.fn.filereadable(path) ~= 1 then
+  if not okp then
+    return ''
+  end
+  -- uri_to_bufnr would make a buffer for every file a result names.
+  if vim.fn.bufexists(path) == 1 then
+    local buf = vim.uri_to_bufnr(uri)
+    if vim.api.nvim_buf_is_loaded(buf) then
+      return vim.api.nvim_buf_get_lines(buf, n, n + 1, false)[1] or ''
+    end
+  end
+  if vim.fn.filereadable(path) ~= 1 then
     return ''
   end
   local lines = vim.fn.readfile(path, '', n + 1)
@@ -214,20 +220,23 @@ M.convert_result = convert_result
 -- Requests -------------------------------------------------------------
 
 -- buffer_for returns the document's buffer, loading a file not loaded;
--- loaded says the plugin loaded it (and unloads it after).
+-- after says how to leave it once answered: 'wipe' a buffer made for the
+-- request, 'unload' one that was listed but not loaded, nil for a
+-- buffer the user has loaded.
 local function buffer_for(uri)
   local ok, path = pcall(vim.uri_to_fname, uri)
   if not ok or path == '' then
-    return nil, false, 'not a file URI: ' .. tostring(uri)
+    return nil, nil, 'not a file URI: ' .. tostring(uri)
   end
-  local buf = vim.fn.bufnr(path)
-  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
-    return buf, false
+  -- bufexists takes the name exactly (bufnr would read it as a pattern).
+  local existed = vim.fn.bufexists(path) == 1
+  if not existed and vim.fn.filereadable(path) ~= 1 then
+    return nil, nil, path .. ' is not a readable file'
   end
-  if vim.fn.filereadable(path) ~= 1 then
-    return nil, false, path .. ' is not a readable file'
+  local buf = vim.uri_to_bufnr(uri)
+  if vim.api.nvim_buf_is_loaded(buf) then
+    return buf, nil
   end
-  buf = vim.fn.bufadd(path)
   vim.fn.bufload(buf)
   -- bufload reads the file without the autocommands that open it in a
   -- window; the user's servers attach on its filetype.
@@ -236,7 +245,7 @@ local function buffer_for(uri)
       vim.cmd('filetype detect')
     end)
   end
-  return buf, true
+  return buf, existed and 'unload' or 'wipe'
 end
 
 local function error_of(code, message)
@@ -286,7 +295,7 @@ function M.handle(params, self_client)
   if type(doc) ~= 'string' then
     return nil, error_of(-32602, 'params.textDocument.uri: required')
   end
-  local buf, loaded, why = buffer_for(doc)
+  local buf, after, why = buffer_for(doc)
   if not buf then
     return nil, error_of(-32602, why)
   end
@@ -300,7 +309,7 @@ function M.handle(params, self_client)
     return out
   end
   local list = servers()
-  if #list == 0 and loaded then
+  if #list == 0 and after then
     vim.wait(M.attach_ms, function()
       list = servers()
       return #list > 0
@@ -308,10 +317,10 @@ function M.handle(params, self_client)
   end
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':~:.')
   local function done()
-    if loaded and vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].modified then
-      -- Gone again, as the user left it: an edit of a file not open goes
-      -- to disk like any other.
-      pcall(vim.api.nvim_buf_delete, buf, { unload = false })
+    if after and vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].modified then
+      -- As the user left it: an edit of a file not open goes to disk like
+      -- any other.
+      pcall(vim.api.nvim_buf_delete, buf, { unload = after == 'unload' })
     end
   end
   if #list == 0 then
