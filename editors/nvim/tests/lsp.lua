@@ -2,8 +2,9 @@
 -- against a real gopls, started the way a user's configuration starts
 -- it (vim.lsp.start_client and a FileType autocommand), not by the
 -- plugin: find_references on a file not open (the plugin loads it, waits
--- for gopls to attach, unloads it), then rename_symbol, approved, whose
--- edits land in the open buffer and on disk for the file not open.
+-- for gopls to attach, unloads it), document_symbols, a rename gopls
+-- refuses (its error reaches the model), then rename_symbol, approved,
+-- whose edits land in the open buffer and on disk for the file not open.
 local here = debug.getinfo(1, 'S').source:sub(2):match('(.*/)') or './'
 local H = dofile(here .. 'harness.lua')
 local env = H.env

@@ -328,7 +328,7 @@ function M.handle(params, self_client)
     return nil, error_of(-32603, 'no language server attached to ' .. name .. ' answers ' .. method)
   end
   local conn = enc_of(self_client)
-  local pending, answers, errors = #list, {}, {}
+  local pending, answered, answers, errors = #list, 0, {}, {}
   for _, c in ipairs(list) do
     local enc = enc_of(c)
     local q = vim.deepcopy(p)
@@ -337,7 +337,10 @@ function M.handle(params, self_client)
       if err then
         table.insert(errors, c.name .. ': ' .. tostring(type(err) == 'table' and err.message or err))
       else
-        table.insert(answers, convert_result(method, result, doc, enc, conn))
+        answered = answered + 1
+        if result ~= nil and result ~= vim.NIL then
+          table.insert(answers, convert_result(method, result, doc, enc, conn))
+        end
       end
       pending = pending - 1
     end, buf)
@@ -350,7 +353,7 @@ function M.handle(params, self_client)
     return pending <= 0
   end, 10)
   done()
-  if #answers == 0 then
+  if answered == 0 then
     if not finished then
       return nil, error_of(-32603, 'the language servers of ' .. name .. ' did not answer ' .. method .. ' in time')
     end
