@@ -34,6 +34,10 @@ const (
 	NameSpawnAgent          = "spawn_agent"
 	NameUseMCPTool          = "use_mcp_tool"
 	NameAccessMCPResource   = "access_mcp_resource"
+	NameFindReferences      = "find_references"
+	NameGoToDefinition      = "go_to_definition"
+	NameDocumentSymbols     = "document_symbols"
+	NameRenameSymbol        = "rename_symbol"
 )
 
 // specFiles holds each built-in tool's model-facing description
@@ -82,6 +86,12 @@ func builtinTable() []builtinMeta {
 		{NameSpawnAgent, "Subagent", KindOther, true, func(c Context) bool { return !c.Subagent }},
 		{NameUseMCPTool, "MCP tool", KindOther, false, func(c Context) bool { return c.HasMCP }},
 		{NameAccessMCPResource, "MCP resource", KindRead, false, func(c Context) bool { return c.HasMCP }},
+		// The editor's language servers (PROTOCOL.md §11), offered for
+		// what the client declared.
+		{NameFindReferences, "Find references", KindSearch, true, needsLSP(NameFindReferences)},
+		{NameGoToDefinition, "Go to definition", KindRead, true, needsLSP(NameGoToDefinition)},
+		{NameDocumentSymbols, "Document symbols", KindRead, true, needsLSP(NameDocumentSymbols)},
+		{NameRenameSymbol, "Rename symbol", KindEdit, false, needsLSP(NameRenameSymbol)},
 	}
 }
 
