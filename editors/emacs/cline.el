@@ -46,6 +46,9 @@
 (require 'jsonrpc)
 (require 'eglot)
 (require 'flymake)
+(require 'cline-lsp (expand-file-name "cline-lsp" (file-name-directory
+                                                  (or load-file-name (bound-and-true-p byte-compile-current-file)
+                                                      buffer-file-name default-directory))))
 
 ;; Eglot's names for the "confirm server edits" option: the first is
 ;; Eglot < 1.16's, the second the current one.  Declared so that `let'
@@ -176,13 +179,16 @@ link in `*cline*' shows it again."
 (defclass cline-eglot-server (eglot-lsp-server) ()
   :documentation "A cline-ls connection: Eglot plus the cline/ methods.")
 
-(cl-defmethod eglot-client-capabilities ((_server cline-eglot-server))
+(cl-defmethod eglot-client-capabilities ((server cline-eglot-server))
   "Eglot's capabilities plus experimental.cline (approvals, diffs,
-questions, and diagnostics where Flymake's reports can be followed)."
+questions, diagnostics where Flymake's reports can be followed, and
+what the project's other language servers answer: cline-lsp.el)."
   (let ((caps (copy-sequence (cl-call-next-method))))
     (plist-put caps :experimental
-               (list :cline (list :approvals t :diffs t :questions t
-                                  :diagnostics (if (cline--diagnostics-available-p) t :json-false))))))
+               (list :cline (append (list :approvals t :diffs t :questions t
+                                          :diagnostics (if (cline--diagnostics-available-p) t :json-false))
+                                    (when-let ((lsp (cline-lsp-capability server)))
+                                      (list :lsp lsp)))))))
 
 
 ;;; The editor's diagnostics for the daemon (cline/diagnostics)
@@ -417,7 +423,9 @@ agent.  Returns the server, or nil when it is still starting."
       existing)
      (t
       (unless own-mode
-        (message "cline: %s buffers stay with their own server; the agent sees them on disk"
+        (message (if cline-lsp-share-buffers
+                     "cline: %s buffers stay with their own server and are shared with the agent"
+                   "cline: %s buffers stay with their own server; the agent sees them on disk")
                  major-mode))
       (let* ((eglot-server-programs (list (cons modes #'cline-eglot-contact)))
              (current-prefix-arg nil)
