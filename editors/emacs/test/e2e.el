@@ -7,7 +7,7 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model | hostile | diagnostics
+;;                          | model | hostile | diagnostics | lsp (e2e-lsp.el)
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -903,6 +903,7 @@ expects both in the tool results, or the turn fails."
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
         ("diagnostics" (e2e-flow-diagnostics))
+        ("lsp" (load (expand-file-name "e2e-lsp.el" e2e-here) nil t) (e2e-flow-lsp))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))
