@@ -27,9 +27,14 @@ type initializeParams struct {
 	// ShowMessageRequest: capabilities.window.showMessage (LSP 3.16+,
 	// which Neovim sends) or showMessageRequest (older clients) is there.
 	ShowMessageRequest bool
-	ShowDocument       bool                                                    // capabilities.window.showDocument.support
-	Cline              struct{ Approvals, Diffs, Questions, Diagnostics bool } // capabilities.experimental.cline
-	Options            json.RawMessage                                         // initializationOptions
+	ShowDocument       bool // capabilities.window.showDocument.support
+	// Cline is capabilities.experimental.cline; LSP holds the features
+	// of PROTOCOL.md §11 the client declared that the daemon knows.
+	Cline struct {
+		Approvals, Diffs, Questions, Diagnostics bool
+		LSP                                      []string
+	}
+	Options json.RawMessage // initializationOptions
 }
 
 // initializeWire is the part of initialize's params the daemon reads, in
@@ -63,10 +68,11 @@ type initializeWire struct {
 		} `json:"window"`
 		Experimental struct {
 			Cline struct {
-				Approvals   bool `json:"approvals"`
-				Diffs       bool `json:"diffs"`
-				Questions   bool `json:"questions"`
-				Diagnostics bool `json:"diagnostics"`
+				Approvals   bool     `json:"approvals"`
+				Diffs       bool     `json:"diffs"`
+				Questions   bool     `json:"questions"`
+				Diagnostics bool     `json:"diagnostics"`
+				LSP         []string `json:"lsp"`
 			} `json:"cline"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -101,6 +107,13 @@ func decodeInitializeParams(raw []byte) (initializeParams, error) {
 	p.ShowDocument = c.Window.ShowDocument.Support
 	p.Cline.Approvals, p.Cline.Diffs, p.Cline.Questions = c.Experimental.Cline.Approvals, c.Experimental.Cline.Diffs, c.Experimental.Cline.Questions
 	p.Cline.Diagnostics = c.Experimental.Cline.Diagnostics
+	// A feature the daemon does not know (a newer client's) is left
+	// out: it enables nothing.
+	for _, f := range c.Experimental.Cline.LSP {
+		if slices.Contains(tools.LSPFeatures(), f) && !slices.Contains(p.Cline.LSP, f) {
+			p.Cline.LSP = append(p.Cline.LSP, f)
+		}
+	}
 	p.Options = w.Options
 	return p, nil
 }
@@ -149,6 +162,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 		clineDiffs:       p.Cline.Diffs,
 		clineQuestions:   p.Cline.Questions,
 		clineDiags:       p.Cline.Diagnostics,
+		lsp:              p.Cline.LSP,
 		applyEdit:        p.ApplyEdit,
 		docChanges:       p.DocumentChanges,
 		workDoneProgress: p.WorkDoneProgress,

@@ -75,7 +75,7 @@ func TestInitializeResult(t *testing.T) {
 	if got.ServerInfo.Name != "cline-ls" || got.ServerInfo.Version != "1.2.3" {
 		t.Errorf("serverInfo = %+v", got.ServerInfo)
 	}
-	if cl := c.Experimental.Cline; cl.ProtocolVersion != 2 || strings.Join(cl.Modes, ",") != "plan,act,search,minimal,yolo" || strings.Join(cl.Tools, ",") != "read_files,editor" {
+	if cl := c.Experimental.Cline; cl.ProtocolVersion != 3 || strings.Join(cl.Modes, ",") != "plan,act,search,minimal,yolo" || strings.Join(cl.Tools, ",") != "read_files,editor" {
 		t.Errorf("experimental.cline = %+v", cl)
 	}
 	if got := strings.Join(c.ExecuteCommandProvider.Commands, ","); got != "cline.newSession,cline.prompt,cline.setMode,cline.cancel,cline.compact,cline.checkpoints,cline.restore,cline.forkSession" {

@@ -32,6 +32,14 @@ const (
 	methodTools            = "cline/tools"
 	methodAskQuestion      = "cline/askQuestion"
 	methodDiagnostics      = "cline/diagnostics" // PROTOCOL.md §10
+	methodLSPRequest       = "cline/lspRequest"  // PROTOCOL.md §11
+
+	// The methods of the editor's language servers a cline/lspRequest
+	// carries (PROTOCOL.md §11).
+	lspReferences     = "textDocument/references"
+	lspDefinition     = "textDocument/definition"
+	lspRename         = "textDocument/rename"
+	lspDocumentSymbol = "textDocument/documentSymbol"
 
 	// Checkpoints (PROTOCOL.md §8); the ACP dialect names them as
 	// extension methods.
@@ -68,7 +76,7 @@ const (
 
 // ProtocolVersion is the version of the cline wire protocol this daemon
 // speaks, announced in experimental.cline.protocolVersion.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // lspReceived lists the standard LSP methods the server handles, and
 // lspSent those it sends; a test checks both against the LSP meta model

@@ -114,7 +114,8 @@ type clientCaps struct {
 	clineApprovals   bool
 	clineDiffs       bool
 	clineQuestions   bool
-	clineDiags       bool // sends cline/diagnostics (PROTOCOL.md §10)
+	clineDiags       bool     // sends cline/diagnostics (PROTOCOL.md §10)
+	lsp              []string // answers cline/lspRequest for these (PROTOCOL.md §11)
 	applyEdit        bool
 	showMessageReq   bool
 	showDocument     bool // window/showDocument

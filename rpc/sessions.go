@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"runtime/trace"
 	"slices"
 	"strings"
@@ -257,6 +258,10 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
+	lsp := s.lspFeatures()
+	if len(lsp) > 0 {
+		maps.Copy(impls, tools.LSPTools(f, editorServers{s}, lsp))
+	}
 	findSkills := func() []tools.Skill {
 		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
 	}
@@ -269,6 +274,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
 		Impls:      impls,
 		Background: bg,
+		LSP:        lsp,
 		Extra:      extra,
 		Skills:     func() []string { return tools.SkillNames(findSkills()) },
 		Subagents:  subagents,

@@ -56,6 +56,10 @@ type Config struct {
 	// session owns it and kills what runs there when it closes. Nil
 	// means none.
 	Background *tools.Background
+	// LSP is what the client answers of its editor's language servers
+	// (tools.Context.LSP; the impls were made with tools.LSPTools); nil
+	// offers none of their tools.
+	LSP []string
 	// Extra returns the dynamic tools (MCP servers' tools, configured
 	// subagents) at each model request, since MCP servers come and go;
 	// nil means none.
@@ -1078,6 +1082,7 @@ func (s *Session) toolContext(mode string) tools.Context {
 		ctx.Skills = s.cfg.Skills()
 	}
 	ctx.Background = s.cfg.Background.Len() > 0
+	ctx.LSP = s.cfg.LSP
 	return ctx
 }
 

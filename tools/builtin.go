@@ -32,6 +32,10 @@ const (
 	NameSpawnAgent          = "spawn_agent"
 	NameUseMCPTool          = "use_mcp_tool"
 	NameAccessMCPResource   = "access_mcp_resource"
+	NameFindReferences      = "find_references"
+	NameGoToDefinition      = "go_to_definition"
+	NameDocumentSymbols     = "document_symbols"
+	NameRenameSymbol        = "rename_symbol"
 )
 
 // specFiles holds each built-in tool's model-facing description
@@ -80,6 +84,12 @@ func builtinTable() []builtinMeta {
 		{NameSpawnAgent, "Subagent", KindOther, true, func(c Context) bool { return !c.Subagent }},
 		{NameUseMCPTool, "MCP tool", KindOther, false, func(c Context) bool { return c.HasMCP }},
 		{NameAccessMCPResource, "MCP resource", KindRead, false, func(c Context) bool { return c.HasMCP }},
+		// The editor's language servers (PROTOCOL.md §11), offered for
+		// what the client declared.
+		{NameFindReferences, "Find references", KindSearch, true, hasLSP(LSPReferences)},
+		{NameGoToDefinition, "Go to definition", KindRead, true, hasLSP(LSPDefinition)},
+		{NameDocumentSymbols, "Document symbols", KindRead, true, hasLSP(LSPDocumentSymbols)},
+		{NameRenameSymbol, "Rename symbol", KindEdit, false, hasLSP(LSPRename)},
 	}
 }
 

@@ -36,6 +36,10 @@ func TestBuiltinSpecsMatchDesignTable(t *testing.T) {
 		{"spawn_agent", []string{"prompt"}, []string{"prompt"}},
 		{"use_mcp_tool", []string{"server_name", "tool_name", "arguments"}, []string{"server_name", "tool_name"}},
 		{"access_mcp_resource", []string{"server_name", "uri"}, []string{"server_name", "uri"}},
+		{"find_references", []string{"path", "symbol", "line", "column"}, []string{"path"}},
+		{"go_to_definition", []string{"path", "symbol", "line", "column"}, []string{"path"}},
+		{"document_symbols", []string{"path"}, []string{"path"}},
+		{"rename_symbol", []string{"path", "symbol", "line", "column", "new_name"}, []string{"path", "new_name"}},
 	}
 	specs := BuiltinSpecs()
 	if len(specs) != len(want) {

@@ -46,7 +46,7 @@ const (
 func (g Group) Tools() []string {
 	switch g {
 	case GroupRead:
-		return []string{NameReadFiles, NameListFiles, NameListCodeDefinitions}
+		return []string{NameReadFiles, NameListFiles, NameListCodeDefinitions, NameFindReferences, NameGoToDefinition, NameDocumentSymbols}
 	case GroupSearch:
 		return []string{NameSearchCodebase}
 	case GroupCommands:
@@ -54,7 +54,7 @@ func (g Group) Tools() []string {
 	case GroupWeb:
 		return []string{NameFetchWebContent}
 	case GroupEditor:
-		return []string{NameEditor, NameReplaceInFile, NameApplyPatch, NameWriteToFile}
+		return []string{NameEditor, NameReplaceInFile, NameApplyPatch, NameWriteToFile, NameRenameSymbol}
 	case GroupSkills:
 		return []string{NameUseSkill}
 	case GroupAsk:

@@ -71,6 +71,9 @@ type Context struct {
 	// Background: the session holds background commands, so the tools
 	// that read and stop them are offered (Background.Len).
 	Background bool
+	// LSP is what the client's editor answers of its language servers
+	// (PROTOCOL.md §11: LSPReferences, …); each enables its tools.
+	LSP []string
 }
 
 // Spec describes a tool to the registry, the converters and the model.

@@ -267,3 +267,17 @@ type CommandArgs struct {
 	SessionID string `json:"sessionId,omitzero"`
 	Text      string `json:"text,omitzero"`
 }
+
+// LSPRequestParams is the params of cline/lspRequest (PROTOCOL.md §11):
+// an LSP method of the editor's language servers and its params, in LSP
+// shape, for the client to ask them.
+type LSPRequestParams struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// LSPRequestResult is the answer to cline/lspRequest: what the editor's
+// language servers answered, in LSP shape (null when none answered).
+type LSPRequestResult struct {
+	Result json.RawMessage `json:"result"`
+}

@@ -380,6 +380,11 @@ handlers['workspace/applyEdit'] = function(err, params, ctx, cfg)
   return default(err, params, ctx, cfg)
 end
 
+-- The editor's language servers for the daemon's tools (lsptools.lua).
+handlers['cline/lspRequest'] = function(_, params, ctx)
+  return require('cline.lsptools').handle(params, vim.lsp.get_client_by_id(ctx.client_id))
+end
+
 M.handlers = handlers
 
 -- Clients --------------------------------------------------------------
@@ -388,6 +393,7 @@ local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = type(caps.experimental) == 'table' and caps.experimental or {}
   caps.experimental.cline = { approvals = true, diffs = true, questions = true, diagnostics = diagnostics.available() }
+  caps.experimental.cline.lsp = require('cline.lsptools').declared()
   if config.options.capabilities then
     caps = vim.tbl_deep_extend('force', caps, config.options.capabilities)
   end

@@ -96,7 +96,7 @@ test('plugin: an approved edit lands in the open buffer, not on disk, until the 
     { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [text('Done: it greets the world.')] },
   ];
   await run(hello, replies, { approve: ['Show Diff', 'Allow'] }, async ({ ws, daemon, editor, user, sink, controller, init }) => {
-    assert.equal(init.capabilities.experimental.cline.protocolVersion, 2);
+    assert.equal(init.capabilities.experimental.cline.protocolVersion, 3);
     const file = ws.path('hello.txt');
     await editor.open(file);
     // An unsaved change of the user's: the agent must see and keep it.
