@@ -52,8 +52,8 @@ The agent then reads their unsaved text and its edits, renames
 included, land in them; when nil it sees those files on disk."
   :type 'boolean)
 
-(defcustom cline-lsp-timeout 60
-  "Seconds a request to the language server may take."
+(defcustom cline-lsp-timeout 30
+  "Seconds a request to the language server may take: the daemon waits 30."
   :type 'number)
 
 (defconst cline-lsp--methods
@@ -247,6 +247,15 @@ whether it was visited for this request only; nil when none manages it."
         (when (and transient (buffer-live-p buf)) (kill-buffer buf))
         nil))))
 
+(defun cline-lsp--flush-server (server)
+  "Send SERVER the pending didChange of every buffer it manages, now."
+  (when (fboundp 'eglot--signal-textDocument/didChange)
+    (dolist (buf (buffer-list))
+      (with-current-buffer buf
+        (when (and (bound-and-true-p eglot--managed-mode)
+                   (eq (eglot-current-server) server))
+          (eglot--signal-textDocument/didChange))))))
+
 (defun cline-lsp-request (cline method params)
   "Ask the language server Eglot runs for PARAMS' document the LSP METHOD.
 CLINE is the cline-ls server asking.  Returns the server's result."
@@ -269,10 +278,10 @@ CLINE is the cline-ls server asking.  Returns the server's result."
               (cline-lsp--fail -32603 "%s counts columns in %s and cline-ls in %s: positions cannot be passed"
                                (eglot--project-nickname server) (cline-lsp--encoding server)
                                (cline-lsp--encoding cline)))
-            ;; Both servers get the text the user sees before the question.
-            (when (fboundp 'eglot--signal-textDocument/didChange)
-              (eglot--signal-textDocument/didChange))
-            (cline-lsp--send-change)
+            ;; Both servers get the text the user sees before the question,
+            ;; of every buffer: references and renames span files.
+            (cline-lsp--flush-server server)
+            (cline-lsp--flush cline)
             (condition-case err
                 (jsonrpc-request server (intern (concat ":" method)) params
                                  :timeout cline-lsp-timeout)

@@ -110,14 +110,18 @@
     (with-temp-file (e2e-lsp-file (car f)) (insert (cdr f))))
   (add-hook 'go-mode-hook #'eglot-ensure)
   (let* ((main (find-file-noselect (e2e-lsp-file "main.go")))
-         (other (find-file-noselect (e2e-lsp-file "other.go")))
          (hello (e2e-open))
-         server before)
+         other server before)
     (e2e-check "Emacs runs its command loop (not batch)" (not noninteractive))
     (switch-to-buffer main)
     (delete-other-windows)
-    ;; `eglot-ensure' connects after the user's next command.
+    ;; `eglot-ensure' connects after the user's next command; a file
+    ;; visited once gopls runs is managed at once.
     (execute-kbd-macro (kbd "C-f"))
+    (e2e-wait-idle "gopls to manage main.go"
+                   (lambda () (with-current-buffer main (bound-and-true-p eglot--managed-mode)))
+                   60)
+    (setq other (find-file-noselect (e2e-lsp-file "other.go")))
     (e2e-wait-idle "gopls to manage the Go buffers"
                    (lambda () (cl-every (lambda (b) (with-current-buffer b
                                                       (and (bound-and-true-p eglot--managed-mode)
@@ -128,6 +132,9 @@
                         (format "%S" (with-current-buffer main (eglot--server-info (eglot-current-server))))
                         "gopls")
     ;; The user's unsaved typing: the agent and gopls see it, the disk not.
+    ;; Emacs is never idle long enough for Eglot to send it on its own: a
+    ;; request must send it first, whichever buffer it is about.
+    (setq eglot-send-changes-idle-time 600)
     (with-current-buffer other
       (goto-char (point-max))
       (insert "\nfunc thrice() string { return greet() + twice() }\n"))
