@@ -38,7 +38,7 @@ const transcript = {
     },
     {
       // gopls's answer: other.go's calls, the one typed into its unsaved buffer too.
-      expect: { last_tool_result_contains: 'other.go', last_tool_result_is_error: false },
+      expect: { last_tool_result_contains: 'other.go:4:9: var _ = greet', last_tool_result_is_error: false },
       events: [{ text: 'Renaming greet.' }, { tool_call: { id: 'l2', name: 'rename_symbol', args: { path: 'main.go', symbol: 'greet', line: 3, new_name: 'salute' } } }],
     },
     { expect: { last_tool_result_is_error: false }, events: [{ text: 'Renamed everywhere.' }] },
