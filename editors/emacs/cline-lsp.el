@@ -229,6 +229,9 @@ cline-ls confirms an edit by the change it sees."
     (let ((file (file-truename (eglot--uri-to-path uri))))
       (unless (string-prefix-p root file)
         (cline-lsp--fail -32602 "cline/lspRequest: %s is outside the project %s" file root))
+      ;; A buffer may visit a file not saved yet.
+      (unless (or (find-buffer-visiting file) (file-regular-p file))
+        (cline-lsp--fail -32602 "cline/lspRequest: %s does not exist" file))
       file)))
 
 (defun cline-lsp--buffer (file)

@@ -92,7 +92,7 @@
                         "No language server in Emacs manages hello.txt")
     (e2e-check-contains "a missing file is refused"
                         (e2e-lsp-error (lambda () (e2e-lsp-refs server (eglot--path-to-uri (e2e-lsp-file "gone.go")) 0 0)))
-                        "No language server in Emacs manages gone.go")
+                        "gone.go does not exist")
     (e2e-check "references come from gopls, past the buffers' own file"
                (cl-some (lambda (loc) (string-suffix-p "/other.go" (plist-get loc :uri)))
                         (e2e-lsp-refs server main 2 6)))
