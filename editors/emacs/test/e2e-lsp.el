@@ -96,6 +96,20 @@
     (e2e-check "references come from gopls, past the buffers' own file"
                (cl-some (lambda (loc) (string-suffix-p "/other.go" (plist-get loc :uri)))
                         (e2e-lsp-refs server main 2 6)))
+    (let ((defs (cline-lsp-request server "textDocument/definition"
+                                   (list :textDocument (list :uri (eglot--path-to-uri (e2e-lsp-file "other.go")))
+                                         :position (list :line 2 :character 30)))))
+      (e2e-check "a definition comes from gopls"
+                 (cl-some (lambda (loc) (and (string-suffix-p "/main.go" (plist-get loc :uri))
+                                             (equal (plist-get (plist-get (plist-get loc :range) :start) :line) 2)))
+                          (if (vectorp defs) (append defs nil) (list defs)))
+                 (format "%S" defs)))
+    (e2e-check-contains "gopls's own error is the request's error, with its message"
+                        (e2e-lsp-error (lambda () (cline-lsp-request server "textDocument/rename"
+                                                                     (list :textDocument (list :uri main)
+                                                                           :position (list :line 0 :character 0)
+                                                                           :newName "x"))))
+                        "textDocument/rename: ")
     (let ((syms (cline-lsp-request server "textDocument/documentSymbol"
                                    (list :textDocument (list :uri (eglot--path-to-uri (e2e-lsp-file "third.go")))))))
       (e2e-check "a file no buffer visits is asked about through its server"
