@@ -197,6 +197,9 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	if s.opts.ToolNames != nil {
 		toolNames = s.opts.ToolNames()
 	}
+	// The language-server tools are announced only for what the client
+	// declared, as they are offered.
+	toolNames = slices.DeleteFunc(slices.Clone(toolNames), func(n string) bool { return !tools.OfferedWith(n, caps.lsp) })
 	if toolNames == nil {
 		toolNames = []string{}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/rpc/rpctest"
+	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -103,6 +104,40 @@ func TestLSPToolsOfferedAsDeclared(t *testing.T) {
 	}
 }
 
+// TestLSPToolsAnnounced: initialize's experimental.cline.tools names the
+// language-server tools only for what the client declared.
+func TestLSPToolsAnnounced(t *testing.T) {
+	for _, tc := range []struct {
+		features any
+		want     []string
+	}{
+		{nil, nil},
+		{[]string{"rename", "hover"}, []string{"rename_symbol"}},
+		{allLSP, []string{"find_references", "go_to_definition", "document_symbols", "rename_symbol"}},
+	} {
+		ctx := testCtx(t)
+		ed := rpctest.New(t, rpc.Options{ToolNames: tools.BuiltinNames})
+		caps := map[string]any{}
+		if tc.features != nil {
+			caps["experimental"] = map[string]any{"cline": map[string]any{"lsp": tc.features}}
+		}
+		res, err := ed.Initialize(ctx, t.TempDir(), map[string]any{"capabilities": caps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, all []string
+		for _, n := range res["capabilities"].(map[string]any)["experimental"].(map[string]any)["cline"].(map[string]any)["tools"].([]any) {
+			all = append(all, n.(string))
+			if strings.HasSuffix(n.(string), "_symbol") || strings.HasSuffix(n.(string), "_symbols") || n == "find_references" || n == "go_to_definition" {
+				got = append(got, n.(string))
+			}
+		}
+		if !slices.Equal(got, tc.want) || !slices.Contains(all, "read_files") {
+			t.Errorf("declared %v: announced %v", tc.features, all)
+		}
+	}
+}
+
 // TestLSPCapabilityBadShape: a capability of the wrong type is a clear
 // -32602 naming it, and the daemon goes on serving.
 func TestLSPCapabilityBadShape(t *testing.T) {
@@ -183,6 +218,10 @@ func TestLSPFindReferences(t *testing.T) {
 			aURI, bURI := workspace.PathToURI(filepath.Join(root, "a.go")), workspace.PathToURI(filepath.Join(root, "b.go"))
 			outside := filepath.Join(t.TempDir(), "secret.go")
 			os.WriteFile(outside, []byte("package secret\n\nvar Foo = 1 // SECRET LINE\n"), 0o644)
+			link := filepath.Join(root, "link.go") // inside, but leading out
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
 			// The user's unsaved typing moved Foo's use in b.go down a line.
 			unsaved := "package a\n\n// typed\nvar x = Foo()\n"
 			ed.Open(ctx, bURI, unsaved)
@@ -190,6 +229,7 @@ func TestLSPFindReferences(t *testing.T) {
 				"textDocument/references": constant([]any{
 					loc(bURI, 3, 8), loc(aURI, 5, 24), loc(aURI, 3, 5), loc(aURI, 5, 32),
 					loc(workspace.PathToURI(outside), 2, 4), loc("untitled:Untitled-1", 0, 0), loc(aURI, 3, 5),
+					loc(workspace.PathToURI(link), 2, 4),
 				}),
 			})
 			r := callTool(t, ctx, ed, "find_references", map[string]any{"path": "a.go", "symbol": "Foo", "line": 3})
@@ -205,10 +245,11 @@ func TestLSPFindReferences(t *testing.T) {
 				t.Errorf("sent %+v, want %s at 2:%d with the declaration", p, aURI, wantChar)
 			}
 			want := []string{
-				"6 references to `Foo` (a.go:3) in 4 files:",
+				"7 references to `Foo` (a.go:3) in 5 files:",
 				"a.go\n  a.go:4:6: func Foo() int { return 42 }\n  a.go:6:25: func Bar() int { return Foo() + Foo() }\n  a.go:6:33: func Bar() int",
 				"b.go\n  b.go:4:9: var x = Foo()",
 				outside + " (outside the workspace; not read)\n  3:5",
+				link + " (outside the workspace; not read)\n  3:5",
 				"untitled:Untitled-1 (not a file)",
 			}
 			for _, w := range want {
@@ -252,6 +293,10 @@ func TestLSPSymbolPosition(t *testing.T) {
 		{name: "column misses", args: map[string]any{"symbol": "Foo", "line": 6, "column": 2}, wantErr: "at columns 25, 33, not at column 2"},
 		{name: "not on the line", args: map[string]any{"symbol": "Foo", "line": 1}, wantErr: "`Foo` is not on line 1 of a.go, which reads: package a"},
 		{name: "part of a word", args: map[string]any{"symbol": "Fo", "line": 4}, wantErr: "`Fo` is not on line 4"},
+		{name: "as a call", args: map[string]any{"symbol": "Bar()", "line": 6}, at: workspace.Position{Line: 5, Character: 5}},
+		{name: "qualified", args: map[string]any{"symbol": "a.Bar"}, at: workspace.Position{Line: 5, Character: 5}},
+		{name: "in backticks", args: map[string]any{"symbol": "`Foo`", "line": 6, "column": 25}, at: workspace.Position{Line: 5, Character: 24}},
+		{name: "qualified, not there", args: map[string]any{"symbol": "pkg.Baz"}, wantErr: "`pkg.Baz` does not occur in a.go"},
 		{name: "once in the file", args: map[string]any{"symbol": "Bar"}, at: workspace.Position{Line: 5, Character: 5}},
 		{name: "declaration by document symbols", args: map[string]any{"symbol": "Foo"}, at: workspace.Position{Line: 3, Character: 5}},
 		{name: "line alone", args: map[string]any{"line": 4}, at: workspace.Position{Line: 3, Character: 5}},
@@ -305,7 +350,7 @@ func TestLSPDefinitionShapes(t *testing.T) {
 		answer any
 		want   string
 	}{
-		{"location", loc(aURI, 3, 5), "1 definitions of `Foo` (a.go:6) in 1 file:\na.go\n  a.go:4:6:"},
+		{"location", loc(aURI, 3, 5), "1 definition of `Foo` (a.go:6) in 1 file:\na.go\n  a.go:4:6:"},
 		{"locations", []any{loc(aURI, 3, 5)}, "a.go:4:6:"},
 		{"links", []any{link}, "a.go:4:6:"},
 		{"null", nil, "The editor's language server found no definitions of `Foo` (a.go:6)."},
@@ -580,6 +625,13 @@ func TestLSPRenameRefused(t *testing.T) {
 			return map[string]any{"changes": map[string]any{aURI: []any{map[string]any{"range": rng(3, 5, 3, 8), "newText": "Answer"}},
 				"file://" + root + "/../" + filepath.Base(filepath.Dir(outside)) + "/victim.go": []any{map[string]any{"range": rng(0, 0, 0, 0), "newText": "pwned"}}}}
 		}, want: "outside the workspace"},
+		{name: "symbolic link out", edit: func(root, aURI, bURI string) any {
+			link := filepath.Join(root, "link.go")
+			if err := os.Symlink(outside, link); err != nil {
+				panic(err)
+			}
+			return map[string]any{"changes": map[string]any{workspace.PathToURI(link): []any{map[string]any{"range": rng(0, 0, 0, 0), "newText": "pwned"}}}}
+		}, want: "leads outside the workspace"},
 		{name: "not a file", edit: func(root, aURI, bURI string) any {
 			return map[string]any{"changes": map[string]any{"untitled:Untitled-1": []any{map[string]any{"range": rng(0, 0, 0, 0), "newText": "x"}}}}
 		}, want: "untitled:Untitled-1, which is not a file of the workspace"},

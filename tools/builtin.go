@@ -86,10 +86,10 @@ func builtinTable() []builtinMeta {
 		{NameAccessMCPResource, "MCP resource", KindRead, false, func(c Context) bool { return c.HasMCP }},
 		// The editor's language servers (PROTOCOL.md §11), offered for
 		// what the client declared.
-		{NameFindReferences, "Find references", KindSearch, true, hasLSP(LSPReferences)},
-		{NameGoToDefinition, "Go to definition", KindRead, true, hasLSP(LSPDefinition)},
-		{NameDocumentSymbols, "Document symbols", KindRead, true, hasLSP(LSPDocumentSymbols)},
-		{NameRenameSymbol, "Rename symbol", KindEdit, false, hasLSP(LSPRename)},
+		{NameFindReferences, "Find references", KindSearch, true, needsLSP(NameFindReferences)},
+		{NameGoToDefinition, "Go to definition", KindRead, true, needsLSP(NameGoToDefinition)},
+		{NameDocumentSymbols, "Document symbols", KindRead, true, needsLSP(NameDocumentSymbols)},
+		{NameRenameSymbol, "Rename symbol", KindEdit, false, needsLSP(NameRenameSymbol)},
 	}
 }
 

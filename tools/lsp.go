@@ -218,7 +218,24 @@ func lspSymbolKind(k int) string {
 	return fmt.Sprintf("kind %d", k)
 }
 
-// hasLSP is the ContextRequirements of a tool built on feature.
-func hasLSP(feature string) func(Context) bool {
-	return func(c Context) bool { return slices.Contains(c.LSP, feature) }
+// lspToolFeature is, for each language-server tool, the feature it is
+// built on.
+var lspToolFeature = map[string]string{
+	NameFindReferences:  LSPReferences,
+	NameGoToDefinition:  LSPDefinition,
+	NameDocumentSymbols: LSPDocumentSymbols,
+	NameRenameSymbol:    LSPRename,
+}
+
+// OfferedWith reports whether the tool called name can be offered to a
+// client that declared the language-server features lsp: every tool but
+// those built on a feature it did not declare.
+func OfferedWith(name string, lsp []string) bool {
+	f, ok := lspToolFeature[name]
+	return !ok || slices.Contains(lsp, f)
+}
+
+// needsLSP is the ContextRequirements of the language-server tool name.
+func needsLSP(name string) func(Context) bool {
+	return func(c Context) bool { return OfferedWith(name, c.LSP) }
 }

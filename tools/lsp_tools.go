@@ -44,7 +44,11 @@ const (
 // features (Context.LSP). rename_symbol's changes go through files.Apply
 // like every edit.
 func LSPTools(files Files, ls LanguageServers, features []string) map[string]BuildFunc {
-	env := &lspEnv{files: files, ls: ls, features: features,
+	return lspToolsWith(files, ls, features, LSPWait)
+}
+
+func lspToolsWith(files Files, ls LanguageServers, features []string, wait time.Duration) map[string]BuildFunc {
+	env := &lspEnv{files: files, ls: ls, features: features, wait: wait,
 		edit: &editEnv{files: files, cfg: editConfig{diffLines: diff.DefaultMaxLines}}}
 	return map[string]BuildFunc{
 		NameFindReferences:  Typed(env.buildFindReferences),
@@ -58,6 +62,7 @@ type lspEnv struct {
 	files    Files
 	ls       LanguageServers
 	features []string
+	wait     time.Duration // LSPWait
 	edit     *editEnv
 }
 
@@ -87,8 +92,8 @@ func (r lspRefusal) Error() string { return string(r) }
 // lspAsk runs one request to the language servers, bounded by LSPWait. An
 // error the model should see (the client's, a timeout) becomes an
 // lspRefusal; a cancelled call returns the context's error.
-func lspAsk[T any](ctx context.Context, feature string, f func(context.Context) (T, error)) (T, error) {
-	cctx, cancel := context.WithTimeout(ctx, LSPWait)
+func lspAsk[T any](ctx context.Context, l *lspEnv, feature string, f func(context.Context) (T, error)) (T, error) {
+	cctx, cancel := context.WithTimeout(ctx, l.wait)
 	defer cancel()
 	v, err := f(cctx)
 	switch {
@@ -97,7 +102,7 @@ func lspAsk[T any](ctx context.Context, feature string, f func(context.Context) 
 	case ctx.Err() != nil:
 		return v, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return v, lspRefusal(fmt.Sprintf("The editor's language server did not answer the %s request within %s.", feature, LSPWait))
+		return v, lspRefusal(fmt.Sprintf("The editor's language server did not answer the %s request within %s.", feature, l.wait))
 	}
 	return v, lspRefusal(fmt.Sprintf("The editor's language server could not answer the %s request: %v.", feature, strings.TrimSuffix(err.Error(), ".")))
 }
@@ -149,10 +154,27 @@ func (l *lspEnv) target(ctx context.Context, a lspArgs) (lspTarget, error) {
 		end := m.Offset(workspace.Position{Line: uint32(n - 1), Character: ^uint32(0)}, workspace.UTF8)
 		return start, ft.Text[start:end]
 	}
+	// A name written as the model would write it in prose (`Foo()`,
+	// pkg.Foo, Type::method) is looked for as written, then as its last
+	// identifier, which is what the file spells at a use.
+	forms := symbolForms(a.Symbol)
+	pick := func(text string) []int {
+		for _, f := range forms {
+			if hits := wordHits(text, f); len(hits) > 0 {
+				a.Symbol, t.symbol = f, f
+				return hits
+			}
+		}
+		return nil
+	}
+	if len(forms) > 0 {
+		a.Symbol = forms[0]
+		t.symbol = a.Symbol
+	}
 	switch {
 	case a.Symbol != "" && a.Line > 0:
 		start, text := lineText(a.Line)
-		hits := wordHits(text, a.Symbol)
+		hits := pick(text)
 		switch {
 		case len(hits) == 0:
 			return t, lspRefusal(fmt.Sprintf("`%s` is not on line %d of %s, which reads: %s", a.Symbol, a.Line, display, clipShown(strings.TrimSpace(text))))
@@ -169,7 +191,7 @@ func (l *lspEnv) target(ctx context.Context, a lspArgs) (lspTarget, error) {
 		}
 		return t, lspRefusal(fmt.Sprintf("`%s` occurs %d times on line %d of %s (columns %s); give column to pick one.", a.Symbol, len(hits), a.Line, display, hitColumns(text, hits)))
 	case a.Symbol != "":
-		hits := wordHits(ft.Text, a.Symbol)
+		hits := pick(ft.Text)
 		if len(hits) == 1 {
 			return at(hits[0]), nil
 		}
@@ -209,7 +231,7 @@ func (l *lspEnv) declared(ctx context.Context, uri string, match func(LSPSymbol)
 	if !slices.Contains(l.features, LSPDocumentSymbols) {
 		return LSPSymbol{}, false
 	}
-	syms, err := lspAsk(ctx, LSPDocumentSymbols, func(ctx context.Context) (LSPSymbols, error) {
+	syms, err := lspAsk(ctx, l, LSPDocumentSymbols, func(ctx context.Context) (LSPSymbols, error) {
 		return l.ls.DocumentSymbols(ctx, LSPDocumentSymbolParams{TextDocument: LSPTextDocument{URI: uri}})
 	})
 	if err != nil {
@@ -232,6 +254,27 @@ func (l *lspEnv) declared(ctx context.Context, uri string, match func(LSPSymbol)
 		return LSPSymbol{}, false
 	}
 	return found[0], true
+}
+
+// symbolForms are the spellings a symbol the model named is looked for
+// in: as given (without quotes, backticks or a call's parentheses), then
+// its last identifier when it is qualified.
+func symbolForms(raw string) []string {
+	s := strings.TrimSpace(raw)
+	s = strings.Trim(s, "`'\"")
+	s = strings.TrimSuffix(strings.TrimSpace(s), "()")
+	if s == "" {
+		return nil
+	}
+	out := []string{s}
+	last := strings.LastIndexFunc(s, func(r rune) bool { return !isIdent(r) })
+	if last >= 0 && last < len(s)-1 {
+		_, size := utf8.DecodeRuneInString(s[last:])
+		if tail := s[last+size:]; tail != "" {
+			out = append(out, tail)
+		}
+	}
+	return out
 }
 
 // wordHits returns the byte offsets where word occurs in text as a whole
@@ -307,7 +350,7 @@ func (l *lspEnv) buildFindReferences(a lspArgs) (Invocation, error) {
 		if err != nil {
 			return "", err
 		}
-		locs, err := lspAsk(ctx, LSPReferences, func(ctx context.Context) (LSPLocations, error) {
+		locs, err := lspAsk(ctx, l, LSPReferences, func(ctx context.Context) (LSPLocations, error) {
 			return l.ls.References(ctx, LSPReferenceParams{
 				LSPPositionParams: LSPPositionParams{TextDocument: LSPTextDocument{URI: t.uri}, Position: t.pos},
 				Context:           LSPReferenceContext{IncludeDeclaration: true},
@@ -316,7 +359,7 @@ func (l *lspEnv) buildFindReferences(a lspArgs) (Invocation, error) {
 		if err != nil {
 			return "", err
 		}
-		return l.formatLocations(ctx, fmt.Sprintf("references to `%s` (%s:%d)", t.symbol, t.display, t.line), locs), nil
+		return l.formatLocations(ctx, "reference", fmt.Sprintf("to `%s` (%s:%d)", t.symbol, t.display, t.line), locs), nil
 	}}, nil
 }
 
@@ -326,13 +369,13 @@ func (l *lspEnv) buildGoToDefinition(a lspArgs) (Invocation, error) {
 		if err != nil {
 			return "", err
 		}
-		locs, err := lspAsk(ctx, LSPDefinition, func(ctx context.Context) (LSPLocations, error) {
+		locs, err := lspAsk(ctx, l, LSPDefinition, func(ctx context.Context) (LSPLocations, error) {
 			return l.ls.Definition(ctx, LSPPositionParams{TextDocument: LSPTextDocument{URI: t.uri}, Position: t.pos})
 		})
 		if err != nil {
 			return "", err
 		}
-		return l.formatLocations(ctx, fmt.Sprintf("definitions of `%s` (%s:%d)", t.symbol, t.display, t.line), locs), nil
+		return l.formatLocations(ctx, "definition", fmt.Sprintf("of `%s` (%s:%d)", t.symbol, t.display, t.line), locs), nil
 	}}, nil
 }
 
@@ -359,9 +402,9 @@ type shownLocation struct {
 // formatLocations lists locs grouped by file, workspace files first, with
 // each line's text; files outside the workspace are named and marked, not
 // read. At most maxLSPLocations are listed.
-func (l *lspEnv) formatLocations(ctx context.Context, what string, locs LSPLocations) string {
+func (l *lspEnv) formatLocations(ctx context.Context, noun, of string, locs LSPLocations) string {
 	if len(locs) == 0 {
-		return "The editor's language server found no " + what + "."
+		return "The editor's language server found no " + noun + "s " + of + "."
 	}
 	shown := make([]shownLocation, 0, min(len(locs), 4*maxLSPLocations))
 	resolved := map[string]shownLocation{}
@@ -395,7 +438,7 @@ func (l *lspEnv) formatLocations(ctx context.Context, what string, locs LSPLocat
 		shown = shown[:maxLSPLocations]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s in %d %s:\n", total, what, len(files), oneOrMany(len(files), "file", "files"))
+	fmt.Fprintf(&b, "%d %s %s in %d %s:\n", total, oneOrMany(total, noun, noun+"s"), of, len(files), oneOrMany(len(files), "file", "files"))
 	read := 0
 	var cur string
 	var lines *workspace.Mapper
@@ -409,7 +452,7 @@ func (l *lspEnv) formatLocations(ctx context.Context, what string, locs LSPLocat
 			} else {
 				b.WriteString(s.display + "\n")
 				if read < maxLSPReadBytes {
-					if ft, err := l.files.Read(ctx, s.abs); err == nil && ft.Exists {
+					if ft, err := l.edit.textOnly(func(abs string) (FileText, error) { return l.files.Read(ctx, abs) })(s.abs); err == nil && ft.Exists {
 						read += len(ft.Text)
 						text, lines = ft.Text, workspace.NewMapper(ft.Text)
 					}
@@ -452,7 +495,7 @@ func (l *lspEnv) buildDocumentSymbols(a lspArgs) (Invocation, error) {
 		if err != nil {
 			return "", err
 		}
-		syms, err := lspAsk(ctx, LSPDocumentSymbols, func(ctx context.Context) (LSPSymbols, error) {
+		syms, err := lspAsk(ctx, l, LSPDocumentSymbols, func(ctx context.Context) (LSPSymbols, error) {
 			return l.ls.DocumentSymbols(ctx, LSPDocumentSymbolParams{TextDocument: LSPTextDocument{URI: workspace.PathToURI(abs)}})
 		})
 		if err != nil {
@@ -526,7 +569,7 @@ func (c *renameCall) ask(ctx context.Context) error {
 	}
 	t, err := c.env.target(ctx, c.args)
 	if err == nil {
-		c.edit, err = lspAsk(ctx, LSPRename, func(ctx context.Context) (*LSPWorkspaceEdit, error) {
+		c.edit, err = lspAsk(ctx, c.env, LSPRename, func(ctx context.Context) (*LSPWorkspaceEdit, error) {
 			return c.env.ls.Rename(ctx, LSPRenameParams{
 				LSPPositionParams: LSPPositionParams{TextDocument: LSPTextDocument{URI: t.uri}, Position: t.pos},
 				NewName:           c.args.NewName,

@@ -471,6 +471,27 @@ func TestActModeToolSize(t *testing.T) {
 		}
 		t.Logf("act mode with background commands, %d tools, %s: %d characters", len(withBg), f, len([]rune(string(out))))
 	}
+	// With a plugin lending the editor's language servers, their four
+	// tools join, within a share of their own: the sessions of clients
+	// that declare them pay for them.
+	ctx = renderCtx()
+	ctx.LSP = LSPFeatures()
+	withLSP := builtinRegistry(t).Enabled(p, ctx)
+	if len(withLSP) != len(tools)+4 {
+		t.Fatalf("%d tools with the language servers, want %d", len(withLSP), len(tools)+4)
+	}
+	for _, f := range formats {
+		base, _ := Render(f, tools, renderCtx())
+		out, err := Render(f, withLSP, ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		more := len([]rune(string(out))) - len([]rune(string(base)))
+		t.Logf("act mode with the language servers, %d tools, %s: %d characters (%d more)", len(withLSP), f, len([]rune(string(out))), more)
+		if more > 2000 {
+			t.Errorf("%s: the language-server tools take %d characters, over their 2,000", f, more)
+		}
+	}
 }
 
 func BenchmarkRenderActTools(b *testing.B) {

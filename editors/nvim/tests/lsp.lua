@@ -48,6 +48,27 @@ function scenarios.lsp()
   H.eq(require('cline.lsptools').declared(), { 'references', 'definition', 'rename', 'documentSymbols' },
     'the plugin declares what gopls answers')
 
+  -- Positions between a server counting UTF-8 bytes and the daemon's
+  -- UTF-16: a line with a character outside the BMP before the symbol.
+  local c_path = vim.fn.tempname() .. '.go' -- outside the module gopls watches
+  local cf = assert(io.open(c_path, 'w'))
+  cf:write('package a\n\n// 😀 Answer\n')
+  cf:close()
+  local lt = require('cline.lsptools')
+  local c_uri = vim.uri_from_fname(c_path)
+  H.eq(lt.convert(c_uri, { line = 2, character = 8 }, 'utf-8', 'utf-16'), { line = 2, character = 6 },
+    'a UTF-8 position becomes UTF-16')
+  H.eq(lt.convert(c_uri, { line = 2, character = 6 }, 'utf-16', 'utf-8'), { line = 2, character = 8 },
+    'and back')
+  H.eq(lt.convert(c_uri, { line = 2, character = 6 }, 'utf-16', 'utf-32'), { line = 2, character = 5 },
+    'UTF-32 counts the character once')
+  local res = lt.convert_result('textDocument/rename', { changes = { [c_uri] = { { range = {
+    start = { line = 2, character = 8 }, ['end'] = { line = 2, character = 14 } }, newText = 'Result' } } } },
+    c_uri, 'utf-8', 'utf-16')
+  H.eq(res.changes[c_uri][1].range, { start = { line = 2, character = 6 }, ['end'] = { line = 2, character = 12 } },
+    "a workspace edit's ranges are converted")
+  os.remove(c_path)
+
   vim.cmd('ClineTask find who uses Answer, then rename Answer to Result')
   local st = require('cline').state(env.ws)
   local preview = H.approve('a')

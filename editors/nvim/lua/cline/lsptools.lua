@@ -104,29 +104,37 @@ local function line_of(uri, n)
 end
 
 -- byte_of is the byte index in line of character ch counted in enc;
--- units_of is the count in enc of the first b bytes of line.
+-- units_of is the count in enc of the first b bytes of line. 0.11 takes
+-- the encoding by name and deprecates the older form.
+local named_enc = vim.fn.has('nvim-0.11') == 1
+
 local function byte_of(line, ch, enc)
   if enc == 'utf-8' then
     return math.min(ch, #line)
   end
-  local ok, b = pcall(vim.str_byteindex, line, ch, enc == 'utf-16')
-  if not ok then
+  local ok, b
+  if named_enc then
     ok, b = pcall(vim.str_byteindex, line, enc, ch, false)
+  else
+    ok, b = pcall(vim.str_byteindex, line, ch, enc == 'utf-16')
   end
-  return ok and b or #line
+  return ok and type(b) == 'number' and b or #line
 end
 
 local function units_of(line, b, enc)
+  b = math.min(b, #line)
   if enc == 'utf-8' then
     return b
   end
-  b = math.min(b, #line)
-  local ok, u32, u16 = pcall(vim.str_utfindex, line, b)
-  if ok and type(u16) == 'number' then
-    return enc == 'utf-16' and u16 or u32
+  if named_enc then
+    local ok, n = pcall(vim.str_utfindex, line, enc, b, false)
+    return ok and n or b
   end
-  local ok2, n = pcall(vim.str_utfindex, line, enc, b, false)
-  return ok2 and n or b
+  local ok, u32, u16 = pcall(vim.str_utfindex, line, b)
+  if not ok then
+    return b
+  end
+  return enc == 'utf-16' and u16 or u32
 end
 
 -- convert maps a position of uri from encoding from to encoding to.
@@ -198,6 +206,10 @@ local function convert_result(method, res, doc_uri, from, to)
   end
   return res
 end
+
+-- For the tests: the conversions between encodings.
+M.convert = convert
+M.convert_result = convert_result
 
 -- Requests -------------------------------------------------------------
 
