@@ -148,6 +148,10 @@ those the other Eglot servers of its project answer, or nil."
       (jsonrpc-notify cline :textDocument/didClose
                       (list :textDocument (eglot--TextDocumentIdentifier))))))
 
+(defun cline-lsp-shared-server ()
+  "The live cline-ls server the current buffer is shared with, or nil."
+  (and cline-lsp--mirror (jsonrpc-running-p cline-lsp--mirror) cline-lsp--mirror))
+
 (defun cline-lsp--send-change ()
   "Send cline-ls the buffer's text, when it changed since the last send."
   (when-let ((cline cline-lsp--mirror))
@@ -212,9 +216,16 @@ servers manage."
 
 (cl-defmethod eglot-handle-request :after
   ((_server eglot-lsp-server) (_method (eql 'workspace/applyEdit)) &rest _)
-  "Report the edited shared buffers to cline-ls before the edit is answered:
-cline-ls confirms an edit by the change it sees."
-  (cline-lsp--flush))
+  "Report the edited shared buffers before the edit is answered: to
+cline-ls, which confirms an edit by the change it sees, and to their own
+server, whose diagnostics of the edited text cline-ls waits for."
+  (dolist (buf (buffer-list))
+    (with-current-buffer buf
+      (when cline-lsp--mirror
+        (when (and (bound-and-true-p eglot--managed-mode)
+                   (fboundp 'eglot--signal-textDocument/didChange))
+          (eglot--signal-textDocument/didChange))
+        (cline-lsp--send-change)))))
 
 
 ;;; cline/lspRequest

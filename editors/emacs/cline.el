@@ -216,16 +216,17 @@ what the project's other language servers answer: cline-lsp.el)."
     (list :line (1- (line-number-at-pos pos t)) :character (- pos (line-beginning-position)))))
 
 (defun cline--cline-buffer-p ()
-  "Non-nil when the current buffer is mirrored by a cline-ls server."
-  (and (bound-and-true-p eglot--managed-mode)
-       (cl-typep (eglot-current-server) 'cline-eglot-server)))
+  "The cline-ls server that mirrors the current buffer, or nil: its Eglot
+server, or the one cline-lsp.el shares it with."
+  (or (and (bound-and-true-p eglot--managed-mode)
+           (let ((s (eglot-current-server))) (and (cl-typep s 'cline-eglot-server) s)))
+      (cline-lsp-shared-server)))
 
 (defun cline--send-diagnostics ()
   "Send the current buffer's Flymake diagnostics, every backend's, to its
 cline-ls server, with the version Eglot's didChange carries."
-  (when (cline--cline-buffer-p)
-    (let ((server (eglot-current-server))
-          (diags nil) (n 0))
+  (when-let ((server (cline--cline-buffer-p)))
+    (let ((diags nil) (n 0))
       (save-restriction
         (widen)
         (dolist (d (flymake-diagnostics (point-min) (point-max)))
@@ -271,7 +272,7 @@ edit's are compared with, once when a session starts."
   (when (cline--diagnostics-available-p)
     (dolist (buf (buffer-list))
       (with-current-buffer buf
-        (when (and (cline--cline-buffer-p) (eq (eglot-current-server) server))
+        (when (eq (cline--cline-buffer-p) server)
           (ignore-errors (cline--send-diagnostics)))))))
 
 (defvar cline--model)
