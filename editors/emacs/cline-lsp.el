@@ -83,14 +83,28 @@ server capability that says a server answers it.")
   (let ((v (plist-member (eglot--capabilities server) provider)))
     (and v (cadr v) (not (eq (cadr v) :json-false)))))
 
+(defvar cline-lsp--declared (make-hash-table :test #'eq :weakness 'key)
+  "Map from a cline-ls server to the names it was declared.")
+
+(defun cline-lsp--names (servers)
+  "The capability's names that one of SERVERS answers."
+  (cl-loop for (name _method provider) in cline-lsp--methods
+           when (cl-some (lambda (s) (cline-lsp--offers-p s provider)) servers)
+           collect name))
+
 (defun cline-lsp-capability (server)
   "The `experimental.cline.lsp' names cline-ls SERVER is to declare:
 those the other Eglot servers of its project answer, or nil."
-  (let ((others (cline-lsp--other-servers (eglot--project server))))
-    (when-let ((names (cl-loop for (name _method provider) in cline-lsp--methods
-                               when (cl-some (lambda (s) (cline-lsp--offers-p s provider)) others)
-                               collect name)))
-      (vconcat names))))
+  (let ((names (cline-lsp--names (cline-lsp--other-servers (eglot--project server)))))
+    (puthash server names cline-lsp--declared)
+    (and names (vconcat names))))
+
+(defun cline-lsp--missing (server)
+  "What the language server SERVER answers that its project's cline-ls
+was not declared, or nil (also when no cline-ls runs there)."
+  (when-let ((cline (cline-lsp--cline-server (eglot--project server))))
+    (let ((declared (gethash cline cline-lsp--declared)))
+      (cl-remove-if (lambda (name) (member name declared)) (cline-lsp--names (list server))))))
 
 (defun cline-lsp--encoding (server)
   "How SERVER counts columns: the encoding it chose, else UTF-16."
@@ -200,7 +214,12 @@ and a change is rarely sent twice the size of the file."
 
 (defun cline-lsp--connected (server)
   "When cline-ls SERVER connects, share the buffers the project's other
-servers manage."
+servers manage.  When another server connects after cline-ls, say how
+the agent gets what it answers: a capability is declared on connecting."
+  (unless (cline-lsp--cline-p server)
+    (when-let ((missing (cline-lsp--missing server)))
+      (message "cline: %s answers %s; the agent gets them when cline-ls reconnects (M-x eglot-reconnect in *cline*'s project)"
+               (eglot--project-nickname server) (string-join missing ", "))))
   (when (cline-lsp--cline-p server)
     (let ((project (eglot--project server)))
       (dolist (buf (buffer-list))

@@ -23,6 +23,10 @@
 (declare-function e2e-check-session-log "e2e")
 (declare-function cline-task "cline")
 (declare-function cline-lsp-request "cline-lsp")
+(declare-function cline-lsp-capability "cline-lsp")
+(declare-function cline-lsp--missing "cline-lsp")
+(declare-function cline-lsp--connected "cline-lsp")
+(defvar cline-lsp--declared)
 (defvar e2e-workspace)
 (defvar e2e-script)
 (defvar cline-lsp--mirror)
@@ -167,6 +171,15 @@
     (e2e-check-equal "cline-ls was told what gopls answers"
                      (cline-lsp-capability server) ["references" "definition" "rename" "documentSymbols"])
     (e2e-lsp-check-refusals server)
+    (let ((gopls (with-current-buffer main (eglot-current-server))))
+      (e2e-check-equal "gopls started before cline-ls: nothing is missing" (cline-lsp--missing gopls) nil)
+      ;; As if cline-ls had connected first, with nothing to declare.
+      (puthash server nil cline-lsp--declared)
+      (cline-lsp--connected gopls)
+      (e2e-check-contains "a language server connecting after cline-ls says how to offer its methods"
+                          (e2e-buffer-text "*Messages*")
+                          "answers references, definition, rename, documentSymbols; the agent gets them when cline-ls reconnects")
+      (puthash server (append (cline-lsp-capability server) nil) cline-lsp--declared))
     (setq before (e2e-turns-ended))
     (with-current-buffer hello (cline-task "Rename greet to salute"))
     (e2e-approve "a")
