@@ -444,7 +444,7 @@ func TestLSPClientErrors(t *testing.T) {
 	}
 	serveLSP(ed, map[string]func(json.RawMessage) (any, error){"textDocument/references": constant(many)})
 	r := callTool(t, ctx, ed, "find_references", call)
-	if r.IsError || !strings.Contains(r.Content, "100000 references") || !strings.Contains(r.Content, "… and 99800 more not listed (100000 in all)") || len(r.Content) > 48_000 {
+	if r.IsError || !strings.Contains(r.Content, "100000 references to `Bar` (a.go:6) in 100000 files:") || !strings.Contains(r.Content, "… and 99800 more not listed (100000 in all)") || len(r.Content) > 48_000 {
 		t.Fatalf("huge result: %d bytes, %.500s … %s", len(r.Content), r.Content, r.Content[max(0, len(r.Content)-300):])
 	}
 }

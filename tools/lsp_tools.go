@@ -25,6 +25,9 @@ const (
 	// maxLSPLocations is how many locations a result lists; the rest are
 	// counted.
 	maxLSPLocations = 200
+	// maxLSPFiles is how many files a result groups its locations in;
+	// those in further files are counted.
+	maxLSPFiles = 1000
 	// maxLSPSymbols is how many symbols document_symbols lists.
 	maxLSPSymbols = 500
 	// maxLSPReadBytes bounds what a result reads to show the lines of
@@ -408,9 +411,23 @@ func (l *lspEnv) formatLocations(ctx context.Context, noun, of string, locs LSPL
 	}
 	shown := make([]shownLocation, 0, min(len(locs), 4*maxLSPLocations))
 	resolved := map[string]shownLocation{}
+	// Files past maxLSPFiles are counted, not resolved: each resolution
+	// looks at the disk.
+	type place struct {
+		uri  string
+		line uint32
+		char uint32
+	}
+	unlisted := map[place]bool{}
+	unlistedFiles := map[string]bool{}
 	for _, loc := range locs {
 		f, ok := resolved[loc.URI]
 		if !ok {
+			if len(resolved) >= maxLSPFiles {
+				unlisted[place{loc.URI, loc.Range.Start.Line, loc.Range.Start.Character}] = true
+				unlistedFiles[loc.URI] = true
+				continue
+			}
 			f = l.placeOf(loc.URI)
 			resolved[loc.URI] = f
 		}
@@ -429,16 +446,17 @@ func (l *lspEnv) formatLocations(ctx context.Context, noun, of string, locs LSPL
 	shown = slices.CompactFunc(shown, func(a, b shownLocation) bool {
 		return a.display == b.display && a.line == b.line && a.char == b.char
 	})
-	total := len(shown)
+	total := len(shown) + len(unlisted)
 	files := map[string]bool{}
 	for _, s := range shown {
 		files[s.display] = true
 	}
+	nfiles := len(files) + len(unlistedFiles)
 	if len(shown) > maxLSPLocations {
 		shown = shown[:maxLSPLocations]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s in %d %s:\n", total, oneOrMany(total, noun, noun+"s"), of, len(files), oneOrMany(len(files), "file", "files"))
+	fmt.Fprintf(&b, "%d %s %s in %d %s:\n", total, oneOrMany(total, noun, noun+"s"), of, nfiles, oneOrMany(nfiles, "file", "files"))
 	read := 0
 	var cur string
 	var lines *workspace.Mapper
