@@ -271,7 +271,11 @@ whether it was visited for this request only; nil when none manages it."
         (transient nil))
     (unless buf
       (when (file-regular-p file)
-        (let ((cline-lsp--transient t))
+        ;; The daemon asked, not the user: the file's own local variables
+        ;; that are not known safe are neither applied nor asked about.
+        (let ((cline-lsp--transient t)
+              (enable-local-variables :safe)
+              (enable-local-eval nil))
           (setq buf (find-file-noselect file t)
                 transient t))))
     (let ((server (and buf (with-current-buffer buf (eglot-current-server)))))

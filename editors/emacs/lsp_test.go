@@ -32,5 +32,5 @@ func TestEmacsLSP(t *testing.T) {
 		t.Setenv("GOCACHE", string(bytes.TrimSpace(out)))
 	}
 	daemon := testbin.CLI(t)
-	runFlow(t, emacs, daemon, here, flow{name: "lsp", disk: "hello\n", minChecks: 29, terminal: true})
+	runFlow(t, emacs, daemon, here, flow{name: "lsp", disk: "hello\n", minChecks: 31, terminal: true})
 }

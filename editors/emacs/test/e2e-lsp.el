@@ -43,7 +43,8 @@
   '(("go.mod" . "module example.com/e2e\n\ngo 1.22\n")
     ("main.go" . "package main\n\nfunc greet() string { return \"hi\" }\n\nfunc main() { _ = greet() }\n")
     ("other.go" . "package main\n\nfunc twice() string { return greet() + greet() }\n")
-    ("third.go" . "package main\n\nfunc third() string { return twice() }\n"))
+    ("third.go" . "package main\n\nfunc third() string { return twice() }\n")
+    ("evil.go" . "// -*- eval: (setq e2e-lsp-pwned t) -*-\npackage main\n\nfunc evil() {}\n"))
   "The Go module of the flow: file name and text.")
 
 (defun e2e-lsp-file (name)
@@ -119,7 +120,14 @@
       (e2e-check "a file no buffer visits is asked about through its server"
                  (cl-some (lambda (s) (equal (plist-get s :name) "third")) syms)
                  (format "%S" syms))
-      (e2e-check "and is let go again" (not (find-buffer-visiting (e2e-lsp-file "third.go")))))))
+      (e2e-check "and is let go again" (not (find-buffer-visiting (e2e-lsp-file "third.go")))))
+    ;; A file of the workspace may ask for code to run when visited: one
+    ;; visited for a request runs none and asks nothing.
+    (let ((syms (cline-lsp-request server "textDocument/documentSymbol"
+                                   (list :textDocument (list :uri (eglot--path-to-uri (e2e-lsp-file "evil.go")))))))
+      (e2e-check "a file visited for a request gets its symbols"
+                 (cl-some (lambda (s) (equal (plist-get s :name) "evil")) syms) (format "%S" syms))
+      (e2e-check "and its file-local eval is not run" (not (boundp 'e2e-lsp-pwned))))))
 
 (defun e2e-flow-lsp ()
   "find_references and rename_symbol answered by gopls through Eglot."
