@@ -52,6 +52,9 @@
 (require 'jsonrpc)
 (require 'eglot)
 (require 'flymake)
+(require 'cline-lsp (expand-file-name "cline-lsp" (file-name-directory
+                                                  (or load-file-name (bound-and-true-p byte-compile-current-file)
+                                                      buffer-file-name default-directory))))
 
 ;; Eglot's names for the "confirm server edits" option: the first is
 ;; Eglot < 1.16's, the second the current one.  Declared so that `let'
@@ -185,17 +188,20 @@ link in `*cline*' shows it again."
 (defclass cline-eglot-server (eglot-lsp-server) ()
   :documentation "A cline-ls connection: Eglot plus the cline/ methods.")
 
-(cl-defmethod eglot-client-capabilities ((_server cline-eglot-server))
+(cl-defmethod eglot-client-capabilities ((server cline-eglot-server))
   "Eglot's capabilities plus experimental.cline (approvals, diffs,
-questions, and diagnostics where Flymake's reports can be followed)."
+questions, diagnostics where Flymake's reports can be followed, and
+what the project's other language servers answer: cline-lsp.el)."
   (let ((caps (copy-sequence (cl-call-next-method))))
     ;; window/showDocument: an MCP server's sign-in page, opened with
     ;; `browse-url' (Eglot 1.9 has no handler of its own).
     (plist-put caps :window
                (plist-put (copy-sequence (plist-get caps :window)) :showDocument (list :support t)))
     (plist-put caps :experimental
-               (list :cline (list :approvals t :diffs t :questions t
-                                  :diagnostics (if (cline--diagnostics-available-p) t :json-false))))))
+               (list :cline (append (list :approvals t :diffs t :questions t
+                                          :diagnostics (if (cline--diagnostics-available-p) t :json-false))
+                                    (when-let ((lsp (cline-lsp-capability server)))
+                                      (list :lsp lsp)))))))
 
 
 ;;; The editor's diagnostics for the daemon (cline/diagnostics)
@@ -223,16 +229,17 @@ questions, and diagnostics where Flymake's reports can be followed)."
     (list :line (1- (line-number-at-pos pos t)) :character (- pos (line-beginning-position)))))
 
 (defun cline--cline-buffer-p ()
-  "Non-nil when the current buffer is mirrored by a cline-ls server."
-  (and (bound-and-true-p eglot--managed-mode)
-       (cl-typep (eglot-current-server) 'cline-eglot-server)))
+  "The cline-ls server that mirrors the current buffer, or nil: its Eglot
+server, or the one cline-lsp.el shares it with."
+  (or (and (bound-and-true-p eglot--managed-mode)
+           (let ((s (eglot-current-server))) (and (cl-typep s 'cline-eglot-server) s)))
+      (cline-lsp-shared-server)))
 
 (defun cline--send-diagnostics ()
   "Send the current buffer's Flymake diagnostics, every backend's, to its
 cline-ls server, with the version Eglot's didChange carries."
-  (when (cline--cline-buffer-p)
-    (let ((server (eglot-current-server))
-          (diags nil) (n 0))
+  (when-let ((server (cline--cline-buffer-p)))
+    (let ((diags nil) (n 0))
       (save-restriction
         (widen)
         (dolist (d (flymake-diagnostics (point-min) (point-max)))
@@ -278,7 +285,7 @@ edit's are compared with, once when a session starts."
   (when (cline--diagnostics-available-p)
     (dolist (buf (buffer-list))
       (with-current-buffer buf
-        (when (and (cline--cline-buffer-p) (eq (eglot-current-server) server))
+        (when (eq (cline--cline-buffer-p) server)
           (ignore-errors (cline--send-diagnostics)))))))
 
 (defvar cline--model)
@@ -440,7 +447,9 @@ agent.  Returns the server, or nil when it is still starting."
       existing)
      (t
       (unless own-mode
-        (message "cline: %s buffers stay with their own server; the agent sees them on disk"
+        (message (if cline-lsp-share-buffers
+                     "cline: %s buffers stay with their own server and are shared with the agent"
+                   "cline: %s buffers stay with their own server; the agent sees them on disk")
                  major-mode))
       (let* ((eglot-server-programs (list (cons modes #'cline-eglot-contact)))
              (current-prefix-arg nil)

@@ -265,18 +265,22 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 	}
 }
 
-// TestByteCompile compiles cline.el with warnings (but obsolescence) as
-// errors.
+// TestByteCompile compiles cline.el and cline-lsp.el with warnings (but
+// obsolescence) as errors.
 func TestByteCompile(t *testing.T) {
 	emacs := emacsOrSkip(t)
-	src, err := os.ReadFile("cline.el")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	el := filepath.Join(dir, "cline.el")
-	if err := os.WriteFile(el, src, 0o644); err != nil {
-		t.Fatal(err)
+	var els []string
+	for _, name := range []string{"cline-lsp.el", "cline.el"} {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		el := filepath.Join(dir, name)
+		if err := os.WriteFile(el, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		els = append(els, el)
 	}
 	eval := `(progn
   (unless (require 'eglot nil t)
@@ -290,9 +294,9 @@ func TestByteCompile(t *testing.T) {
         byte-compile-warnings '(not obsolete)))`
 	ctx, cancel := context.WithTimeout(context.Background(), flowTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q", "--eval", eval, "-f", "batch-byte-compile", el)
+	cmd := exec.CommandContext(ctx, emacs, append([]string{"--batch", "-Q", "--eval", eval, "-f", "batch-byte-compile"}, els...)...)
 	cmd.Env = hermeticEnv(dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("byte-compiling cline.el: %v\n%s", err, out)
+		t.Fatalf("byte-compiling %v: %v\n%s", els, err, out)
 	}
 }

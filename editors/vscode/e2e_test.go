@@ -40,6 +40,7 @@ func TestVSCodeRealEditor(t *testing.T) {
 	}
 	testenv.LookPath(t, "npm", "vsce runs the extension's bundle script with it")
 	node := testenv.LookPath(t, "node", "the flow's driver runs under it")
+	gopls := testenv.LookPath(t, "gopls", "VS Code's providers answer the agent's language-server tools from it (e2e/lsp.mjs; go install golang.org/x/tools/gopls@v0.23.0)")
 	ctx := testContext(t)
 	bin := testbin.CLI(t)
 	if msg := acceptsStdio(ctx, bin); msg != "" {
@@ -55,7 +56,7 @@ func TestVSCodeRealEditor(t *testing.T) {
 
 	run := exec.CommandContext(ctx, node, "run.mjs")
 	run.Dir = "e2e"
-	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "NO_COLOR=1",
+	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "GOPLS="+gopls, "NO_COLOR=1",
 		"CLINE_HOOK_WS="+hooksWS, "CLINE_HOOK_CONFIG="+hooksConfig, "CLINE_HOOK_TRANSCRIPT="+hs.Transcript)
 	run.Env = append(append(run.Env, hookstest.Env(t)...), hookstest.Expectations()...)
 	out, err := run.CombinedOutput()

@@ -9,7 +9,7 @@
 ;;                          | chat | resume | codeaction | nokey | review
 ;;                          | model | hostile | diagnostics | planresume
 ;;                          | stockedits | livemodel | killed | held | hunks
-;;                          | hunkparse
+;;                          | hunkparse | lsp (e2e-lsp.el)
 ;;                          | hooks | hooks-trust | hooks-distrust (test/hooks.el)
 ;;                          | mcp (test/mcp.el)
 ;;   CLINE_LS               the daemon binary
@@ -1339,6 +1339,7 @@ expects both in the tool results, or the turn fails."
         ("held" (e2e-flow-held))
         ("hunks" (e2e-flow-hunks))
         ("hunkparse" (e2e-flow-hunkparse))
+        ("lsp" (load (expand-file-name "e2e-lsp.el" e2e-here) nil t) (e2e-flow-lsp))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

@@ -20,6 +20,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { lspScenario } from './lsp.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extDir = path.resolve(here, '..');
@@ -294,6 +295,7 @@ try {
   const saved = fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8');
   if (saved !== `hello, world\n${typed}`) throw new Error(`hello.txt on disk after save: ${JSON.stringify(saved)}`);
   step('saved');
+  await lspScenario({ page, tmp, ws, transcriptFile, common, step, runCommand, waitBuffer, verbose });
   await (await import('./hooks.mjs')).hooksFlow({ chrome, node24, codeServer, common, userData, freePort, waitHTTP, step, log });
   log('PASS');
 } catch (err) {

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, StaticFeature, TransportKind } from 'vscode-languageclient/node';
 
 import { ChatViewProvider, chatViewId } from './chatView';
+import { answerLspRequest, fillLspCapability, lspRequestMethod } from './lspTools';
 import { fillClineCapabilities } from './protocol/capabilities';
 import { ChatModel, FromWebview, mentionLabel, Mention } from './protocol/chat';
 import { diagnosticsParams, EditorDiagnostic } from './protocol/diagnostics';
@@ -42,9 +43,12 @@ function workspaceRoot(): string | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 }
 
-/** clineFeature declares experimental.cline in the client capabilities. */
+/** clineFeature declares experimental.cline in the client capabilities, the language servers' methods (lspTools.ts) among them. */
 const clineFeature: StaticFeature = {
-  fillClientCapabilities: (caps) => fillClineCapabilities(caps),
+  fillClientCapabilities: (caps) => {
+    fillClineCapabilities(caps);
+    fillLspCapability(caps);
+  },
   initialize: () => undefined,
   getState: () => ({ kind: 'static' }),
   clear: () => undefined,
@@ -194,6 +198,7 @@ class ClineExtension {
     });
     for (const [method, handler] of controller.notifications()) client.onNotification(method, handler);
     for (const [method, handler] of controller.requests()) client.onRequest(method, handler);
+    client.onRequest(lspRequestMethod, (p: unknown) => answerLspRequest(vscode, p));
     this.client = client;
     this.controller = controller;
     this.daemonLog.mark();

@@ -55,7 +55,7 @@ test('activation starts cline-ls with the cline capabilities and the settings', 
   const client = FakeLanguageClient.last!;
   assert.equal(client.serverOptions.command, daemonBinary());
   assert.deepEqual(client.spawnedArgs, ['serve', '--stdio']);
-  assert.deepEqual(client.initializeParams.capabilities.experimental, { cline: { approvals: true, diffs: true, questions: true, diagnostics: true } });
+  assert.deepEqual(client.initializeParams.capabilities.experimental, { cline: { approvals: true, diffs: true, questions: true, diagnostics: true, lsp: ['references', 'definition', 'rename', 'documentSymbols'] } });
   assert.deepEqual(client.initializeParams.initializationOptions, { approvals: { edit: 'ask' } });
   for (const c of ['cline.newTaskAct', 'cline.newTaskPlan', 'cline.switchMode', 'cline.cancelTask']) assert.ok(registeredCommands().includes(c), c);
 });
