@@ -193,6 +193,12 @@ link in `*cline*' shows it again."
 questions, diagnostics where Flymake's reports can be followed, and
 what the project's other language servers answer: cline-lsp.el)."
   (let ((caps (copy-sequence (cl-call-next-method))))
+    ;; Columns in UTF-16, as Eglot 1.9 counts them and as most language
+    ;; servers do (gopls): the positions the agent's language-server
+    ;; tools pass between cline-ls and the user's server then agree
+    ;; (Eglot 30 would otherwise take UTF-8 with cline-ls).
+    (plist-put caps :general
+               (plist-put (copy-sequence (plist-get caps :general)) :positionEncodings ["utf-16"]))
     ;; window/showDocument: an MCP server's sign-in page, opened with
     ;; `browse-url' (Eglot 1.9 has no handler of its own).
     (plist-put caps :window
