@@ -546,14 +546,20 @@ func TestRequestTimeouts(t *testing.T) {
 		}
 		checkNoLeak(t, h, before)
 	})
-	for mode, says := range map[string]string{
-		"silentinit": "no answer to initialize within 300ms",
-		"silentlist": "listing tools: no answer to tools/list within 300ms",
+	// The limit bounds the handshake too: silentlist's must leave a
+	// loaded machine time to start the server and answer initialize.
+	for mode, c := range map[string]struct {
+		limit time.Duration
+		says  string
+	}{
+		"silentinit": {300 * time.Millisecond, "no answer to initialize within 300ms"},
+		"silentlist": {5 * time.Second, "listing tools: no answer to tools/list within 5s"},
 	} {
+		says := c.says
 		t.Run(mode, func(t *testing.T) {
 			before, _ := clientGoroutines()
 			cfg, _ := hostileServer(t, mode)
-			h := start(t, []ServerConfig{cfg}, Options{CallTimeout: 300 * time.Millisecond})
+			h := start(t, []ServerConfig{cfg}, Options{CallTimeout: c.limit})
 			if st := h.statusOf(t, "hostile"); st.State != StateFailed || !strings.Contains(st.Err, says) {
 				t.Errorf("status %+v, want failed saying %q", st, says)
 			}
