@@ -20,7 +20,7 @@ import (
 )
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure guard, not a timing assertion
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure guard, not a timing assertion: generous for -race on a loaded machine
 	t.Cleanup(cancel)
 	return ctx
 }
