@@ -48,15 +48,16 @@
 
   /**
    * diffBlock shows a unified or compact diff with its added and removed
-   * lines coloured. The file headers (---/+++, diff, index) are left out,
-   * since the card names the file, and a hunk header becomes a thin
-   * separator between hunks: what is left is the change itself.
+   * lines coloured. The file headers (---/+++, diff, index) and the "No
+   * newline at end of file" markers are left out, since the card names the
+   * file, and a hunk header becomes a thin separator between hunks: what
+   * is left is the change itself.
    */
   function diffBlock(text) {
     const pre = el('pre', 'diff');
     let first = true;
     for (const line of text.split('\n')) {
-      if (line.startsWith('```') || line.startsWith('--- ') || line.startsWith('+++ ') || line.startsWith('diff ') || line.startsWith('index ')) continue;
+      if (line.startsWith('```') || line.startsWith('--- ') || line.startsWith('+++ ') || line.startsWith('diff ') || line.startsWith('index ') || line.startsWith('\\ ')) continue;
       if (line.startsWith('@@')) {
         if (!first) pre.append(el('span', 'hunk', '⋯'), '\n');
         continue;
