@@ -380,6 +380,21 @@ async function firstRun({ page, chat, shot }) {
   await page.keyboard.press('Escape');
   if (await page.locator('.settings-editor').isVisible()) await runCommand(page, 'View: Close Editor');
   await page.locator('.settings-editor').waitFor({ state: 'hidden' });
+  // Try it offline: the daemon's demo, opened in a new window with the
+  // replay transcript set for its folder.
+  const opened = page.context().waitForEvent('page', { timeout: 120_000 });
+  await setup.getByRole('button', { name: 'Try it offline' }).click();
+  const demo = await opened;
+  await demo.waitForURL(/folder=/, { timeout: 60_000 });
+  const folder = new URL(demo.url()).searchParams.get('folder') ?? '';
+  await demo.close();
+  // The demo's own folder, made by cline-ls demo under the temporary folder (and removed below).
+  if (!/\/cline-ls-demo-[^/]+\/greet$/.test(folder) || !fs.existsSync(path.join(folder, 'greet.go'))) throw new Error(`the demo window opened ${JSON.stringify(folder)}`);
+  const demoSettings = JSON.parse(fs.readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8'));
+  const demoTranscript = demoSettings['cline.transcript'];
+  const ok = typeof demoTranscript === 'string' && fs.existsSync(demoTranscript);
+  fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+  if (!ok) throw new Error(`the demo folder's cline.transcript is ${JSON.stringify(demoTranscript)}`);
   // The user sets the offline replay instead, in the settings of this
   // (remote) machine, which win over the user's: the provider the panel
   // wrote to the user's settings stays there, overridden.
