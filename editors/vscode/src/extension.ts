@@ -896,9 +896,13 @@ async function readCurrentText(file: string): Promise<string | undefined> {
  */
 async function withText(m: Mention): Promise<Mention> {
   if (m.kind !== 'file') return m;
-  // The page names the path: only a workspace file's text is read.
-  const inside = (vscode.workspace.workspaceFolders ?? []).some((f) => m.path.startsWith(f.uri.fsPath.replace(/\/$/, '') + path.sep));
-  if (!inside) return { kind: 'file', path: m.path };
+  // The page names the path: only a workspace file's text is read, by
+  // its name and by where its links lead.
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath.replace(/\/$/, ''));
+  const real = await fs.realpath(m.path).catch(() => undefined);
+  const realFolders = await Promise.all(folders.map((f) => fs.realpath(f).catch(() => f)));
+  const under = (p: string, dirs: string[]) => dirs.some((d) => p.startsWith(d + path.sep));
+  if (!under(m.path, folders) || real === undefined || !under(real, realFolders)) return { kind: 'file', path: m.path };
   const text = await readCurrentText(m.path);
   if (text === undefined || Buffer.byteLength(text) > maxMentionBytes) return { kind: 'file', path: m.path };
   return { kind: 'file', path: m.path, text };
