@@ -362,7 +362,7 @@ async function missingDaemon({ page, chat, box }) {
   if (kept !== 'Make hello.txt greet the world') throw new Error(`the typed task was not kept: ${JSON.stringify(kept)}`);
 }
 
-async function firstRun({ page, chat, shot }) {
+async function firstRun({ page, chat, box, shot }) {
   // The fix the note names: cline.path set to the binary. The extension
   // starts the daemon on the change; it finds no provider.
   fs.writeFileSync(machineSettings, JSON.stringify({ 'cline.path': daemon }, null, 2));
@@ -395,11 +395,19 @@ async function firstRun({ page, chat, shot }) {
   const ok = typeof demoTranscript === 'string' && fs.existsSync(demoTranscript);
   fs.rmSync(path.dirname(folder), { recursive: true, force: true });
   if (!ok) throw new Error(`the demo folder's cline.transcript is ${JSON.stringify(demoTranscript)}`);
+  // A task started before a usable model is set (the panel's provider,
+  // no model yet) fails, saying why...
+  await chat.locator('#send:not([disabled])').waitFor();
+  await box.press('Enter');
+  await chat.locator('.note.error', { hasText: 'needs a model' }).first().waitFor({ timeout: 30_000 });
+  // ...and the same task takes the model once one is set (below): its
+  // chip names it, and its next message is answered by it (mentionTask).
   // The user sets the offline replay instead, in the settings of this
   // (remote) machine, which win over the user's: the provider the panel
   // wrote to the user's settings stays there, overridden.
   fs.writeFileSync(machineSettings, JSON.stringify({ 'cline.path': daemon, 'cline.provider': 'replay', 'cline.transcript': transcriptFile }, null, 2));
   await setup.waitFor({ state: 'hidden', timeout: 30_000 });
+  await chat.locator('#model-name', { hasText: 'replay-vscode-e2e' }).waitFor({ timeout: 30_000 });
   await page.locator('.tab', { hasText: 'hello.txt' }).first().click();
 }
 
@@ -413,7 +421,7 @@ async function mentionTask({ page, chat, box }) {
   // The task typed while no daemon ran is still in the box.
   if ((await box.inputValue()) === '') await box.fill('Make hello.txt greet the world');
   await box.press('Enter');
-  await chat.locator('.msg.user', { hasText: 'Make hello.txt greet the world' }).waitFor();
+  await chat.locator('.msg.user', { hasText: 'Make hello.txt greet the world' }).last().waitFor();
   await chat.locator('.msg.agent', { hasText: 'Hi! Editing hello.txt.' }).waitFor({ timeout: 30_000 });
   if ((await box.inputValue()) !== '') throw new Error('the prompt box kept a prompt that was sent');
 }
@@ -427,6 +435,7 @@ async function firstApproval({ page, chat, box, shot }) {
   if (headers.length) throw new Error(`the inline diff shows its headers: ${JSON.stringify(headers)}`);
   // Keys typed while it waits answer nothing: in the chat's prompt box
   // (Enter does not send while the turn runs) and in the editor.
+  const prompts = await chat.locator('.msg.user').count();
   await box.click();
   await page.keyboard.type('y');
   await page.keyboard.press('Enter');
@@ -434,7 +443,7 @@ async function firstApproval({ page, chat, box, shot }) {
   await page.keyboard.press('Tab');
   await box.fill('');
   await chat.locator('#status', { hasText: '1 approval waiting' }).waitFor();
-  if ((await chat.locator('.msg.user').count()) !== 1) throw new Error('a key in the prompt box sent a message while the turn ran');
+  if ((await chat.locator('.msg.user').count()) !== prompts) throw new Error('a key in the prompt box sent a message while the turn ran');
   await card1.getByRole('button', { name: 'Allow', exact: true }).waitFor();
   assertDisk('while the first approval waits');
   if ((await page.locator('.notification-toast', { hasText: 'Cline asks to' }).count()) !== 0) throw new Error('a notification about the approval while the chat view shows it');
@@ -564,7 +573,7 @@ async function questionInChat({ page, chat, box }) {
 
 /** theTaskIsBack checks the task's transcript, meter and status bar item after it was loaded again. */
 async function theTaskIsBack(page, chat) {
-  await chat.locator('.msg.user:not(.undone)', { hasText: 'Make hello.txt greet the world' }).waitFor({ timeout: 60_000 });
+  await chat.locator('.msg.user:not(.undone)', { hasText: 'Make hello.txt greet the world' }).first().waitFor({ timeout: 60_000 });
   await chat.locator('.msg.agent:not(.undone)', { hasText: 'You chose Blue.' }).waitFor();
   await chat.locator('#meter', { hasText: '1.8k in' }).waitFor({ timeout: 30_000 });
   await page.locator('.statusbar-item', { hasText: /idle · act/ }).first().waitFor({ timeout: 30_000 });
