@@ -3,6 +3,8 @@ package rpc_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,5 +97,44 @@ func TestModelsFromTheProvidersEndpoint(t *testing.T) {
 	}
 	if err := ed.Call(ctx, "cline/models", map[string]any{"sessionId": "nope"}, &res); err == nil {
 		t.Error("cline/models of an unknown session did not fail")
+	}
+}
+
+// TestModelsWithoutAModelNamed: without a session, cline/models names the
+// model a new session would use even when the settings name none (a
+// replay transcript's own here), so that a client tells a configured
+// provider from none; with no provider at all it answers no current model
+// and no models.
+func TestModelsWithoutAModelNamed(t *testing.T) {
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	if err := os.WriteFile(tr, []byte(`{"model":"replay-listed","replies":[{"events":[{"text":"hi"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		settings map[string]any
+		current  string
+	}{
+		{"nothing configured", map[string]any{"stateDir": dir}, ""},
+		{"a transcript alone", map[string]any{"stateDir": dir, "provider": map[string]any{"transcript": tr}}, "replay-listed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ed := rpctest.New(t, rpc.Options{Getenv: func(string) string { return "" }})
+			if _, err := ed.Initialize(ctx, t.TempDir(), map[string]any{"initializationOptions": c.settings}); err != nil {
+				t.Fatal(err)
+			}
+			var res modelsAnswer
+			if err := ed.Call(ctx, "cline/models", map[string]any{}, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Current != c.current {
+				t.Errorf("current = %q, want %q", res.Current, c.current)
+			}
+			if c.current == "" && len(res.Models) != 0 || c.current != "" && (len(res.Models) == 0 || res.Models[0].ID != c.current) {
+				t.Errorf("models = %+v", res.Models)
+			}
+		})
 	}
 }

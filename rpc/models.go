@@ -306,6 +306,14 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 		}
 	} else if st := s.CurrentSettings().Provider; st != nil {
 		res.Current = st.Model
+		if res.Current == "" && st.Name != "" {
+			// No model named: the one a new session would use, the
+			// provider's default (a replay transcript's own), so that a
+			// client tells a configured provider from none.
+			if p, err := s.newProvider(); err == nil {
+				res.Current = p.Model()
+			}
+		}
 	}
 	jsonrpc2.Async(ctx)
 	listed := s.providerModels(ctx)

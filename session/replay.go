@@ -61,8 +61,10 @@ func modeUpdate(mode string) wire.CurrentModeUpdate {
 
 // Replay sends a loaded session's records to the client as the updates
 // the live session sent, built by the same functions: its messages, tool
-// calls with their titles and kinds, results, plans and mode changes.
+// calls with their titles and kinds, results, plans and mode changes,
+// then the session's usage totals.
 func (s *Session) Replay(recs []Record) {
+	defer s.reportTotals()
 	dropped := rewound(recs)
 	for i, r := range recs {
 		switch r.Type {

@@ -103,3 +103,24 @@ func (s *Session) reportUsage(raw int, u provider.Usage) {
 	reply := usageTotal{Usage: u, CostUSD: cost, priced: priced}
 	s.cfg.Updates(wire.ReplyUsage(reply.shape(), turn.shape(), session.shape(), wire.ContextUse{Used: used, Size: size}))
 }
+
+// reportTotals sends a loaded session's totals, as restored from its
+// history, after its replay: the client's meter shows what the session
+// cost so far, not zero until the next reply. A session with no usage
+// yet sends nothing.
+func (s *Session) reportTotals() {
+	_, session := s.meter.totals()
+	if session.Usage == (provider.Usage{}) {
+		return
+	}
+	used, size := s.tokens.inContext(0), s.tokens.size()
+	if s.cfg.ACP {
+		up := wire.UsageUpdate{Used: used, Size: size}
+		if session.priced {
+			up.Cost = &wire.Cost{Amount: session.CostUSD, Currency: "USD"}
+		}
+		s.cfg.Updates(up)
+		return
+	}
+	s.cfg.Updates(wire.ReplyUsage(wire.Tokens{}, wire.Tokens{}, session.shape(), wire.ContextUse{Used: used, Size: size}))
+}

@@ -46,14 +46,26 @@
     return b;
   }
 
-  /** diffBlock shows a unified or compact diff with its added and removed lines coloured. */
+  /**
+   * diffBlock shows a unified or compact diff with its added and removed
+   * lines coloured. The file headers (---/+++, diff, index) and the "No
+   * newline at end of file" markers are left out, since the card names the
+   * file, and a hunk header becomes a thin separator between hunks: what
+   * is left is the change itself.
+   */
   function diffBlock(text) {
     const pre = el('pre', 'diff');
+    let first = true;
     for (const line of text.split('\n')) {
-      if (line.startsWith('```')) continue;
-      const cls = line.startsWith('+++') || line.startsWith('---') ? 'meta' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
-      const span = el('span', cls, line);
-      pre.append(span, '\n');
+      if (line.startsWith('```') || line.startsWith('--- ') || line.startsWith('+++ ') || line.startsWith('diff ') || line.startsWith('index ') || line.startsWith('\\ ')) continue;
+      if (line.startsWith('@@')) {
+        if (!first) pre.append(el('span', 'hunk', '⋯'), '\n');
+        continue;
+      }
+      if (line === '' && first) continue;
+      first = false;
+      const cls = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
+      pre.append(el('span', cls, line), '\n');
     }
     return pre;
   }
@@ -148,6 +160,7 @@
       case 'plan': {
         node = el('div', 'plan');
         node.append(el('div', 'plan-title', 'Plan'));
+        node.dataset.turn = String(item.turn);
         for (const e of item.entries) {
           const row = el('div', `plan-entry ${e.status || 'pending'}`);
           row.append(icon(e.status === 'completed' ? 'pass-filled' : e.status === 'in_progress' ? 'circle-large-filled' : 'circle-large-outline'), ' ', e.content);
@@ -155,10 +168,37 @@
         }
         break;
       }
-      case 'note':
+      case 'note': {
         node = el('div', `note ${item.level}`);
-        node.append(icon(item.level === 'error' ? 'error' : 'info'), ' ', item.text);
+        const line = el('div', 'note-text');
+        line.append(icon(item.level === 'error' ? 'error' : 'info'), ' ', item.text);
+        node.append(line);
+        if (item.actions && item.actions.length) {
+          const row = el('div', 'row');
+          for (const a of item.actions) row.append(button(a.label, 'secondary note-action', '', () => post({ type: 'action', itemId: item.id, actionId: a.id })));
+          node.append(row);
+        }
         break;
+      }
+      case 'question': {
+        node = el('div', `question${item.answered !== undefined ? ' answered' : ''}`);
+        node.append(el('div', 'question-title', 'Cline asks'), el('div', 'question-text', item.question));
+        if (item.answered !== undefined) {
+          node.append(el('div', 'answer', `Answered: ${item.answered}`));
+          break;
+        }
+        const row = el('div', 'row');
+        for (const o of item.options) row.append(button(o, 'secondary option', '', () => post({ type: 'answerQuestion', itemId: item.id, answer: o })));
+        const other = /** @type {HTMLInputElement} */ (el('input', 'feedback other'));
+        other.placeholder = item.options.length ? 'Another answer (Enter to send)' : 'Your answer (Enter to send)';
+        other.setAttribute('aria-label', 'Your answer');
+        other.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' && other.value.trim()) post({ type: 'answerQuestion', itemId: item.id, answer: other.value.trim() });
+        });
+        const skip = button('Dismiss', 'secondary', '', () => post({ type: 'answerQuestion', itemId: item.id, answer: null }));
+        node.append(row, other, skip);
+        break;
+      }
       default:
         return;
     }
@@ -171,10 +211,46 @@
     else log.append(node);
     $('empty').hidden = true;
     if (stick) log.scrollTop = log.scrollHeight;
+    if (item.kind === 'plan' || item.kind === 'agent') renderState(state);
+  }
+
+  /** renderSetup is the first-run panel: what to pick, where the key comes from, and a way to try it offline. */
+  function renderSetup(s) {
+    const box = $('setup');
+    const su = s.setup;
+    box.hidden = !su || !!s.sessionId;
+    if (box.hidden) return;
+    box.replaceChildren(el('div', 'setup-title', 'Set up a model'));
+    box.append(el('p', '', 'Cline needs a model provider. Pick one, then a model; the API key is read from an environment variable, never stored in settings.'));
+    const prov = /** @type {HTMLSelectElement} */ (el('select'));
+    prov.id = 'setup-provider';
+    prov.setAttribute('aria-label', 'Provider');
+    prov.append(Object.assign(el('option', '', 'Choose a provider…'), { value: '' }), ...su.providers.map((p) => Object.assign(el('option', '', p), { value: p })));
+    prov.value = su.provider;
+    prov.addEventListener('change', () => post({ type: 'setupProvider', provider: prov.value }));
+    const r1 = el('label', 'row', 'Provider ');
+    r1.append(prov);
+    box.append(r1);
+    if (su.provider) {
+      const model = /** @type {HTMLSelectElement} */ (el('select'));
+      model.id = 'setup-model';
+      model.setAttribute('aria-label', 'Model');
+      model.append(Object.assign(el('option', '', su.models.length ? 'Choose a model…' : 'no models listed: type one in Settings'), { value: '' }), ...su.models.map((m) => Object.assign(el('option', '', m), { value: m })));
+      model.value = su.model;
+      model.addEventListener('change', () => model.value && post({ type: 'setupModel', model: model.value }));
+      const r2 = el('label', 'row', 'Model ');
+      r2.append(model);
+      box.append(r2);
+      box.append(el('p', `key ${su.keySet ? 'set' : 'unset'}`, su.keyEnv ? (su.keySet ? `The key is read from ${su.keyEnv}, which is set.` : `The key is read from ${su.keyEnv}, which is not set: set it in the environment VS Code starts from, or name another variable in the setting cline.apiKeyEnv.`) : 'This provider needs no key, or name its variable in the setting cline.apiKeyEnv.'));
+    }
+    const row = el('div', 'row');
+    row.append(button('Open Settings', 'secondary', 'settings-gear', () => post({ type: 'openSettings' })), button('Try it offline', 'secondary', 'play', () => post({ type: 'tryDemo' })));
+    box.append(row, el('p', 'hint', 'Try it offline: a sample project and a recorded session (the replay provider), in a new window, no key needed.'));
   }
 
   function renderState(s) {
     state = s;
+    renderSetup(s);
     const modes = s.modes && s.modes.length ? s.modes.map((m) => m.id) : defaultModes;
     if (modeSel.options.length !== modes.length || [...modeSel.options].some((o, i) => o.value !== modes[i])) {
       modeSel.replaceChildren(...modes.map((m) => Object.assign(el('option', '', m), { value: m })));
@@ -188,6 +264,8 @@
     /** @type {HTMLButtonElement} */ ($('checkpoints')).disabled = s.running || !s.sessionId;
     $('status').textContent = s.pending ? `${s.pending} approval${s.pending > 1 ? 's' : ''} waiting` : s.running ? 'Working…' : '';
     document.body.dataset.running = String(s.running);
+    // After a plan (the agent's answer in plan mode), the way on is one click: act on it.
+    $('switch-act').hidden = !(s.sessionId && !s.running && s.mode === 'plan' && log.querySelector('.msg.agent:not(.undone), .plan:not(.undone)'));
   }
 
   function renderChips() {
@@ -207,13 +285,11 @@
     );
   }
 
+  /** send posts the prompt; the box keeps it until the extension says it was taken (a daemon that did not start keeps it there). */
   function send() {
     const text = input.value.trim();
     if (!text || state.running) return;
     post({ type: 'send', text, mentions: mentions.map(({ label, ...m }) => m) });
-    input.value = '';
-    mentions = [];
-    renderChips();
   }
 
   input.addEventListener('keydown', (e) => {
@@ -233,11 +309,12 @@
     }
   });
   $('send').addEventListener('click', send);
+  $('switch-act').addEventListener('click', () => post({ type: 'setMode', mode: 'act' }));
   $('cancel').addEventListener('click', () => post({ type: 'cancel' }));
   $('undo').addEventListener('click', () => post({ type: 'undo' }));
   $('checkpoints').addEventListener('click', () => post({ type: 'checkpoints' }));
   $('new').addEventListener('click', () => post({ type: 'newTask' }));
-  $('model').addEventListener('click', () => post({ type: 'pickModel' }));
+  $('model').addEventListener('click', () => post({ type: 'models' }));
   $('mention-file').addEventListener('click', () => post({ type: 'mention', kind: 'file' }));
   $('mention-selection').addEventListener('click', () => post({ type: 'mention', kind: 'selection' }));
   modeSel.addEventListener('change', () => post({ type: 'setMode', mode: modeSel.value }));
@@ -269,7 +346,7 @@
         sessionsBox.replaceChildren(el('div', 'sessions-title', m.sessions.length ? 'Resume a task' : 'No saved tasks in this workspace'));
         for (const s of m.sessions) {
           const b = el('button', `session${s.current ? ' current' : ''}`);
-          b.append(el('span', 'title', s.title || s.sessionId), el('span', 'when', new Date(s.updatedAt).toLocaleString()));
+          b.append(el('span', 'title', s.title), el('span', 'when', new Date(s.updatedAt).toLocaleString()));
           b.addEventListener('click', () => {
             sessionsBox.hidden = true;
             post({ type: 'resume', sessionId: s.sessionId });
@@ -284,6 +361,29 @@
         renderChips();
         input.focus();
         break;
+      case 'sent':
+        input.value = '';
+        mentions = [];
+        renderChips();
+        break;
+      case 'models': {
+        sessionsBox.replaceChildren(el('div', 'sessions-title', m.models.length ? 'Model for this task' : 'The provider lists no models'));
+        for (const id of m.models) {
+          const b = el('button', `session model-choice${id === m.current ? ' current' : ''}`);
+          b.append(el('span', 'title', id));
+          b.addEventListener('click', () => {
+            sessionsBox.hidden = true;
+            post({ type: 'setModel', model: id });
+          });
+          sessionsBox.append(b);
+        }
+        sessionsBox.append(button('Other model…', 'secondary', '', () => {
+          sessionsBox.hidden = true;
+          post({ type: 'pickModel' });
+        }));
+        sessionsBox.hidden = false;
+        break;
+      }
       case 'focus':
         input.focus();
         break;

@@ -118,7 +118,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 <body>
 <header id="bar">
   <select id="mode" title="Mode of the task (of the next task when none runs)" aria-label="Mode"></select>
-  <button id="model" class="chip" title="Model (cline.model): click to change"><i aria-hidden="true" class="codicon codicon-sparkle"></i><span id="model-name"></span></button>
+  <button id="model" class="chip" title="Model of the task: click to pick one of the provider's models"><i aria-hidden="true" class="codicon codicon-sparkle"></i><span id="model-name"></span></button>
   <span class="spacer"></span>
   <button id="history" class="icon" title="Resume a task" aria-label="Resume a task"><i aria-hidden="true" class="codicon codicon-history"></i></button>
   <button id="checkpoints" class="icon" title="Checkpoints: preview and restore files or the conversation" aria-label="Checkpoints"><i aria-hidden="true" class="codicon codicon-versions"></i></button>
@@ -126,6 +126,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
   <button id="new" class="icon" title="New task" aria-label="New task"><i aria-hidden="true" class="codicon codicon-add"></i></button>
 </header>
 <div id="sessions" hidden></div>
+<section id="setup" hidden aria-label="Set up a model"></section>
 <main id="log" aria-live="polite"><div id="empty" class="empty">Ask Cline to do something in this workspace. Mention files with @.</div></main>
 <footer>
   <div id="meter" title="Tokens of this task, its cost, and how full the model's context is"></div>
@@ -136,6 +137,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
     <button id="mention-selection" class="icon" title="Mention the editor's selection" aria-label="Mention the selection"><i aria-hidden="true" class="codicon codicon-selection"></i></button>
     <span class="spacer"></span>
     <span id="status"></span>
+    <button id="switch-act" hidden title="Switch this task to act mode, to carry out the plan"><i aria-hidden="true" class="codicon codicon-play"></i> Switch to Act</button>
     <button id="cancel" class="secondary" hidden><i aria-hidden="true" class="codicon codicon-debug-stop"></i> Cancel</button>
     <button id="send"><i aria-hidden="true" class="codicon codicon-send"></i> Send</button>
   </div>

@@ -35,13 +35,32 @@ export type ChatItem =
       /** notes are what the user's hooks did to the call ("Hook PreToolUse (…): blocked: …"), shown on the card whatever else it shows. */
       notes?: string;
       /** applied is the compact diff of an edit once it landed, with its counts. */
-      applied?: { diff: string; added: number; removed: number };
+      applied?: { diff: string; added: number; removed: number; uri: string };
       approval?: ChatApproval;
       turn: number;
       undone?: boolean;
     }
   | { id: string; kind: 'plan'; entries: PlanEntry[]; turn: number; undone?: boolean }
-  | { id: string; kind: 'note'; text: string; level: 'info' | 'error'; turn: number; undone?: boolean };
+  | { id: string; kind: 'note'; text: string; level: 'info' | 'error'; turn: number; undone?: boolean; actions?: NoteAction[] }
+  | { id: string; kind: 'question'; question: string; options: string[]; answered?: string; turn: number; undone?: boolean };
+
+/** NoteAction is a button of a note: clicking it posts the action's id back. */
+export interface NoteAction {
+  id: string;
+  label: string;
+}
+
+/** ChatSetup is the first-run panel: shown while no model is configured. */
+export interface ChatSetup {
+  providers: string[];
+  /** provider is the one picked, empty when none is. */
+  provider: string;
+  models: string[];
+  model: string;
+  /** keyEnv names the variable the key is read from, and keySet says whether VS Code's environment has it. */
+  keyEnv: string;
+  keySet: boolean;
+}
 
 export interface ChatUsage {
   inputTokens: number;
@@ -62,11 +81,16 @@ export interface ChatState {
   pending: number;
   /** meter is usageText of usage, empty without a session. */
   meter: string;
+  /** setup is the first-run panel, when no model is configured. */
+  setup?: ChatSetup;
 }
 
-/** A mention the prompt box holds: a file, or a selection in one. */
+/**
+ * A mention the prompt box holds: a file, or a selection in one. A file's
+ * text is filled in when the prompt is sent (the buffer as it is then).
+ */
 export type Mention =
-  | { kind: 'file'; path: string }
+  | { kind: 'file'; path: string; text?: string }
   | { kind: 'selection'; path: string; startLine: number; endLine: number; text: string };
 
 /** What the chat model posts to the webview. */
@@ -76,6 +100,9 @@ export type ToWebview =
   | { type: 'state'; state: ChatState }
   | { type: 'sessions'; sessions: Array<{ sessionId: string; title: string; updatedAt: string; current: boolean }> }
   | { type: 'mention'; mention: Mention; label: string }
+  | { type: 'models'; models: string[]; current: string }
+  /** sent says the prompt was taken: only then the page clears its box. */
+  | { type: 'sent' }
   | { type: 'focus' };
 
 /** What the webview posts to the extension. */
@@ -90,9 +117,18 @@ export type FromWebview =
   | { type: 'newTask' }
   | { type: 'setMode'; mode: string }
   | { type: 'pickModel' }
+  /** models asks for the provider's models, for the model chip's list. */
+  | { type: 'models' }
   | { type: 'history' }
   | { type: 'resume'; sessionId: string }
-  | { type: 'mention'; kind: 'file' | 'selection' };
+  | { type: 'mention'; kind: 'file' | 'selection' }
+  | { type: 'action'; itemId: string; actionId: string }
+  | { type: 'answerQuestion'; itemId: string; answer: string | null }
+  | { type: 'setModel'; model: string }
+  | { type: 'setupProvider'; provider: string }
+  | { type: 'setupModel'; model: string }
+  | { type: 'openSettings' }
+  | { type: 'tryDemo' };
 
 /** isFromWebview checks a message's shape: the webview is a page, so what it posts is checked before use. */
 export function isFromWebview(m: unknown): m is FromWebview {
@@ -106,8 +142,21 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'checkpoints':
     case 'newTask':
     case 'pickModel':
+    case 'models':
     case 'history':
+    case 'openSettings':
+    case 'tryDemo':
       return true;
+    case 'action':
+      return str('itemId') && str('actionId');
+    case 'answerQuestion':
+      return str('itemId') && (o.answer === null || str('answer'));
+    case 'setModel':
+      return str('model');
+    case 'setupProvider':
+      return str('provider');
+    case 'setupModel':
+      return str('model');
     case 'send':
       return str('text') && Array.isArray(o.mentions) && (o.mentions as unknown[]).every(isMention);
     case 'answer':
@@ -128,7 +177,7 @@ function isMention(m: unknown): m is Mention {
   if (!m || typeof m !== 'object') return false;
   const o = m as Record<string, unknown>;
   if (typeof o.path !== 'string') return false;
-  if (o.kind === 'file') return true;
+  if (o.kind === 'file') return o.text === undefined || typeof o.text === 'string';
   return o.kind === 'selection' && typeof o.startLine === 'number' && typeof o.endLine === 'number' && typeof o.text === 'string';
 }
 
@@ -147,15 +196,18 @@ export type ContentBlock =
   | { type: 'resource'; resource: { uri: string; text: string; mimeType?: string } };
 
 /**
- * promptBlocks is the prompt as the daemon takes it: the text, then a
- * resource_link per mentioned file and an embedded resource per selection
- * (its uri names the lines, 1-based, as #L3-5).
+ * promptBlocks is the prompt as the daemon takes it: the text, then an
+ * embedded resource per mentioned file with its text (the buffer's, unsaved
+ * changes included: the model need not read it), a resource_link for a file
+ * whose text could not be read, and an embedded resource per selection (its
+ * uri names the lines, 1-based, as #L3-5).
  */
 export function promptBlocks(text: string, mentions: Mention[]): ContentBlock[] {
   const blocks: ContentBlock[] = [{ type: 'text', text }];
   for (const m of mentions) {
     const uri = fileUri(m.path);
-    if (m.kind === 'file') blocks.push({ type: 'resource_link', uri, name: m.path.split('/').pop() ?? m.path });
+    if (m.kind === 'file' && m.text !== undefined) blocks.push({ type: 'resource', resource: { uri, text: m.text, mimeType: 'text/plain' } });
+    else if (m.kind === 'file') blocks.push({ type: 'resource_link', uri, name: m.path.split('/').pop() ?? m.path });
     else blocks.push({ type: 'resource', resource: { uri: `${uri}#L${m.startLine}-${m.endLine}`, text: m.text, mimeType: 'text/plain' } });
   }
   return blocks;
@@ -180,6 +232,46 @@ function compact(n: number): string {
   return String(n);
 }
 
+/**
+ * splitMentions takes the mentions out of a prompt as the daemon keeps it
+ * (a file's or selection's whole <file uri=…> text, a [file: file:///…]
+ * link) and names them as the prompt box showed them: @name, @name:3-5.
+ */
+export function splitMentions(text: string): { text: string; mentions: string[] } {
+  const mentions: string[] = [];
+  const name = (uri: string) => {
+    const [file, frag] = uri.split('#');
+    let n = file.split('/').pop() || file;
+    try {
+      n = decodeURIComponent(n);
+    } catch {
+      // shown as it came
+    }
+    const lines = /^L(\d+)(?:-(\d+))?$/.exec(frag ?? '');
+    mentions.push(lines ? `@${n}:${lines[1]}${lines[2] && lines[2] !== lines[1] ? '-' + lines[2] : ''}` : `@${n}`);
+    return '';
+  };
+  const rest = text
+    .replace(/\n?<file uri="([^"]*)">[\s\S]*?(?:<\/file>\n?|$)/g, (_, uri: string) => name(uri))
+    .replace(/\n?\[file: ([^\]]*)\]\n?/g, (_, uri: string) => name(uri))
+    // A mention cut short (a title the daemon shortened) names no file: it goes.
+    .replace(/\s*(<file\b|\[file:)[^]*$/, '');
+  return { text: rest.trimEnd(), mentions };
+}
+
+/**
+ * sessionTitle is how a saved task is listed: what the user typed, then
+ * its mentions as @name, on one line; a task without a title is named by
+ * its time, never by its id.
+ */
+export function sessionTitle(title: string, updatedAt: string): string {
+  const sp = splitMentions(title || '');
+  const t = [sp.text, ...sp.mentions].join(' ').replace(/\s+/g, ' ').trim();
+  if (t) return t.length > 80 ? t.slice(0, 79) + '…' : t;
+  const d = new Date(updatedAt);
+  return Number.isNaN(d.getTime()) ? 'Untitled task' : `Untitled task of ${d.toLocaleString()}`;
+}
+
 interface Waiting {
   req: ApprovalRequestParams;
   resolve: (res: ApprovalResponseParams) => void;
@@ -194,6 +286,11 @@ export class ChatModel {
   private items: ChatItem[] = [];
   private readonly byId = new Map<string, ChatItem>();
   private readonly waiting = new Map<string, Waiting>();
+  /** questions wait for their card's answer; actions for a click on a note's button. */
+  private readonly questions = new Map<string, (answer: string | null) => void>();
+  private readonly actions = new Map<string, (actionId: string) => void>();
+  /** rawPrompts are replayed prompts as the daemon sent them, before their mentions are taken out. */
+  private readonly rawPrompts = new Map<string, string>();
   private seq = 0;
   private turn = 0;
   /** stream is the id of the agent or thought item that chunks append to, if any. */
@@ -281,16 +378,22 @@ export class ChatModel {
         return;
       }
       case 'user_message_chunk': {
-        // A loaded session replays its prompts as user chunks.
+        // A loaded session replays its prompts as user chunks, mentions
+        // and all: they are shown as the prompt box showed them.
         const text = u.content?.text ?? '';
-        const last = this.items[this.items.length - 1];
-        if (last?.kind === 'user' && this.stream === last.id) {
-          last.text += text;
-          this.post({ type: 'item', item: last });
-        } else {
-          this.prompt(text, []);
-          this.stream = this.items[this.items.length - 1].id;
+        let last = this.items[this.items.length - 1];
+        if (!(last?.kind === 'user' && this.stream === last.id)) {
+          this.prompt('', []);
+          last = this.items[this.items.length - 1];
+          this.stream = last.id;
         }
+        if (last.kind !== 'user') return;
+        const raw = (this.rawPrompts.get(last.id) ?? '') + text;
+        this.rawPrompts.set(last.id, raw);
+        const sp = splitMentions(raw);
+        last.text = sp.text;
+        last.mentions = sp.mentions;
+        this.post({ type: 'item', item: last });
         return;
       }
       case 'tool_call': {
@@ -367,7 +470,7 @@ export class ChatModel {
   diff(d: ClineDiffParams): void {
     if (d.sessionId !== this.state.sessionId) return;
     const item = this.tool(d.toolCallId, d.uri);
-    item.applied = { diff: d.diff, added: d.added, removed: d.removed };
+    item.applied = { diff: d.diff, added: d.added, removed: d.removed, uri: d.uri };
     this.post({ type: 'item', item });
   }
 
@@ -421,6 +524,7 @@ export class ChatModel {
       this.markAnswered(w.req, 'cancelled');
       w.resolve({ approvalId: id, outcome: { outcome: 'cancelled' } });
     }
+    if (sessionId === this.state.sessionId) for (const id of [...this.questions.keys()]) this.answerQuestion(id, null);
     this.setState({ pending: this.waiting.size });
   }
 
@@ -440,9 +544,53 @@ export class ChatModel {
     if (stopReason !== 'end_turn') this.note(`Turn ended: ${stopReason}`, 'info');
   }
 
-  note(text: string, level: 'info' | 'error' = 'info'): void {
+  /**
+   * note shows a line of the extension's own; its actions are buttons,
+   * and the first click on one runs onAction with its id (the buttons go
+   * away: a note's choice is made once).
+   */
+  note(text: string, level: 'info' | 'error' = 'info', actions?: NoteAction[], onAction?: (actionId: string) => void): string {
     this.stream = undefined;
-    this.add({ id: this.nextId(), kind: 'note', text, level, turn: this.turn });
+    const id = this.nextId();
+    this.add({ id, kind: 'note', text, level, turn: this.turn, actions: actions?.length ? actions : undefined });
+    if (actions?.length && onAction) this.actions.set(id, onAction);
+    return id;
+  }
+
+  /** act runs a note's action once; false when the note has none waiting. */
+  act(itemId: string, actionId: string): boolean {
+    const run = this.actions.get(itemId);
+    const item = this.byId.get(itemId);
+    if (!run || item?.kind !== 'note' || !item.actions?.some((a) => a.id === actionId)) return false;
+    this.actions.delete(itemId);
+    item.actions = undefined;
+    this.post({ type: 'item', item });
+    run(actionId);
+    return true;
+  }
+
+  /**
+   * question asks the agent's question in the chat, as a card with its
+   * options and a box for another answer; it resolves with the answer, or
+   * null when the task is left (a new task, a cancel).
+   */
+  question(question: string, options: string[]): Promise<string | null> {
+    this.stream = undefined;
+    const id = this.nextId();
+    this.add({ id, kind: 'question', question, options, turn: this.turn });
+    return new Promise((resolve) => this.questions.set(id, resolve));
+  }
+
+  /** answerQuestion takes the card's answer; an unknown or answered question is ignored. */
+  answerQuestion(itemId: string, answer: string | null): boolean {
+    const resolve = this.questions.get(itemId);
+    const item = this.byId.get(itemId);
+    if (!resolve || item?.kind !== 'question') return false;
+    this.questions.delete(itemId);
+    item.answered = answer === null ? 'dismissed' : answer;
+    this.post({ type: 'item', item });
+    resolve(answer);
+    return true;
   }
 
   /**
@@ -485,7 +633,26 @@ export class ChatModel {
   private cancelWaiting(): void {
     for (const [id, w] of this.waiting) w.resolve({ approvalId: id, outcome: { outcome: 'cancelled' } });
     this.waiting.clear();
+    for (const resolve of this.questions.values()) resolve(null);
+    this.questions.clear();
+    this.actions.clear();
     this.state.pending = 0;
+  }
+
+  /**
+   * detach forgets the session but keeps its items on screen, greyed: the
+   * daemon that ran it is gone, so nothing of it can be answered or
+   * counted until it is resumed (the meter goes blank rather than show
+   * totals no daemon vouches for).
+   */
+  detach(): void {
+    this.cancelWaiting();
+    for (const i of this.items) i.undone = true;
+    this.stream = undefined;
+    this.state.sessionId = undefined;
+    this.state.running = false;
+    this.state.usage = { inputTokens: 0, outputTokens: 0 };
+    this.reset();
   }
 
   private tool(toolCallId: string, title: string): Extract<ChatItem, { kind: 'tool' }> {

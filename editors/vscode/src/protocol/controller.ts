@@ -41,6 +41,8 @@ export interface SessionInfo {
   cwd: string;
   title: string;
   updatedAt: string;
+  /** heldBy is the pid of another daemon that has the session open. */
+  heldBy?: number;
 }
 
 /** Checkpoint is one entry of cline/checkpoints. */
@@ -84,7 +86,7 @@ export interface CheckpointItem {
  */
 export interface CheckpointUI {
   pickCheckpoint(items: CheckpointItem[]): Promise<CheckpointItem | undefined>;
-  showPreview(text: string, checkpoint: Checkpoint): Promise<void>;
+  showPreview(text: string, checkpoint: Checkpoint, files: CheckpointFile[]): Promise<void>;
   pickRestore(checkpoint: Checkpoint, files: CheckpointFile[]): Promise<RestoreScope | undefined>;
   confirmForce(conflicts: RestoreResult['conflicts']): Promise<boolean>;
 }
@@ -260,6 +262,12 @@ export class ClineController {
     return { sessionId, ...res };
   }
 
+  /** models is cline/models: the model in use (the session's, or the settings') and the provider's models. */
+  async models(sessionId?: string): Promise<{ current: string; models: Array<{ id: string; name?: string }> }> {
+    const res = await this.rpc.request<{ current: string; models: Array<{ id: string; name?: string }> }>(Method.models, sessionId ? { sessionId } : {});
+    return { current: res.current ?? '', models: res.models ?? [] };
+  }
+
   /** listSessions lists the saved sessions of the workspace, newest first. */
   async listSessions(): Promise<SessionInfo[]> {
     const cwd = this.opts.cwd();
@@ -275,7 +283,14 @@ export class ClineController {
     const cwd = this.opts.cwd();
     const st = this.tracker.started({ sessionId }, undefined);
     this.chat?.startSession(sessionId, st.mode, st.availableModes);
-    await this.rpc.request(Method.sessionLoad, { sessionId, cwd: cwd ?? '', mcpServers: [] });
+    const res = await this.rpc.request<{ modes?: NewSessionResult['modes'] }>(Method.sessionLoad, { sessionId, cwd: cwd ?? '', mcpServers: [] });
+    // The answer names the session's mode (and the modes): the chat and
+    // the status bar show it from the start.
+    if (res?.modes) {
+      st.mode = res.modes.currentModeId;
+      if (res.modes.availableModes?.length) st.availableModes = res.modes.availableModes;
+      if (this.chat?.state.sessionId === sessionId) this.chat.setState({ mode: st.mode, modes: st.availableModes });
+    }
     this.view.line(sessionId, 'Session resumed');
     this.changed(st);
   }
@@ -363,7 +378,7 @@ export class ClineController {
     if (!item) return undefined;
     const point = item.checkpoint;
     const files = await this.checkpointDiff(sessionId, point.checkpointId);
-    await ui.showPreview(checkpointPreview(point, files, cwd), point);
+    await ui.showPreview(checkpointPreview(point, files, cwd), point, files);
     const scope = await ui.pickRestore(point, files);
     if (!scope) return undefined;
     let res = await this.restore(sessionId, point.checkpointId, scope);
@@ -386,9 +401,10 @@ export class ClineController {
     return res;
   }
 
+  /** changed tells the chat first, then onChange: a status bar shows what the chat shows. */
   private changed(st: SessionState): void {
-    this.opts.onChange?.(st);
     if (this.chat?.state.sessionId === st.sessionId) this.chat.setState({ running: st.running, mode: st.mode ?? this.chat.state.mode });
+    this.opts.onChange?.(st);
   }
 
   async setMode(modeId: string, sessionId = this.tracker.current): Promise<void> {

@@ -149,6 +149,8 @@ export interface ProposedFile {
   proposed: string | null;
   /** movedTo is the new absolute path when the file would be moved. */
   movedTo?: string;
+  /** applied says the change already landed: original is the text before it, the file itself is after. */
+  applied?: boolean;
 }
 
 /** resolveDisplayPath turns a path as the daemon shows it (relative to the first folder) into an absolute one. */
@@ -186,17 +188,56 @@ export async function proposedFiles(
   return out;
 }
 
+/**
+ * applyPatchLoosely applies what it can of a file's hunks to text that
+ * changed since the preview was made (the user typed in the file): a hunk
+ * whose context no longer matches is placed by its removed lines alone,
+ * and an insertion by the line before it; a hunk found neither way is
+ * skipped and counted.
+ */
+export function applyPatchLoosely(text: string, patch: FilePatch): { text: string; skipped: number } {
+  let cur = text;
+  let skipped = 0;
+  for (const h of patch.hunks) {
+    const exact = applyPatch(cur, { ...patch, hunks: [h] });
+    if (exact !== undefined) {
+      cur = exact;
+      continue;
+    }
+    const lines = splitLines(cur);
+    const removed = h.lines.filter((l) => l.op === '-').map((l) => l.text);
+    const added = h.lines.filter((l) => l.op === '+').map((l) => l.text);
+    let at = -1;
+    let len = removed.length;
+    if (removed.length > 0) {
+      for (let k = 0; k + removed.length <= lines.length && at < 0; k++) if (matchesAt(lines, k, removed)) at = k;
+    } else {
+      const i = h.lines.findIndex((l) => l.op === '+');
+      const before = i > 0 ? h.lines[i - 1] : undefined;
+      if (!before) at = h.oldStart === 0 ? 0 : -1;
+      else for (let k = 0; k < lines.length && at < 0; k++) if (lines[k] === before.text) at = k + 1;
+      len = 0;
+    }
+    if (at < 0) {
+      skipped++;
+      continue;
+    }
+    cur = [...lines.slice(0, at), ...added, ...lines.slice(at + len)].join('');
+  }
+  return { text: cur, skipped };
+}
+
 /** DiffUI shows diffs in the editor. */
 export interface DiffUI {
   /** openDiff shows file's current text against its proposed text. */
   openDiff(file: ProposedFile, title: string): PromiseLike<void>;
-  /** openUnifiedDiff shows a unified diff as text. */
-  openUnifiedDiff(text: string, title: string): PromiseLike<void>;
 }
 
 /**
- * showProposedChange opens a side-by-side diff per file of the preview, or
- * the unified diff itself when it no longer applies to the current text.
+ * showProposedChange opens VS Code's diff editor per file of the preview:
+ * the file as it is now against the proposed text. When the file changed
+ * since the preview was made, the proposal is placed loosely in the text
+ * as it is now, and the title says how much of it could not be.
  */
 export async function showProposedChange(
   preview: string,
@@ -206,11 +247,76 @@ export async function showProposedChange(
   ui: DiffUI,
 ): Promise<void> {
   const files = await proposedFiles(preview, root, read);
-  if (!files || files.length === 0) {
-    await ui.openUnifiedDiff(preview, title);
+  if (files && files.length > 0) {
+    for (const f of files) {
+      await ui.openDiff(f, `${f.displayPath}${f.movedTo ? ' → ' + path.basename(f.movedTo) : ''}: ${title}`);
+    }
     return;
   }
-  for (const f of files) {
-    await ui.openDiff(f, `${f.displayPath}${f.movedTo ? ' → ' + path.basename(f.movedTo) : ''}: ${title}`);
+  for (const fp of parseUnifiedDiff(preview)) {
+    const display = fp.oldPath ?? fp.newPath;
+    if (display === null) continue;
+    const abs = resolveDisplayPath(display, root);
+    const original = fp.oldPath === null ? '' : ((await read(abs)) ?? '');
+    const loose = applyPatchLoosely(original, fp);
+    const note = loose.skipped ? ` (${loose.skipped} of ${fp.hunks.length} changes no longer fit the file as it is now)` : ' (the file changed since)';
+    await ui.openDiff({ path: abs, displayPath: display, original, proposed: fp.newPath === null ? null : loose.text }, `${display}: ${title}${note}`);
   }
+}
+
+/**
+ * compactHunks reads a compact diff (cline/diff's: "-3: old", "+3: new"
+ * lines, in a ```diff fence after an "Edited" line) into hunks, or
+ * undefined when it was truncated and cannot be taken back.
+ */
+export function compactHunks(diff: string): Hunk[] | undefined {
+  const hunks: Hunk[] = [];
+  let cur: Hunk | undefined;
+  for (const l of diff.split('\n')) {
+    if (/^\.\.\. diff truncated/.test(l) || /characters? (left out|cut)/.test(l)) return undefined;
+    const m = /^([-+])(\d+): ?(.*)$/.exec(l);
+    if (!m) {
+      cur = undefined;
+      continue;
+    }
+    const op = m[1] as '-' | '+';
+    if (!cur || (op === '-' && cur.lines.some((x) => x.op === '+'))) {
+      cur = { oldStart: op === '-' ? Number(m[2]) : 0, oldCount: 0, newStart: op === '+' ? Number(m[2]) : 0, newCount: 0, lines: [] };
+      hunks.push(cur);
+    }
+    if (op === '+' && cur.newStart === 0) cur.newStart = Number(m[2]);
+    cur.lines.push({ op, text: m[3] + '\n' });
+    if (op === '-') cur.oldCount++;
+    else cur.newCount++;
+  }
+  return hunks;
+}
+
+/**
+ * showAppliedChange opens the diff editor of an edit that landed: the
+ * file before the edit (the edit taken back from the text as it is now)
+ * against the file itself.
+ */
+export async function showAppliedChange(
+  file: string,
+  diff: string,
+  title: string,
+  read: (absPath: string) => Promise<string | undefined>,
+  ui: DiffUI,
+): Promise<void> {
+  const now = (await read(file)) ?? '';
+  const hunks = compactHunks(diff);
+  let before: string | undefined;
+  if (hunks) {
+    // Taken back: each hunk's added lines become its removed ones again.
+    const back: FilePatch = {
+      oldPath: file,
+      newPath: file,
+      hunks: hunks.map((h) => ({ oldStart: h.newStart, oldCount: h.newCount, newStart: h.oldStart, newCount: h.oldCount, lines: h.lines.map((l) => ({ op: l.op === '+' ? '-' : '+', text: l.text })) })),
+    };
+    const r = applyPatchLoosely(now, back);
+    if (r.skipped === 0) before = r.text;
+  }
+  const name = path.basename(file);
+  await ui.openDiff({ path: file, displayPath: name, original: before ?? now, proposed: now, applied: true }, `${name}: ${title}${before === undefined ? ' (the edit can no longer be taken apart from later changes)' : ''}`);
 }

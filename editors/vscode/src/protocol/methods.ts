@@ -20,6 +20,7 @@ export const Method = {
   checkpointDiff: 'cline/checkpointDiff',
   restore: 'cline/restore',
   forkSession: 'cline/forkSession',
+  models: 'cline/models',
 
   didChangeConfiguration: 'workspace/didChangeConfiguration',
   executeCommand: 'workspace/executeCommand',

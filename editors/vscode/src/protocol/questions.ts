@@ -9,6 +9,11 @@ export interface QuestionUI {
   pick(title: string, items: string[]): PromiseLike<string | undefined>;
   /** input asks for free text; undefined when dismissed. */
   input(prompt: string): PromiseLike<string | undefined>;
+  /**
+   * ask, when the editor has it, puts the whole question to the user at
+   * once (its options and a free answer, in the chat); null is dismissed.
+   */
+  ask?(question: string, options: string[]): PromiseLike<string | null>;
 }
 
 export const OtherAnswer = 'Other answer…';
@@ -20,6 +25,7 @@ export const OtherAnswer = 'Other answer…';
  */
 export async function answerQuestion(p: AskQuestionParams, ui: QuestionUI): Promise<AskQuestionResult> {
   const options = p.options ?? [];
+  if (ui.ask) return { answer: await ui.ask(p.question, options) };
   if (options.length > 0) {
     const picked = await ui.pick(p.question, [...options, OtherAnswer]);
     if (picked === undefined) return { answer: null };

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { ChatModel, isFromWebview, mentionLabel, promptBlocks, ToWebview, usageText } from '../protocol/chat';
+import { ChatModel, isFromWebview, mentionLabel, promptBlocks, sessionTitle, splitMentions, ToWebview, usageText } from '../protocol/chat';
 import { undoPoint } from '../protocol/controller';
 import { renderMarkdown } from '../protocol/markdown';
 import type { ApprovalRequestParams } from '../protocol/types';
@@ -129,4 +129,64 @@ test('undo: the checkpoint before the newest turn that changed files', () => {
   const c = (id: string, turn: number, toolCallId?: string) => ({ checkpointId: id, turn, toolCallId, time: '', title: id, files: [] });
   assert.equal(undoPoint([c('b0', 0), c('a0', 0, 'x'), c('b2', 2), c('a2', 2, 'y'), c('a2b', 2, 'z')])?.checkpointId, 'b2');
   assert.equal(undoPoint([]), undefined);
+});
+
+test('chat: a file mention sends the text it was given, a link only without one', () => {
+  const blocks = promptBlocks('see', [
+    { kind: 'file', path: '/ws/a b.txt', text: 'unsaved\n' },
+    { kind: 'file', path: '/ws/big.bin' },
+  ]);
+  assert.deepEqual(blocks.slice(1), [
+    { type: 'resource', resource: { uri: 'file:///ws/a%20b.txt', text: 'unsaved\n', mimeType: 'text/plain' } },
+    { type: 'resource_link', uri: 'file:///ws/big.bin', name: 'big.bin' },
+  ]);
+  assert.ok(isFromWebview({ type: 'send', text: 'x', mentions: [{ kind: 'file', path: '/a', text: 't' }] }));
+  assert.ok(!isFromWebview({ type: 'send', text: 'x', mentions: [{ kind: 'file', path: '/a', text: 1 }] }));
+});
+
+test('chat: a question waits for its card, once; leaving the task dismisses it', async () => {
+  const { chat, posted } = model();
+  const answer = chat.question('Which?', ['A', 'B']);
+  const item = posted.filter((m) => m.type === 'item').map((m) => (m as { item: { id: string; kind: string } }).item).find((i) => i.kind === 'question')!;
+  assert.ok(chat.answerQuestion(item.id, 'B'));
+  assert.ok(!chat.answerQuestion(item.id, 'A'), 'answered once');
+  assert.equal(await answer, 'B');
+  const left = chat.question('Again?', []);
+  chat.clear();
+  assert.equal(await left, null);
+});
+
+test('chat: a note\'s action runs once; detach greys the task and blanks the meter', () => {
+  const { chat } = model();
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'usage_update', session: { inputTokens: 1830, outputTokens: 42 } } as never });
+  assert.match(chat.state.meter, /1\.8k in/);
+  chat.prompt('hi', []);
+  chat.detach();
+  assert.equal(chat.state.sessionId, undefined);
+  assert.equal(chat.state.meter, '');
+  assert.ok(chat.all().every((i) => i.undone));
+  const ran: string[] = [];
+  const id = chat.note('gone', 'error', [{ id: 'resume', label: 'Resume' }], (a) => ran.push(a));
+  assert.ok(!chat.act(id, 'nope'));
+  assert.ok(chat.act(id, 'resume'));
+  assert.ok(!chat.act(id, 'resume'));
+  assert.deepEqual(ran, ['resume']);
+});
+
+test('sessionTitle: what the user typed, mentions as @name, never an id', () => {
+  assert.equal(sessionTitle('Fix it\n<file uri="file:///ws/src/a%20b.go">\npackage a\n</file>\n', ''), 'Fix it @a b.go');
+  assert.equal(sessionTitle('See [file: file:///ws/x.txt] now', ''), 'See now @x.txt');
+  assert.deepEqual(splitMentions('Look\n<file uri="file:///ws/a.go#L3-5">\nx\n</file>\n<file uri="file:///ws/b.go">\ny'), { text: 'Look', mentions: ['@a.go:3-5', '@b.go'] });
+  assert.equal(sessionTitle('Make it greet\n<file…', ''), 'Make it greet');
+  assert.equal(sessionTitle('Make it greet [file: file:///ws/lo…', ''), 'Make it greet');
+  assert.match(sessionTitle('', '2026-01-02T03:04:05Z'), /^Untitled task of /);
+  assert.equal(sessionTitle('', 'bad'), 'Untitled task');
+});
+
+test('chat: a replayed prompt shows its mentions as @name, however it is chunked', () => {
+  const { chat } = model();
+  for (const c of ['Fix it\n<file uri="file:///ws/', 'a.go">\npackage a\n</fi', 'le>\n']) chat.update({ sessionId: 's1', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: c } } as never });
+  const user = chat.all().find((i) => i.kind === 'user') as { text: string; mentions: string[] };
+  assert.equal(user.text, 'Fix it');
+  assert.deepEqual(user.mentions, ['@a.go']);
 });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { applyPatch, parseUnifiedDiff, proposedFiles, showProposedChange, splitLines } from '../protocol/diffs';
+import { applyPatch, parseUnifiedDiff, proposedFiles, showAppliedChange, showProposedChange, splitLines } from '../protocol/diffs';
 
 // A preview as the daemon writes it for an edit (tools/edittools.go editPreview).
 const preview = `--- a/src/greet.go
@@ -87,14 +87,29 @@ test('proposedFiles resolves paths against the root and reads the current text',
   assert.equal(files[1].proposed, 'note\n');
 });
 
-test('showProposedChange falls back to the unified diff when it no longer applies', async () => {
+test('showProposedChange always opens the diff editor, the proposal placed in the text as it is now', async () => {
   const shown: string[] = [];
-  const ui = {
-    openDiff: async (f: { path: string }) => void shown.push('diff ' + f.path),
-    openUnifiedDiff: async (t: string) => void shown.push('unified ' + t.length),
-  };
+  const ui = { openDiff: async (f: { path: string; proposed: string | null }, title: string) => void shown.push(`${f.path}|${f.proposed}|${title}`) };
   await showProposedChange(preview, 'Edit', '/ws', async () => greet, ui);
+  // Typed in a context line: the change still lands where its removed line is.
+  await showProposedChange(preview, 'Edit', '/ws', async () => 'package greet // typed\n\nfunc Greet() string {\n\treturn "hi"\n}\n', ui);
+  // The changed lines themselves are gone: the file against itself, said so.
   await showProposedChange(preview, 'Edit', '/ws', async () => 'changed meanwhile\n', ui);
   await showProposedChange(preview, 'Edit', '/ws', async () => undefined, ui);
-  assert.deepEqual(shown, ['diff /ws/src/greet.go', `unified ${preview.length}`, `unified ${preview.length}`]);
+  assert.equal(shown.length, 4);
+  assert.ok(shown[0].startsWith('/ws/src/greet.go|package greet\n\n// Greet greets.\n'), shown[0]);
+  assert.ok(shown[1].includes('\treturn "hello"') && shown[1].includes('// typed') && shown[1].includes('(1 of 1 changes no longer fit') === false, shown[1]);
+  assert.ok(shown[2].startsWith('/ws/src/greet.go|changed meanwhile\n|') && shown[2].includes('1 of 1 changes no longer fit'), shown[2]);
+  assert.ok(shown[3].startsWith('/ws/src/greet.go|'), shown[3]);
+});
+
+test('showAppliedChange takes the edit back from the text as it is now', async () => {
+  const shown: Array<{ original: string; proposed: string | null; title: string }> = [];
+  const ui = { openDiff: async (f: { original: string; proposed: string | null }, title: string) => void shown.push({ original: f.original, proposed: f.proposed, title }) };
+  const diff = 'Edited hello.txt\n```diff\n-1: hello\n+1: hello, world\n```';
+  await showAppliedChange('/ws/hello.txt', diff, 'Edit', async () => 'hello, world\nTyped.\n', ui);
+  assert.deepEqual(shown[0], { original: 'hello\nTyped.\n', proposed: 'hello, world\nTyped.\n', title: 'hello.txt: Edit' });
+  await showAppliedChange('/ws/hello.txt', diff, 'Edit', async () => 'hi there\n', ui);
+  assert.equal(shown[1].original, 'hi there\n');
+  assert.ok(shown[1].title.includes('can no longer be taken apart'), shown[1].title);
 });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { call, daemonBinary, text, Workspace } from './daemon';
-import { channels, changeSettings, FakeLanguageClient, install, registeredCommands, scripted, statusBar, vscode, webviews } from './fakeVscode';
+import { channels, changeSettings, FakeLanguageClient, install, memento, registeredCommands, scripted, statusBar, vscode, webviews } from './fakeVscode';
 
 install();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -17,7 +17,8 @@ const ws = new Workspace({ 'hello.txt': 'hello\n' }, [
   { events: [text('Hi! Editing.'), call('c1', 'editor', { path: 'hello.txt', old_text: 'hello', new_text: 'hello, world' })] },
   { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [text('Done.')] },
   // The chat view's follow-up, with hello.txt mentioned.
-  { expect: { last_user_contains: 'hello.txt]' }, events: [text('Again.'), call('c2', 'editor', { path: 'hello.txt', old_text: 'world', new_text: 'there' })] },
+  // The mention carries the file's text as the editor has it (the edit above, unsaved).
+  { expect: { last_user_contains: 'hello.txt">\nhello, world' }, events: [text('Again.'), call('c2', 'editor', { path: 'hello.txt', old_text: 'world', new_text: 'there' })] },
   { expect: { last_tool_result_contains: 'Edited hello.txt' }, events: [text('Done again.')] },
   // Rejected with feedback.
   { events: [call('c3', 'editor', { path: 'hello.txt', old_text: 'hello', new_text: 'bye' })] },
@@ -36,7 +37,7 @@ before(async () => {
   scripted.env = { PATH: process.env.PATH ?? '', HOME: ws.dir, XDG_CONFIG_HOME: path.join(ws.dir, 'config') };
   scripted.settings = { 'cline.path': daemonBinary(), 'cline.approvals': { edit: 'ask' } };
   vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file(ws.root), name: 'ws' }];
-  await extension.activate({ subscriptions: [], extensionUri: vscode.Uri.file(path.resolve(__dirname, '..', '..')) } as never);
+  await extension.activate({ subscriptions: [], extensionUri: vscode.Uri.file(path.resolve(__dirname, '..', '..')), workspaceState: memento() } as never);
 });
 
 after(async () => {
@@ -126,7 +127,8 @@ test('chat view: mode switch, a follow-up with a file mention, undo of the turn,
   page().send({ type: 'send', text: 'Now greet them', mentions: [{ kind: 'file', path: hello }] });
   const a2 = await waitingApproval('c2');
   const prompt = FakeLanguageClient.last!.sent.filter((m) => m.method === 'session/prompt').pop()!.params as any;
-  assert.deepEqual(prompt.prompt[1], { type: 'resource_link', uri: `file://${hello}`, name: 'hello.txt' });
+  // The file's text goes with the prompt (here from disk: the fake editor has it closed).
+  assert.deepEqual(prompt.prompt[1], { type: 'resource', resource: { uri: `file://${hello}`, text: 'hello, world\n', mimeType: 'text/plain' } });
   assert.ok(postedItems().some((i) => i.kind === 'user' && i.mentions[0] === '@hello.txt'));
   // While the turn runs, a second prompt is not sent.
   const prompts = FakeLanguageClient.last!.sent.filter((m) => m.method === 'session/prompt').length;

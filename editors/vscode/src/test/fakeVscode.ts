@@ -273,6 +273,10 @@ export class FakeLanguageClient {
   isRunning(): boolean {
     return this.conn !== undefined;
   }
+  /** onDidChangeState takes the listener; the fake's daemon never dies on its own, so it is never called. */
+  onDidChangeState(_listener: (e: { oldState: number; newState: number }) => void): { dispose(): void } {
+    return { dispose: () => undefined };
+  }
   sendRequest(method: string, params: unknown): Promise<unknown> {
     this.sent.push({ method, params });
     return this.conn!.sendRequest(method, params);
@@ -297,7 +301,16 @@ export class FakeLanguageClient {
   }
 }
 
-export const languageClientModule = { LanguageClient: FakeLanguageClient, TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 } };
+export const languageClientModule = { LanguageClient: FakeLanguageClient, TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 }, State: { Stopped: 1, Starting: 3, Running: 2 } };
+
+/** memento is an in-memory workspaceState. */
+export function memento(): { get<T>(key: string): T | undefined; update(key: string, value: unknown): Promise<void> } {
+  const m = new Map<string, unknown>();
+  return {
+    get: <T>(key: string) => m.get(key) as T | undefined,
+    update: async (key: string, value: unknown) => void (value === undefined ? m.delete(key) : m.set(key, value)),
+  };
+}
 
 /** install makes require('vscode') and require('vscode-languageclient/node') return the fakes. */
 export function install(): void {
