@@ -65,6 +65,7 @@ type acpx struct {
 	t                 *testing.T
 	node, cli, daemon string
 	home, cwd         string
+	env               []string // more of the daemon's environment
 }
 
 func (a *acpx) cmd(ctx context.Context, transcript string, args ...string) *exec.Cmd {
@@ -73,7 +74,7 @@ func (a *acpx) cmd(ctx context.Context, transcript string, args ...string) *exec
 		// as soon as it is idle, so each prompt meets a fresh daemon.
 		"--ttl", "0.01"}, args...)
 	cmd := exec.CommandContext(ctx, a.node, full...)
-	cmd.Env = clientEnv(a.home, "CLINE_LS_TRANSCRIPT="+transcript)
+	cmd.Env = clientEnv(a.home, append([]string{"CLINE_LS_TRANSCRIPT=" + transcript}, a.env...)...)
 	cmd.Dir = a.cwd
 	return cmd
 }

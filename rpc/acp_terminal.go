@@ -2,9 +2,13 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/tools"
 )
@@ -164,20 +168,49 @@ func (o *openTerminals) remove(sessionID, id string) bool {
 	return was
 }
 
+// take removes and returns every terminal still open.
+func (o *openTerminals) take() map[terminalParams]bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	open := o.open
+	o.open = nil
+	return open
+}
+
 // releaseTerminals releases every terminal still open, while the
 // connection is still up: at the daemon's exit, before turns are
 // cancelled.
 func (s *Server) releaseTerminals() {
-	s.terms.mu.Lock()
-	open := s.terms.open
-	s.terms.open = nil
-	s.terms.mu.Unlock()
-	for p := range open {
+	for p := range s.terms.take() {
 		ctx, cancel := context.WithTimeout(context.Background(), terminalAnswerWait)
 		if err := s.call(ctx, methodTerminalRelease, p, nil); err != nil {
 			s.log.Debug("terminal not released", "terminal", p.TerminalID, "err", err)
 		}
 		cancel()
+	}
+}
+
+// releaseAtInputEnd releases the terminals still open when the client's
+// input ends (the editor closed the daemon's stdin, or went): no answer
+// can come any more, but the client may still read, and the commands in
+// its terminals would run on. Each release goes straight to the stream,
+// ahead of the connection's own end (which closes the output, flushing
+// it), and is not waited for; its id is one the connection never uses.
+func (s *Server) releaseAtInputEnd() {
+	if s.stream == nil {
+		return // the input ended before the first message
+	}
+	n := 0
+	for p := range s.terms.take() {
+		n++
+		params, err := json.Marshal(p)
+		if err == nil {
+			call := jsonrpc2.NewCall(jsonrpc2.NewStringID(fmt.Sprintf("cline-ls-release-%d", n)), methodTerminalRelease, params)
+			_, err = s.stream.Write(context.Background(), call)
+		}
+		if err != nil {
+			s.log.Debug("terminal not released", "terminal", p.TerminalID, "err", err)
+		}
 	}
 }
 

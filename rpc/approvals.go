@@ -140,6 +140,9 @@ func (a *approvals) respond(raw []byte) (any, error) {
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 		Feedback string `json:"feedback"`
+		// Kept is the text the user kept of an edit of one file (some of
+		// its hunks, picked in the editor), sent with allow_once.
+		Kept *string `json:"keptText"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -165,6 +168,12 @@ func (a *approvals) respond(raw []byte) (any, error) {
 		return nil, invalidParams("outcome.outcome: must be \"selected\" or \"cancelled\", got %q", p.Outcome.Outcome)
 	}
 	out.Feedback = p.Feedback
+	if p.Kept != nil {
+		if out.Choice != session.AllowOnce {
+			return nil, invalidParams("keptText: only with the option allow_once")
+		}
+		out.Kept = p.Kept
+	}
 	a.mu.Lock()
 	pa, ok := a.pending[p.ApprovalID]
 	delete(a.pending, p.ApprovalID)

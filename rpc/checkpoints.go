@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/checkpoint"
+	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -325,7 +326,7 @@ func (s *Server) listCheckpoints(raw []byte) (any, error) {
 	for _, c := range st.List(p.SessionID) {
 		res.Checkpoints = append(res.Checkpoints, checkpointWire{
 			CheckpointID: c.ID, Turn: c.Turn, ToolCallID: c.ToolCallID,
-			Time: c.Time.UTC().Format(time.RFC3339Nano), Title: c.Title, Files: c.Files,
+			Time: c.Time.UTC().Format(time.RFC3339Nano), Title: prompt.UserWords(c.Title), Files: c.Files,
 		})
 	}
 	return res, nil

@@ -27,12 +27,14 @@ type modelSwitch struct {
 	next   *modelChoice      // taken when the next turn starts
 	chosen string            // the model the session chose itself, if any
 	from   ProviderSettings  // the settings the latest choice was built from
+	window int               // the settings' contextWindow for p; 0: the model's own
 }
 
 // modelChoice is a model built and waiting for the session's next turn.
 type modelChoice struct {
-	p   provider.Provider
-	err error
+	p      provider.Provider
+	err    error
+	window int
 }
 
 // cur is the model requests go to now.
@@ -60,7 +62,7 @@ func (m *modelSwitch) shown() string {
 // offer makes p (or, when it is nil, err) the model of the next turn.
 func (m *modelSwitch) offer(p provider.Provider, err error, from ProviderSettings) {
 	m.mu.Lock()
-	m.next = &modelChoice{p: p, err: err}
+	m.next = &modelChoice{p: p, err: err, window: from.ContextWindow}
 	m.from = from
 	m.mu.Unlock()
 }
@@ -72,7 +74,7 @@ func (m *modelSwitch) BeginTurn() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.next != nil {
-		m.p, m.err, m.next = m.next.p, m.next.err, nil
+		m.p, m.err, m.window, m.next = m.next.p, m.next.err, m.next.window, nil
 	}
 	if m.p == nil {
 		if m.err == nil {
@@ -102,8 +104,15 @@ func (m *modelSwitch) NativeTools() bool {
 	return p != nil && p.NativeTools()
 }
 
-// ContextWindow is the window the model in use reports, if it does.
+// ContextWindow is the window the settings give the model in use, else
+// the one it reports, if it does.
 func (m *modelSwitch) ContextWindow() int {
+	m.mu.Lock()
+	w := m.window
+	m.mu.Unlock()
+	if w > 0 {
+		return w
+	}
 	if r, ok := m.cur().(provider.WindowReporter); ok {
 		return r.ContextWindow()
 	}
@@ -134,7 +143,7 @@ type sameModel struct{ provider.Provider }
 func (s *Server) switchableModel(id string, p provider.Provider, err error) provider.Provider {
 	m := &modelSwitch{p: p, err: err}
 	if st := s.CurrentSettings().Provider; st != nil {
-		m.from = *st
+		m.from, m.window = *st, st.ContextWindow
 	}
 	s.acpcfg.mu.Lock()
 	defer s.acpcfg.mu.Unlock()

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -40,10 +40,10 @@ func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
 		case "text":
 			b.WriteString(c.Text)
 		case "resource_link":
-			fmt.Fprintf(&b, "\n[file: %s]\n", c.URI)
+			b.WriteString(prompt.FileLink(c.URI))
 		case "resource":
 			if c.Resource != nil {
-				fmt.Fprintf(&b, "\n<file uri=%q>\n%s\n</file>\n", c.Resource.URI, c.Resource.Text)
+				b.WriteString(prompt.FileBlock(c.Resource.URI, c.Resource.Text))
 			}
 		case "image":
 			if !slices.Contains(tools.ImageTypes, c.MimeType) {
@@ -128,7 +128,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(text)), cancel)
+	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(prompt.UserWords(text))), cancel)
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {

@@ -177,7 +177,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	// The input ending (the editor gone) cancels running turns at once:
 	// the connection itself reports done only once every handler has
 	// returned, and a turn's handler returns only when the turn ends.
-	br := bufio.NewReaderSize(&endSignal{r: r, ended: s.inputEnded, once: &s.inputOnce}, 64<<10)
+	br := bufio.NewReaderSize(&endSignal{r: r, ended: s.inputEnded, once: &s.inputOnce, last: s.releaseAtInputEnd}, 64<<10)
 	d, err := DetectDialect(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -409,17 +409,25 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	return nil, nil
 }
 
-// endSignal is a reader that closes ended when its reader fails or ends.
+// endSignal is a reader that closes ended when its reader fails or ends,
+// once last has run: what must still be written then is queued before the
+// connection sees the end and closes its output.
 type endSignal struct {
 	r     io.Reader
 	ended chan struct{}
 	once  *sync.Once
+	last  func()
 }
 
 func (e *endSignal) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil {
-		e.once.Do(func() { close(e.ended) })
+		e.once.Do(func() {
+			if e.last != nil {
+				e.last()
+			}
+			close(e.ended)
+		})
 	}
 	return n, err
 }

@@ -128,3 +128,33 @@ func TestSessionLetGoOnIdleReleaseAndExit(t *testing.T) {
 		t.Fatalf("window A's session/load once B exited: %v", err)
 	}
 }
+
+// TestReadOnlyLoadOfHeldSession: session/load with readOnly shows a
+// session another daemon holds (its history replayed) without taking it:
+// the holder goes on writing it, and a prompt naming it in the reader is
+// still refused with -32002.
+func TestReadOnlyLoadOfHeldSession(t *testing.T) {
+	ctx := testCtx(t)
+	a := newReplaySession(t, ctx, 0)
+	prompt := map[string]any{"sessionId": a.id, "prompt": []any{map[string]any{"type": "text", "text": "from A"}}}
+	var res struct{ StopReason string }
+	if err := a.ed.Call(ctx, "session/prompt", prompt, &res); err != nil {
+		t.Fatal(err)
+	}
+	b := secondWindow(t, ctx, a)
+	load := map[string]any{"sessionId": a.id, "cwd": a.root, "readOnly": true}
+	if err := b.Call(ctx, "session/load", load, nil); err != nil {
+		t.Fatalf("window B's read-only session/load: %v", err)
+	}
+	var users []string
+	for _, u := range updates(b, a.id) {
+		if u["sessionUpdate"] == "user_message_chunk" {
+			users = append(users, u["content"].(map[string]any)["text"].(string))
+		}
+	}
+	if strings.Join(users, "|") != "from A" {
+		t.Errorf("replayed user messages = %q, want the one of A's turn", users)
+	}
+	wantHeld(t, "session/prompt after a read-only load", b.Call(ctx, "session/prompt", prompt, &res))
+	wantHeld(t, "session/load after a read-only load", b.Call(ctx, "session/load", map[string]any{"sessionId": a.id, "cwd": a.root}, nil))
+}

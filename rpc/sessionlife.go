@@ -250,6 +250,8 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 		SessionID  string            `json:"sessionId"`
 		CWD        string            `json:"cwd"`
 		MCPServers []json.RawMessage `json:"mcpServers"`
+		// ReadOnly replays the session without opening it (showStored).
+		ReadOnly bool `json:"readOnly"`
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -276,6 +278,9 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	cwd := p.CWD
 	if cwd == "" {
 		cwd = meta.Cwd
+	}
+	if p.ReadOnly {
+		return s.showStored(p.SessionID, cwd, meta, recs)
 	}
 	ls, mode, err := s.reopen(p.SessionID, cwd, p.MCPServers, meta, recs)
 	if err != nil {
@@ -457,6 +462,22 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 	}
 	ls.Restore(r)
 	return ls, r.Mode, nil
+}
+
+// showStored replays a saved session without opening it (session/load
+// with readOnly): its history is read, not claimed, so a session another
+// daemon holds can be shown. It is not live here afterwards: a prompt to
+// it reopens it, which that daemon's hold refuses (-32002) until it lets
+// go; a fork continues it.
+func (s *Server) showStored(id, cwd string, meta session.Meta, recs []session.Record) (any, error) {
+	r := session.Resume(meta, recs)
+	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: r.Mode, history: r.History, title: r.Title, plan: r.Plan})
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/load: %v", err)
+	}
+	ls.Replay(recs)
+	s.release(ls)
+	return wire.ModesResult{Modes: sessionModes(r.Mode)}, nil
 }
 
 // codeSessionHeld is PROTOCOL.md §12's error for a session another daemon

@@ -304,7 +304,9 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
 	s.withInstructions(&cfg, ls)
-	if st.Provider != nil {
+	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
+		// A session's own model says its window (the settings' override
+		// of the model in use); a subagent's shares its parent's.
 		cfg.ContextWindow = st.Provider.ContextWindow
 	}
 	if st.Context != nil {

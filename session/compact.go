@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -146,17 +147,36 @@ type tokens struct {
 	compactAt float64 // share of window; fixed at New
 
 	mu     sync.Mutex // guards the fields below
+	model  string     // the provider and model window is of
 	window int        // tokens; lowered by a context-length error that names it
 	ratio  float64    // actual/estimated input of the last request; 0 before any
 	used   int        // tokens in context after the last reply
 }
 
 func newTokens(cfg Config) *tokens {
-	t := &tokens{window: provider.WindowFor(cfg.Provider, cfg.ContextWindow), compactAt: cfg.CompactAt}
+	t := &tokens{compactAt: cfg.CompactAt}
 	if t.compactAt <= 0 || t.compactAt > 1 {
 		t.compactAt = DefaultCompactAt
 	}
+	t.follow(cfg.Provider, cfg.ContextWindow)
 	return t
+}
+
+// follow takes the window of the model p uses now, when it is another
+// than the one the window is of: a session's model can change between
+// turns, and what was learnt of the old model's window and counts is not
+// the new one's.
+func (t *tokens) follow(p provider.Provider, override int) {
+	key := ""
+	if p != nil {
+		key = p.Name() + "\x00" + p.Model()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if key == t.model && t.window > 0 {
+		return
+	}
+	t.model, t.window, t.ratio = key, provider.WindowFor(p, override), 0
 }
 
 // estimate scales an estimate by the last request's correction.
@@ -856,6 +876,7 @@ func Resume(meta Meta, recs []Record) Resumed {
 			r.CostUSD += rec.CostUSD
 		}
 	}
+	r.Title = prompt.UserWords(r.Title)
 	return r
 }
 

@@ -1,11 +1,14 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -122,18 +125,46 @@ func (s *Session) replayMessage(m provider.Message) {
 		switch {
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser && prompt.IsTurnContext(p.Text):
 			// The turn's context block is for the model, not the user.
+		case p.Kind == provider.PartText && m.Role == provider.RoleUser && strings.HasPrefix(p.Text, hookContextPrefix):
+			// What a hook added to the prompt; the user did not type it.
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser:
-			s.cfg.Updates(s.userText(p.Text))
+			s.cfg.Updates(s.userText(prompt.UserWords(p.Text)))
 		case p.Kind == provider.PartText:
 			s.cfg.Updates(s.agentText(p.Text))
 		case p.Kind == provider.PartThinking && p.Text != "":
 			s.cfg.Updates(s.thought(p.Text))
 		case p.Kind == provider.PartToolCall && p.Call != nil:
 			s.cfg.Updates(s.toolCallStart(*p.Call))
+			if t := s.callSays(*p.Call); t != "" {
+				s.cfg.Updates(s.agentText(t))
+			}
 		case p.Kind == provider.PartToolResult && p.Result != nil:
 			s.cfg.Updates(s.toolCallEnd(p.Result.CallID, p.Result.Content, p.Result.IsError, nil))
 		}
 	}
+}
+
+// callSays is what a call of the session's own tools said to the user as
+// the agent's text when it ran (a plan, a submitted summary), shown again
+// in a replay: the call's arguments are all that the history keeps of it.
+func (s *Session) callSays(c provider.ToolCall) string {
+	name := c.Name
+	if t, ok := s.registry.Lookup(name, toolspec.FamilyGeneric); ok {
+		name = t.Spec().ID
+	}
+	var a struct {
+		Response string `json:"response"`
+		Summary  string `json:"summary"`
+	}
+	switch name {
+	case tools.NamePlanModeRespond:
+		json.Unmarshal(c.Args, &a)
+		return a.Response
+	case tools.NameSubmitAndExit:
+		json.Unmarshal(c.Args, &a)
+		return a.Summary
+	}
+	return ""
 }
 
 // planUpdate is the plan update: the whole list each time.

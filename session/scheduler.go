@@ -85,6 +85,10 @@ type ApprovalOutcome struct {
 	// Feedback is what the user wrote with the answer; a rejection passes
 	// it to the model.
 	Feedback string
+	// Kept, with AllowOnce, is the text the user kept of an edit of one
+	// file (some of its hunks): that is applied instead of the proposal
+	// (tools.Narrow).
+	Kept *string
 }
 
 // Approver asks the user about a call and waits for the answer. The
@@ -472,6 +476,14 @@ func (b *batch) approve(i int, pc PolicyCall, v Verdict) bool {
 	}
 	switch out.Choice {
 	case AllowOnce:
+		if out.Kept != nil {
+			inv, err := tools.Narrow(ctx, it.inv, *out.Kept)
+			if err != nil {
+				b.finish(i, StateError, tools.Errorf("%s was not run: the user approved part of it, which cannot be applied: %v", name, err), nil)
+				return false
+			}
+			it.inv = inv
+		}
 		return true
 	case AllowAlways:
 		if err := b.s.cfg.Policy.Remember(pc, Allow); err != nil {

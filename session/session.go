@@ -386,6 +386,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 		if err := tm.BeginTurn(); err != nil {
 			return "", err
 		}
+		s.tokens.follow(s.cfg.Provider, s.cfg.ContextWindow)
 	}
 	extra, refused := s.promptHooks(ctx, text)
 	if ctx.Err() != nil {
@@ -397,13 +398,13 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 		return StopEndTurn, nil
 	}
 	for _, c := range extra {
-		user.Parts = append(user.Parts, provider.TextPart("[context from a hook]\n"+c))
+		user.Parts = append(user.Parts, provider.TextPart(hookContextPrefix+c))
 	}
 	s.mu.Lock()
 	s.instr = instr
 	s.lastPrompt = text
 	s.meter.startTurn()
-	s.turnIndex, s.turnTitle, s.checkpointed = 0, s.shortTitle(text), false
+	s.turnIndex, s.turnTitle, s.checkpointed = 0, s.promptTitle(text), false
 	for _, m := range s.history {
 		if m.Role == provider.RoleUser {
 			s.turnIndex++
@@ -413,7 +414,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	s.history = append(s.history, user)
 	if !s.titled {
 		s.titled = true
-		s.title = s.shortTitle(text)
+		s.title = s.promptTitle(text)
 		s.mu.Unlock()
 		s.persist(Record{Type: RecordTitle, Title: s.title})
 	} else {
@@ -896,6 +897,16 @@ func (s *Session) checkpoint(u CallUpdate) {
 // title is shown or stored in.
 func (s *Session) shortTitle(text string) string {
 	return tools.ShortTitle(s.cfg.Redact(text))
+}
+
+// hookContextPrefix starts the text a UserPromptSubmit hook adds to a
+// prompt.
+const hookContextPrefix = "[context from a hook]\n"
+
+// promptTitle is a prompt as a title: the user's words (prompt.UserWords),
+// not the files its mentions sent.
+func (s *Session) promptTitle(text string) string {
+	return s.shortTitle(prompt.UserWords(text))
 }
 
 // streamed is a call's next chunk of streamed output as it may be shown:

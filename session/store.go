@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -762,6 +763,7 @@ func (s *Store) summarize(id, cwd string) (sum Summary, match bool, err error) {
 			latest = fi.ModTime()
 		}
 	}
+	sum.Title = prompt.UserWords(sum.Title) // a title stored before mentions were @name again
 	sum.UpdatedAt = latest
 	sum.HeldBy = s.heldBy(id)
 	return sum, true, nil

@@ -250,7 +250,7 @@ func (c confinement) note(output string) string {
 	if !c.sandboxed {
 		return ""
 	}
-	r := sandbox.Reason(output, c.policy.Network)
+	r := c.policy.Reason(output)
 	if r == "" {
 		return ""
 	}

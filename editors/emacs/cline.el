@@ -1,5 +1,10 @@
 ;;; cline.el --- Cline coding agent through cline-ls and Eglot  -*- lexical-binding: t; -*-
 
+;; Copyright (C) 2026 The cline-ls authors
+
+;; Author: The cline-ls authors
+;; Maintainer: The cline-ls authors
+;; URL: https://github.com/cline-ls/cline-ls
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1") (eglot "1.9") (jsonrpc "1.0.14"))
 ;; Keywords: tools, convenience, languages
@@ -42,6 +47,7 @@
 (require 'button)
 (require 'text-property-search)
 (require 'url-util)
+(require 'parse-time)
 (require 'json)
 (require 'jsonrpc)
 (require 'eglot)
@@ -55,14 +61,17 @@
 
 (declare-function diff-mode "diff-mode")
 (declare-function ediff-buffers "ediff")
+(declare-function diff-no-select "diff")
 (declare-function eglot--languages "eglot")
 
 (cl-defstruct (cline--session (:constructor cline--session-make) (:copier nil))
   "An agent session: its SERVER, ID, current MODE, the MODES it offers,
 whether a turn is running (BUSY), whether that turn waits for the
 model's next words (WAITING) and the last USAGE report (the reply's
-tokens with the turn's and the session's totals and the context)."
-  server id mode modes busy waiting usage)
+tokens with the turn's and the session's totals and the context).
+READ-ONLY, when set, is the id of the session another daemon holds that
+this one (a copy of it) shows: prompts are refused."
+  server id mode modes busy waiting usage read-only)
 
 (defvar cline--session nil
   "The session that `cline-task' and the other commands act on.")
@@ -180,6 +189,10 @@ link in `*cline*' shows it again."
   "Eglot's capabilities plus experimental.cline (approvals, diffs,
 questions, and diagnostics where Flymake's reports can be followed)."
   (let ((caps (copy-sequence (cl-call-next-method))))
+    ;; window/showDocument: an MCP server's sign-in page, opened with
+    ;; `browse-url' (Eglot 1.9 has no handler of its own).
+    (plist-put caps :window
+               (plist-put (copy-sequence (plist-get caps :window)) :showDocument (list :support t)))
     (plist-put caps :experimental
                (list :cline (list :approvals t :diffs t :questions t
                                   :diagnostics (if (cline--diagnostics-available-p) t :json-false))))))
@@ -298,6 +311,16 @@ initializationOptions; sending them again keeps
                       (list :settings opts)))))
 
 (add-hook 'eglot-connect-hook #'cline--resend-settings t)
+
+(defun cline--note-restart (server)
+  "Say, when SERVER replaces a cline-ls that stopped, that its session can go on."
+  (when (and (cl-typep server 'cline-eglot-server) cline--session
+             (cline--session-usage cline--session)
+             (not (cline--live-session-p cline--session)))
+    (cline--log-meta (format "[cline-ls stopped; the next prompt offers to resume session %s (or C-c C-r)]"
+                             (cline--session-id cline--session)))))
+
+(add-hook 'eglot-connect-hook #'cline--note-restart t)
 
 (cl-defmethod eglot-handle-request
   ((server cline-eglot-server) (_method (eql 'workspace/applyEdit)) &rest params)
@@ -484,6 +507,18 @@ the current one belongs to another server."
         (s cline--session))
     (cond
      ((null server) (user-error "cline-ls is still starting; try again in a moment"))
+     ((and (not new) s (not (cline--live-session-p s)) (cline--session-id s)
+           ;; A session the model never answered has nothing to resume.
+           (cline--session-usage s)
+           (y-or-n-p (format "cline-ls stopped since session %s began; resume it (else a new session)? "
+                             (cline--session-id s))))
+      ;; The daemon was killed or crashed: the session's history is on
+      ;; disk, and the new daemon takes it up.
+      (cline--load-session server (cline--session-id s)
+                           (lambda (s2)
+                             (if (or (null mode) (equal (cline--session-mode s2) mode))
+                                 (funcall then s2)
+                               (cline--request-mode s2 mode (lambda () (funcall then s2)))))))
      ((or new (not (cline--live-session-p s))
           (not (eq (cline--session-server s) server)))
       (cline--new-session server mode then))
@@ -508,6 +543,9 @@ the current one belongs to another server."
   "Send TEXT to session S, followed by the content BLOCKS (mentions).
 The answer streams into `*cline*'.  The request returns when the turn
 ends, so it is asynchronous and has no time limit."
+  (when (cline--session-read-only s)
+    (user-error "This is a read-only copy of session %s, open in another cline-ls: C-c C-n starts a new session, M-x cline-fork goes on in a copy"
+                (cline--session-read-only s)))
   (setf (cline--session-busy s) t
         (cline--session-waiting s) t)
   (when-let ((u (cline--session-usage s)))
@@ -1012,10 +1050,29 @@ They are sent, as selected now, with the next prompt."
 
 ;;; Resuming, undoing, models
 
+(defun cline--ago (stamp)
+  "The RFC 3339 time STAMP as a time relative to now (\"5 min ago\").
+A stamp that does not parse is shown as it is."
+  (let ((time (ignore-errors (parse-iso8601-time-string stamp))))
+    (if (not time)
+        (or stamp "")
+      (let ((s (max 0 (floor (float-time (time-subtract nil time))))))
+        (cond ((< s 60) "just now")
+              ((< s 3600) (format "%d min ago" (/ s 60)))
+              ((< s 86400) (format "%d h ago" (/ s 3600)))
+              ((< s (* 14 86400)) (format "%d d ago" (/ s 86400)))
+              (t (format-time-string "%Y-%m-%d" time)))))))
+
 (defun cline--session-label (x)
-  "The completion candidate of the session/list entry X."
-  (format "%s  %s  [%s]" (or (plist-get x :updatedAt) "")
+  "The completion candidate of the session/list entry X: its title (the
+prompt that opened it, as typed), when it last changed, and its id."
+  (format "%s  (%s)%s  [%s]"
           (string-trim (cline--visible (replace-regexp-in-string "\n" " " (or (plist-get x :title) "")) t))
+          (cline--ago (plist-get x :updatedAt))
+          (let ((pid (plist-get x :heldBy)))
+            (if (and pid (not (eq pid :null)) (not (equal pid 0)))
+                (format "  open in another cline-ls (pid %s)" pid)
+              ""))
           (plist-get x :sessionId)))
 
 ;;;###autoload
@@ -1034,29 +1091,74 @@ Its history is shown again in `*cline*' and the chat's prompts go to it."
                    (cdr (assoc (completing-read "Resume cline session: " cands nil t) cands))))))
     (when (and (cline--live-session-p cline--session) (cline--session-busy cline--session))
       (user-error "A cline turn is running: wait for it or cancel it"))
-    (let ((s (cline--session-make :server server :id id)))
-      (setq cline--session s)
-      ;; The transcript shows this session from its start, as the daemon replays it.
-      (with-current-buffer (cline--log-buffer)
-        (let ((inhibit-read-only t))
-          (delete-region (point-min) cline--out))
-        (clrhash cline--tool-lines)
-        (setq cline--last-block nil))
-      (cline--log-meta (format "[resuming session %s]" id))
-      (when cline-display-session (cline--display-chat))
-      (jsonrpc-async-request
-       server :session/load (list :sessionId id :cwd root :mcpServers [])
-       :success-fn (lambda (res)
-                     (let ((modes (plist-get res :modes)))
-                       (setf (cline--session-mode s) (plist-get modes :currentModeId)
-                             (cline--session-modes s)
-                             (mapcar (lambda (m) (plist-get m :id))
-                                     (plist-get modes :availableModes))))
-                     (cline--log-meta (format "[session %s resumed, mode %s]"
-                                              id (cline--session-mode s)))
-                     (cline--status-changed))
-       :error-fn (lambda (err) (cline--log-error "session/load" err))
-       :timeout 60))))
+    (cline--load-session server id)))
+
+(defun cline--held-by (err)
+  "The pid of the daemon that holds a session, from the error ERR of
+opening it (-32002 with data {heldBy}), or nil."
+  (let ((data (and (listp err) (plist-get err :data))))
+    (and (equal (plist-get err :code) -32002) (listp data)
+         (numberp (plist-get data :heldBy)) (plist-get data :heldBy))))
+
+(defun cline--load-session (server id &optional then read-only note)
+  "Open session ID of SERVER, show its history in `*cline*' and make it current.
+THEN is called with it once loaded.  READ-ONLY, the id of a session
+another daemon holds, marks this one as its read-only copy; NOTE is
+written once the history is shown.  A session
+another daemon holds is not opened: the user is told, and offered a
+fork (a copy that goes on here) or a read-only view."
+  (let ((s (cline--session-make :server server :id id :read-only read-only)))
+    (setq cline--session s)
+    ;; The transcript shows this session from its start, as the daemon replays it.
+    (with-current-buffer (cline--log-buffer)
+      (let ((inhibit-read-only t))
+        (delete-region (point-min) cline--out))
+      (clrhash cline--tool-lines)
+      (setq cline--last-block nil))
+    (cline--log-meta (format "[resuming session %s]" id))
+    (when cline-display-session (cline--display-chat))
+    (jsonrpc-async-request
+     server :session/load (list :sessionId id :cwd (cline--root server) :mcpServers [])
+     :success-fn (lambda (res)
+                   (let ((modes (plist-get res :modes)))
+                     (setf (cline--session-mode s) (plist-get modes :currentModeId)
+                           (cline--session-modes s)
+                           (mapcar (lambda (m) (plist-get m :id))
+                                   (plist-get modes :availableModes))))
+                   (when note (cline--log-meta note))
+                   (cline--log-meta (format "[session %s resumed, mode %s%s]"
+                                            id (cline--session-mode s)
+                                            (if read-only (format "; a read-only copy of %s" read-only) "")))
+                   (cline--status-changed)
+                   (when then (funcall then s)))
+     :error-fn (lambda (err)
+                 (let ((pid (cline--held-by err)))
+                   (if (not pid)
+                       (cline--log-error "session/load" err)
+                     (when (eq cline--session s) (setq cline--session nil))
+                     (cline--log-meta (format "[session %s is open in another cline-ls (pid %s)]" id pid))
+                     (run-at-time 0 nil #'cline--offer-fork server id pid then))))
+     :timeout 60)))
+
+(defun cline--offer-fork (server id pid &optional then)
+  "Session ID is open in the cline-ls of PID: offer SERVER's fork of it or
+a read-only view, then call THEN with the session opened."
+  (let* ((fork "Fork it: go on here in a copy")
+         (view "View it read-only")
+         (leave "Leave it")
+         (choice (condition-case nil
+                     (completing-read
+                      (format "Session %s is open in another cline-ls (pid %s), which alone writes it: " id pid)
+                      (list fork view leave) nil t)
+                   (quit leave))))
+    (cond
+     ((member choice (list fork view))
+      (let ((res (jsonrpc-request server :cline/forkSession (list :sessionId id :atTurn 0) :timeout 30)))
+        (cline--load-session server (plist-get res :sessionId) then
+                             (and (equal choice view) id)
+                             (format "[session %s is open in another cline-ls (pid %s); this is a copy of it, %s]"
+                                     id pid (plist-get res :sessionId)))))
+     (t (message "cline: session %s left to the cline-ls of pid %s" id pid)))))
 
 ;;;###autoload
 (defun cline-fork (&optional turn)
@@ -1089,7 +1191,9 @@ itself stays as it was."
 (defun cline--checkpoint-name (cp)
   "How the checkpoint CP is named to the user: its title, or its time."
   (let ((title (plist-get cp :title)))
-    (cline--visible (format "%S" (if (and title (not (string-empty-p title))) title (or (plist-get cp :time) "?"))) t)))
+    (cline--visible (format "%S" (if (and title (not (string-empty-p title))) title
+                                   (cline--ago (or (plist-get cp :time) "?"))))
+                    t)))
 
 (defun cline--restore (s cp scope)
   "Restore session S to checkpoint CP: SCOPE is files, conversation or both."
@@ -1175,9 +1279,9 @@ change, \\[cline-checkpoint-restore-files] restores the files,
                  "Checkpoints (\\[cline-checkpoint-preview] preview, \\[cline-checkpoint-restore-files] restore files, \\[cline-checkpoint-restore-conversation] conversation, \\[cline-checkpoint-restore-both] both, ? help)\n"))
         (if (null cps) (insert "  (none yet: a checkpoint is taken before a turn's first change)\n"))
         (dolist (cp cps)
-          (insert (propertize (format "  %s  %s  %s\n"
-                                      (or (plist-get cp :time) "")
+          (insert (propertize (format "  %s  (%s)  %s\n"
                                       (cline--visible (or (plist-get cp :title) "") t)
+                                      (cline--ago (plist-get cp :time))
                                       (cline--visible (mapconcat (lambda (p) (cline--display-path nil p))
                                                                  (plist-get cp :files) " ")
                                                       t))
@@ -1234,16 +1338,16 @@ change, \\[cline-checkpoint-restore-files] restores the files,
 
 ;;;###autoload
 (defun cline-set-model (model)
-  "Use MODEL of the configured provider for the sessions opened from now on.
-The current session keeps its model: \\[cline-new-session] opens one
-with MODEL."
-  (interactive (list (completing-read "Cline model (for new sessions): " cline-models)))
+  "Use MODEL of the configured provider from now on.
+The daemon applies it to every open session from its next request, the
+current one included, and to the sessions opened later."
+  (interactive (list (completing-read "Cline model: " cline-models)))
   (setq cline--model (unless (string-empty-p model) model))
   (dolist (server (cline--all-servers))
     (jsonrpc-notify server :workspace/didChangeConfiguration
                     (list :settings (or (cline--settings server)
                                         (list :provider (list :model model))))))
-  (message "cline: new sessions use %s (C-c C-n in *cline* opens one)" model))
+  (message "%s" (format "cline: %s from the next turn of this session on" model)))
 
 (defun cline--block (kind)
   "Start a block of KIND at point (the end of `*cline*').
@@ -1353,12 +1457,18 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
                        cline--tool-lines)))))
       (setq cline--last-block 'tool))))
 
-(defun cline--content-text (content)
-  "The text of tool call CONTENT items."
-  (mapconcat (lambda (item)
-               (let ((inner (plist-get item :content)))
-                 (or (and (listp inner) (plist-get inner :text)) "")))
-             content "\n"))
+(defun cline--content-text (content &optional skip)
+  "The text of tool call CONTENT items, but for the texts in the list SKIP."
+  (mapconcat #'identity
+             (cl-remove-if (lambda (text) (member text skip))
+                           (mapcar (lambda (item)
+                                     (let ((inner (plist-get item :content)))
+                                       (or (and (listp inner) (plist-get inner :text)) "")))
+                                   content))
+             "\n"))
+
+(defvar-local cline--tool-notes nil
+  "Hash from a tool call's key to the notes its card showed already.")
 
 (defun cline--log-tool-update (sid u)
   "Update the line of the tool call in update U of session SID."
@@ -1376,14 +1486,31 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
             (cline--replace-field tb te title 'cline-tool-face))
           (when status
             (cline--replace-field sb se status (cline--status-face status))))))
-    (when (equal status "failed")
-      (let ((text (string-trim (cline--content-text (plist-get u :content)))))
-        (unless (string-empty-p text)
-          (let ((lines (split-string text "\n")))
+    (let* ((key (cline--tool-key sid id))
+           (notes (with-current-buffer buf
+                    (or cline--tool-notes
+                        (setq cline--tool-notes (make-hash-table :test #'equal)))))
+           (noted (gethash key notes)))
+      ;; Content with no status is a note for the card (what the user's
+      ;; hooks did to the call): shown at once, even for a call whose
+      ;; result is not shown, and not again with the result.
+      (when (and (null status) (plist-get u :content))
+        (let ((text (string-trim (cline--content-text (plist-get u :content) noted))))
+          (puthash key (append noted (mapcar (lambda (item) (plist-get (plist-get item :content) :text))
+                                             (plist-get u :content)))
+                   notes)
+          (unless (string-empty-p text)
             (cline--log-line 'tool-output
-                             (mapconcat (lambda (l) (concat "      " l))
-                                        (seq-take lines 8) "\n")
-                             'cline-failed-face)))))))
+                             (mapconcat (lambda (l) (concat "      " l)) (split-string text "\n") "\n")
+                             'cline-tool-face))))
+      (when (equal status "failed")
+        (let ((text (string-trim (cline--content-text (plist-get u :content) noted))))
+          (unless (string-empty-p text)
+            (let ((lines (split-string text "\n")))
+              (cline--log-line 'tool-output
+                               (mapconcat (lambda (l) (concat "      " l))
+                                          (seq-take lines 8) "\n")
+                               'cline-failed-face))))))))
 
 (defun cline--log-plan (entries)
   "Write the plan ENTRIES."
@@ -1462,8 +1589,14 @@ The daemon's \"no model\" error gets how to choose one in Emacs."
   "Non-nil when TEXT is a unified diff."
   (and text (string-match-p "^@@ " text)))
 
+(defun cline--unfenced (text)
+  "TEXT without the lines of Markdown fences (\"```diff\", \"```\") around
+its diffs: no line of a diff is one."
+  (and text (replace-regexp-in-string "^```[[:alnum:]-]*\n?" "" text)))
+
 (defun cline--fill-diff-buffer (name header text)
   "Fill buffer NAME with HEADER and the diff TEXT, and return it."
+  (setq text (cline--unfenced text))
   (with-current-buffer (get-buffer-create name)
     (let ((inhibit-read-only t))
       (erase-buffer)
@@ -1498,6 +1631,43 @@ deletes it and gives its lines back."
   "Make WINDOW as tall as its text, up to half its frame."
   (fit-window-to-buffer window (/ (frame-height (window-frame window)) 2)))
 
+(defun cline--display-approval (buf)
+  "Display the approval BUF along the bottom of the frame, as tall as its
+text, so that the whole diff shows beside the windows the user has.
+When it would not fit so (a small terminal), it takes the place of the
+chat's window, or of the largest other one when the chat is selected,
+until it is answered: never the selected window, where keys typed would
+answer it.  A diff taller than that scrolls (SPC, DEL in its window)."
+  (let* ((chat (let ((w (get-buffer-window "*cline*")))
+                 (if (and w (not (eq w (selected-window)))) w
+                   (get-largest-window nil nil t))))
+         (needed (1+ (with-current-buffer buf (count-lines (point-min) (point-max)))))
+         (others (length (window-list nil 'no-minibuf))))
+    (if (or (get-buffer-window buf) (<= needed (cline--room (selected-frame) others))
+            (not chat) (eq chat (selected-window)))
+        ;; It fits, or there is only the selected window to give.
+        (display-buffer buf `((display-buffer-reuse-window display-buffer-at-bottom)
+                              (inhibit-same-window . t)
+                              (window-height . cline--fit-approval)))
+      (let ((w (window--display-buffer buf chat 'reuse)))
+        (when (window-live-p w)
+          (fit-window-to-buffer w (cline--room (selected-frame) (1- others))))
+        w))))
+
+(defun cline--room (frame others)
+  "The lines a window of FRAME may take, leaving OTHERS windows their
+`window-min-height' (4 at least) each."
+  (- (window-total-height (frame-root-window frame))
+     (* others (max window-min-height 4))))
+
+(defun cline--fit-approval (window)
+  "Make the approval's WINDOW as tall as its text, up to what leaves each
+other window of its frame its least height, or a third of the frame
+when that is less."
+  (let ((frame (window-frame window)))
+    (fit-window-to-buffer window (max (cline--room frame (1- (length (window-list frame 'no-minibuf))))
+                                      (/ (frame-height frame) 3)))))
+
 (defun cline--show-diff (path added removed diff)
   "Show DIFF of PATH (ADDED and REMOVED lines) in `*cline-diff*'."
   (cline--display-aside
@@ -1524,7 +1694,22 @@ your buffer), q ends the review; what you keep stays unsaved."
         (insert before))
       (set-buffer-modified-p nil)
       (setq buffer-read-only t))
-    (ediff-buffers a b)))
+    (cline--ediff a b (lambda () (kill-buffer a)))))
+
+(defun cline--ediff (a b done)
+  "Compare the buffers A and B in Ediff; when it is quit, call DONE.
+The windows are then as they were before, and DONE runs after Ediff
+has cleaned up, so no buffer of the comparison is left on screen."
+  (let ((config (current-window-configuration)))
+    (ediff-buffers a b
+                   (list (lambda ()
+                           (add-hook 'ediff-quit-hook
+                                     (lambda ()
+                                       (run-at-time 0 nil
+                                                    (lambda ()
+                                                      (set-window-configuration config)
+                                                      (funcall done))))
+                                     nil t))))))
 
 (defun cline-review-last-edit ()
   "Review the agent's last edit of an open buffer hunk by hunk.
@@ -1644,10 +1829,19 @@ gets its first lines written under the link."
                            "\n(the command holds characters that do not show; they are written above as \\x.., \\u.., \\t)"))))
     (cline--fill-diff-buffer
      "*cline-approval*" header
-     (or diff
+     (or (and diff (cline--approval-diff diff))
          (and (not command)
               (let ((raw (plist-get call :rawInput)))
                 (and raw (json-encode raw))))))))
+
+(defun cline--approval-diff (diff)
+  "DIFF as an approval shows it: a diff of one file loses its ---/+++
+lines, which the title says already, so that more of it fits."
+  (let ((diff (cline--unfenced diff)))
+    (if (and (string-match "\\`--- [^\n]*\n\\+\\+\\+ [^\n]*\n" diff)
+             (not (string-match-p "^--- .*\n\\+\\+\\+ " (substring diff (match-end 0)))))
+        (substring diff (match-end 0))
+      diff)))
 
 (defvar cline-approval-keys-mode-map
   (let ((map (make-sparse-keymap)))
@@ -1656,6 +1850,7 @@ gets its first lines written under the link."
     (define-key map "r" #'cline-approval-reject)
     (define-key map "R" #'cline-approval-reject-with-feedback)
     (define-key map "q" #'cline-approval-later)
+    (define-key map "h" #'cline-approval-pick-hunks)
     (define-key map "?" #'describe-mode)
     map)
   "Keys of `*cline-approval*': the only way a `buffer' approval is answered.")
@@ -1674,9 +1869,9 @@ gets its first lines written under the link."
       (let ((inhibit-read-only t))
         (goto-char (point-min))
         (end-of-line)
-        (insert "\n[a] allow  [A] always allow  [r] reject  [R] reject with feedback  [q] later  [?] help"
-                (substitute-command-keys
-                 "\nKeys typed elsewhere never answer: \\[cline-approve] comes here."))
+        (insert "\n[a] allow  [A] always  [r] reject  [R] reject, say why"
+                (if (plist-get req :diff) "  [h] hunks" "")
+                "  [q] later  [?] help")
         (goto-char (point-min)))
       (setq cline--approval-req req)
       (cline-approval-keys-mode 1)
@@ -1689,7 +1884,7 @@ gets its first lines written under the link."
     ;; Keys go to the selected window: never select this one for the user.
     (when (eq (window-buffer (selected-window)) buf)
       (select-window (or (get-mru-window nil nil t) (next-window))))
-    (cline--display-aside buf)
+    (cline--display-approval buf)
     (cline--status-changed)
     (message "cline: approval needed: %s (M-x cline-approve, then a/A/r/R)"
              (cline--visible (or (plist-get (plist-get req :toolCall) :title) "a tool") t))))
@@ -1702,17 +1897,25 @@ gets its first lines written under the link."
       (user-error "No cline approval is waiting"))
     (pop-to-buffer buf '((display-buffer-reuse-window display-buffer-pop-up-window)))))
 
-(defun cline--approval-key (kind &optional feedback-p)
+(defun cline--approval-key (kind &optional feedback-p given)
   "Answer the approval of the current buffer with an option of KIND.
-With FEEDBACK-P, ask for feedback for the agent first."
+With FEEDBACK-P, ask for feedback for the agent first; GIVEN is
+feedback to send without asking."
   (let ((req cline--approval-req))
     (unless req (user-error "This approval was answered already"))
     (let* ((options (append (plist-get req :options) nil))
+           ;; Else the other option of the same answer: r declines a
+           ;; folder's trust question, which offers only "Don't trust"
+           ;; and "Trust"; never a remembered allow for a, though.
+           (other (cdr (assoc kind '(("allow_always" . "allow_once") ("reject_once" . "reject_always")
+                                     ("reject_always" . "reject_once")))))
            (opt (or (cl-find kind options :key (lambda (o) (plist-get o :kind)) :test #'equal)
+                    (and other (cl-find other options :key (lambda (o) (plist-get o :kind)) :test #'equal))
                     (list :optionId kind :name kind :kind kind)))
-           (feedback (and feedback-p
-                          (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))
-                            (unless (string-empty-p fb) fb)))))
+           (feedback (or given
+                         (and feedback-p
+                              (let ((fb (string-trim (read-string "Feedback for the agent (RET for none): "))))
+                                (unless (string-empty-p fb) fb))))))
       (cline--approval-done req (plist-get opt :name)
                             (list :outcome "selected" :optionId (plist-get opt :optionId))
                             feedback))))
@@ -1736,6 +1939,145 @@ With FEEDBACK-P, ask for feedback for the agent first."
   "Reject the call shown, telling the agent why."
   (interactive)
   (cline--approval-key "reject_once" t))
+
+(defun cline--parse-unified (diff)
+  "The hunks of DIFF, a unified diff of one file, or nil when it is not.
+Each hunk is (OLD . LINES): OLD its first old line, LINES its lines as
+\" context\", \"-old\" and \"+new\", read by the counts of its header (an
+old line may itself start with \"--\")."
+  (let ((lines (split-string diff "\n")) (files 0) hunks)
+    (catch 'bad
+      (while lines
+        (let ((l (pop lines)))
+          (cond
+           ((string-prefix-p "--- " l) (setq files (1+ files)))
+           ((string-match "\\`@@ -\\([0-9]+\\)\\(?:,\\([0-9]+\\)\\)? \\+[0-9]+\\(?:,\\([0-9]+\\)\\)? @@" l)
+            (let ((old (string-to-number (match-string 1 l)))
+                  (oc (if (match-string 2 l) (string-to-number (match-string 2 l)) 1))
+                  (nc (if (match-string 3 l) (string-to-number (match-string 3 l)) 1))
+                  body)
+              (while (or (> oc 0) (> nc 0))
+                (let ((x (or (pop lines) (throw 'bad nil))))
+                  (pcase (and (> (length x) 0) (aref x 0))
+                    (?\\ nil)           ; "\ No newline at end of file"
+                    (?+ (setq nc (1- nc)) (push x body))
+                    (?- (setq oc (1- oc)) (push x body))
+                    (_ (setq oc (1- oc) nc (1- nc))
+                       (push (concat " " (if (> (length x) 0) (substring x 1) "")) body)))))
+              (push (cons old (nreverse body)) hunks))))))
+      (and (= files 1) hunks (nreverse hunks)))))
+
+(defun cline--apply-hunks (text hunks)
+  "TEXT with HUNKS (`cline--parse-unified') applied, or nil when TEXT
+no longer holds the lines they change."
+  (let ((old (vconcat (split-string text "\n"))) (pos 1) out)
+    (catch 'stale
+      (dolist (h hunks)
+        (while (< pos (max (car h) 1))
+          (push (aref old (1- pos)) out)
+          (setq pos (1+ pos)))
+        (dolist (l (cdr h))
+          (let ((s (substring l 1)))
+            (if (eq (aref l 0) ?+)
+                (push s out)
+              (unless (and (<= pos (length old)) (equal (aref old (1- pos)) s))
+                (throw 'stale nil))
+              (when (eq (aref l 0) ?\s) (push s out))
+              (setq pos (1+ pos))))))
+      (while (<= pos (length old))
+        (push (aref old (1- pos)) out)
+        (setq pos (1+ pos)))
+      (mapconcat #'identity (nreverse out) "\n"))))
+
+(defun cline--buffer-text (buf)
+  "The whole text of BUF."
+  (with-current-buffer buf (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+
+(defun cline--set-buffer-text (buf text)
+  "Make BUF's text TEXT, changing only what differs."
+  (with-temp-buffer
+    (insert text)
+    (let ((src (current-buffer)))
+      (with-current-buffer buf
+        (save-restriction (widen) (replace-buffer-contents src))))))
+
+(defun cline--partial-feedback (path before now)
+  "What the agent is told when the user took some hunks of its edit of
+PATH by hand: the change from BEFORE to NOW, the file's text."
+  (require 'diff)
+  (let ((a (generate-new-buffer " *cline before*"))
+        (b (generate-new-buffer " *cline now*")))
+    (unwind-protect
+        (progn
+          (with-current-buffer a (insert before))
+          (with-current-buffer b (insert now))
+          (let ((out (with-current-buffer (diff-no-select a b "-u" t (generate-new-buffer " *cline diff*"))
+                       (prog1 (buffer-string) (kill-buffer)))))
+            (concat "The user applied part of this edit by hand, hunk by hunk; " path
+                    " now holds exactly these changes from before your edit (do not apply"
+                    " them again; the rest was not wanted):\n--- a/" path "\n+++ b/" path "\n"
+                    (let ((start (string-match "^@@" out))
+                          (end (string-match "\n+Diff finished" out)))
+                      (string-trim-right (if start (substring out start end) out)))
+                    "\n")))
+      (kill-buffer a)
+      (kill-buffer b))))
+
+(defun cline-approval-pick-hunks ()
+  "Choose which hunks of the edit shown to take, in Ediff, before it applies.
+A is the proposal (read-only), B your buffer as it is: in the Ediff
+control window, n and p go from hunk to hunk, a takes A's hunk into
+your buffer, q ends.  Taking every hunk allows the edit; taking none
+rejects it; taking some keeps them in your buffer (unsaved) and rejects
+the edit, telling the agent exactly what the file now holds."
+  (interactive)
+  (let* ((req (or cline--approval-req (user-error "This approval was answered already")))
+         (diff (plist-get req :diff))
+         (hunks (and diff (cline--parse-unified (cline--unfenced diff))))
+         (loc (car (append (plist-get (plist-get req :toolCall) :locations) nil)))
+         (file (plist-get loc :path)))
+    (unless hunks
+      (user-error "This edit is not one file's change: answer it whole"))
+    (unless (and (stringp file) (file-regular-p file))
+      (user-error "This edit makes a new file: answer it whole"))
+    (let* ((buf (find-file-noselect file))
+           (before (cline--buffer-text buf))
+           (proposed (or (cline--apply-hunks before hunks)
+                         (user-error "%s changed since the edit was proposed: answer it whole"
+                                     (file-name-nondirectory file))))
+           (path (cline--display-path nil file))
+           (a (get-buffer-create (format "*cline proposal %s*" (file-name-nondirectory file)))))
+      (with-current-buffer a
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert proposed))
+        (set-buffer-modified-p nil)
+        (setq buffer-read-only t))
+      (cline--ediff a buf (lambda ()
+                            (kill-buffer a)
+                            (cline--hunks-chosen req path buf before proposed))))))
+
+(defun cline--hunks-chosen (req path buf before proposed)
+  "Answer REQ from what the user took of its edit of PATH into BUF,
+whose text was BEFORE and would be PROPOSED with every hunk."
+  (let ((now (cline--buffer-text buf))
+        (abuf (get-buffer "*cline-approval*")))
+    (when (plist-get req :server)
+      ;; The daemon sees the hunks taken before the answer, not after
+      ;; Eglot's idle delay.
+      (cline--flush-changes (plist-get req :server)))
+    (if (not (and abuf (eq (buffer-local-value 'cline--approval-req abuf) req)))
+        (message "cline: the approval was answered meanwhile; %s stays as you left it" path)
+      (with-current-buffer abuf
+        (cond
+         ((equal now proposed)
+          ;; Every hunk: the daemon applies its edit to the text it was
+          ;; made for, as for a plain allow.
+          (cline--set-buffer-text buf before)
+          (cline--flush-changes (plist-get req :server))
+          (cline--approval-key "allow_once"))
+         ((equal now before) (cline--approval-key "reject_once"))
+         (t (cline--approval-key "reject_once" nil (cline--partial-feedback path before now))))))))
 
 (defun cline-approval-later ()
   "Hide the approval; \[cline-approve] brings it back."
@@ -1820,6 +2162,25 @@ With FEEDBACK-P, ask for feedback for the agent first."
 
 
 ;;; Questions
+
+(cl-defmethod eglot-handle-request
+  ((_server cline-eglot-server) (_method (eql 'window/showDocument))
+   &key uri external takeFocus &allow-other-keys)
+  "Show the document at URI: in the browser when EXTERNAL (an MCP
+server's sign-in page, through `browse-url'), else in a buffer, selected
+when TAKEFOCUS.  An address that cannot be opened is shown in a message,
+to open by hand."
+  (if (eq external t)
+      (condition-case err
+          (progn (browse-url uri) (list :success t))
+        (error
+         (message "cline: open this address in your browser: %s (%s)" uri (error-message-string err))
+         (list :success :json-false)))
+    (let* ((path (url-unhex-string (string-remove-prefix "file://" uri)))
+           (buf (and (file-readable-p path) (find-file-noselect path))))
+      (cond ((not buf) (list :success :json-false))
+            ((eq takeFocus t) (pop-to-buffer buf) (list :success t))
+            (t (display-buffer buf) (list :success t))))))
 
 (cl-defmethod eglot-handle-request
   ((_server cline-eglot-server) (_method (eql 'cline/askQuestion))

@@ -82,8 +82,11 @@ type flow struct {
 	// terminal runs Emacs in a terminal (emacs -nw) instead of batch.
 	terminal bool
 	// transcript names the replay transcript in testdata, when it is not
-	// the flow's own NAME.json.
+	// the flow's own NAME.json, or is its absolute path.
 	transcript string
+	// setup, when set, adds to the flow's home and workspace and returns
+	// more of Emacs's environment.
+	setup func(home, ws string) []string
 }
 
 // shellQuote joins args into one sh command line.
@@ -129,10 +132,17 @@ func TestEmacsFlows(t *testing.T) {
 		{name: "resume", disk: "hello\n", minChecks: 12},
 		{name: "codeaction", disk: "hello, world\n", minChecks: 12, terminal: true},
 		{name: "nokey", disk: "hello\n", minChecks: 9, transcript: "approve"},
-		{name: "review", disk: "hello\n", minChecks: 13, terminal: true, transcript: "approve"},
+		{name: "review", disk: "hello\n", minChecks: 15, terminal: true, transcript: "approve"},
 		{name: "model", disk: "hello\n", minChecks: 6},
 		{name: "hostile", disk: "hello\n", minChecks: 20},
 		{name: "diagnostics", disk: "hello\n", minChecks: 8, terminal: true},
+		{name: "planresume", disk: "hello\n", minChecks: 9},
+		{name: "stockedits", disk: "hello\n", minChecks: 8, terminal: true},
+		{name: "livemodel", disk: "hello\n", minChecks: 5},
+		{name: "killed", disk: "hello\n", minChecks: 8, transcript: "resume"},
+		{name: "held", disk: "hello\n", minChecks: 10, transcript: "resume"},
+		{name: "hunks", disk: "hello\n", minChecks: 20, terminal: true},
+		{name: "hunkparse", disk: "hello\n", minChecks: 10, transcript: "approve"},
 	}
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
@@ -167,6 +177,9 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if filepath.IsAbs(f.transcript) {
+		transcript = f.transcript
+	}
 	logFile := filepath.Join(root, "cline-ls.log")
 	result := filepath.Join(root, "result.txt")
 
@@ -181,7 +194,8 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 		if err != nil {
 			testenv.Missing(t, "script(1) is not installed (Debian: bsdutils); skipping the terminal flow")
 		}
-		cmd = exec.CommandContext(ctx, scriptBin, "-qfec", shellQuote(emacs, "-nw", "-Q", "-l", script), "/dev/null")
+		// A terminal of 80x24, the smallest a user has.
+		cmd = exec.CommandContext(ctx, scriptBin, "-qfec", "stty rows 24 cols 80 2>/dev/null; "+shellQuote(emacs, "-nw", "-Q", "-l", script), "/dev/null")
 	}
 	cmd.Dir = ws
 	cmd.Env = hermeticEnv(home,
@@ -194,6 +208,9 @@ func runFlow(t *testing.T, emacs, daemon, here string, f flow) {
 		"CLINE_TEST_RESULT="+result,
 		"TERM=xterm",
 	)
+	if f.setup != nil {
+		cmd.Env = append(cmd.Env, f.setup(home, ws)...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

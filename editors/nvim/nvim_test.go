@@ -46,6 +46,7 @@ var readInputs = sync.OnceFunc(func() {
 			return nil
 		})
 	}
+	os.ReadFile(filepath.Join("..", "..", "README.md")) // TestReadmeSnippet runs its snippet
 })
 
 // result is what one headless run left behind.
@@ -59,9 +60,11 @@ type result struct {
 }
 
 // runNvim runs script (tests/<script>.lua) for scenario on a workspace
-// holding hello.txt ("hello\n"), with testdata/<transcript>.json as the
-// model. The plugin is on the runtimepath unless plugin is false.
-func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) result {
+// holding hello.txt ("hello\n"), with testdata/<transcript>.json (or the
+// transcript at that absolute path) as the model. The plugin is on the
+// runtimepath unless plugin is false. Each setup, given the run's home and
+// workspace, adds to them and returns more of Neovim's environment.
+func runNvim(t *testing.T, script, scenario, transcript string, plugin bool, setup ...func(home, ws string) []string) result {
 	t.Helper()
 	if _, err := exec.LookPath("nvim"); err != nil {
 		testenv.Missing(t, "nvim is not installed (Debian: apt-get install neovim); skipping the Neovim client tests")
@@ -80,7 +83,10 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 	if err := os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := os.ReadFile(filepath.Join("testdata", transcript+".json"))
+	if !filepath.IsAbs(transcript) {
+		transcript = filepath.Join("testdata", transcript+".json")
+	}
+	tr, err := os.ReadFile(transcript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +122,9 @@ func runNvim(t *testing.T, script, scenario, transcript string, plugin bool) res
 		"CLINE_TEST_RESULT="+resultPath,
 		"CLINE_TEST_SCENARIO="+scenario,
 	)
+	for _, f := range setup {
+		cmd.Env = append(cmd.Env, f(tmp, ws)...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -298,8 +307,9 @@ func TestUndoLastTurn(t *testing.T) {
 	}
 }
 
-// Per-hunk answers in vimdiff: one hunk of two taken by hand stays in
-// the buffer and the model is told; every hunk taken allows the edit.
+// Per-hunk answers in vimdiff: one hunk of two taken by hand is applied
+// by the daemon and the model told which part; every hunk taken allows
+// the edit.
 func TestPickHunks(t *testing.T) {
 	runNvim(t, "plugin", "hunks", "hunks", true).check(t)
 }
@@ -330,4 +340,57 @@ func TestStockCodeAction(t *testing.T) {
 	if got := r.disk(t); got != "hello, world\n" {
 		t.Errorf("after :write, hello.txt = %q, want %q", got, "hello, world\n")
 	}
+}
+
+// The session buffer's prompt area survives dd of its only line, x and o,
+// and what is typed after is sent; the transcript and the separator take
+// no edits from the keyboard, and what reaches them from the prompt area
+// is put back.
+func TestPromptAreaProtected(t *testing.T) {
+	runNvim(t, "plugin", "protect", "chat", true).check(t)
+}
+
+// After a checkpoint restore (from its preview) and after :ClineSessions
+// the cursor is in the session buffer's prompt area, where it was there,
+// never in the file window.
+func TestCursorBackToPrompt(t *testing.T) {
+	runNvim(t, "plugin", "focus", "undo", true).check(t)
+}
+
+// One hunk of two taken in vimdiff is reported applied in part, with a
+// checkpoint: :ClineUndo puts the file back and drops the turn.
+func TestPartialHunksUndo(t *testing.T) {
+	runNvim(t, "plugin", "hunks_undo", "hunks_undo", true).check(t)
+}
+
+// At 80x24 the session window and the approval view get a usable share
+// of the columns and keep it through resizes and windows opened and
+// closed; a narrow screen puts the session window below.
+func TestLayoutAt80x24(t *testing.T) {
+	runNvim(t, "plugin", "layout", "approve", true).check(t)
+}
+
+// A killed daemon: the next message offers to resume the session it had;
+// yes goes on with it in the new daemon, no starts afresh with new totals.
+func TestKilledDaemonOffersResume(t *testing.T) {
+	runNvim(t, "plugin", "lost", "lost", true).check(t)
+}
+
+// The top-level README's Neovim snippet, read from the README and run as
+// it stands (stock client, no plugin) on the Neovim installed here.
+func TestReadmeSnippet(t *testing.T) {
+	runNvim(t, "stock", "readme", "readme", false).check(t)
+}
+
+// :Cline {subcommand} with completion, the old commands as aliases,
+// <Plug> mappings, and :checkhealth cline.
+func TestCommandsAndHealth(t *testing.T) {
+	runNvim(t, "plugin", "commands", "chat", true).check(t)
+}
+
+// A session another daemon on the same state directory holds: resuming it
+// says so and offers a fork or a read-only view; read-only refuses
+// prompts, the fork goes on with the conversation.
+func TestSessionHeldElsewhere(t *testing.T) {
+	runNvim(t, "plugin", "held", "resume", true).check(t)
 }

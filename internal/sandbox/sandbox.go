@@ -109,6 +109,17 @@ type plan struct {
 	network  bool
 }
 
+// hidden are the paths a confined command cannot read, as the policy
+// names them: under bubblewrap they read as missing.
+func (p Policy) hidden() []string {
+	deny := append(SecretPaths(p.Home), SocketPaths(p.RuntimeDir)...)
+	deny = append(deny, p.DenyRead...)
+	if p.StateDir != "" {
+		deny = append(deny, p.StateDir)
+	}
+	return deny
+}
+
 func (p Policy) plan(tmp string) plan {
 	var pl plan
 	for _, w := range append(slices.Clone(p.Write), tmp) {
@@ -123,12 +134,7 @@ func (p Policy) plan(tmp string) plan {
 			}
 		}
 	}
-	deny := append(SecretPaths(p.Home), SocketPaths(p.RuntimeDir)...)
-	deny = append(deny, p.DenyRead...)
-	if p.StateDir != "" {
-		deny = append(deny, p.StateDir)
-	}
-	for _, d := range deny {
+	for _, d := range p.hidden() {
 		if !filepath.IsAbs(d) {
 			continue
 		}
@@ -243,13 +249,27 @@ func (s Status) String() string {
 	return string(s.Backend) + " (" + s.Detail + ")"
 }
 
-// Reason looks at the output of a confined command that failed for a
-// sign that the sandbox stopped it (a write or read refused, a network
-// unreachable), and returns the reason for the model, or "" when the
-// output shows none. network is the policy's: with the network allowed,
-// a network error is no sign. It cannot tell a sandbox's refusal from
-// the same error met outside one, so it says "may".
+// Reason is Policy.Reason for a policy that knows only whether the
+// network is allowed.
 func Reason(output string, network bool) string {
+	return Policy{Network: network}.Reason(output)
+}
+
+// Reason looks at the output of a command confined by p that failed for
+// a sign that the sandbox stopped it (a write or read refused, a network
+// unreachable, a path the sandbox hides named: under bubblewrap it reads
+// as missing), and returns the reason for the model, or "" when the
+// output shows none. With the network allowed, a network error is no
+// sign. It cannot tell a sandbox's refusal from the same error met
+// outside one, so it says "may".
+func (p Policy) Reason(output string) string {
+	network := p.Network
+	var hid []string
+	for _, h := range p.hidden() {
+		if filepath.IsAbs(h) && strings.Contains(output, h) {
+			hid = append(hid, h)
+		}
+	}
 	low := strings.ToLower(output)
 	has := func(s ...string) bool {
 		return slices.ContainsFunc(s, func(x string) bool { return strings.Contains(low, x) })
@@ -257,12 +277,15 @@ func Reason(output string, network bool) string {
 	fsSign := has("read-only file system", "permission denied", "operation not permitted", "eacces", "eperm", "erofs")
 	netSign := !network && has("network is unreachable", "connection refused", "could not resolve", "temporary failure in name resolution",
 		"name or service not known", "no such host", "couldn't connect", "failed to connect", "enetunreach", "econnrefused", "getaddrinfo")
-	if !fsSign && !netSign {
+	if !fsSign && !netSign && len(hid) == 0 {
 		return ""
 	}
 	limits := "it writes only to the workspace folders and its private temporary folder ($TMPDIR), cannot read credentials (~/.ssh, ~/.aws, …) or the daemon's state"
 	if !network {
 		limits += ", and has no network (under Landlock a refused connection reads \"permission denied\")"
+	}
+	if len(hid) > 0 {
+		limits += "; it hides " + strings.Join(hid, ", ") + ", which may read as missing there"
 	}
 	return "the command ran in the sandbox, which may have stopped it: " + limits
 }

@@ -417,6 +417,20 @@ func TestReason(t *testing.T) {
 			t.Errorf("Reason(%q, %v) = %q, want one with %q", c.out, c.network, got, c.want)
 		}
 	}
+	// A path the policy hides reads as missing under bubblewrap: naming
+	// it is the sign; a missing file elsewhere is none.
+	pol := Policy{Home: "/home/u", StateDir: "/home/u/.local/state/cline-ls", DenyRead: []string{"/srv/secrets"}}
+	for _, c := range []struct{ out, want string }{
+		{"cat: /home/u/.ssh/id_ed25519: No such file or directory", "it hides /home/u/.ssh"},
+		{"ls: cannot access '/home/u/.local/state/cline-ls/sessions': No such file or directory", "it hides /home/u/.local/state/cline-ls"},
+		{"open /srv/secrets/token: no such file or directory", "it hides /srv/secrets"},
+		{"cat: /home/u/notes.txt: No such file or directory", ""},
+	} {
+		got := pol.Reason(c.out)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("Reason(%q) = %q, want one with %q", c.out, got, c.want)
+		}
+	}
 }
 
 // The session bus's socket (in the runtime folder) is out of reach under

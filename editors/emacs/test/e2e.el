@@ -7,7 +7,11 @@
 ;; with the environment:
 ;;   CLINE_TEST_FLOW        approve | reject | plan | cancel | stock | typeahead
 ;;                          | chat | resume | codeaction | nokey | review
-;;                          | model | hostile | diagnostics
+;;                          | model | hostile | diagnostics | planresume
+;;                          | stockedits | livemodel | killed | held | hunks
+;;                          | hunkparse
+;;                          | hooks | hooks-trust | hooks-distrust (test/hooks.el)
+;;                          | mcp (test/mcp.el)
 ;;   CLINE_LS               the daemon binary
 ;;   CLINE_TEST_LOG         the daemon's --log-file
 ;;   CLINE_TEST_WORKSPACE   folder holding hello.txt ("hello\n")
@@ -245,7 +249,7 @@ wait for the turn to end; return what `e2e-approve' saw."
       (e2e-check "buffer is modified (unsaved)" (buffer-modified-p)))
     (e2e-check-equal "disk untouched before save" (e2e-disk) "hello\n")
     (e2e-check-contains "approval shows the diff" (nth 0 seen) "+hello, world")
-    (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always allow  [r] reject")
+    (e2e-check-contains "approval lists its keys" (nth 0 seen) "[a] allow  [A] always  [r] reject  [R] reject, say why  [h] hunks")
     (e2e-check "approval view did not take the cursor" (nth 1 seen))
     (e2e-check "approval view closes once answered" (not (e2e-approval-waiting)))
     (e2e-check "the diff is shown once: no *cline-diff* window"
@@ -740,6 +744,11 @@ the buffer as before, unsaved."
       (e2e-check-equal "the hunk taken back leaves the buffer as before" (buffer-string) "hello\n"))
     (e2e-check "the review asked to quit" (e2e-asked 'y-or-n-p "Quit this Ediff session"))
     (e2e-check "the file is shown again" (get-buffer-window buf))
+    (e2e-wait "the review to clean up" (lambda () (not (get-buffer "*cline before hello.txt*"))) 10)
+    (e2e-check "the text before is gone with Ediff"
+               (not (get-buffer "*cline before hello.txt*")))
+    (e2e-check-equal "the windows are as before the review"
+                     (sort (e2e-windows) #'string<) '("*cline*" "hello.txt"))
     (e2e-check-equal "disk untouched" (e2e-disk) "hello\n")
     (with-current-buffer buf (set-buffer-modified-p nil))
     (eglot-shutdown server)))
@@ -770,6 +779,376 @@ runs on the model chosen (its context window says so), in the mode chosen."
                         (cline-status-string t) "/200k")
     (e2e-check-contains "in plan mode" (cline-status-string) "Cline[plan idle")
     (eglot-shutdown server)))
+
+;;; Sessions people keep: resumed plans, stock edits, the live model
+
+(defvar e2e-offered nil "The candidates the last scripted `completing-read' offered.")
+
+(defun e2e-pick (needle)
+  "An answer function for `e2e-script': the candidate holding NEEDLE.
+The candidates offered are kept in `e2e-offered'."
+  (lambda (collection)
+    (setq e2e-offered (mapcar (lambda (c) (if (consp c) (car c) c)) collection))
+    (or (cl-find-if (lambda (c) (string-search needle c)) e2e-offered)
+        (error "No candidate with %S in %S" needle e2e-offered))))
+
+(defun e2e-restart-plugin (buf transcript)
+  "Start a new daemon for BUF whose model plays TRANSCRIPT (FLOW-N.json)."
+  (setq cline-initialization-options
+        (plist-put (copy-tree e2e-settings) :provider
+                   (list :name "replay"
+                         :transcript (concat (file-name-sans-extension
+                                              (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                             transcript))))
+  (with-current-buffer buf
+    (cline-start)
+    (e2e-wait "eglot to manage the file again"
+              (lambda () (with-current-buffer buf
+                           (and (bound-and-true-p eglot--managed-mode)
+                                (jsonrpc-running-p (eglot-current-server))))))
+    (eglot-current-server)))
+
+(defun e2e-flow-planresume ()
+  "A plan-mode turn whose prompt mentions a file, resumed by a new
+daemon: the session list and the replay show the prompt as typed (the
+mention as @hello.txt, not the file's text), and the plan is shown again."
+  (setq e2e-script `((completing-read "Resume cline session" ,(e2e-pick "Plan the greeting"))))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         (text "Plan the greeting for @hello.txt")
+         id)
+    (let ((before (e2e-turns-ended)))
+      (with-current-buffer (cline--log-buffer)
+        (setq default-directory e2e-workspace)
+        ;; What C-c C-c in the chat does, in plan mode.
+        (cline--start-turn "plan" text nil (cline--mention-blocks text)))
+      (e2e-wait "the plan turn to end" (lambda () (> (e2e-turns-ended) before))))
+    (setq id (cline--session-id cline--session))
+    (e2e-check-session-log "PLAN: greet the world in hello.txt, one line.")
+    (eglot-shutdown server)
+    (e2e-wait "the daemon to stop" (lambda () (not (jsonrpc-running-p server))))
+    (setq server (e2e-restart-plugin buf "-2.json"))
+    (with-current-buffer buf (cline-resume))
+    (let ((label (cl-find-if (lambda (c) (string-search id c)) e2e-offered)))
+      (e2e-check-contains "the session list shows the prompt as typed" label text)
+      (e2e-check "the session list shows none of the file's text"
+                 (not (string-match-p "<file\\|hello\n" (or label ""))) label)
+      (e2e-check "the session list shows a relative time, not a timestamp"
+                 (and label (string-match-p "ago\\|just now" label)
+                      (not (string-match-p "[0-9]T[0-9]" label)))
+                 label))
+    (e2e-wait "the session to load"
+              (lambda () (string-search "resumed, mode" (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check-session-log (concat "> " text) "PLAN: greet the world in hello.txt, one line.")
+    (e2e-check "the replay shows none of the file's text"
+               (not (string-search "<file" (e2e-buffer-text "*cline*")))
+               (e2e-buffer-text "*cline*"))
+    (e2e-send-and-wait "G o SPC a h e a d C-c C-c")
+    (e2e-check-session-log "Going ahead with the plan.")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-stockedits ()
+  "Stock Eglot (no plugin): one edit of two replacements.  Eglot applies
+both and says so; the model is told the edit was applied, and the
+buffer holds both replacements."
+  (setq e2e-script '((completing-read "cline-ls wants to run editor" "Allow")
+                     (y-or-n-p "Server wants to edit" t)))
+  (let ((two (expand-file-name "two.txt" e2e-workspace)))
+    (with-temp-file two (insert "alpha\nbeta\ngamma\ndelta\n"))
+    (add-to-list 'eglot-server-programs
+                 `(text-mode . (,e2e-daemon "--log-file" ,e2e-log
+                                            :initializationOptions ,e2e-settings)))
+    (setq-default eglot-workspace-configuration e2e-settings)
+    (let ((buf (find-file-noselect two)) server)
+      (e2e-check "Emacs runs its command loop (not batch)" (not noninteractive))
+      (with-current-buffer buf
+        (call-interactively #'eglot)
+        (e2e-wait "eglot to manage two.txt" (lambda () (bound-and-true-p eglot--managed-mode)))
+        (setq server (eglot-current-server))
+        (e2e-check "server is plain eglot" (not (featurep 'cline)))
+        (eglot-execute-command server "cline.prompt"
+                               (vector (list :text "Shout the ends of two.txt" :mode "act"))))
+      (e2e-wait "the turn to end"
+                (lambda () (string-search "turn ended (end_turn)" (or (e2e-buffer-text "*Messages*") ""))))
+      (let ((events (cl-loop for b in (buffer-list)
+                             when (string-match-p "EGLOT.*events" (buffer-name b))
+                             concat (e2e-buffer-text (buffer-name b)))))
+        (e2e-check "the edit went as one applyEdit of two replacements"
+                   (string-match-p "ALPHA[^\n]*\n?[^\n]*DELTA\\|DELTA[^\n]*\n?[^\n]*ALPHA" events))
+        (e2e-check-contains "the model is told the edit was applied" events "Edited two.txt")
+        (e2e-check "the model is not told the edit failed"
+                   (not (string-match-p "never showed\\|was not applied\\|is unchanged" events)))
+        (e2e-check-contains "the model's answer came after it" (e2e-buffer-text "*Messages*") "Both ends shouted."))
+      (e2e-check-contains "Eglot said the edit succeeded" (e2e-buffer-text "*Messages*") "Edit successful")
+      (with-current-buffer buf
+        (e2e-check-equal "the buffer holds both replacements" (buffer-string) "ALPHA\nbeta\ngamma\nDELTA\n")
+        (set-buffer-modified-p nil))
+      (eglot-shutdown server))))
+
+(defun e2e-flow-livemodel ()
+  "The model switched from the chat applies to the session in use: its
+next turn runs on the model chosen, in the same session.  (The replay
+model, made anew for the new model, plays its transcript from the start:
+both turns get its one reply.)"
+  (setq e2e-script '((completing-read "Cline model" "claude-sonnet-4-5")))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         first)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "W h i c h SPC m o d e l ? C-c C-c")
+    (setq first (cline--session-id cline--session))
+    (e2e-check-contains "the replay model has the hosted default window"
+                        (cline-status-string t) "/128k")
+    (e2e-chat-window)
+    (e2e-type "C-c M-o")
+    (e2e-send-and-wait "A n d SPC n o w ? C-c C-c")
+    (e2e-check-equal "the same session goes on" (cline--session-id cline--session) first)
+    (e2e-check-contains "its next turn runs on the model chosen (its window)"
+                        (cline-status-string t) "/200k")
+    (e2e-check-contains "the switch says it applies to this session"
+                        (e2e-buffer-text "*Messages*") "from the next turn of this session")
+    (eglot-shutdown server)))
+
+(defun e2e-flow-killed ()
+  "The daemon is killed after a turn; once cline-ls runs again, the next
+prompt in the chat offers to resume the session, which goes on with its
+history and its honest token totals."
+  (setq e2e-script '((y-or-n-p "cline-ls stopped since session .* began; resume it" t)))
+  (let* ((buf (e2e-open))
+         (server (e2e-start-plugin buf))
+         id)
+    (switch-to-buffer buf)
+    (cline-show)
+    (e2e-send-and-wait "R e m e m b e r SPC t h e SPC w o r d SPC b a n a n a C-c C-c")
+    (setq id (cline--session-id cline--session))
+    (e2e-check-session-log "OK, banana.")
+    ;; The next daemon's model has the second part of the transcript,
+    ;; whoever starts it (Eglot's reconnection or the user).
+    (setq cline-initialization-options
+          (plist-put (copy-tree e2e-settings) :provider
+                     (list :name "replay"
+                           :transcript (concat (file-name-sans-extension
+                                                (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                               "-2.json"))))
+    (signal-process (jsonrpc--process server) 'kill)
+    (e2e-wait "the daemon to die" (lambda () (not (jsonrpc-running-p server))))
+    (setq server (e2e-restart-plugin buf "-2.json"))
+    (e2e-check-session-log "offers to resume session")
+    ;; The resumed session's replay starts `*cline*' afresh: wait for
+    ;; the turn's own end.
+    (e2e-chat-window)
+    (e2e-type "W h a t SPC w a s SPC t h e SPC w o r d ? C-c C-c")
+    (e2e-wait "the turn after the resume to end"
+              (lambda () (string-match-p "It was banana\\.\n\\[turn ended: " (or (e2e-buffer-text "*cline*") ""))))
+    (e2e-check "the user was offered to resume the session"
+               (e2e-asked 'y-or-n-p "resume it"))
+    (e2e-check-equal "the follow-up went to the same session" (cline--session-id cline--session) id)
+    (e2e-check-session-log "It was banana.")
+    (e2e-check-contains "the session's totals are the daemon's, both turns counted"
+                        (cline-status-string t) "session 107 tok")
+    (eglot-shutdown server)))
+
+(defun e2e-jsonrpc-daemon (name)
+  "Start another cline-ls NAME on the same state folder, as another
+editor's would be, initialized for the workspace; return its connection."
+  (let* ((proc (make-process :name name :command (list e2e-daemon "--log-file" (concat e2e-log "." name))
+                             :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
+                             :stderr (get-buffer-create (format "*%s stderr*" name))))
+         (conn (make-instance 'jsonrpc-process-connection :name name :process proc)))
+    (jsonrpc-request conn :initialize
+                     (list :processId (emacs-pid)
+                           :rootUri (concat "file://" (directory-file-name e2e-workspace))
+                           :capabilities (make-hash-table)
+                           :initializationOptions e2e-settings)
+                     :timeout 30)
+    (jsonrpc-notify conn :initialized (make-hash-table))
+    conn))
+
+(defun e2e-flow-held ()
+  "A session another daemon holds open: resuming it tells the user and
+offers a fork or a read-only view.  The fork goes on here; the other
+daemon's session file never sees its turns; the read-only copy refuses
+prompts."
+  (let* ((other (e2e-jsonrpc-daemon "cline-ls-other"))
+         (held (plist-get (jsonrpc-request other :session/new
+                                           (list :cwd (directory-file-name e2e-workspace) :mode "act" :mcpServers [])
+                                           :timeout 30)
+                          :sessionId)))
+    (jsonrpc-request other :session/prompt
+                     (list :sessionId held :prompt (vector (list :type "text" :text "Remember the word banana")))
+                     :timeout 60)
+    (setq e2e-script
+          `((completing-read "Resume cline session" ,(e2e-pick held))
+            (completing-read "is open in another cline-ls" "Fork it: go on here in a copy")))
+    (let* ((buf (e2e-open))
+           (e2e-settings (plist-put (copy-tree e2e-settings) :provider
+                                    (list :name "replay"
+                                          :transcript (concat (file-name-sans-extension
+                                                               (e2e-env "CLINE_TEST_TRANSCRIPT"))
+                                                              "-2.json"))))
+           (server (e2e-start-plugin buf))
+           fork)
+      (switch-to-buffer buf)
+      (cline-show)
+      (with-current-buffer buf (cline-resume))
+      (e2e-check-contains "the list says the session is open elsewhere"
+                          (cl-find-if (lambda (c) (string-search held c)) e2e-offered)
+                          "open in another cline-ls (pid")
+      (e2e-wait "the fork to load"
+                (lambda () (and cline--session (not (equal (cline--session-id cline--session) held))
+                                (cline--session-mode cline--session))))
+      (setq fork (cline--session-id cline--session))
+      (e2e-check "the user was told and offered a fork"
+                 (e2e-asked 'completing-read "is open in another cline-ls (pid [0-9]+)"))
+      (e2e-check-session-log "is open in another cline-ls" "> Remember the word banana" "OK, banana.")
+      (e2e-send-and-wait "W h a t SPC w a s SPC t h e SPC w o r d ? C-c C-c")
+      (e2e-check-equal "the follow-up went to the fork" (cline--session-id cline--session) fork)
+      (e2e-check-session-log "It was banana.")
+      (e2e-check "the held session's file has none of the fork's turns"
+                 (not (string-search "What was the word?" (e2e-session-file-text held))))
+      ;; Again, read-only this time.
+      (setq e2e-script
+            `((completing-read "Resume cline session" ,(e2e-pick (concat "[" held "]")))
+              (completing-read "is open in another cline-ls" "View it read-only")))
+      (with-current-buffer buf (cline-resume))
+      (e2e-wait "the read-only copy to load"
+                (lambda () (string-search "a read-only copy of" (or (e2e-buffer-text "*cline*") ""))))
+      (e2e-check "the copy is read-only" (equal (cline--session-read-only cline--session) held))
+      (e2e-check "a prompt to the read-only copy is refused"
+                 (condition-case err (progn (cline--prompt cline--session "hello") nil)
+                   (user-error (string-search "read-only" (error-message-string err)))))
+      (jsonrpc-shutdown other)
+      (eglot-shutdown server))))
+
+(defun e2e-fully-shown (buf)
+  "Non-nil when a window shows BUF's text whole, first line to last."
+  (let ((w (get-buffer-window buf)))
+    (when w
+      (redisplay t)
+      (with-current-buffer buf
+        (and (= (window-start w) (point-min))
+             (pos-visible-in-window-p
+              (save-excursion (goto-char (point-max)) (skip-chars-backward "\n") (line-beginning-position))
+              w))))))
+
+;; Runs in a terminal Emacs of 80x24, as a user's small terminal.
+(defun e2e-flow-hunks ()
+  "At 80x24 the approval shows its whole diff beside the file and the
+chat; h picks hunks in Ediff before the edit is applied: one hunk taken,
+the model told what the file now holds, Ediff's buffers and windows gone.
+Then the checkpoints are listed by what the user typed, with a relative
+time, and previewed without fences."
+  (setq e2e-script '((y-or-n-p "Quit this Ediff session" t)))
+  (let* ((ten (expand-file-name "ten.txt" e2e-workspace))
+         (lines '("one" "two" "three" "four" "five" "six" "seven" "eight" "nine" "ten" "eleven" "twelve"))
+         (text (concat (mapconcat #'identity lines "\n") "\n")))
+    (with-temp-file ten (insert text))
+    (let* ((buf (find-file-noselect ten))
+           (server (e2e-start-plugin buf)))
+      (switch-to-buffer buf)
+      (delete-other-windows)
+      (cline-show)
+      (e2e-check "the terminal is 80 columns, 24 lines"
+                 (and (= (frame-width) 80) (<= (frame-height) 24)) (format "%sx%s" (frame-width) (frame-height)))
+      (e2e-chat-window)
+      (e2e-type "S h o u t SPC t h e SPC e n d s SPC o f SPC t e n . t x t C-c C-c")
+      (e2e-wait "the approval view" #'e2e-approval-waiting)
+      (e2e-check "the approval shows every line of its diff"
+                 (e2e-fully-shown "*cline-approval*")
+                 (format "%S %s" (mapcar (lambda (w) (cons (buffer-name (window-buffer w)) (window-total-height w)))
+                                         (window-list nil 'no-minibuf))
+                         (e2e-buffer-text "*cline-approval*")))
+      (e2e-check-contains "the approval's diff has both ends" (e2e-buffer-text "*cline-approval*") "+TWELVE")
+      (e2e-check "the chat keeps its window and the cursor"
+                 (and (get-buffer-window "*cline*")
+                      (eq (window-buffer (selected-window)) (get-buffer "*cline*"))))
+      (cline-approve)
+      (e2e-type "h")
+      (e2e-wait "Ediff" (lambda () (get-buffer "*Ediff Control Panel*")))
+      (e2e-check "Ediff compares the proposal with the buffer as it is"
+                 (with-current-buffer "*Ediff Control Panel*"
+                   (and (equal (with-current-buffer ediff-buffer-A (buffer-string))
+                               (replace-regexp-in-string "twelve" "TWELVE" (replace-regexp-in-string "\\`one" "ONE" text)))
+                        (eq ediff-buffer-B buf))))
+      (e2e-check-equal "nothing is applied before the choice" (with-current-buffer buf (buffer-string)) text)
+      ;; In the control panel: to the first hunk, take it, quit.
+      (e2e-type "n a q")
+      (e2e-wait "the turn to end"
+                (lambda () (string-search "Only the first end, then." (or (e2e-buffer-text "*cline*") ""))))
+      (with-current-buffer buf
+        (e2e-check-equal "the buffer has the hunk taken, not the other" (buffer-string)
+                         (replace-regexp-in-string "\\`one" "ONE" text)))
+      (e2e-check "the approval is answered" (not (e2e-approval-waiting)))
+      (e2e-check "no Ediff or proposal buffer is left"
+                 (not (cl-find-if (lambda (b) (string-match-p "\\*cline proposal\\|\\*Ediff Control" (buffer-name b)))
+                                  (buffer-list))))
+      (e2e-check-equal "the windows are the file's and the chat's again"
+                       (sort (e2e-windows) #'string<) '("*cline*" "ten.txt"))
+      (e2e-check-equal "disk untouched" (with-temp-buffer (insert-file-contents ten) (buffer-string)) text)
+      (e2e-wait "the turn to end" (lambda () (not (cline--session-busy cline--session))))
+      ;; A turn that changes the file makes a checkpoint.
+      (e2e-send-and-wait "N o w SPC s h o u t SPC t h e SPC m i d d l e SPC o f SPC @ t e n . t x t C-c C-c" "a")
+      (e2e-check-session-log "Middle shouted.")
+      (with-current-buffer "*cline*"
+        (goto-char (point-max))
+        (search-backward "diff ten.txt")
+        (push-button))
+      (let ((shown (e2e-buffer-text "*cline-diff*")))
+        (e2e-check-contains "the edit's diff shows again from its link" shown "SIX")
+        (e2e-check "the edit's diff has no Markdown fences" (not (string-search "```" shown)) shown))
+      (cline-checkpoints)
+      (let ((list (e2e-buffer-text "*cline-checkpoints*")))
+        (e2e-check-contains "a checkpoint is named by what the user typed" list "Before: Now shout the middle of @ten.txt")
+        (e2e-check "a checkpoint's name has none of the mentioned file's text"
+                   (not (string-match-p "<file\\|twelve" list)) list)
+        (e2e-check "checkpoints show a relative time, not a timestamp"
+                   (and (string-match-p "just now\\|ago" list) (not (string-match-p "[0-9]T[0-9]" list)))
+                   list))
+      (with-current-buffer "*cline-checkpoints*"
+        (goto-char (point-min))
+        (search-forward "Before: Now shout")
+        (cline-checkpoint-preview))
+      (let ((preview (e2e-buffer-text "*cline-checkpoint-diff*")))
+        (e2e-check-contains "the preview shows the change back" preview "SIX")
+        (e2e-check "the preview has no Markdown fences" (not (string-search "```" preview)) preview))
+      (with-current-buffer buf (set-buffer-modified-p nil))
+      (eglot-shutdown server))))
+
+(defun e2e-flow-hunkparse ()
+  "The reading of an approval's diff into hunks and their application to
+the buffer's text, on the shapes a diff takes: a removed line that itself
+starts with \"--\", counts left out, the no-newline marker, a new first
+line, a buffer changed since, several files."
+  (load (expand-file-name "../cline.el" e2e-here) nil t)
+  (let* ((text "a\n-- x\n--- y\nb\nc\nd\ne\nf\ng\nh\n")
+         (diff (concat "--- a/f.txt\n+++ b/f.txt\n"
+                       "@@ -1,4 +1,4 @@\n a\n--- x\n---- y\n+-- X\n+--- Y\n b\n"
+                       "@@ -10 +10 @@\n-h\n+H\n"))
+         (hunks (cline--parse-unified diff)))
+    (e2e-check-equal "two hunks, read by their counts" (length hunks) 2)
+    (e2e-check-equal "a removed line starting with -- is a line of the hunk"
+                     (cdr (car hunks)) '(" a" "--- x" "---- y" "+-- X" "+--- Y" " b"))
+    (e2e-check-equal "both hunks apply" (cline--apply-hunks text hunks)
+                     "a\n-- X\n--- Y\nb\nc\nd\ne\nf\ng\nH\n")
+    (e2e-check-equal "one hunk applies alone" (cline--apply-hunks text (last hunks))
+                     "a\n-- x\n--- y\nb\nc\nd\ne\nf\ng\nH\n")
+    (e2e-check "a buffer changed since is refused"
+               (null (cline--apply-hunks (replace-regexp-in-string "^h" "z" text) hunks)))
+    (e2e-check-equal "the no-newline marker is no line"
+                     (cline--apply-hunks "one\ntwo"
+                                         (cline--parse-unified
+                                          "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+TWO\n\\ No newline at end of file\n"))
+                     "one\nTWO")
+    (e2e-check-equal "a line added before the first"
+                     (cline--apply-hunks "x\n" (cline--parse-unified "--- a/g\n+++ b/g\n@@ -0,0 +1 @@\n+first\n"))
+                     "first\nx\n")
+    (e2e-check "a diff of two files is not taken hunk by hunk"
+               (null (cline--parse-unified (concat diff "--- a/h\n+++ b/h\n@@ -1 +1 @@\n-a\n+b\n"))))
+    (e2e-check "a hunk cut short is not read"
+               (null (cline--parse-unified "--- a/g\n+++ b/g\n@@ -1,3 +1,3 @@\n a\n-b\n")))
+    (e2e-check-equal "fences are no lines of a diff"
+                     (cline--unfenced "Edited a\n```diff\n-1: a\n+1: b\n```") "Edited a\n-1: a\n+1: b\n")))
 
 ;;; Main
 
@@ -879,6 +1258,9 @@ expects both in the tool results, or the turn fails."
       (e2e-check-equal "buffer holds both edits" (buffer-string) "hello, world\n"))
     (eglot-shutdown server)))
 
+(load (expand-file-name "hooks.el" e2e-here) nil t)
+(load (expand-file-name "mcp.el" e2e-here) nil t)
+
 (defun e2e-dump (name)
   "Print buffer NAME to stderr, for a failure's report."
   (when-let ((text (e2e-buffer-text name)))
@@ -903,6 +1285,17 @@ expects both in the tool results, or the turn fails."
         ("model" (e2e-flow-model))
         ("hostile" (e2e-flow-hostile))
         ("diagnostics" (e2e-flow-diagnostics))
+        ("mcp" (e2e-flow-mcp))
+        ("hooks" (e2e-flow-hooks))
+        ("hooks-trust" (e2e-flow-hooks-trust))
+        ("hooks-distrust" (e2e-flow-hooks-distrust))
+        ("planresume" (e2e-flow-planresume))
+        ("stockedits" (e2e-flow-stockedits))
+        ("livemodel" (e2e-flow-livemodel))
+        ("killed" (e2e-flow-killed))
+        ("held" (e2e-flow-held))
+        ("hunks" (e2e-flow-hunks))
+        ("hunkparse" (e2e-flow-hunkparse))
         (_ (error "Unknown flow %S" e2e-flow)))
     (error (e2e-check "flow ran to the end" nil (error-message-string err))))
   (when (or e2e-failed (not (string-empty-p (or (getenv "CLINE_TEST_VERBOSE") ""))))

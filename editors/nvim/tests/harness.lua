@@ -145,6 +145,24 @@ function H.option(items, id)
   H.fail('no option ' .. id .. ' in ' .. vim.inspect(items))
 end
 
+-- daemon_pid returns the pid of the daemon this Neovim started (a child
+-- whose command line holds the test's log file, or log), or nil.
+function H.daemon_pid(log)
+  local me = vim.fn.getpid()
+  for _, name in ipairs(vim.fn.readdir('/proc')) do
+    local pid = tonumber(name)
+    local stat = pid and H.read('/proc/' .. name .. '/stat')
+    -- The second field (the command) is in parentheses and may hold spaces.
+    local ppid = stat and tonumber(stat:match('%) %S+ (%d+)'))
+    if ppid == me then
+      local cmdline = H.read('/proc/' .. name .. '/cmdline') or ''
+      if H.has(cmdline, (log or H.env.log) .. '\0') then
+        return pid
+      end
+    end
+  end
+end
+
 function H.finish(ok, err)
   if not ok then
     table.insert(out, 'FAIL ' .. tostring(err))

@@ -520,10 +520,11 @@ function scenarios.hunks()
   H.eq(#vim.api.nvim_list_tabpages(), 1, 'ga closes the tab')
   H.eq(vim.fn.winlayout(), layout, "the user's windows are as they were")
   wait_turn(st)
-  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk was taken)')
+  H.eq(st.last_stop, 'end_turn', 'the turn goes on (the model was told which hunk landed)')
   H.eq(H.lines(file), { 'ONE', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }, 'only the hunk taken is in the buffer')
   local text = session_text()
-  H.contains(text, '[approval] Edit hunks.txt — rejected (some hunks taken by hand)')
+  H.contains(text, '[approval] Edit hunks.txt — applied in part (the hunks taken by hand)')
+  H.contains(text, '[tool] Edit hunks.txt (done)', 'the edit is reported done, not failed')
   H.contains(text, 'Only the first line, then.')
 
   -- Every hunk taken: the edit is allowed and applied by the daemon.
@@ -541,6 +542,489 @@ function scenarios.hunks()
   H.contains(session_text(), '[approval] Edit hunks.txt — allowed')
   H.contains(session_text(), 'Both lines.')
   H.eq(vim.fn.maparg('ga', 'n', false, true).buffer, nil, "the file's buffer has no ga map left")
+end
+
+-- protect: the prompt area survives dd of its only line, x and o, and
+-- what is typed there after is sent; the transcript and the separator
+-- refuse edits from the keyboard, and what reaches them from the prompt
+-- area (dgg, <BS> at the start of the first line) is put back.
+function scenarios.protect()
+  start()
+  vim.cmd('ClineOpen')
+  local st = cline().state(env.ws)
+  local buf = st.view.buf
+  local sep = require('cline.view').separator
+  H.eq(vim.api.nvim_get_current_buf(), buf, ':ClineOpen goes to the session buffer')
+  local function settle()
+    H.wait('the repair of the change', function()
+      return not st.view.repair_queued
+    end)
+  end
+  local function keys(k, mode)
+    pcall(vim.api.nvim_feedkeys, vim.api.nvim_replace_termcodes(k, true, false, true), mode or 'ntx', false)
+    settle()
+  end
+  local function sep_ok(what)
+    local lines = H.lines(buf)
+    H.eq(lines[st.view:tail() + 1], sep, what .. ': the separator is intact')
+    H.expect(#lines > st.view:tail() + 1, what .. ': the prompt area has a line')
+  end
+  keys('Gidraft<Esc>')
+  H.eq(st.view:input(), 'draft', 'text typed in the prompt area')
+  keys('dd')
+  sep_ok('dd on the only prompt line')
+  H.eq(st.view:input(), '', 'dd emptied the prompt area')
+  H.expect(vim.api.nvim_win_get_cursor(0)[1] > st.view:tail() + 1, 'the cursor is in the prompt area after dd', vim.inspect(vim.api.nvim_win_get_cursor(0)))
+  keys('ihow should we greet people??<Esc>')
+  H.eq(st.view:input(), 'how should we greet people??', 'what is typed after dd goes to the prompt area')
+  keys('x')
+  H.eq(st.view:input(), 'how should we greet people?', 'x deletes in the prompt area')
+  keys('otwo<Esc>')
+  H.eq(st.view:input(), 'how should we greet people?\ntwo', 'o opens a prompt line')
+  keys('dd')
+  sep_ok('dd of the second prompt line')
+  keys('<CR>', 'mtx')
+  H.eq(st.view:input(), '', '<CR> sends the prompt area')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the model got the text typed after dd')
+  H.contains(session_text(), 'You: how should we greet people?')
+
+  -- The transcript does not take edits.
+  local before = st.view:lines()
+  H.expect(#before > 2, 'the transcript has lines')
+  keys('gg')
+  keys('x')
+  H.expect(not vim.bo[buf].modifiable, "the transcript is not 'modifiable'")
+  keys('dd')
+  keys('ofoo<Esc>')
+  keys('ifoo<Esc>')
+  H.eq(st.view:lines(), before, 'x, dd, o and i in the transcript change nothing')
+  keys(tostring(st.view:tail() + 1) .. 'G')
+  keys('x')
+  keys('dd')
+  keys('ofoo<Esc>')
+  sep_ok('x, dd and o on the separator')
+  H.eq(st.view:lines(), before, 'nor on the separator')
+  keys('G')
+  keys('ixy<Esc>')
+  H.expect(vim.bo[buf].modifiable, "the prompt area is 'modifiable'")
+  keys('dgg')
+  H.wait('the repair', function()
+    return not st.view.damaged
+  end)
+  H.eq(st.view:lines(), before, 'dgg from the prompt area leaves the transcript as it was')
+  sep_ok('dgg from the prompt area')
+  H.eq(st.view:input(), 'xy', 'and the prompt area as it was')
+  keys('GI<BS>ab<Esc>')
+  H.wait('the repair', function()
+    return not st.view.damaged
+  end)
+  sep_ok('<BS> at the start of the prompt area')
+  H.eq(st.view:input(), 'abxy', 'the text joined to the separator is put back in the prompt area')
+  H.eq(st.view:lines(), before, 'the transcript is unchanged')
+
+  -- The daemon's writes still reach the transcript while the cursor sits
+  -- in it (the buffer is not 'modifiable' then).
+  keys('gg')
+  keys('x')
+  st.view:note('-- a note --')
+  H.contains(session_text(), '-- a note --', 'a note is written with the cursor in the transcript')
+  H.expect(not vim.bo[buf].modifiable, "and the transcript stays not 'modifiable'")
+end
+
+-- focus: after a checkpoint restore (from its preview, which took the
+-- cursor) and after :ClineSessions, the cursor is in the session
+-- buffer's prompt area, where it was in it when it was there, and never
+-- in the file window.
+function scenarios.focus()
+  local file = start({ approvals = { edit = 'allow' } })
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  local function in_prompt(what)
+    H.eq(vim.api.nvim_get_current_win(), swin, what .. ': the cursor is in the session window')
+    H.expect(vim.api.nvim_win_get_cursor(0)[1] > st.view:tail() + 1, what .. ': in the prompt area',
+      vim.inspect({ cursor = vim.api.nvim_win_get_cursor(0), sep = st.view:tail() + 1 }))
+  end
+  local function restore_from_preview(n)
+    vim.cmd('ClineCheckpoints')
+    H.wait('the checkpoint preview', function()
+      local cbuf = vim.fn.bufnr('cline://checkpoint')
+      return cbuf ~= -1 and vim.api.nvim_get_current_buf() == cbuf
+    end)
+    vim.api.nvim_feedkeys('f', 'mtx', false)
+    H.wait('the restore', function()
+      local _, c = session_text():gsub('%-%- restored checkpoint', '')
+      return c == n
+    end)
+  end
+  H.ui.select_answer = function(items)
+    return items[#items]
+  end
+  vim.api.nvim_set_current_win(fwin)
+  restore_from_preview(1)
+  H.eq(H.lines(file), { 'hello' }, 'the restore put the file back')
+  in_prompt('a restore asked for from the file window')
+
+  st.view:set_input('a draft')
+  vim.api.nvim_win_set_cursor(swin, { st.view:tail() + 2, 2 })
+  restore_from_preview(2)
+  H.eq(vim.api.nvim_win_get_cursor(0), { st.view:tail() + 2, 2 }, 'a restore asked for from the prompt area leaves the cursor where it was')
+  in_prompt('that restore')
+  vim.api.nvim_feedkeys('ix', 'ntx', false)
+  vim.api.nvim_feedkeys('\27', 'ntx', false)
+  H.eq(st.view:input(), 'a xdraft', 'what is typed next goes to the prompt area')
+  H.eq(H.lines(file), { 'hello' }, 'not to the file')
+
+  vim.api.nvim_set_current_win(fwin)
+  H.ui.select_answer = function(items)
+    return items[1]
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the resume', function()
+    return H.has(session_text(), '-- resumed session')
+  end)
+  in_prompt(':ClineSessions from the file window')
+end
+
+-- hunks_undo: one hunk of two taken in vimdiff is an edit the daemon
+-- applies, reported applied in part, with a checkpoint before it, so that
+-- :ClineUndo puts the file back and drops the turn.
+function scenarios.hunks_undo()
+  start()
+  local original = { 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten' }
+  local f = assert(io.open(env.ws .. '/hunks.txt', 'w'))
+  f:write(table.concat(original, '\n') .. '\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hunks.txt'))
+  local file = vim.api.nvim_get_current_buf()
+  vim.cmd('ClineTask change the first and last lines')
+  local st = cline().state(env.ws)
+  H.approve('d')
+  H.eq(#vim.api.nvim_list_tabpages(), 2, 'd opens the tab')
+  vim.api.nvim_feedkeys('ggdo', 'ntx', false)
+  vim.api.nvim_feedkeys('ga', 'mtx', false)
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends (the model was told the part that landed)')
+  local taken = vim.deepcopy(original)
+  taken[1] = 'ONE'
+  H.eq(H.lines(file), taken, 'the hunk taken is in the buffer, once')
+  H.expect(vim.bo[file].modified, 'unsaved')
+  local text = session_text()
+  H.contains(text, '[approval] Edit hunks.txt — applied in part')
+  H.contains(text, '[tool] Edit hunks.txt (done)', 'the edit is reported done')
+  H.expect(not H.has(text, '(failed)') and not H.has(text, 'rejected'), 'nothing says failed or rejected', text)
+  H.contains(text, '[diff] hunks.txt +1 -1', 'the part applied is the diff reported')
+
+  vim.cmd('ClineUndo')
+  H.wait('the undo', function()
+    return H.has(session_text(), '-- undone')
+  end)
+  H.eq(H.lines(file), original, 'undo puts the file back as before the edit')
+  H.contains(session_text(), '-- undone: turn 1 (both): hunks.txt --')
+  st.view:set_input('start again')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the undo')
+  H.eq(st.last_stop, 'end_turn', 'the next turn goes without the undone one')
+  H.contains(session_text(), 'Fresh start.')
+end
+
+-- layout: at 80x24 the session window and the approval view above it
+-- get a usable share of the columns, and keep it as the screen is
+-- resized and windows open and close; a screen too narrow for two puts
+-- the session window below, and back beside the file once wide again.
+-- Headless Neovim has no terminal to report a resize: the test sets
+-- 'columns' and fires VimResized, as a terminal resize does.
+function scenarios.layout()
+  vim.o.columns, vim.o.lines = 200, 24
+  local file = start()
+  local fwin = vim.api.nvim_get_current_win()
+  vim.cmd('ClineTask make the greeting friendlier')
+  local st = cline().state(env.ws)
+  local swin = vim.fn.win_findbuf(st.view.buf)[1]
+  local function w(win)
+    return vim.api.nvim_win_get_width(win)
+  end
+  local function usable(what)
+    H.expect(w(swin) >= 30, what .. ': the session window is usable', 'width ' .. w(swin))
+    H.expect(w(fwin) >= 30, what .. ': so is the file window', 'width ' .. w(fwin))
+  end
+  local view = require('cline.view')
+  local function laid_out()
+    H.wait('the layout', function()
+      return not view.layout_queued
+    end)
+  end
+  local function resize(cols)
+    vim.o.columns = cols
+    vim.cmd('doautocmd VimResized')
+    laid_out()
+  end
+  H.eq(w(swin), 80, 'opened at 200 columns: 40% of them')
+  resize(80)
+  usable('shrunk to 80x24')
+  H.eq(w(swin), 32, 'the session window has 40% of 80 columns')
+  H.wait('the approval view', H.approval_shown)
+  local awin = vim.fn.win_findbuf(vim.fn.bufnr('cline://approval'))[1]
+  H.eq(w(awin), w(swin), 'the approval view is as wide as the session window')
+  H.expect(vim.api.nvim_win_get_height(swin) >= 3, 'the session window keeps some lines under the approval view', tostring(vim.api.nvim_win_get_height(swin)))
+
+  resize(200)
+  H.eq(w(swin), 80, 'wider: 40% of 200 columns')
+  resize(80)
+  usable('back at 80 columns')
+  H.eq(w(swin), 32, 'the session window has its 40% again')
+
+  vim.api.nvim_set_current_win(fwin)
+  vim.cmd('vsplit')
+  local extra = vim.api.nvim_get_current_win()
+  laid_out()
+  H.eq(w(swin), 32, 'a window opened beside the file leaves the session window its width')
+  vim.api.nvim_win_close(extra, true)
+  laid_out()
+  usable('that window closed')
+  H.eq(w(swin), 32, 'and after it closes')
+
+  resize(50)
+  H.eq(w(swin), 50, 'on a narrow screen the session window goes below, full width')
+  H.expect(vim.api.nvim_win_get_height(swin) >= 6, 'with some lines', tostring(vim.api.nvim_win_get_height(swin)))
+  H.eq(w(fwin), 50, 'and the file window has all the columns')
+  H.expect(H.approval_shown(), 'the approval view is still shown')
+  awin = vim.fn.win_findbuf(vim.fn.bufnr('cline://approval'))[1]
+  H.eq(w(awin), 50, 'full width too')
+  resize(80)
+  usable('wide again')
+  H.eq(vim.fn.win_screenpos(swin)[2] > vim.fn.win_screenpos(fwin)[2], true, 'the session window is back at the right')
+
+  H.approve('a')
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', 'the turn ends')
+  H.eq(H.lines(file), { 'hello, world' }, 'the edit is in the buffer')
+  usable('after the approval view closed')
+  vim.api.nvim_win_close(swin, true)
+  vim.cmd('ClineOpen')
+  swin = vim.api.nvim_get_current_win()
+  H.eq(w(swin), 32, 'opened at 80 columns: 40% of them')
+end
+
+-- lost: the daemon is killed; the next message offers to resume the
+-- session it had: yes goes on with its conversation in the new daemon
+-- (the transcript not drawn twice), no starts a new session whose totals
+-- start from nothing.
+function scenarios.lost()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  local function kill(what)
+    local pid = H.daemon_pid()
+    H.expect(pid ~= nil, what .. ': the daemon process is found')
+    H.dead = nil
+    require('cline.compat').uv.kill(pid, 'sigkill')
+    H.wait('the client to see the daemon gone', function()
+      return st.client_id == nil
+    end)
+  end
+  kill('first kill')
+  H.contains(session_text(), 'the next message offers to resume session ' .. first, 'the session buffer says what was lost')
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/lost2.json' } }) })
+  local asked
+  H.ui.select_answer = function(items, opts)
+    asked = { items = items, prompt = opts.prompt }
+    return items[1]
+  end
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn after the restart')
+  H.expect(asked ~= nil, 'resuming was offered')
+  H.contains(asked.prompt, 'Resume the session it had?')
+  H.contains(asked.items[1], first, 'the offer names the session')
+  H.eq(st.last_stop, 'end_turn', 'the model got the conversation so far')
+  H.eq(st.session_id, first, 'the message went to the session the daemon had')
+  local text = session_text()
+  H.contains(text, 'It was kiwi.')
+  local _, n = text:gsub('Noted: kiwi%.', '')
+  H.eq(n, 1, 'the earlier turn is shown once, not replayed again')
+
+  kill('second kill')
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/lost3.json' } }) })
+  H.ui.select_answer = function(items)
+    return items[2]
+  end
+  st.view:set_input('start over')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn in a new session')
+  H.eq(st.last_stop, 'end_turn', 'the new session got only the new message')
+  H.expect(st.session_id ~= first, 'it is a new session')
+  H.contains(session_text(), '-- end_turn · turn 7 in / 1 out · session 7 in / 1 out', 'its totals start from nothing')
+end
+
+-- commands: :Cline {subcommand} with completion, the old commands kept
+-- as aliases, <Plug> mappings for the main actions, and :checkhealth
+-- cline (the binary, its version, the provider, its key variable named
+-- but never shown, the editor's features).
+function scenarios.commands()
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(notes, msg)
+    return notify(msg, level)
+  end
+  start()
+  local function complete(line)
+    return vim.fn.getcompletion(line, 'cmdline')
+  end
+  H.eq(complete('Cline mo'), { 'mode', 'model' }, ':Cline completes its subcommands')
+  H.expect(vim.tbl_contains(complete('Cline '), 'checkpoints'), 'all of them', vim.inspect(complete('Cline ')))
+  H.eq(complete('Cline mode p'), { 'plan' }, 'and the arguments of one')
+  H.eq(complete('Cline new y'), { 'yolo' }, 'of another')
+  for _, old in ipairs({ 'ClineTask', 'ClinePlan', 'ClineAct', 'ClineMode', 'ClineModel', 'ClineSend', 'ClineMention',
+    'ClineSessions', 'ClineFork', 'ClineUndo', 'ClineCheckpoints', 'ClineApprove', 'ClineCancel', 'ClineNew',
+    'ClineOpen', 'ClineDiffs', 'ClineStop' }) do
+    H.eq(vim.fn.exists(':' .. old), 2, 'the old command ' .. old .. ' is kept')
+  end
+  for _, plug in ipairs({ 'task', 'plan', 'open', 'send', 'approve', 'cancel', 'undo', 'checkpoints', 'sessions', 'mention', 'new' }) do
+    H.expect(vim.fn.maparg('<Plug>(cline-' .. plug .. ')', 'n') ~= '', '<Plug>(cline-' .. plug .. ') is mapped')
+  end
+  H.expect(vim.fn.maparg('<Plug>(cline-mention)', 'x') ~= '', '<Plug>(cline-mention) is mapped in visual mode')
+
+  vim.cmd('Cline nosuch')
+  H.contains(notes[#notes] or '', 'no subcommand nosuch', 'an unknown subcommand is named')
+  vim.cmd('Cline task how should we greet people?')
+  local st = cline().state(env.ws)
+  wait_turn(st)
+  H.eq(st.last_stop, 'end_turn', ':Cline task runs a task')
+  H.contains(session_text(), 'Which file?')
+
+  -- A user's map to a <Plug> mapping, from visual mode: the selection
+  -- is mentioned.
+  vim.keymap.set('x', '<Leader>m', '<Plug>(cline-mention)')
+  local file = vim.fn.bufnr(env.ws .. '/hello.txt')
+  vim.api.nvim_set_current_win(vim.fn.win_findbuf(file)[1])
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('V<Leader>m', true, false, true), 'mtx', false)
+  H.eq(st.view:input(), '@hello.txt:1 ', '<Plug>(cline-mention) mentions the selected line')
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Plug>(cline-open)', true, false, true), 'mtx', false)
+  H.eq(vim.api.nvim_get_current_buf(), st.view.buf, '<Plug>(cline-open) goes to the session buffer')
+
+  local function health()
+    vim.cmd('checkhealth cline')
+    local text = H.text(0)
+    vim.cmd('tabclose')
+    return text
+  end
+  local text = health()
+  H.contains(text, 'Neovim ' .. vim.version().major .. '.' .. vim.version().minor, 'the health check names Neovim')
+  H.contains(text, 'found: ' .. env.bin, 'the binary found')
+  H.contains(text, 'version: cline-ls', 'its version')
+  H.contains(text, 'provider replay', 'the provider')
+  H.contains(text, 'needs no key')
+  H.contains(text, 'vim.diagnostic', 'the editor features')
+  H.expect(not H.has(text, 'ERROR'), 'no error with the test setup', text)
+
+  vim.env.CLINE_TEST_HEALTH_KEY = 'sk-test-secret-value'
+  cline().setup({ cmd = H.cmd(), settings = { provider = { name = 'anthropic', apiKeyEnv = 'CLINE_TEST_HEALTH_KEY' } } })
+  text = health()
+  H.contains(text, 'the key variable CLINE_TEST_HEALTH_KEY is set', 'a key variable set is named')
+  H.expect(not H.has(text, 'sk-test-secret-value'), 'its value is never shown', text)
+  vim.env.CLINE_TEST_HEALTH_KEY = nil
+  text = health()
+  H.contains(text, 'CLINE_TEST_HEALTH_KEY is not set', 'a key variable missing is an error')
+  cline().setup({ cmd = { env.ws .. '/no-such-cline-ls' } })
+  text = health()
+  H.contains(text, 'is not found on the PATH', 'a missing binary is an error')
+end
+
+-- held: the session is open in a second daemon on the same state
+-- directory (another editor); resuming it here says so and offers a fork
+-- or a read-only view. Read-only shows it and refuses prompts; the fork
+-- goes on with its conversation here.
+function scenarios.held()
+  start()
+  vim.cmd('ClineTask remember the word kiwi')
+  local st = cline().state(env.ws)
+  wait_turn(st, 'the first turn')
+  local first = st.session_id
+  vim.cmd('ClineStop')
+  H.wait('the daemon to stop', function()
+    return st.client_id == nil
+  end)
+  H.dead = nil
+
+  -- The other editor's daemon opens the session and holds it.
+  local compat = require('cline.compat')
+  local other_log = env.log .. '.other'
+  local other = vim.lsp.start_client({
+    name = 'other-editor',
+    cmd = { env.bin, '--log-file', other_log },
+    root_dir = env.ws,
+    init_options = H.settings(),
+  })
+  local loaded
+  H.wait('the other daemon', function()
+    local c = vim.lsp.get_client_by_id(other)
+    return c ~= nil and c.initialized
+  end)
+  compat.request(vim.lsp.get_client_by_id(other), 'session/load', { sessionId = first, cwd = env.ws }, function(err)
+    loaded = { err = err }
+  end)
+  H.wait('the other daemon to load the session', function()
+    return loaded ~= nil
+  end)
+  H.eq(loaded.err, nil, 'the other daemon holds the session')
+  local pid = H.daemon_pid(other_log)
+  H.expect(pid ~= nil, "the other daemon's process is found")
+
+  cline().setup({ cmd = H.cmd(), settings = H.settings({ provider = { transcript = here .. '../testdata/resume2.json' } }) })
+  local offers, listed = {}, nil
+  local pick = 'Open it read-only'
+  H.ui.select_answer = function(items, opts)
+    if opts.kind == 'cline_session' then
+      listed = opts.format_item(items[1])
+      return items[1]
+    end
+    if opts.kind == 'cline_held' then
+      table.insert(offers, { prompt = opts.prompt, items = items })
+      for _, it in ipairs(items) do
+        if H.has(it, pick) then
+          return it
+        end
+      end
+    end
+  end
+  vim.cmd('ClineSessions')
+  H.wait('the read-only view', function()
+    return st.read_only ~= nil
+  end)
+  H.contains(listed, '(open in another editor)', 'the list says the session is open elsewhere')
+  H.eq(#offers, 1, 'the user was told, and asked')
+  H.contains(offers[1].prompt, 'is open in another editor (cline-ls process ' .. pid .. ')', 'the question names the daemon that holds it')
+  H.eq(offers[1].items, { 'Fork it: a copy that goes on here', 'Open it read-only', 'Cancel' }, 'a fork or a read-only view is offered')
+  local text = session_text()
+  H.contains(text, 'Noted: kiwi.', 'the read-only view shows the conversation')
+  H.contains(text, 'read-only: another editor holds it', 'and says it is read-only')
+  H.eq(st.session_id, nil, 'no session is open here')
+
+  st.view:set_input('what was the word?')
+  vim.cmd('ClineSend')
+  H.expect(not st.busy, 'a prompt to the read-only view is refused')
+  H.eq(st.view:input(), 'what was the word?', 'its text stays in the prompt area')
+
+  pick = 'Fork it'
+  vim.cmd('ClineSessions')
+  H.wait('the fork', function()
+    return st.session_id ~= nil
+  end)
+  H.eq(#offers, 2, 'asked again')
+  H.expect(st.session_id ~= first, 'the fork is a session of its own')
+  H.eq(st.read_only, nil, 'it is not read-only')
+  vim.cmd('ClineSend')
+  wait_turn(st, 'the turn in the fork')
+  H.eq(st.last_stop, 'end_turn', 'the fork goes on with the conversation (the model got the earlier turn)')
+  H.contains(session_text(), 'It was kiwi.')
+  vim.lsp.stop_client(other)
 end
 
 -- units: pieces that need no daemon.

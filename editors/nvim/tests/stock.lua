@@ -11,7 +11,7 @@ local env = H.env
 -- start opens hello.txt, starts the stock client on it and scripts the
 -- user. It returns the buffer, the client and what the user was asked
 -- and shown.
-local function start()
+local function start(start_client)
   local t = { asked = {}, shown = {}, picked = {} }
   -- The scripted user. Neovim 0.7's handler asks with inputlist(); newer
   -- ones use vim.ui.select when they can wait for it.
@@ -60,18 +60,22 @@ local function start()
 
   vim.cmd('edit ' .. vim.fn.fnameescape(env.ws .. '/hello.txt'))
   t.buf = vim.api.nvim_get_current_buf()
-  local config = {
-    name = 'cline-ls',
-    cmd = H.cmd(),
-    root_dir = env.ws,
-    init_options = H.settings(),
-  }
   local id
-  if vim.fn.has('nvim-0.8') == 1 then
-    id = vim.lsp.start(config, { bufnr = t.buf })
+  if start_client then
+    id = start_client()
   else
-    id = vim.lsp.start_client(config)
-    vim.lsp.buf_attach_client(t.buf, id)
+    local config = {
+      name = 'cline-ls',
+      cmd = H.cmd(),
+      root_dir = env.ws,
+      init_options = H.settings(),
+    }
+    if vim.fn.has('nvim-0.8') == 1 then
+      id = vim.lsp.start(config, { bufnr = t.buf })
+    else
+      id = vim.lsp.start_client(config)
+      vim.lsp.buf_attach_client(t.buf, id)
+    end
   end
   H.expect(id ~= nil, 'the stock client starts')
   t.client = vim.lsp.get_client_by_id(id)
@@ -171,6 +175,53 @@ function scenarios.codeaction()
   H.expect(answered_first, 'the command answered before the approval was asked (no freeze)')
   H.contains(t.asked[1], 'hello, world', 'the question shows the diff')
   edited(t)
+end
+
+-- readme: the Neovim snippet of the top-level README, read from it (so
+-- that this fails when the README drifts) and run as it stands: it starts
+-- and attaches the client on every Neovim the plugin supports, sends
+-- cline.prompt and opens the code action menu. The daemon is the
+-- snippet's `cline-ls`, found on the PATH, with the replay model given
+-- in its environment.
+function scenarios.readme()
+  local readme = assert(H.read(here .. '../../../README.md'), 'the README is found')
+  local snippet = readme:match('\nNeovim:\n\n```lua\n(.-)\n```')
+  H.expect(snippet ~= nil, "the README has a Neovim snippet")
+  local bin = vim.fn.fnamemodify(env.log, ':h') .. '/bin'
+  vim.fn.mkdir(bin, 'p')
+  local uv = vim.uv or vim.loop
+  uv.fs_symlink(env.bin, bin .. '/cline-ls')
+  vim.env.PATH = bin .. ':' .. vim.env.PATH
+  vim.env.CLINE_LS_PROVIDER = 'replay'
+  vim.env.CLINE_LS_TRANSCRIPT = env.transcript
+  -- What it does at once, and what it does "later", once the client is
+  -- up: the line that says so parts them.
+  local now, later = snippet:match('^(.-)\n(%-%- later.*)$')
+  H.expect(now ~= nil, 'the snippet says what runs later')
+  local load = loadstring or load
+  local t = start(function()
+    local ok, err = pcall(assert(load(now, 'README.md')))
+    H.expect(ok, 'the snippet starts the client', tostring(err))
+    H.wait('the client to initialize', function()
+      return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() > 0
+    end)
+    local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+    H.eq(#clients, 1, 'it started one client')
+    return clients[1].id
+  end)
+  H.expect(vim.lsp.buf_is_attached(t.buf, t.client.id), 'the buffer is attached')
+  local ok, err = pcall(assert(load(later, 'README.md')))
+  H.expect(ok, 'the rest of the snippet runs', tostring(err))
+  H.wait('the turn the snippet started', function()
+    for _, m in ipairs(t.shown) do
+      if m:match('turn ended %(end_turn%)') then
+        return true
+      end
+    end
+    return false
+  end)
+  H.contains(table.concat(t.shown, '\n'), 'Doc comment added.', "the agent's answer is shown")
+  H.expect(#t.picked > 0, 'the code action menu was offered', vim.inspect(t.picked))
 end
 
 H.run(function()

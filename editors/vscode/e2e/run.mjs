@@ -294,6 +294,7 @@ try {
   const saved = fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8');
   if (saved !== `hello, world\n${typed}`) throw new Error(`hello.txt on disk after save: ${JSON.stringify(saved)}`);
   step('saved');
+  await (await import('./hooks.mjs')).hooksFlow({ chrome, node24, codeServer, common, userData, freePort, waitHTTP, step, log });
   await (await import('./mcp.mjs')).mcpFlow({ chrome, node24, codeServer, common, userData, freePort, waitHTTP, step, log });
   log('PASS');
 } catch (err) {

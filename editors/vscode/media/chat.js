@@ -110,6 +110,7 @@
       row.append(button('Open diff', 'secondary open-diff', 'diff', () => post({ type: 'openDiff', toolCallId: item.toolCallId })));
       body.append(row);
     }
+    if (item.notes) body.append(el('pre', 'output notes', item.notes));
     if (item.applied) body.append(diffBlock(item.applied.diff));
     if (item.output && !item.applied) body.append(el('pre', 'output', item.output.length > 4000 ? item.output.slice(0, 4000) + '\n…' : item.output));
     card.append(body);

@@ -3,22 +3,27 @@
 // command for real (child_process, its own process group) and keeps the
 // output within outputByteLimit; wait, output, kill and release act on it.
 //
-//   node sdk-terminal.mjs <daemon> <cwd> <record.jsonl> <transcript>
+//   node sdk-terminal.mjs <daemon> <cwd> <record.jsonl> <transcript> [stdin|sigterm]
 //
 // Flow: one session in yolo; a prompt whose command runs to its end, then
 // one whose command is cancelled once its terminal shows in the tool
-// call. It prints a JSON summary on stdout; the Go test checks it and the
-// record.
+// call. With an exit mode (TestACPTerminalsReleasedAtExit): two sessions
+// whose prompts each run a command that does not end, and once both
+// terminals show, the daemon is ended by closing its stdin or by SIGTERM;
+// the summary then says which terminals were left open and which of
+// their commands still run. It prints a JSON summary on stdout; the Go
+// test checks it and the record.
 import { spawn } from "node:child_process";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
-const [daemonPath, cwd, recordPath, transcript] = process.argv.slice(2);
+const [daemonPath, cwd, recordPath, transcript, exitMode] = process.argv.slice(2);
 writeFileSync(recordPath, "");
 
-const summary = { pid: process.pid, stopReasons: [], requests: [], creates: [], shown: [], killedRunning: [] };
+const summary = { pid: process.pid, stopReasons: [], requests: [], creates: [], shown: [], killedRunning: [], promptErrors: [] };
 const terminals = new Map();
+const released = [];
 let next = 0;
 let onShown = null;
 
@@ -86,6 +91,7 @@ class Client {
     const t = terminals.get(p.terminalId);
     if (t.exit === null) process.kill(-t.child.pid, "SIGKILL");
     terminals.delete(p.terminalId);
+    released.push(t);
     return {};
   }
 }
@@ -112,6 +118,37 @@ const conn = new acp.ClientSideConnection(() => new Client(), acp.ndJsonStream(W
 const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
 
 await conn.initialize({ protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { terminal: true } });
+if (exitMode) {
+  const ids = [];
+  for (let i = 0; i < 2; i++) ids.push((await conn.newSession({ cwd, mcpServers: [] })).sessionId);
+  const seen = new Set();
+  const bothShown = new Promise((resolve) => {
+    onShown = (id) => {
+      seen.add(id);
+      if (seen.size === 2) resolve();
+    };
+  });
+  const prompts = ids.map((sessionId) =>
+    conn.prompt({ sessionId, prompt: [{ type: "text", text: "run the server" }] }).then(
+      (r) => summary.stopReasons.push(r.stopReason),
+      (e) => summary.promptErrors.push(String(e?.message ?? e)),
+    ),
+  );
+  await bothShown;
+  const pids = [...terminals.values()].map((t) => t.child.pid);
+  const ending = Date.now();
+  if (exitMode === "stdin") child.stdin.end();
+  else child.kill("SIGTERM");
+  summary.exit = await exited;
+  summary.exitMs = Date.now() - ending; // reported, not checked
+  void prompts; // the daemon is gone: they get no answer
+  summary.open = [...terminals.keys()];
+  // A released terminal's command was killed: it is gone once reaped.
+  await Promise.all(released.map((t) => t.exited));
+  summary.running = pids.filter(groupRuns);
+  process.stdout.write(JSON.stringify(summary) + "\n");
+  process.exit(0);
+}
 const { sessionId } = await conn.newSession({ cwd, mcpServers: [] });
 const prompt = async (text) => {
   const r = await conn.prompt({ sessionId, prompt: [{ type: "text", text }] });
@@ -127,3 +164,30 @@ child.stdin.end();
 summary.exit = await exited;
 summary.open = [...terminals.keys()];
 process.stdout.write(JSON.stringify(summary) + "\n");
+
+// groupRuns says whether a process of the group pgid still runs. A killed
+// command's own children are reaped by whoever adopted them, perhaps never
+// in a test: on Linux a zombie does not count.
+function groupRuns(pgid) {
+  if (!existsSync("/proc/self/stat")) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const name of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") return true;
+  }
+  return false;
+}

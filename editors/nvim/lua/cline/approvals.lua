@@ -78,7 +78,7 @@ M.preview_lines = preview_lines
 
 local next_item
 
-local function finish(item, outcome, feedback)
+local function finish(item, outcome, feedback, kept)
   local req, ctx = item.req, item.ctx
   if item.done then
     return
@@ -90,8 +90,8 @@ local function finish(item, outcome, feedback)
   local words
   if outcome.outcome == 'selected' then
     words = said[outcome.optionId] or outcome.optionId
-    if feedback and feedback:find('\n', 1, true) then
-      words = words .. ' (some hunks taken by hand)'
+    if kept then
+      words = 'applied in part (the hunks taken by hand)'
     elseif feedback and feedback ~= '' then
       words = words .. ': ' .. feedback
     end
@@ -105,6 +105,7 @@ local function finish(item, outcome, feedback)
     if feedback and feedback ~= '' then
       params.feedback = feedback
     end
+    params.keptText = kept
     ctx.respond(params)
   end
   if ctx.decided then
@@ -133,11 +134,18 @@ local function help_lines()
   return { '# ' .. table.concat(parts, ' · '), '# q later · d pick hunks (vimdiff) · :ClineApprove comes here' }
 end
 
+-- option_of is the request's option of kind or, when it offers none, the
+-- other of the same answer: r finds reject_always in a folder's trust
+-- question, which offers only "Don't trust" and "Trust"; A finds
+-- allow_once. Never a remembered allow for a: that takes A.
 local function option_of(req, kind)
   local options = type(req.options) == 'table' and #req.options > 0 and req.options or default_options
-  for _, o in ipairs(options) do
-    if (o.kind or o.optionId) == kind then
-      return o
+  local other = ({ allow_always = 'allow_once', reject_once = 'reject_always', reject_always = 'reject_once' })[kind]
+  for _, k in ipairs({ kind, other }) do
+    for _, o in ipairs(options) do
+      if (o.kind or o.optionId) == k then
+        return o
+      end
     end
   end
 end
@@ -235,7 +243,7 @@ local function pick_hunks()
   if not item or item.done or not item.entered then
     return
   end
-  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback)
+  local ok, why = require('cline.hunks').open(item.req, item.ctx.root, function(kind, feedback, kept)
     if item.done then
       return
     end
@@ -244,7 +252,7 @@ local function pick_hunks()
       vim.notify('cline: this approval does not offer ' .. kind, vim.log.levels.WARN)
       return
     end
-    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback)
+    finish(item, { outcome = 'selected', optionId = o.optionId }, feedback, kept)
   end)
   if not ok then
     vim.notify('cline: ' .. tostring(why), vim.log.levels.WARN)

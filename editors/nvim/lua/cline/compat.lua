@@ -59,6 +59,18 @@ end
 
 M.uv = vim.uv or vim.loop
 
+-- health returns the :checkhealth reporters as start, ok, warn, error and
+-- info: vim.health's from 0.10 (0.9), the health module's report_* on
+-- 0.7 and 0.8.
+function M.health()
+  local h = vim.health
+  if h and h.start then
+    return { start = h.start, ok = h.ok, warn = h.warn, error = h.error, info = h.info }
+  end
+  h = require('health')
+  return { start = h.report_start, ok = h.report_ok, warn = h.report_warn, error = h.report_error, info = h.report_info }
+end
+
 -- get_buf_option and set_buf_option read and set a buffer's option
 -- through the API: vim.bo costs several times as much, which counts on
 -- the session buffer's path of every streamed chunk. 0.7 lacks the buf

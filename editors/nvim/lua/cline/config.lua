@@ -27,6 +27,13 @@ M.defaults = {
   -- Where the session buffer opens when it is not visible; false keeps it
   -- hidden (:ClineOpen shows it).
   split = 'botright vsplit',
+  -- With the default split, the session window's width: a fraction of
+  -- the screen's columns (or a number of columns), never under
+  -- chat_min_width; kept as the screen is resized and windows open and
+  -- close. A screen too narrow for that and a file window as wide puts
+  -- the session window below the others instead, until it is wide again.
+  chat_width = 0.4,
+  chat_min_width = 30,
   -- Where the approval view (its diff or command, answered with a, A, r,
   -- R or q in that window) opens while it waits. nil: above the session
   -- buffer's window when one shows it, so the user's windows keep their

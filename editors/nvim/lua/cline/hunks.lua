@@ -3,10 +3,12 @@
 -- proposal on the left and the file's own buffer on the right, in diff
 -- mode: the user takes the hunks wanted into the buffer (do there, dp
 -- from the proposal, or any edit), then ga answers. Taking every hunk is
--- "allow" (the buffer is put back first and the daemon applies the edit
--- itself); taking none is "reject"; taking some keeps them in the buffer
--- and rejects the edit with feedback that shows the model what the file
--- now holds, so that it does not apply them again.
+-- "allow"; taking none is "reject"; taking some is "allow" with the text
+-- the buffer then holds (keptText), which the daemon applies instead of
+-- the proposal: an edit like any other, with its checkpoint (undo takes
+-- it back) and the model told which part landed. The buffer is put back
+-- as it was before the answer either way, so that the daemon's edit is
+-- what changes it.
 local api = vim.api
 
 local M = {}
@@ -134,17 +136,7 @@ local function target(req, parsed, root)
   return p
 end
 
--- feedback tells the model which part of its edit the user applied.
-function M.feedback(path, before, now)
-  -- vim.diff became vim.text.diff in 0.11.
-  local diff = vim.text and vim.text.diff or vim.diff
-  local d = diff(table.concat(before, '\n') .. '\n', table.concat(now, '\n') .. '\n', { result_type = 'unified', ctxlen = 1 })
-  return 'The user applied part of this edit by hand, hunk by hunk; ' .. path
-    .. ' now holds exactly these changes from before your edit (do not apply them again; the rest was not wanted):\n'
-    .. '--- a/' .. path .. '\n+++ b/' .. path .. '\n' .. d
-end
-
--- open shows the approval's edit in a diff tab. answer(kind, feedback)
+-- open shows the approval's edit in a diff tab. answer(kind, feedback, kept)
 -- answers the approval. It returns false and why when the edit cannot be
 -- split into hunks here.
 function M.open(req, root, answer)
@@ -229,12 +221,22 @@ function M.open(req, root, answer)
     leave()
     if same(now, before) then
       answer('reject_once', nil)
-    elseif same(now, proposed) then
+      return
+    end
+    api.nvim_buf_set_lines(buf, 0, -1, false, before)
+    if same(now, proposed) then
       -- All of it: the daemon applies the edit as proposed.
-      api.nvim_buf_set_lines(buf, 0, -1, false, before)
       answer('allow_once', nil)
     else
-      answer('reject_once', M.feedback(shown, before, now))
+      -- The text as the daemon's mirror of the buffer holds it (as
+      -- Neovim's LSP client sends it: the end of line after the last
+      -- line with 'eol').
+      local nl = vim.bo[buf].fileformat == 'dos' and '\r\n' or '\n'
+      local text = table.concat(now, nl)
+      if vim.bo[buf].eol then
+        text = text .. nl
+      end
+      answer('allow_once', nil, text)
     end
   end
   for _, b in ipairs({ buf, pbuf }) do

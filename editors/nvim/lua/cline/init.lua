@@ -298,7 +298,7 @@ handlers['session/update'] = function(_, params, ctx)
     return
   end
   local st = state_for_session(params.sessionId, ctx)
-  if st then
+  if st and not (st.quiet and st.quiet == params.sessionId) then
     on_update(st, params.update)
   end
 end
@@ -443,8 +443,16 @@ local function ensure_client(st, fn)
         if st.client_id ~= client_id then
           return
         end
+        -- A daemon that died (not stopped by :ClineStop) leaves its
+        -- session to be offered for resuming when the next one starts.
+        local lost = not st.stopping and st.session_id
+        st.stopping = nil
         forget_client(st)
-        if st.busy or (code ~= 0 and code ~= nil) then
+        if lost then
+          st.lost = lost
+          st.view:note(string.format('-- cline-ls exited (code %s, signal %s); the next message offers to resume session %s --',
+            tostring(code), tostring(signal), lost))
+        elseif st.busy or (code ~= 0 and code ~= nil) then
           st.view:note(string.format('-- cline-ls exited (code %s, signal %s) --', tostring(code), tostring(signal)))
         end
         if st.busy then
@@ -478,11 +486,82 @@ end
 
 -- Sessions -------------------------------------------------------------
 
+local ensure_session, offer_resume, offer_held
+
+-- held_by returns the process of the daemon that holds a session when err
+-- is the refusal of one (-32002 {heldBy}, PROTOCOL §12; 0 when unknown),
+-- else nil.
+local function held_by(err)
+  if type(err) == 'table' and err.code == -32002 then
+    local d = type(err.data) == 'table' and err.data or {}
+    return tonumber(d.heldBy) or 0
+  end
+end
+
+-- resume_quietly loads session id into the new daemon for a root whose
+-- daemon died: the session buffer shows its conversation already, so
+-- the replay is not drawn again (st.quiet); its totals are kept.
+local function resume_quietly(st, id, fn, fail)
+  st.quiet = id
+  by_session[id] = st
+  request(st, 'session/load', { sessionId = id, cwd = st.root }, function(err, result)
+    st.quiet = nil
+    if err then
+      by_session[id] = nil
+      local pid = held_by(err)
+      if not pid then
+        local msg = 'session/load failed: ' .. err_text(err)
+        st.view:note('[error] ' .. msg)
+        notify(msg, vim.log.levels.ERROR)
+      end
+      if fail then
+        fail()
+      end
+      if pid then
+        offer_held(st, id, pid)
+      end
+      return
+    end
+    st.session_id = id
+    if type(result) == 'table' and type(result.modes) == 'table' and result.modes.currentModeId then
+      st.mode = result.modes.currentModeId
+    end
+    st.mode_shown = true
+    st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
+    send_all_diagnostics(st)
+    fn(id)
+  end)
+end
+
+-- offer_resume asks, once the root's daemon died, whether the next
+-- message goes on with the session it had (loaded into the new daemon)
+-- or to a new session, whose totals start from nothing.
+function offer_resume(st, mode, fn, fail)
+  local id = st.lost
+  st.lost = nil
+  local resume = 'Resume session ' .. id .. ' (its conversation goes on)'
+  local fresh = 'Start a new session'
+  vim.ui.select({ resume, fresh }, {
+    prompt = 'cline-ls stopped. Resume the session it had?',
+    kind = 'cline_resume',
+  }, function(choice)
+    if choice == resume then
+      return resume_quietly(st, id, fn, fail)
+    end
+    st.usage, st.previewed, st.mode, st.mode_shown = {}, {}, nil, false
+    st.view:note('-- new session --')
+    ensure_session(st, mode, fn, fail)
+  end)
+end
+
 -- ensure_session creates the root's session when it has none, then calls
 -- fn(session_id).
-local function ensure_session(st, mode, fn, fail)
+function ensure_session(st, mode, fn, fail)
   if st.session_id and client_of(st) then
     return fn(st.session_id)
+  end
+  if st.lost then
+    return offer_resume(st, mode, fn, fail)
   end
   request(st, 'session/new', { cwd = st.root, mode = mode }, function(err, result)
     if err or type(result) ~= 'table' or not result.sessionId then
@@ -623,6 +702,11 @@ function M.prompt(text, mode)
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
     return false
   end
+  if st.read_only then
+    notify('session ' .. st.read_only .. ' is open read-only here (another editor holds it): '
+      .. ':ClineFork continues it here as a copy, :ClineNew starts a new session', vim.log.levels.WARN)
+    return false
+  end
   st.busy = true
   st.usage.turn = nil
   st.started = uv.now()
@@ -643,6 +727,14 @@ function M.prompt(text, mode)
     set_mode(st, mode or st.mode, function()
       local params = { sessionId = id, prompt = mentions.blocks(text, st.root) }
       request(st, 'session/prompt', params, function(err, result)
+        local pid = held_by(err)
+        if pid then
+          -- Another daemon took the session since (this one had let it
+          -- go, idle): the text stays in the prompt area.
+          fail()
+          st.view:set_input(text)
+          return offer_held(st, id, pid)
+        end
         if err then
           st.view:note('[error] ' .. err_text(err))
           notify(err_text(err), vim.log.levels.ERROR)
@@ -750,7 +842,7 @@ function M.new_session(mode)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.session_id, st.mode, st.mode_shown, st.lost, st.read_only = nil, nil, false, nil, nil
   st.usage, st.previewed = {}, {}
   st.view:note('-- new session --')
   if mode and mode ~= '' then
@@ -776,6 +868,7 @@ function M.stop()
   local st = current()
   local c = client_of(st)
   if c then
+    st.stopping = true
     compat.stop(c)
   end
 end
@@ -784,7 +877,10 @@ end
 
 -- load replays session id into the session buffer and makes it the
 -- root's session: the next prompt goes on with its conversation.
-function M.load(id, done)
+--
+-- With read_only the session is shown, not opened (another daemon holds
+-- it): prompts are refused here until it is forked (:ClineFork) or left.
+function M.load(id, done, spot, read_only)
   local st = current()
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
@@ -793,27 +889,43 @@ function M.load(id, done)
   if st.session_id then
     by_session[st.session_id] = nil
   end
-  st.session_id, st.mode, st.mode_shown = nil, nil, false
+  st.session_id, st.mode, st.mode_shown, st.lost, st.read_only = nil, nil, false, nil, nil
   st.usage, st.previewed = {}, {}
   st.view:clear()
   st.view:show()
   -- Replayed updates arrive before the answer: route them here now.
   by_session[id] = st
-  request(st, 'session/load', { sessionId = id, cwd = st.root }, function(err, result)
+  request(st, 'session/load', { sessionId = id, cwd = st.root, readOnly = read_only or nil }, function(err, result)
     if err then
       by_session[id] = nil
+      local pid = held_by(err)
+      if pid and not read_only then
+        return offer_held(st, id, pid, spot)
+      end
       local msg = 'session/load failed: ' .. err_text(err)
       st.view:note('[error] ' .. msg)
       notify(msg, vim.log.levels.ERROR)
       return
     end
-    st.session_id = id
     if type(result) == 'table' and type(result.modes) == 'table' and result.modes.currentModeId then
       st.mode = result.modes.currentModeId
     end
     st.mode_shown = true
+    if read_only then
+      by_session[id] = nil
+      st.read_only = id
+      st.view:note(string.format('-- session %s, read-only: another editor holds it; :ClineFork continues it here --', id))
+      if spot then
+        st.view:back_to(spot.win and spot or nil)
+      end
+      return
+    end
+    st.session_id = id
     st.view:note(string.format('-- resumed session %s, mode: %s --', id, tostring(st.mode)))
     send_all_diagnostics(st)
+    if spot then
+      st.view:back_to(spot.win and spot or nil)
+    end
     if done then
       done(id)
     end
@@ -824,6 +936,9 @@ end
 -- the one picked.
 function M.sessions()
   local st = current()
+  -- The resumed session is typed to next: the cursor goes to its prompt
+  -- area (where it was in it, when there).
+  local spot = st.view:spot() or {}
   request(st, 'session/list', { cwd = st.root }, function(err, result)
     if err then
       notify('session/list failed: ' .. err_text(err), vim.log.levels.ERROR)
@@ -842,12 +957,15 @@ function M.sessions()
       kind = 'cline_session',
       format_item = function(x)
         local cur = x.sessionId == st.session_id and ' (current)' or ''
+        if (tonumber(x.heldBy) or 0) > 0 then
+          cur = cur .. ' (open in another editor)'
+        end
         local when = tostring(x.updatedAt or ''):sub(1, 16):gsub('T', ' ')
         return require('cline.safe').visible(string.format('%s  %s%s', when, x.title or x.sessionId, cur), 'exact')
       end,
     }, function(choice)
       if choice then
-        M.load(choice.sessionId)
+        M.load(choice.sessionId, nil, spot)
       end
     end)
   end)
@@ -856,18 +974,39 @@ end
 -- fork copies the current session up to turn at_turn (0: all of it) into
 -- a new session, which the daemon makes even when another editor holds
 -- the session open, and resumes the fork here.
-function M.fork(at_turn)
+function M.fork(at_turn, id, spot)
   local st = current()
-  if not st.session_id then
+  id = id or st.session_id or st.read_only
+  if not id then
     notify('no session yet', vim.log.levels.WARN)
     return
   end
-  request(st, 'cline/forkSession', { sessionId = st.session_id, atTurn = at_turn or 0 }, function(err, result)
+  request(st, 'cline/forkSession', { sessionId = id, atTurn = at_turn or 0 }, function(err, result)
     if err or type(result) ~= 'table' or not result.sessionId then
       notify('cline/forkSession failed: ' .. err_text(err), vim.log.levels.ERROR)
       return
     end
-    M.load(result.sessionId)
+    M.load(result.sessionId, nil, spot or {})
+  end)
+end
+
+-- offer_held tells the user that another daemon holds session id (the
+-- same session open in another editor) and offers to fork it, a copy
+-- that goes on here, or to show it read-only.
+function offer_held(st, id, pid, spot)
+  local who = pid > 0 and ('cline-ls process ' .. pid) or 'another cline-ls'
+  st.view:note(string.format('-- session %s is open in another editor (%s) --', id, who))
+  local fork = 'Fork it: a copy that goes on here'
+  local view = 'Open it read-only'
+  vim.ui.select({ fork, view, 'Cancel' }, {
+    prompt = string.format('Session %s is open in another editor (%s).', id, who),
+    kind = 'cline_held',
+  }, function(choice)
+    if choice == fork then
+      M.fork(0, id, spot)
+    elseif choice == view then
+      M.load(id, nil, spot, true)
+    end
   end)
 end
 
@@ -889,8 +1028,9 @@ end
 
 -- restore puts the workspace (scope files), the conversation
 -- (conversation) or both back as they were at checkpoint ck.
-function M.restore(ck, scope, what, done)
+function M.restore(ck, scope, what, done, spot)
   local st = current()
+  spot = spot or st.view:spot()
   if st.busy then
     notify('a turn is still running; :ClineCancel stops it', vim.log.levels.WARN)
     return
@@ -912,6 +1052,9 @@ function M.restore(ck, scope, what, done)
     for _, c in ipairs(type(result.conflicts) == 'table' and result.conflicts or {}) do
       st.view:note(string.format('[conflict] %s: %s (kept as it is)', tostring(c.path), tostring(c.reason)))
     end
+    -- Whatever window the restore left the cursor in (the file's, once
+    -- the preview closed), the next thing typed goes to the chat.
+    st.view:back_to(spot)
     if done then
       done(result)
     end
@@ -922,6 +1065,7 @@ end
 -- from it on, the conversation (the next prompt goes without it).
 function M.undo(done)
   local st = current()
+  local spot = st.view:spot()
   with_checkpoints(st, function(list)
     local last
     for _, c in ipairs(list) do
@@ -933,13 +1077,13 @@ function M.undo(done)
       notify('nothing to undo: no turn of this session changed a file', vim.log.levels.WARN)
       return
     end
-    M.restore(last, 'both', 'undone: turn ' .. tostring(last.turn + 1), done)
+    M.restore(last, 'both', 'undone: turn ' .. tostring(last.turn + 1), done, spot)
   end)
 end
 
 -- checkpoint_view shows what restoring ck would change, with keys to
 -- restore it.
-local function checkpoint_view(st, ck)
+local function checkpoint_view(st, ck, spot)
   request(st, 'cline/checkpointDiff', { sessionId = st.session_id, checkpointId = ck.checkpointId }, function(err, result)
     if err then
       notify('cline/checkpointDiff failed: ' .. err_text(err), vim.log.levels.ERROR)
@@ -963,7 +1107,7 @@ local function checkpoint_view(st, ck)
     for key, scope in pairs({ f = 'files', c = 'conversation', b = 'both' }) do
       vim.keymap.set('n', key, function()
         vim.cmd('close')
-        M.restore(ck, scope, 'restored checkpoint ' .. tostring(ck.title or ck.checkpointId))
+        M.restore(ck, scope, 'restored checkpoint ' .. tostring(ck.title or ck.checkpointId), nil, spot)
       end, { buffer = buf, nowait = true, silent = true, desc = 'Cline: restore ' .. scope })
     end
     local win = scratch.show(buf, 'botright split', math.min(#lines + 1, 20))
@@ -977,6 +1121,7 @@ end
 -- picked is previewed (cline/checkpointDiff) with keys to restore it.
 function M.checkpoints()
   local st = current()
+  local spot = st.view:spot()
   with_checkpoints(st, function(list)
     if #list == 0 then
       notify('no checkpoint yet: none is taken before a turn changes a file', vim.log.levels.WARN)
@@ -994,7 +1139,7 @@ function M.checkpoints()
       end,
     }, function(choice)
       if choice then
-        checkpoint_view(st, choice)
+        checkpoint_view(st, choice, spot)
       end
     end)
   end)

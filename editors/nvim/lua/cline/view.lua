@@ -18,6 +18,10 @@ View.__index = View
 
 local M = { View = View, ns = ns }
 
+-- views maps a session buffer to its view, for the key listener.
+local views = setmetatable({}, { __mode = 'v' })
+local on_key_ns
+
 -- new makes the (hidden) session buffer for a root.
 function M.new(root)
   local self = setmetatable({ root = root, last = nil, tools = {} }, View)
@@ -64,6 +68,8 @@ function View:ensure()
   api.nvim_buf_set_lines(buf, 0, -1, false, { M.separator, '' })
   -- Lines put in above the separator push it down (right gravity).
   self.sep = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
+  self.sep_row = 0
+  self:protect(buf)
   if config.options.keymaps then
     for _, k in ipairs(M.keys) do
       local rhs = k[3] and ('<cmd>' .. k[3] .. '<cr>') or function()
@@ -99,15 +105,154 @@ end
 -- with 'undolevels' at -1 cannot be undone, and the history starts afresh
 -- after it, so u in the prompt area never takes back the transcript (it
 -- undoes what was typed since the transcript last changed).
+-- The buffer is 'modifiable' only while the cursor is in the prompt
+-- area, so raw lifts that for its own change; a repair the user's last
+-- change needs is made first, while undo can still take that change back.
 function View:raw(fn)
   local buf = self.buf
+  if self.damaged then
+    self:repair()
+  end
   local ul = compat.get_buf_option(buf, 'undolevels')
+  local ma = compat.get_buf_option(buf, 'modifiable')
   compat.set_buf_option(buf, 'undolevels', -1)
+  if not ma then
+    compat.set_buf_option(buf, 'modifiable', true)
+  end
+  self.writing = true
   local ok, err = pcall(fn, buf)
+  self.writing = false
   compat.set_buf_option(buf, 'undolevels', ul)
+  if not ma then
+    compat.set_buf_option(buf, 'modifiable', false)
+  end
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})
+  self.sep_row = pos and pos[1] or self.sep_row
   if not ok then
     error(err, 0)
   end
+end
+
+-- protect keeps the transcript and the separator out of the user's
+-- edits. 'modifiable' follows the cursor (off above the prompt area), so
+-- that x, dd, o or insert there are refused as in any read-only buffer;
+-- what still reaches them from the prompt area (dgg, :%d, <BS> at the
+-- start of the first prompt line) is seen by on_lines and repaired
+-- once the change is over, and an emptied prompt area gets its line
+-- back with the cursor in it.
+function View:protect(buf)
+  api.nvim_buf_attach(buf, false, {
+    on_lines = function(_, _, _, first, last_old, last_new)
+      if self.writing or self.buf ~= buf then
+        return
+      end
+      -- A change that starts at or above the separator's row touched the
+      -- transcript or the separator.
+      if first <= self.sep_row then
+        self.damaged = 'transcript'
+      elseif not self.damaged and last_new < last_old then
+        self.damaged = 'prompt'
+      end
+      if self.damaged and not self.repair_queued then
+        self.repair_queued = true
+        vim.schedule(function()
+          self.repair_queued = false
+          if self.damaged and api.nvim_buf_is_valid(buf) then
+            self:repair()
+          end
+        end)
+      end
+    end,
+  })
+  views[buf] = self
+  if not on_key_ns then
+    -- CursorMoved waits for typeahead to end, so with keys typed ahead
+    -- ("Gi", "ggx") 'modifiable' would be that of where the cursor was:
+    -- each key sets it for where the cursor is when the key is read.
+    on_key_ns = api.nvim_create_namespace('cline_view_keys')
+    vim.on_key(function()
+      local v = views[api.nvim_get_current_buf()]
+      if v then
+        v:lock()
+      end
+    end, on_key_ns)
+  end
+  local group = api.nvim_create_augroup('cline_view_' .. buf, { clear = true })
+  api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI', 'InsertEnter', 'BufEnter', 'WinEnter' }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      self:lock()
+    end,
+  })
+end
+
+-- lock sets 'modifiable' for where the cursor is: on in the prompt area,
+-- off in the transcript and on the separator.
+function View:lock()
+  local buf = self.buf
+  local win = api.nvim_get_current_win()
+  if not (buf and api.nvim_buf_is_valid(buf)) or api.nvim_win_get_buf(win) ~= buf then
+    return
+  end
+  local editable = api.nvim_win_get_cursor(win)[1] - 1 > self.sep_row
+  if compat.get_buf_option(buf, 'modifiable') ~= editable then
+    compat.set_buf_option(buf, 'modifiable', editable)
+  end
+end
+
+-- repair puts back what the user's last change broke: a change that
+-- reached the transcript or the separator is undone, unless it only
+-- joined the first prompt line to the separator (<BS> at its start),
+-- which is split again; an emptied prompt area gets an empty line, with
+-- the cursor moved there from the separator.
+function View:repair()
+  local buf, what = self.buf, self.damaged
+  self.damaged = nil
+  local row = self.sep_row
+  local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+  local joined = line and #line > #M.separator and line:sub(1, #M.separator) == M.separator
+  if what == 'transcript' and not joined then
+    -- The undo is ours: on_lines lets it be; the cursor may have left
+    -- the prompt area with the change, taking 'modifiable' with it.
+    self.writing = true
+    compat.set_buf_option(buf, 'modifiable', true)
+    local ok = pcall(api.nvim_buf_call, buf, function()
+      vim.cmd('silent undo')
+    end)
+    self.writing = false
+    local pos = api.nvim_buf_get_extmark_by_id(buf, ns, self.sep, {})
+    self.sep_row = pos and pos[1] or row
+    if ok then
+      vim.notify('cline: the transcript is read-only: write below the line', vim.log.levels.WARN)
+    end
+    row = self.sep_row
+  end
+  line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+  local rest
+  if line and #line > #M.separator and line:sub(1, #M.separator) == M.separator then
+    rest = line:sub(#M.separator + 1)
+  end
+  local empty = api.nvim_buf_line_count(buf) <= row + 1
+  if rest or empty then
+    self:raw(function(b)
+      if rest then
+        api.nvim_buf_set_text(b, row, #M.separator, row, #line, { '', rest })
+      else
+        api.nvim_buf_set_lines(b, row + 1, row + 1, false, { '' })
+      end
+    end)
+  end
+  -- The cursor left on the separator (dd of the last prompt line, say)
+  -- goes down to the prompt area.
+  for _, win in ipairs(self:windows()) do
+    local cur = api.nvim_win_get_cursor(win)
+    if cur[1] - 1 == row then
+      api.nvim_win_set_cursor(win, { row + 2, rest and 0 or cur[2] })
+    end
+  end
+  self:tail()
+  self:lock()
 end
 
 -- input returns the prompt area's text (trailing blank lines dropped).
@@ -228,11 +373,141 @@ function View:show(focus)
   vim.wo[win].relativenumber = false
   vim.wo[win].spell = false
   vim.wo[win].statusline = "%<%{v:lua.require'cline'.status()}%=%l/%L"
+  if not split or split == config.defaults.split then
+    -- The default split: the width is the view's to keep.
+    api.nvim_win_set_var(win, 'cline_side', 'right')
+    M.watch_layout()
+    self:layout(win)
+  end
   self:scroll()
   if not focus and api.nvim_win_is_valid(prev) then
     api.nvim_set_current_win(prev)
   end
   return win
+end
+
+-- spot is where the cursor is in the session buffer's prompt area, for
+-- back_to: its window and its place after the separator; nil when the
+-- cursor is elsewhere.
+function View:spot()
+  local win = api.nvim_get_current_win()
+  if not self.buf or api.nvim_win_get_buf(win) ~= self.buf then
+    return nil
+  end
+  local cur = api.nvim_win_get_cursor(win)
+  local off = cur[1] - 1 - self:tail()
+  if off < 1 then
+    return nil
+  end
+  return { win = win, off = off, col = cur[2] }
+end
+
+-- back_to puts the cursor back at spot (taken by spot before the
+-- transcript changed), else at the end of the prompt area, showing the
+-- buffer when hidden: after a restore or a resume the next thing typed
+-- is the next message, never text in the file window.
+function View:back_to(spot)
+  local win = spot and api.nvim_win_is_valid(spot.win) and api.nvim_win_get_buf(spot.win) == self.buf and spot.win
+  if win then
+    api.nvim_set_current_win(win)
+  else
+    win = self:show(true)
+  end
+  if not win then
+    return
+  end
+  local n = api.nvim_buf_line_count(self.buf)
+  local row, col = n, #(api.nvim_buf_get_lines(self.buf, n - 1, n, false)[1] or '')
+  if spot and win == spot.win then
+    row = math.min(self:tail() + 1 + spot.off, n)
+    col = spot.col
+  end
+  pcall(api.nvim_win_set_cursor, win, { row, col })
+  self:lock()
+end
+
+-- side is where the view put a session window it opened: 'right' (a
+-- vertical split at the right edge), 'bottom', or nil for a window the
+-- user placed.
+local function side(win)
+  local ok, v = pcall(api.nvim_win_get_var, win, 'cline_side')
+  return ok and v or nil
+end
+
+-- layout keeps each session window the view opened usable: at the right
+-- edge it gets chat_width of the screen's columns, at least
+-- chat_min_width, leaving the others as much; on a screen too narrow for
+-- both it moves below the others (full width, 40% of the lines) and back
+-- to the right once the screen is wide again. A waiting approval's view,
+-- which sits above the session window, is opened again beside it.
+function View:layout(only)
+  local o = config.options
+  local cols, lines = vim.o.columns, vim.o.lines
+  local min = math.max(tonumber(o.chat_min_width) or 30, 10)
+  local narrow = cols < 2 * min + 1
+  local frac = tonumber(o.chat_width) or 0.4
+  local width = frac < 1 and math.floor(cols * frac + 0.5) or math.floor(frac)
+  width = math.min(math.max(width, min), cols - min - 1)
+  local moved = false
+  for _, win in ipairs(only and { only } or self:windows()) do
+    local s = api.nvim_win_is_valid(win) and side(win)
+    if s and api.nvim_win_get_tabpage(win) == api.nvim_get_current_tabpage() and #api.nvim_tabpage_list_wins(0) > 1 then
+      local want = narrow and 'bottom' or 'right'
+      if s ~= want then
+        local cur = api.nvim_get_current_win()
+        api.nvim_win_call(win, function()
+          vim.cmd(want == 'bottom' and 'wincmd J' or 'wincmd L')
+        end)
+        if api.nvim_win_is_valid(cur) then
+          api.nvim_set_current_win(cur)
+        end
+        api.nvim_win_set_var(win, 'cline_side', want)
+        moved = true
+      end
+      if want == 'right' then
+        pcall(api.nvim_win_set_width, win, width)
+      else
+        pcall(api.nvim_win_set_height, win, math.max(math.floor(lines * 0.4), 6))
+      end
+    end
+  end
+  if moved then
+    local approvals = require('cline.approvals')
+    local abuf = vim.fn.bufnr('cline://approval')
+    if abuf ~= -1 and approvals.pending() > 0 then
+      for _, w in ipairs(vim.fn.win_findbuf(abuf)) do
+        pcall(api.nvim_win_close, w, true)
+      end
+      approvals.show(false)
+    end
+  end
+end
+
+-- watch_layout lays the session windows out again as the screen is
+-- resized and windows open and close ('equalalways' shares the columns
+-- out evenly, which at 80 columns and three windows leaves the chat 26).
+function M.watch_layout()
+  if M.watching then
+    return
+  end
+  M.watching = true
+  local function again()
+    if M.layout_queued then
+      return
+    end
+    M.layout_queued = true
+    -- After the event: a closed window is gone only then.
+    vim.schedule(function()
+      M.layout_queued = false
+      for _, v in pairs(views) do
+        if api.nvim_buf_is_valid(v.buf) then
+          v:layout()
+        end
+      end
+    end)
+  end
+  local group = api.nvim_create_augroup('cline_layout', { clear = true })
+  api.nvim_create_autocmd({ 'VimResized', 'WinNew', 'WinClosed' }, { group = group, callback = again })
 end
 
 -- lines returns the transcript (for tests and :ClineOpen users).
@@ -389,12 +664,16 @@ function View:tool_call(u)
   self.last = 'tool'
 end
 
-local function content_text(content)
+-- content_text is the text of a tool call's content, but for the texts
+-- in skip (notes shown already).
+local function content_text(content, skip)
   local out = {}
   for _, c in ipairs(content or {}) do
     if type(c) == 'table' then
       if c.type == 'content' and type(c.content) == 'table' and type(c.content.text) == 'string' then
-        table.insert(out, c.content.text)
+        if not (skip and skip[c.content.text]) then
+          table.insert(out, c.content.text)
+        end
       elseif c.type == 'diff' and c.path then
         table.insert(out, 'diff: ' .. c.path)
       end
@@ -421,11 +700,35 @@ function View:tool_update(u)
     t.kind = u.kind
   end
   self:set_line(t.mark, tool_line(t))
+  -- Content with no status is a note for the card (what the user's hooks
+  -- did to the call): shown at once, even on a card whose result stays
+  -- quiet, and not again with the result.
+  if u.status == nil and u.content then
+    t.noted = t.noted or {}
+    local text = content_text(u.content, t.noted)
+    for _, c in ipairs(u.content) do
+      if type(c) == 'table' and type(c.content) == 'table' and type(c.content.text) == 'string' then
+        t.noted[c.content.text] = true
+      end
+    end
+    if text ~= '' then
+      local shown = {}
+      for _, l in ipairs(split_lines((text:gsub('\n+$', '')))) do
+        table.insert(shown, '    ' .. l)
+      end
+      if self.last ~= 'tool' then
+        self:block('tool', true)
+      end
+      self:append(shown)
+      self.last = 'tool'
+    end
+    return
+  end
   -- A plan update's result only restates the plan shown above, and an
   -- edit's its diff, which cline/diff shows (once).
   local quiet = u.status == 'completed' and (t.kind == 'think' or t.kind == 'edit' or t.kind == 'delete' or t.kind == 'move')
   if (u.status == 'completed' or u.status == 'failed') and u.content and not quiet then
-    local text = content_text(u.content)
+    local text = content_text(u.content, t.noted)
     local max = config.options.tool_output_lines or 0
     if u.status == 'failed' then
       max = math.max(max, 20)

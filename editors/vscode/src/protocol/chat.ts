@@ -32,6 +32,8 @@ export type ChatItem =
       /** status is the call's outcome as the user sees it: pending, in_progress, completed, failed, rejected, cancelled. */
       status: string;
       output: string;
+      /** notes are what the user's hooks did to the call ("Hook PreToolUse (…): blocked: …"), shown on the card whatever else it shows. */
+      notes?: string;
       /** applied is the compact diff of an edit once it landed, with its counts. */
       applied?: { diff: string; added: number; removed: number };
       approval?: ChatApproval;
@@ -303,7 +305,13 @@ export class ChatModel {
       case 'tool_call_update': {
         const item = this.tool(u.toolCallId, u.title ?? u.toolCallId);
         if (u.title) item.title = u.title;
-        const out = toolOutputText(u);
+        let out = toolOutputText(u);
+        if (!u.status && out) {
+          // Content with no status is the daemon's notes for the card,
+          // each update carrying them all; the result repeats them first.
+          item.notes = out;
+          out = '';
+        } else if (item.notes && out.startsWith(item.notes)) out = out.slice(item.notes.length).replace(/^\n/, '');
         if (out) item.output = out;
         if (u.status) {
           const decision = item.approval?.answered?.startsWith('reject') ? 'rejected' : item.approval?.answered === 'cancelled' ? 'cancelled' : undefined;

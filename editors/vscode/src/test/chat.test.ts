@@ -54,6 +54,25 @@ test('chat: chunks stream into one item until a tool call, whose card takes its 
   assert.ok(posted.every((m) => m.type !== 'item' || m.item.kind !== 'agent' || !m.item.text.includes('not shown')));
 });
 
+test('chat: hook notes (content with no status) stay on the card, an edit\'s too, and are not repeated by the result', () => {
+  const { chat } = model();
+  chat.prompt('do it', []);
+  const text = (t: string) => ({ type: 'content' as const, content: { type: 'text' as const, text: t } });
+  const note = 'Hook PreToolUse (no-rm-rf.sh): blocked: no';
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'Run rm -rf b', kind: 'execute', status: 'pending' } });
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call_update', toolCallId: 'c1', content: [text(note)] } });
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'failed', content: [text(note), text('refused: no')] } });
+  assert.equal(chat.toolItem('c1')?.notes, note);
+  assert.equal(chat.toolItem('c1')?.output, 'refused: no');
+  const added = 'Hook PostToolUse (go-vet.py): added context';
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call', toolCallId: 'c2', title: 'Edit a.go', kind: 'edit', status: 'pending' } });
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call_update', toolCallId: 'c2', content: [text(added)] } });
+  chat.update({ sessionId: 's1', update: { sessionUpdate: 'tool_call_update', toolCallId: 'c2', status: 'completed', content: [text(added), text('Edited a.go')] } });
+  chat.diff({ sessionId: 's1', toolCallId: 'c2', uri: 'file:///a.go', version: 2, diff: 'Edited a.go\n```diff\n-a\n+b\n```', added: 1, removed: 1 });
+  assert.equal(chat.toolItem('c2')?.notes, added);
+  assert.equal(chat.toolItem('c2')?.status, 'completed');
+});
+
 test('chat: an approval waits for its own answer; unknown options, second answers and other ids do nothing', async () => {
   const { chat } = model();
   const answer = chat.ask(req('ap1', 'c1'));
