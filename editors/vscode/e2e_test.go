@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/internal/hookstest"
+	"github.com/cline-ls/cline-ls/internal/mcptest"
 	"github.com/cline-ls/cline-ls/internal/testbin"
 	"github.com/cline-ls/cline-ls/internal/testenv"
 )
@@ -54,28 +55,42 @@ func TestVSCodeRealEditor(t *testing.T) {
 	hookstest.WriteModule(t, hooksWS)
 	hs.WriteConfig(t, hooksConfig, nil)
 
+	// The MCP scenario (e2e/mcp.mjs): a server behind OAuth, signed in
+	// to from VS Code, which asks the user its questions. On 127.0.0.2,
+	// which VS Code takes for another machine (as a hosted server is: no
+	// port forwarding of its own, a question before it opens the page),
+	// and with a query of its own, an escaped & in it, so that the
+	// sign-in address names a resource VS Code must not unescape on the
+	// way to the browser.
+	mcpSrv := mcptest.NewOAuthServer(t, mcptest.OnHost("127.0.0.2"), mcptest.WithQuery("org=a%26b&team=c"))
+
 	run := exec.CommandContext(ctx, node, "run.mjs")
 	run.Dir = "e2e"
 	run.Env = append(os.Environ(), "CLINE_LS_BIN="+bin, "CHROMIUM="+chromium, "GOPLS="+gopls, "NO_COLOR=1",
-		"CLINE_HOOK_WS="+hooksWS, "CLINE_HOOK_CONFIG="+hooksConfig, "CLINE_HOOK_TRANSCRIPT="+hs.Transcript)
+		"CLINE_HOOK_WS="+hooksWS, "CLINE_HOOK_CONFIG="+hooksConfig, "CLINE_HOOK_TRANSCRIPT="+hs.Transcript, "CLINE_MCP_URL="+mcpSrv.URL)
 	run.Env = append(append(run.Env, hookstest.Env(t)...), hookstest.Expectations()...)
 	out, err := run.CombinedOutput()
 	if err != nil {
 		t.Fatalf("e2e/run.mjs: %v\n%s", err, out)
 	}
-	passed, hooksPassed := false, false
+	passed, hooksPassed, mcpPassed := false, false, false
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "[e2e]") {
 			t.Log(line)
 			passed = passed || strings.TrimSpace(line) == "[e2e] PASS"
 			hooksPassed = hooksPassed || strings.TrimSpace(line) == "[e2e] hooks PASS"
+			mcpPassed = mcpPassed || strings.TrimSpace(line) == "[e2e] mcp PASS"
 		}
 	}
 	// Exit 0 alone would pass a flow that ended early without failing.
-	if !passed || !hooksPassed {
-		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS) or of the hooks scenario ([e2e] hooks PASS):\n%s", out)
+	if !passed || !hooksPassed || !mcpPassed {
+		t.Errorf("e2e/run.mjs exited 0 without reaching the end of the flow ([e2e] PASS), of the hooks scenario ([e2e] hooks PASS) or of the MCP scenario ([e2e] mcp PASS):\n%s", out)
 	}
 	hookstest.Check(t, hooksWS, true)
+	// One sign-in, in the browser tab VS Code opened; its code exchanged once.
+	if signIns, grants, _, _ := mcpSrv.Counts(); signIns != 1 || grants != 1 {
+		t.Errorf("MCP server: %d sign-ins, %d code grants; want one of each", signIns, grants)
+	}
 }
 
 // acceptsStdio runs `bin serve --stdio` on an empty stdin, as

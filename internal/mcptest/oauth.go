@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -57,15 +58,56 @@ type grant struct {
 	client, redirect, challenge string
 }
 
+// Option changes a server NewOAuthServer makes.
+type Option func(*options)
+
+type options struct{ query, host string }
+
+// OnHost serves on another loopback address than 127.0.0.1 (such as
+// 127.0.0.2): an address VS Code does not take for the local machine,
+// so it opens the sign-in page as it would a remote server's, without
+// its port forwarding, and asks first. The host must be a loopback
+// address this machine listens on (Linux: all of 127.0.0.0/8).
+func OnHost(host string) Option {
+	return func(o *options) { o.host = host }
+}
+
+// WithQuery gives the MCP endpoint a query of its own (raw, as in
+// "org=a&team=b"), as some hosted servers have: it is part of the
+// resource the sign-in names (RFC 8707), escapes and all, which is what
+// a client that re-encodes the sign-in address gets wrong.
+func WithQuery(rawQuery string) Option {
+	return func(o *options) { o.query = rawQuery }
+}
+
 // NewOAuthServer starts a server; it stops when the test ends.
-func NewOAuthServer(t interface{ Cleanup(func()) }) *OAuthServer {
+func NewOAuthServer(t interface {
+	Cleanup(func())
+	Fatalf(string, ...any)
+}, opts ...Option) *OAuthServer {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	s := &OAuthServer{TokenLife: time.Hour, clients: map[string][]string{}, codes: map[string]grant{},
 		tokens: map[string]time.Time{}, refreshes: map[string]bool{}}
 	mux := http.NewServeMux()
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewUnstartedServer(mux)
+	if o.host != "" {
+		l, err := net.Listen("tcp", net.JoinHostPort(o.host, "0"))
+		if err != nil {
+			t.Fatalf("mcptest: listening on %s: %v", o.host, err)
+		}
+		s.srv.Listener.Close()
+		s.srv.Listener = l
+	}
+	s.srv.Start()
 	t.Cleanup(s.srv.Close)
 	base := s.srv.URL
 	s.URL = base + "/mcp"
+	if o.query != "" {
+		s.URL += "?" + o.query
+	}
 
 	mux.Handle("/.well-known/oauth-protected-resource", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource: s.URL, AuthorizationServers: []string{base}, ScopesSupported: []string{Scope}}))
@@ -198,6 +240,11 @@ func (s *OAuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok || !registered {
 		http.Error(w, "bad authorization request", http.StatusBadRequest)
+		return
+	}
+	// The resource, when named, must be this server's endpoint exactly.
+	if q.Has("resource") && q.Get("resource") != s.URL {
+		http.Error(w, fmt.Sprintf("bad authorization request: resource %q is not %q", q.Get("resource"), s.URL), http.StatusBadRequest)
 		return
 	}
 	code := randomString()

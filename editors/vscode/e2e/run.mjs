@@ -247,6 +247,8 @@ try {
     lspScenario({ page, tmp, ws, transcriptFile, common, step, runCommand, waitBuffer, verbose }));
   await scenario('Claude Code hooks: rm -rf refused, go vet after the edit', async () =>
     (await import('./hooks.mjs')).hooksFlow({ chrome, node24, codeServer, common, userData, freePort, waitHTTP, step, log }));
+  await scenario('an MCP server behind OAuth: signed in through the browser, its questions answered in VS Code', async () =>
+    (await import('./mcp.mjs')).mcpFlow({ chrome, node24, codeServer, common, userData, freePort, waitHTTP, step, log }));
   if (failures.length) throw new Error(`${failures.length} scenario(s) failed:\n  ${failures.join('\n  ')}`);
   log('PASS');
 } catch (err) {

@@ -9,6 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, State, StaticFeature, TransportKind } from 'vscode-languageclient/node';
+import type { CancellationToken } from 'vscode-languageclient/node';
 
 import { ChatViewProvider, chatViewId } from './chatView';
 import { answerLspRequest, fillLspCapability, lspRequestMethod } from './lspTools';
@@ -17,6 +18,7 @@ import { ChatModel, ChatSetup, FromWebview, mentionLabel, Mention, sessionTitle 
 import { diagnosticsParams, EditorDiagnostic } from './protocol/diagnostics';
 import { CheckpointUI, ClineController, ClineUI, errorText, relativePath, RestoreScope } from './protocol/controller';
 import { DiffUI, ProposedFile, showAppliedChange, showProposedChange } from './protocol/diffs';
+import { ExternalOpener, showDocument, ShowDocumentResult } from './protocol/external';
 import { Method, Modes } from './protocol/methods';
 import { SessionState, SessionView } from './protocol/session';
 import { didChangeConfigurationParams, ExtensionSettings, initializationOptions, readSettings, restartNeeded } from './protocol/settings';
@@ -60,6 +62,9 @@ function currentSettings(): ExtensionSettings {
 function workspaceRoot(): string | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 }
+
+/** notCancelled is the token the language client's own showDocument handler is given (and ignores). */
+const notCancelled: CancellationToken = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) };
 
 /**
  * clineFeature declares experimental.cline in the client capabilities, the
@@ -209,6 +214,12 @@ class ClineExtension {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: () => initializationOptions(this.settings),
       outputChannel: this.daemonLog.output,
+      // An MCP server's sign-in page, opened as the daemon wrote it.
+      middleware: {
+        window: {
+          showDocument: (params, next) => showDocument(params, this.externalOpener(), async (p) => (await next(p as typeof params, notCancelled)) as ShowDocumentResult),
+        },
+      },
     };
     const client = new LanguageClient('cline', 'Cline', serverOptions, clientOptions);
     client.registerFeature(clineFeature);
@@ -789,6 +800,20 @@ class ClineExtension {
           void vscode.window.showInformationMessage('Cline asks a question: answer it in the Cline chat.', 'Open Chat').then((open) => open && this.chatView.reveal());
         }
         return answer;
+      },
+    };
+  }
+
+  /** externalOpener opens addresses in the user's browser through VS Code. */
+  private externalOpener(): ExternalOpener {
+    return {
+      // The API declares a Uri, but its implementation takes the string
+      // too and keeps it as given, where a Uri would come out with its
+      // escapes decoded (see protocol/external.ts).
+      openExternal: (address) => vscode.env.openExternal(address as unknown as vscode.Uri),
+      refused: (address, why) => {
+        this.view.error(undefined, `Did not open ${address}: ${why}`);
+        vscode.window.showWarningMessage(`Cline: did not open ${address}: ${why}`);
       },
     };
   }

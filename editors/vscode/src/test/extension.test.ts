@@ -239,6 +239,22 @@ test('Cline: Checkpoints… previews the picked checkpoint and restores its file
   assert.deepEqual(scripted.errors, []);
 });
 
+test("the daemon's request to open an MCP sign-in page opens the address, as written, in the browser", async () => {
+  // The language client runs the middleware for window/showDocument.
+  const showDocument = (FakeLanguageClient.last!.clientOptions as any).middleware.window.showDocument;
+  const toEditor = async () => {
+    throw new Error('an external address went to the editor');
+  };
+  const address = 'https://auth.example.com/authorize?resource=https%3A%2F%2Fmcp.example.com%2Fmcp%3Forg%3Da%26b&state=x%2By';
+  assert.deepEqual(await showDocument({ uri: address, external: true }, toEditor), { success: true });
+  // The string itself, not a Uri: VS Code would rebuild a Uri's address with its escapes undone.
+  assert.deepEqual(scripted.opened, [address]);
+  assert.deepEqual(await showDocument({ uri: 'file:///usr/bin/xterm', external: true }, toEditor), { success: false });
+  assert.equal(scripted.opened.length, 1);
+  assert.match(scripted.warnings.at(-1) ?? '', /did not open file:\/\/\/usr\/bin\/xterm: only http and https/);
+  assert.match(output(), /Did not open file:\/\/\/usr\/bin\/xterm/);
+});
+
 test('a daemon that fails to start is reported by its own words, once, in one daemon channel', async () => {
   const bad = path.join(ws.dir, 'bad-cline-ls');
   fs.writeFileSync(bad, '#!/bin/sh\necho "cline-ls: --log-level must be one of debug, info, warn, error" >&2\nexit 2\n', { mode: 0o755 });

@@ -25,6 +25,9 @@ export const scripted = {
   settings: {} as Record<string, unknown>,
   /** env is the daemon's environment. */
   env: {} as Record<string, string>,
+  /** opened is what env.openExternal was given, as given. */
+  opened: [] as unknown[],
+  warnings: [] as string[],
 };
 
 class Uri {
@@ -132,12 +135,21 @@ export const vscode = {
     async showErrorMessage(message: string) {
       scripted.errors.push(message);
     },
+    async showWarningMessage(message: string) {
+      scripted.warnings.push(message);
+    },
     showInputBox: async () => scripted.inputs.shift(),
     showQuickPick: async (items: Array<string | { label: string }>) => {
       const want = scripted.quickPicks.shift();
       return items.find((i) => (typeof i === 'string' ? i : i.label) === want);
     },
     showTextDocument: async () => undefined,
+  },
+  env: {
+    async openExternal(target: unknown) {
+      scripted.opened.push(target);
+      return true;
+    },
   },
   languages: {
     onDidChangeDiagnostics: disposable,
