@@ -1,5 +1,7 @@
 package mcpbridge
 
+//lint:file-ignore SA1019 sampling is deprecated only from protocol version 2026-07-28; the client speaks the initialize handshake (2025-11-25 and older), where servers still ask for it.
+
 import (
 	"context"
 	"fmt"
