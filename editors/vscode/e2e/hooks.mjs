@@ -40,7 +40,12 @@ export async function hooksFlow({ chrome, node24, codeServer, common, userData, 
   const data = path.join(tmp, 'user-data');
   for (const dir of ['User', 'Machine']) {
     fs.mkdirSync(path.join(data, dir), { recursive: true });
-    fs.copyFileSync(path.join(userData, dir, 'settings.json'), path.join(data, dir, 'settings.json'));
+    // Without the main flow's model and transcript: this server's daemon
+    // takes its own from the environment.
+    const settings = JSON.parse(fs.readFileSync(path.join(userData, dir, 'settings.json'), 'utf8'));
+    delete settings['cline.transcript'];
+    delete settings['cline.model'];
+    fs.writeFileSync(path.join(data, dir, 'settings.json'), JSON.stringify(settings, null, 2));
   }
   const args = common.map((a) => (a === userData ? data : a));
   const port = await freePort();

@@ -7,7 +7,9 @@
 // reloaded to load it. The model (a fresh transcript for the new task's
 // session) asks for the references of greet, then renames it; the
 // approved rename lands in both Go buffers, the user's unsaved typing in
-// one of them included, and not on disk.
+// one of them included, and not on disk. Then an edit that breaks the
+// build comes back with gopls's error from VS Code's diagnostics, and the
+// one that fixes it says so.
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -41,7 +43,17 @@ const transcript = {
       expect: { last_tool_result_contains: 'other.go:4:9: var _ = greet', last_tool_result_is_error: false },
       events: [{ text: 'Renaming greet.' }, { tool_call: { id: 'l2', name: 'rename_symbol', args: { path: 'main.go', symbol: 'greet', line: 3, new_name: 'salute' } } }],
     },
-    { expect: { last_tool_result_is_error: false }, events: [{ text: 'Renamed everywhere.' }] },
+    // An edit that breaks the build comes back with gopls's new error, as
+    // VS Code's diagnostics report it; the edit that fixes it says so.
+    {
+      expect: { last_tool_result_is_error: false },
+      events: [{ text: 'Breaking it.' }, { tool_call: { id: 'l3', name: 'editor', args: { path: 'main.go', old_text: 'return "hi"', new_text: 'return 1' } } }],
+    },
+    {
+      expect: { last_tool_result_contains: 'cannot use 1 (untyped int constant) as string value' },
+      events: [{ text: 'Fixing it.' }, { tool_call: { id: 'l4', name: 'editor', args: { path: 'main.go', old_text: 'return 1', new_text: 'return "hi"' } } }],
+    },
+    { expect: { last_tool_result_contains: 'fixed error at line 3' }, events: [{ text: 'Renamed everywhere.' }] },
   ],
 };
 
@@ -78,6 +90,15 @@ export async function lspScenario({ page, tmp, ws, transcriptFile, common, step,
     const now = disk();
     for (const n of ['main.go', 'other.go']) if (now[n] !== files[n]) throw new Error(`${n} on disk ${when}: ${JSON.stringify(now[n])}, want it unchanged`);
   };
+
+  // gopls's diagnostics of an edited buffer can take seconds on a loaded
+  // machine: the daemon (restarted by the reload below) waits for them.
+  const cfgDir = path.join(tmp, 'config', 'cline-ls');
+  fs.mkdirSync(cfgDir, { recursive: true });
+  const cfgFile = path.join(cfgDir, 'config.json');
+  const cfg = fs.existsSync(cfgFile) ? JSON.parse(fs.readFileSync(cfgFile, 'utf8')) : {};
+  cfg.diagnostics = { settleMs: 20000 };
+  fs.writeFileSync(cfgFile, JSON.stringify(cfg));
 
   step('lsp: installing the test-only gopls extension');
   const vsix = packageTestExtension(tmp, verbose);
@@ -122,7 +143,14 @@ export async function lspScenario({ page, tmp, ws, transcriptFile, common, step,
   await card.getByRole('button', { name: 'Allow', exact: true }).waitFor();
   assertDisk('while the rename waits for approval');
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
-  await chat.locator('.msg.agent', { hasText: 'Renamed everywhere.' }).waitFor();
+  for (const said of ['Breaking it.', 'Fixing it.']) {
+    await chat.locator('.msg.agent', { hasText: said }).waitFor();
+    await chat.locator('details.card.waiting').getByRole('button', { name: 'Allow', exact: true }).click();
+  }
+  // The transcript's expectations: the break's result named gopls's
+  // error, the fix's said it was fixed.
+  await chat.locator('.msg.agent', { hasText: 'Renamed everywhere.' }).waitFor({ timeout: 90_000 });
+  step('lsp: an edit that broke the build came back with gopls\'s error, its fix said so');
   await waitBuffer(page, 'main.go', files['main.go'].replaceAll('greet', 'salute'), 'after the rename');
   await waitBuffer(page, 'other.go', (files['other.go'] + typed).replaceAll('greet', 'salute'), 'after the rename');
   assertDisk('after the rename');

@@ -51,7 +51,12 @@ export async function mcpFlow({ chrome, node24, codeServer, common, userData, fr
   const data = path.join(tmp, 'user-data');
   for (const dir of ['User', 'Machine']) {
     fs.mkdirSync(path.join(data, dir), { recursive: true });
-    fs.copyFileSync(path.join(userData, dir, 'settings.json'), path.join(data, dir, 'settings.json'));
+    // Without the main flow's model and transcript: this server's daemon
+    // takes its own from the environment.
+    const settings = JSON.parse(fs.readFileSync(path.join(userData, dir, 'settings.json'), 'utf8'));
+    delete settings['cline.transcript'];
+    delete settings['cline.model'];
+    fs.writeFileSync(path.join(data, dir, 'settings.json'), JSON.stringify(settings, null, 2));
   }
   // The server in the user's config file, as a user configures it; its
   // calls run without asking, so that the questions are the server's.
