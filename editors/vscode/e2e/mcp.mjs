@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ownUserData, paletteCommand, stopServer } from './ownserver.mjs';
 
 const transcript = {
   model: 'replay-vscode-mcp',
@@ -48,16 +49,7 @@ export async function mcpFlow({ chrome, node24, codeServer, common, userData, fr
   fs.mkdirSync(ws);
   fs.writeFileSync(path.join(ws, 'notes.txt'), 'MCP\n');
   // The main flow's settings, in a user data folder of this server's own.
-  const data = path.join(tmp, 'user-data');
-  for (const dir of ['User', 'Machine']) {
-    fs.mkdirSync(path.join(data, dir), { recursive: true });
-    // Without the main flow's model and transcript: this server's daemon
-    // takes its own from the environment.
-    const settings = JSON.parse(fs.readFileSync(path.join(userData, dir, 'settings.json'), 'utf8'));
-    delete settings['cline.transcript'];
-    delete settings['cline.model'];
-    fs.writeFileSync(path.join(data, dir, 'settings.json'), JSON.stringify(settings, null, 2));
-  }
+  const data = ownUserData(tmp, userData);
   // The server in the user's config file, as a user configures it; its
   // calls run without asking, so that the questions are the server's.
   const config = path.join(tmp, 'config');
@@ -175,24 +167,7 @@ export async function mcpFlow({ chrome, node24, codeServer, common, userData, fr
     throw err;
   } finally {
     await context.close().catch(() => undefined);
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
-      const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopServer(server);
     if (ok) fs.rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/** paletteCommand runs the command title from the palette, its row clicked within ten seconds or not at all. */
-async function paletteCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ timeout: 10_000 });
-  await row.click();
 }
