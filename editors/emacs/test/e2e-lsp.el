@@ -208,7 +208,7 @@
       (e2e-check "other.go is unsaved" (buffer-modified-p)))
     (e2e-check-equal "main.go on disk is untouched" (e2e-lsp-disk "main.go") (cdr (assoc "main.go" e2e-lsp-files)))
     (e2e-check-equal "other.go on disk is untouched" (e2e-lsp-disk "other.go") (cdr (assoc "other.go" e2e-lsp-files)))
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (provide 'e2e-lsp)
 ;;; e2e-lsp.el ends here

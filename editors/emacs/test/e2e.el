@@ -205,12 +205,14 @@ asks again) and saw the change: in the question, or in the document
       server)))
 
 (defun e2e-shutdown (server)
-  "Shut SERVER down from hello.txt's buffer, which it manages.
+  "Shut SERVER down from a buffer it manages (hello.txt's when it is one).
 The Eglot of Emacs 30.1 sends the current buffer's pending changes
 first, and in a buffer it does not manage fails an assertion of
 track-changes instead."
-  (let ((buf (find-buffer-visiting e2e-file)))
-    (if (and buf (buffer-local-value 'eglot--managed-mode buf))
+  (let* ((hello (find-buffer-visiting e2e-file))
+         (managed (cl-remove-if-not #'buffer-live-p (eglot--managed-buffers server)))
+         (buf (if (memq hello managed) hello (car managed))))
+    (if buf
         (with-current-buffer buf (eglot-shutdown server))
       (eglot-shutdown server))))
 
@@ -861,7 +863,7 @@ mention as @hello.txt, not the file's text), and the plan is shown again."
       (e2e-wait "the plan turn to end" (lambda () (> (e2e-turns-ended) before))))
     (setq id (cline--session-id cline--session))
     (e2e-check-session-log "PLAN: greet the world in hello.txt, one line.")
-    (eglot-shutdown server)
+    (e2e-shutdown server)
     (e2e-wait "the daemon to stop" (lambda () (not (jsonrpc-running-p server))))
     (setq server (e2e-restart-plugin buf "-2.json"))
     (with-current-buffer buf (cline-resume))
@@ -881,7 +883,7 @@ mention as @hello.txt, not the file's text), and the plan is shown again."
                (e2e-buffer-text "*cline*"))
     (e2e-send-and-wait "G o SPC a h e a d C-c C-c")
     (e2e-check-session-log "Going ahead with the plan.")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-stockedits ()
   "Stock Eglot (no plugin): one edit of two replacements.  Eglot applies
@@ -919,7 +921,7 @@ buffer holds both replacements."
       (with-current-buffer buf
         (e2e-check-equal "the buffer holds both replacements" (buffer-string) "ALPHA\nbeta\ngamma\nDELTA\n")
         (set-buffer-modified-p nil))
-      (eglot-shutdown server))))
+      (e2e-shutdown server))))
 
 (defun e2e-flow-livemodel ()
   "The model switched from the chat applies to the session in use: its
@@ -944,7 +946,7 @@ both turns get its one reply.)"
                         (cline-status-string t) "/200k")
     (e2e-check-contains "the switch says it applies to this session"
                         (e2e-buffer-text "*Messages*") "from the next turn of this session")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-killed ()
   "The daemon is killed after a turn; once cline-ls runs again, the next
@@ -983,7 +985,7 @@ history and its honest token totals."
     (e2e-check-session-log "It was banana.")
     (e2e-check-contains "the session's totals are the daemon's, both turns counted"
                         (cline-status-string t) "session 107 tok")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-jsonrpc-daemon (name)
   "Start another cline-ls NAME on the same state folder, as another
@@ -1055,7 +1057,7 @@ prompts."
                  (condition-case err (progn (cline--prompt cline--session "hello") nil)
                    (user-error (string-search "read-only" (error-message-string err)))))
       (jsonrpc-shutdown other)
-      (eglot-shutdown server))))
+      (e2e-shutdown server))))
 
 (defun e2e-fully-shown (buf)
   "Non-nil when a window shows BUF's text whole, first line to last."
@@ -1149,7 +1151,7 @@ time, and previewed without fences."
         (e2e-check-contains "the preview shows the change back" preview "SIX")
         (e2e-check "the preview has no Markdown fences" (not (string-search "```" preview)) preview))
       (with-current-buffer buf (set-buffer-modified-p nil))
-      (eglot-shutdown server))))
+      (e2e-shutdown server))))
 
 (defun e2e-flow-hunkparse ()
   "The reading of an approval's diff into hunks and their application to

@@ -41,7 +41,7 @@ the turn to end; return the approval views' texts, in order."
                (`(,edit) (e2e-hooks-run buf '("a"))))
     (e2e-check-contains "the one approval is the edit of main.go" edit "main.go")
     (e2e-hooks-check-cards)
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-hooks-trust ()
   "The folder's hooks: the trust question lists them; A trusts, they run."
@@ -53,7 +53,7 @@ the turn to end; return the approval views' texts, in order."
     (e2e-check-contains "it lists the PreToolUse command" trust "PreToolUse: ")
     (e2e-check-contains "then the edit asks" edit "main.go")
     (e2e-hooks-check-cards)
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 (defun e2e-flow-hooks-distrust ()
   "The folder's hooks declined with r: they never run; the rm -rf asks."
@@ -65,6 +65,6 @@ the turn to end; return the approval views' texts, in order."
     (e2e-check "no hook ran" (not (string-search "Hook PreToolUse" (e2e-buffer-text "*cline*")))
                (e2e-buffer-text "*cline*"))
     (e2e-check-session-log "Left the build folder alone." "[turn ended: end_turn]")
-    (eglot-shutdown server)))
+    (e2e-shutdown server)))
 
 ;;; hooks.el ends here

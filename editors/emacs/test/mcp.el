@@ -43,6 +43,6 @@ tools: whoami, and ask, whose questions are answered here."
                     (e2e-asked 'read-string "Your name")
                     (e2e-asked 'completing-read "colour (default: blue)"))
                (format "%S" e2e-asked))
-    (with-current-buffer buf (eglot-shutdown server))))
+    (e2e-shutdown server)))
 
 ;;; mcp.el ends here
