@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ownUserData, paletteCommand, stopServer } from './ownserver.mjs';
+import { openWorkbench, ownUserData, paletteCommand, serverArgs, stopServer } from './ownserver.mjs';
 
 function need(name) {
   const v = process.env[name];
@@ -53,7 +53,7 @@ export async function hooksFlow({ chrome, node24, codeServer, common, userData, 
   step(`hooks: starting code-server on port ${port}`);
   const server = spawn(
     node24,
-    [codeServer, ...args, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ws],
+    [codeServer, ...args, ...serverArgs(port, ws)],
     { env, stdio: ['ignore', out, out] },
   );
   const page = await chrome.newPage({ viewport: { width: 1280, height: 800 } });
@@ -61,10 +61,7 @@ export async function hooksFlow({ chrome, node24, codeServer, common, userData, 
   let ok = false;
   try {
     const base = `http://127.0.0.1:${port}`;
-    await waitHTTP(`${base}/healthz`, server, 60_000);
-    await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
-    await page.locator('.monaco-workbench').waitFor();
-    await page.locator('.monaco-workbench').click({ position: { x: 640, y: 400 } }).catch(() => undefined);
+    await openWorkbench(page, server, base, ws, waitHTTP);
     step('hooks: workbench loaded');
 
     // The palette lists the commands known when it opens: right after

@@ -41,3 +41,16 @@ export async function paletteCommand(page, title) {
   await row.waitFor({ timeout: 10_000 });
   await row.click();
 }
+
+/** serverArgs are code-server's flags for a test server on port, opening folder ws. */
+export function serverArgs(port, ws) {
+  return ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ws];
+}
+
+/** openWorkbench waits for the server at base, opens folder ws in page and waits for the workbench, focused. */
+export async function openWorkbench(page, server, base, ws, waitHTTP) {
+  await waitHTTP(`${base}/healthz`, server, 60_000);
+  await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  await page.locator('.monaco-workbench').click({ position: { x: 640, y: 400 } }).catch(() => undefined);
+}
