@@ -2,7 +2,6 @@ package emacs_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/mcptest"
@@ -18,8 +17,6 @@ import (
 // and its elicitation is asked in Emacs (flow mcp, test/mcp.el).
 func TestEmacsMCPSignInAndQuestions(t *testing.T) {
 	emacs := emacsOrSkip(t)
-	// By name: under CI's Debian 13 root the editor, and the browser it
-	// starts, run in that root, with its own python3.
 	testenv.LookPath(t, "python3", "the stand-in browser follows the sign-in page with it")
 	here, err := os.Getwd()
 	if err != nil {
@@ -27,11 +24,7 @@ func TestEmacsMCPSignInAndQuestions(t *testing.T) {
 	}
 	srv := mcptest.NewOAuthServer(t)
 	dir := t.TempDir()
-	browser, log := filepath.Join(dir, "browser"), filepath.Join(dir, "browser.log")
-	script := "#!/bin/sh\nexec python3" + ` -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" >>` + log + " 2>&1\n"
-	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	browser, log := mcptest.StandInBrowser(t, dir)
 	runFlow(t, emacs, testbin.CLI(t), here, flow{name: "mcp", disk: "hello\n", minChecks: 6,
 		setup: func(home, ws string) []string {
 			return []string{"MCPTEST_URL=" + srv.URL, "BROWSER=" + browser, "MCPTEST_BROWSER_LOG=" + log}

@@ -1,8 +1,6 @@
 package nvim_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/mcptest"
@@ -16,16 +14,10 @@ import (
 // the page as a browser would, so that the redirect reaches the daemon.
 // The server's tools then work, and its elicitation is asked in Neovim.
 func TestMCPSignInAndQuestions(t *testing.T) {
-	// By name: under CI's Debian 13 root the editor, and the browser it
-	// starts, run in that root, with its own python3.
 	testenv.LookPath(t, "python3", "the stand-in browser follows the sign-in page with it")
 	srv := mcptest.NewOAuthServer(t)
 	dir := t.TempDir()
-	browser, log := filepath.Join(dir, "browser"), filepath.Join(dir, "browser.log")
-	script := "#!/bin/sh\nexec python3" + ` -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" >>` + log + " 2>&1\n"
-	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	browser, log := mcptest.StandInBrowser(t, dir)
 	t.Setenv("BROWSER", browser)
 	t.Setenv("MCPTEST_URL", srv.URL)
 	t.Setenv("MCPTEST_BROWSER_LOG", log)

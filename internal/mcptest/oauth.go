@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -330,4 +332,19 @@ func randomString() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// StandInBrowser writes the program a test gives an editor as the user's
+// browser ($BROWSER): it fetches the address it is given, following
+// redirects as a browser would, and appends the page to the log it
+// returns. It runs python3 by name, so that an editor run in another
+// root (CI's Debian 13) finds that root's own. The test checks python3 is
+// there (testenv.LookPath).
+func StandInBrowser(t interface{ Fatal(...any) }, dir string) (browser, log string) {
+	browser, log = filepath.Join(dir, "browser"), filepath.Join(dir, "browser.log")
+	script := "#!/bin/sh\nexec python3" + ` -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" >>` + log + " 2>&1\n"
+	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return browser, log
 }
