@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/approval"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -22,12 +22,11 @@ import (
 // same as the LSP dialect's.
 
 const (
-	methodAuthenticate      = "authenticate"
-	methodRequestPermission = "session/request_permission"
-	methodReadTextFile      = "fs/read_text_file"
-	methodWriteTextFile     = "fs/write_text_file"
-	methodACPCancelRequest  = "$/cancel_request"
-	methodSessionClose      = "session/close"
+	methodAuthenticate     = "authenticate"
+	methodReadTextFile     = "fs/read_text_file"
+	methodWriteTextFile    = "fs/write_text_file"
+	methodACPCancelRequest = "$/cancel_request"
+	methodSessionClose     = "session/close"
 )
 
 // acpCaps is what an ACP client declared.
@@ -62,6 +61,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	// environment and the config file.
 	s.cfg.reset()
 	s.mu.Unlock()
+	s.approvals.SetChannels(approval.ChannelsFor(approval.Client{ACP: true}))
 	version := s.opts.Version
 	if version == "" {
 		version = "dev"
@@ -149,55 +149,6 @@ func (s *Server) cancelRequest(raw []byte) error {
 		return invalidParams("requestId: must be a number or a string")
 	}
 	return nil
-}
-
-// askACP asks through session/request_permission.
-func (a *approvals) askACP(ctx context.Context, sessionID string, req session.ApprovalRequest) (session.ApprovalOutcome, error) {
-	d := req.Description
-	toolCall := wire.PermissionToolCall{
-		ToolCallID: req.CallID,
-		Title:      d.Title,
-		Kind:       wire.ToolKind(d.Kind),
-		Status:     wire.StatusPending,
-		Locations:  a.s.absLocations(session.Locations(d.Locations)),
-		RawInput:   session.ClientInput(req.Args),
-	}
-	var files []session.DiffFile
-	for _, c := range d.Changes {
-		if c.NewText != nil && c.MoveTo == "" {
-			files = append(files, session.DiffFile{Path: c.Path, OldText: c.OldText, NewText: *c.NewText, Existed: c.Existed})
-		}
-	}
-	toolCall.Content = append(toolCall.Content, session.DiffContent(files)...)
-	if pv := d.ReadablePreview(); len(toolCall.Content) == 0 && pv != "" {
-		toolCall.Content = append(toolCall.Content, wire.Text(pv))
-	}
-	if d.Command != "" {
-		toolCall.Content = append(toolCall.Content, wire.Text("$ "+d.Command))
-	}
-	var res struct {
-		Outcome struct {
-			Outcome  string `json:"outcome"`
-			OptionID string `json:"optionId"`
-		} `json:"outcome"`
-	}
-	err := a.s.call(ctx, methodRequestPermission, wire.RequestPermissionParams{
-		SessionID: sessionID, ToolCall: toolCall, Options: approvalOptions(req),
-	}, &res)
-	if err != nil {
-		if ctx.Err() != nil {
-			return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
-		}
-		return session.ApprovalOutcome{}, fmt.Errorf("asking for permission: %w", err)
-	}
-	if res.Outcome.Outcome != "selected" {
-		return session.ApprovalOutcome{Choice: session.ApprovalCancelled}, nil
-	}
-	switch c := session.ApprovalChoice(res.Outcome.OptionID); c {
-	case session.AllowOnce, session.AllowAlways, session.RejectOnce, session.RejectAlways:
-		return session.ApprovalOutcome{Choice: c}, nil
-	}
-	return session.ApprovalOutcome{Choice: session.RejectOnce, Feedback: "unknown option " + res.Outcome.OptionID}, nil
 }
 
 // acpRead reads a file through the client, which answers with its buffer

@@ -189,7 +189,7 @@ func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, comma
 	if !mayAsk || s.hookTrust.dismissed[key] {
 		return false
 	}
-	out, err := s.approvals.ask(ctx, sessionID, trustQuestion(folder, commands))
+	out, err := s.approvals.Ask(ctx, sessionID, trustQuestion(folder, commands))
 	// Only the two answers offered are remembered: a dismissed question,
 	// one the editor could not ask, or an option that was not shown is
 	// no trust, for this connection only.

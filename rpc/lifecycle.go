@@ -183,6 +183,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	s.enc = enc
 	s.caps = caps
 	s.mu.Unlock()
+	s.approvals.SetChannels(approvalChannels(caps))
 	s.reportSettingsFile()
 	s.folders.Add(s.admitFolders(context.Background(), folders)...)
 	// The watcher and the cleaning of stale temporary files start with

@@ -261,13 +261,13 @@ type mcpElicitor struct{ s *Server }
 
 func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema json.RawMessage) (string, map[string]any) {
 	s := e.s
-	can, viaCline := s.canAskForMCP()
-	if !can {
+	ask := s.approvals.Channels()
+	if !ask.CanAsk() {
 		s.log.Info("mcp: a server's question was declined: the client has no way to ask the user", "server", server)
 		return mcpbridge.ElicitDecline, nil
 	}
 	const answer, decline = "Answer", "Decline"
-	a, ok, err := s.askQuestion(ctx, "", fmt.Sprintf("MCP server %s asks: %s", server, message), []string{answer, decline})
+	a, ok, err := s.approvals.Question(ctx, "", fmt.Sprintf("MCP server %s asks: %s", server, message), []string{answer, decline})
 	switch {
 	case err != nil || !ok:
 		return mcpbridge.ElicitCancel, nil
@@ -276,7 +276,7 @@ func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema 
 	}
 	content := map[string]any{}
 	for _, f := range mcpbridge.ElicitFields(schema) {
-		if len(f.Choices) == 0 && (f.Default != nil || !viaCline) {
+		if len(f.Choices) == 0 && (f.Default != nil || !ask.FreeText()) {
 			if f.Default == nil && f.Required {
 				s.log.Info("mcp: a server's question was cancelled: a field needs a typed answer the client cannot take", "server", server, "field", f.Name)
 				return mcpbridge.ElicitCancel, nil
@@ -287,25 +287,13 @@ func (e mcpElicitor) Elicit(ctx context.Context, server, message string, schema 
 		if f.Default != nil {
 			q += fmt.Sprintf(" (default: %v)", f.Default)
 		}
-		a, ok, err := s.askQuestion(ctx, "", q, f.Choices)
+		a, ok, err := s.approvals.Question(ctx, "", q, f.Choices)
 		if err != nil || !ok {
 			return mcpbridge.ElicitCancel, nil
 		}
 		content[f.Name] = elicitValue(f.Type, a)
 	}
 	return mcpbridge.ElicitAccept, content
-}
-
-// canAskForMCP reports whether the user can be asked what an MCP server
-// wants (an elicitation, the model), and whether cline/askQuestion, which
-// takes any answer, is the way. The connection's servers have no
-// session, so an ACP client, whose questions belong to one, cannot be
-// asked.
-func (s *Server) canAskForMCP() (can, viaCline bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	viaCline = s.caps.clineQuestions
-	return (viaCline || s.caps.showMessageReq) && s.dialect == DialectLSP, viaCline
 }
 
 // mcpSamplerIfAllowed is the sampler servers started now get: none
@@ -326,7 +314,7 @@ type mcpSampler struct{ s *Server }
 
 func (m mcpSampler) Sample(ctx context.Context, server string, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
 	s := m.s
-	if can, _ := s.canAskForMCP(); !can {
+	if !s.approvals.Channels().CanAsk() {
 		return mcpbridge.SampleResult{}, fmt.Errorf("cline-ls cannot ask its user to lend the model here (no way to ask), so sampling/createMessage is refused")
 	}
 	last := req.Messages[len(req.Messages)-1].Text
@@ -336,7 +324,7 @@ func (m mcpSampler) Sample(ctx context.Context, server string, req mcpbridge.Sam
 	const allow, deny = "Allow", "Deny"
 	q := fmt.Sprintf("MCP server %s asks to use your model (%d messages, a reply of up to %d tokens, on your account). Its last message: %s",
 		server, len(req.Messages), req.MaxTokens, last)
-	a, ok, err := s.askQuestion(ctx, "", s.redact(q), []string{deny, allow})
+	a, ok, err := s.approvals.Question(ctx, "", s.redact(q), []string{deny, allow})
 	if err != nil || !ok || a != allow {
 		return mcpbridge.SampleResult{}, fmt.Errorf("the user did not let the server use the model")
 	}

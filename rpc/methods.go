@@ -25,12 +25,10 @@ const (
 	methodApplyEdit          = "workspace/applyEdit"
 
 	// cline/ methods (PROTOCOL.md §4–6).
-	methodApprovalRequest  = "cline/approvalRequest"
 	methodApprovalResponse = "cline/approvalResponse"
 	methodClineDiff        = "cline/diff"
 	methodCallTool         = "cline/callTool"
 	methodTools            = "cline/tools"
-	methodAskQuestion      = "cline/askQuestion"
 	methodDiagnostics      = "cline/diagnostics" // PROTOCOL.md §10
 	methodLSPRequest       = "cline/lspRequest"  // PROTOCOL.md §11
 

@@ -109,7 +109,7 @@ func init() {
 	// Tools and approvals.
 	serve(methodCallTool, inLSP, (*Server).callTool)
 	serve(methodTools, inLSP, params((*Server).renderTools))
-	serve(methodApprovalResponse, inLSP, params(func(s *Server, raw []byte) (any, error) { return s.approvals.respond(raw) }))
+	serve(methodApprovalResponse, inLSP, params(approvalResponse))
 
 	// Sessions.
 	serve(methodSessionNew, inLSP, params((*Server).sessionNew))

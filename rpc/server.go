@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/approval"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -91,7 +92,7 @@ type Server struct {
 	ws         wsState
 	sess       sessions
 	progress   progress
-	approvals  approvals
+	approvals  *approval.Broker
 	hookTrust  hookTrust
 	mcp        mcpServers
 	ckpt       checkpointState
@@ -150,8 +151,7 @@ func NewServer(opts Options) *Server {
 	}
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
-	s.approvals.s = s
-	s.approvals.msgReq = make(chan struct{}, 1)
+	s.approvals = newApprovals(s)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }

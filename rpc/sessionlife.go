@@ -220,7 +220,7 @@ func (s *Server) sessionCancel(raw []byte) error {
 		return nil
 	}
 	ls.Cancel()
-	s.approvals.cancelSession(p.SessionID)
+	s.approvals.CancelSession(p.SessionID)
 	return nil
 }
 
@@ -408,11 +408,11 @@ func (s *Server) cancelAll() {
 	list := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
 	for id, ls := range s.sess.byID {
 		list = append(list, ls)
-		s.approvals.cancelSession(id)
+		s.approvals.CancelSession(id)
 	}
 	for _, ls := range s.sess.editor {
 		list = append(list, ls)
-		s.approvals.cancelSession(ls.ID())
+		s.approvals.CancelSession(ls.ID())
 	}
 	s.sess.mu.Unlock()
 	for _, ls := range list {
@@ -569,7 +569,7 @@ func (s *Server) saved(id string) bool {
 // servers stopped.
 func (s *Server) release(ls *liveSession) {
 	ls.Cancel()
-	s.approvals.cancelSession(ls.ID())
+	s.approvals.CancelSession(ls.ID())
 	ls.turns.Wait()
 	ls.WaitIdle()
 	ls.Close()

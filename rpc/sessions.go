@@ -238,9 +238,6 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		return nil, err
 	}
 	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
-	s.mu.Lock()
-	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
-	s.mu.Unlock()
 	extra, mcpImpls := s.mcpFor(ownMCP)
 	// A session's background commands live as long as it does (closed
 	// or released); a subagent runs none.
@@ -281,7 +278,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		Subagents:  subagents,
 		Files:      f,
 		Policy:     policy,
-		Approver:   s.approvals.approver(id),
+		Approver:   s.approvals.Approver(id),
 		Updates: func(u wire.SessionUpdate) {
 			ls.noteUpdate(u)
 			s.sendUpdate(id, u)
@@ -318,9 +315,9 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if st.Context != nil {
 		cfg.CompactAt = st.Context.CompactAt
 	}
-	if canAsk {
+	if s.approvals.Channels().CanAsk() {
 		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
-			return s.askQuestion(ctx, id, q, opts)
+			return s.approvals.Question(ctx, id, q, opts)
 		}
 	}
 	if !subagent {
