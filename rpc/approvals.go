@@ -77,7 +77,7 @@ func (a *approvals) ask(ctx context.Context, sessionID string, req session.Appro
 	viaCline := a.s.caps.clineApprovals
 	acp := a.s.dialect == DialectACP
 	a.s.mu.Unlock()
-	if note := a.s.diskNote(sessionID, req.Description.Changes); note != "" {
+	if note := a.s.delivery.DiskNote(sessionID, req.Description.Changes); note != "" {
 		req.Description.Title += ": " + note
 	}
 	if acp {

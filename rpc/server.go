@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -97,7 +98,7 @@ type Server struct {
 	ckpt       checkpointState
 	acpcfg     acpConfigState
 	modelLists modelLists
-	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
+	delivery   *delivery.Delivery
 	closing    bool           // guarded by ws.mu
 	bg         sync.WaitGroup // background work the server owns
 	bgCtx      context.Context
@@ -153,6 +154,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.delivery = newDelivery(s)
 	return s
 }
 
