@@ -1,17 +1,12 @@
 package rpc
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/approval"
-	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -23,7 +18,6 @@ import (
 
 const (
 	methodAuthenticate     = "authenticate"
-	methodReadTextFile     = "fs/read_text_file"
 	methodWriteTextFile    = "fs/write_text_file"
 	methodACPCancelRequest = "$/cancel_request"
 	methodSessionClose     = "session/close"
@@ -149,128 +143,4 @@ func (s *Server) cancelRequest(raw []byte) error {
 		return invalidParams("requestId: must be a number or a string")
 	}
 	return nil
-}
-
-// acpRead reads a file through the client, which answers with its buffer
-// when it has one open. A file that is not on disk is treated as missing
-// without asking (the client has no buffer for a file that never existed).
-// The text is marked Open only when edits go back through the client too:
-// a client that reads but does not write has its files edited on disk.
-// The text read is kept for the next edit's planning (acpPlanRead).
-func (f *files) acpRead(ctx context.Context, abs string) (tools.FileText, bool, error) {
-	f.s.mu.Lock()
-	can := f.s.acp.readTextFile && f.s.dialect == DialectACP
-	f.s.mu.Unlock()
-	if !can || f.sessionID == "" {
-		return tools.FileText{}, false, nil
-	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return tools.FileText{}, true, nil
-	}
-	if err == nil && fi.IsDir() {
-		return tools.FileText{}, true, fmt.Errorf("%s is a directory, not a file", f.Display(abs))
-	}
-	var res struct {
-		Content string `json:"content"`
-	}
-	if err := f.s.call(ctx, methodReadTextFile, wire.ReadTextFileParams{SessionID: f.sessionID, Path: abs}, &res); err != nil {
-		return tools.FileText{}, true, fmt.Errorf("the editor could not read %s: %s", f.Display(abs), clientError(err))
-	}
-	ft := tools.FileText{Text: res.Content, Exists: true, Open: f.acpWrites()}
-	if fi != nil {
-		ft.Mode = fi.Mode().Perm()
-	}
-	if ft.Open { // only edits through the client plan on these (acpPlanRead)
-		f.mu.Lock()
-		f.acpReads[abs] = ft
-		f.mu.Unlock()
-	}
-	return ft, true, nil
-}
-
-// acpPlanRead is the reader an edit plans against in the ACP dialect: the
-// text the client gave for the path since the last edit, which is what the
-// call's description (and so the permission request) showed, or a fresh
-// read. Each edit consumes the texts and forgets the others (acpForget),
-// so one read and one edit cost two fs/read_text_file calls, not three.
-func (f *files) acpPlanRead(ctx context.Context, abs string) (tools.FileText, error) {
-	f.mu.Lock()
-	ft, ok := f.acpReads[abs]
-	delete(f.acpReads, abs)
-	f.mu.Unlock()
-	if ok {
-		return ft, nil
-	}
-	return f.Read(ctx, abs)
-}
-
-// acpForget drops the texts kept by acpRead, once an edit is done with
-// them: the next edit reads again.
-func (f *files) acpForget() {
-	f.mu.Lock()
-	clear(f.acpReads)
-	f.mu.Unlock()
-}
-
-// clientError is the message of an error answer from the client. SDKs
-// wrap a handler's failure as "Internal error" and put its own message in
-// data (the TypeScript SDK under "details", the Go SDK under "error"), so
-// that is where the reason a user can act on is.
-func clientError(err error) string {
-	var je *jsonrpc2.Error
-	if !errors.As(err, &je) {
-		return err.Error()
-	}
-	var detail string
-	if len(je.Data) > 0 {
-		var str string
-		var obj map[string]any
-		switch {
-		case json.Unmarshal(je.Data, &str) == nil:
-			detail = str
-		case json.Unmarshal(je.Data, &obj) == nil:
-			for _, k := range []string{"message", "details", "error"} {
-				if v, ok := obj[k].(string); ok && v != "" {
-					detail = v
-					break
-				}
-			}
-		}
-	}
-	switch {
-	case detail == "":
-		return je.Message
-	case je.Message == "" || je.Message == "Internal error":
-		return detail
-	}
-	return je.Message + ": " + detail
-}
-
-// acpWrite delivers whole-file writes through fs/write_text_file, all or
-// nothing: if one write fails, those already made are written back.
-func (f *files) acpWrite(ctx context.Context, writes []tools.Change) error {
-	var done []tools.Change
-	for _, c := range writes {
-		err := f.s.call(ctx, methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: c.Path, Content: *c.NewText}, nil)
-		if err != nil {
-			for i := len(done) - 1; i >= 0; i-- {
-				if done[i].Existed {
-					f.s.call(context.WithoutCancel(ctx), methodWriteTextFile, wire.WriteTextFileParams{SessionID: f.sessionID, Path: done[i].Path, Content: done[i].OldText}, nil)
-				} else {
-					os.Remove(done[i].Path)
-				}
-			}
-			return &tools.DeliveryError{Path: f.Display(c.Path), Reason: "the editor did not write it: " + clientError(err)}
-		}
-		done = append(done, c)
-	}
-	return nil
-}
-
-// acpWrites reports whether edits go through fs/write_text_file.
-func (f *files) acpWrites() bool {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	return f.s.dialect == DialectACP && f.s.acp.writeTextFile && f.sessionID != ""
 }

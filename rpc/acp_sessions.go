@@ -44,7 +44,7 @@ func (s *Server) absLocations(locs []wire.Location) []wire.Location {
 	if len(locs) == 0 {
 		return locs
 	}
-	r, err := s.newFiles().roots()
+	r, err := s.delivery.Roots()
 	if err != nil || r == nil {
 		return locs
 	}

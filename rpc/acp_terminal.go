@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -219,7 +220,7 @@ func clientErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errorString(clientError(err))
+	return errorString(delivery.ClientError(err))
 }
 
 type errorString string

@@ -34,7 +34,7 @@ func newApprovals(s *Server) *approval.Broker {
 			// The connection is made by Serve, after the broker.
 			notify: func(ctx context.Context, method string, params any) error { return s.conn.Notify(ctx, method, params) },
 		},
-		DiskNote:     s.diskNote,
+		DiskNote:     s.delivery.DiskNote,
 		AbsLocations: s.absLocations,
 		ShowDiff:     s.showDiffDocument,
 		Log:          s.log,

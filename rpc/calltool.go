@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -149,7 +150,7 @@ func (s *Server) toolSession(id, mode string) (*liveSession, error) {
 
 // reportEdits sends cline/diff for each applied edit, or window/logMessage
 // to clients without experimental.cline.diffs.
-func (s *Server) reportEdits(ctx context.Context, sessionID string, f *files, callID string, edits []tools.FileEdit) {
+func (s *Server) reportEdits(ctx context.Context, sessionID string, f *delivery.Files, callID string, edits []tools.FileEdit) {
 	s.mu.Lock()
 	viaCline := s.caps.clineDiffs
 	s.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/checkpoint"
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -424,7 +425,7 @@ func (s *Server) restoreFiles(ctx context.Context, p restoreParams) (any, error)
 	for _, c := range append(plan.Conflicts, plan.Failed...) {
 		res.Conflicts = append(res.Conflicts, conflictWire{Path: c.Path, Reason: c.Reason})
 	}
-	var edits []bufferEdit
+	var edits []delivery.BufferEdit
 	for _, b := range plan.Buffers {
 		snap := open[b.Path]
 		if b.Remove {
@@ -432,22 +433,22 @@ func (s *Server) restoreFiles(ctx context.Context, p restoreParams) (any, error)
 			continue
 		}
 		text := b.Text
-		edits = append(edits, bufferEdit{
-			change: tools.Change{Path: b.Path, NewText: &text},
-			base:   tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version},
+		edits = append(edits, delivery.BufferEdit{
+			Change: tools.Change{Path: b.Path, NewText: &text},
+			Base:   tools.FileText{Text: snap.Text, Exists: true, Open: true, Version: snap.Version},
 		})
 	}
 	if len(edits) > 0 {
-		if err := s.editBuffers(ctx, edits); err != nil {
+		if err := s.delivery.EditBuffers(ctx, edits); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			for _, e := range edits {
-				res.Conflicts = append(res.Conflicts, conflictWire{Path: e.change.Path, Reason: "the editor did not take the edit: " + err.Error()})
+				res.Conflicts = append(res.Conflicts, conflictWire{Path: e.Change.Path, Reason: "the editor did not take the edit: " + err.Error()})
 			}
 		} else {
 			for _, e := range edits {
-				res.Restored = append(res.Restored, e.change.Path)
+				res.Restored = append(res.Restored, e.Change.Path)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -111,7 +112,7 @@ const maxDiagnosticLines = 10
 // the edit introduced or fixed. A buffer whose diagnostics do not come in
 // time has no entry, nor has any when the client sends none or the wait
 // is off; ctx's end (the turn cancelled) ends the wait at once.
-func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, display func(string) string) map[string]string {
+func (s *Server) editDiagnostics(ctx context.Context, edits []delivery.BufferEdit, display func(string) string) map[string]string {
 	s.mu.Lock()
 	declared := s.caps.clineDiags
 	s.mu.Unlock()
@@ -128,17 +129,17 @@ func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, displa
 	got := make([]outcome, len(edits))
 	var wg sync.WaitGroup
 	for i, e := range edits {
-		snap, open := s.buffers.GetPath(e.change.Path)
+		snap, open := s.buffers.GetPath(e.Change.Path)
 		if !open {
 			continue
 		}
-		got[i].before, got[i].baseline = s.diags.At(snap.URI, e.base.Version)
+		got[i].before, got[i].baseline = s.diags.At(snap.URI, e.Base.Version)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			// Only a report for a version after the one the edit was
 			// made on can be of the edited text.
-			r, err := s.diags.Settled(wctx, snap.URI, e.base.Version, diagnosticsQuiet)
+			r, err := s.diags.Settled(wctx, snap.URI, e.Base.Version, diagnosticsQuiet)
 			got[i].after, got[i].ok = r, err == nil
 		}()
 	}
@@ -150,8 +151,8 @@ func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, displa
 		if !o.ok {
 			continue
 		}
-		introduced, fixed := compareDiagnostics(o.before.Diagnostics, o.after.Diagnostics, e.base.Text, *e.change.NewText)
-		out[e.change.Path] = diagnosticsNote(display(e.change.Path), introduced, fixed, o.baseline, &budget)
+		introduced, fixed := compareDiagnostics(o.before.Diagnostics, o.after.Diagnostics, e.Base.Text, *e.Change.NewText)
+		out[e.Change.Path] = diagnosticsNote(display(e.Change.Path), introduced, fixed, o.baseline, &budget)
 	}
 	return out
 }

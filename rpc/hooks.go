@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
@@ -39,7 +40,7 @@ const trustFileMax = 1 << 20
 type sessionHooks struct {
 	s          *Server
 	id, cwd    string
-	files      *files
+	files      *delivery.Files
 	transcript string
 
 	warned sync.Once // an invalid project file is told once per session
@@ -92,7 +93,7 @@ func (h *sessionHooks) Run(ctx context.Context, in hooks.Input) hooks.Outcome {
 // .cline/settings.json through the folder's root: a regular file, at most
 // projectSettingsMax bytes. None is no error.
 func (h *sessionHooks) projectHooks() (hooks.Config, error) {
-	roots, err := h.files.roots()
+	roots, err := h.files.Disk()
 	if err != nil || roots == nil || h.cwd == "" {
 		return nil, nil
 	}

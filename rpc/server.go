@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/approval"
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -98,7 +99,7 @@ type Server struct {
 	ckpt       checkpointState
 	acpcfg     acpConfigState
 	modelLists modelLists
-	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
+	delivery   *delivery.Delivery
 	closing    bool           // guarded by ws.mu
 	bg         sync.WaitGroup // background work the server owns
 	bgCtx      context.Context
@@ -151,8 +152,9 @@ func NewServer(opts Options) *Server {
 	}
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
-	s.approvals = newApprovals(s)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.delivery = newDelivery(s)
+	s.approvals = newApprovals(s)
 	return s
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
@@ -51,7 +52,7 @@ type sessions struct {
 type liveSession struct {
 	*session.Session
 	cwd    string
-	files  *files
+	files  *delivery.Files
 	log    *session.Log
 	policy *session.Policy
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
@@ -221,9 +222,7 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	s.sess.idleLoop.Do(func() { s.goBackground(func() { s.releaseIdleLoop(s.bgCtx) }) })
 	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
-	f := s.newFiles()
-	f.sessionID = id
-	f.cwd = cwd
+	f := s.delivery.Files(id, cwd)
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()

@@ -1,12 +1,10 @@
-package rpc
+package delivery
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
@@ -31,18 +29,18 @@ var errStale = errors.New("the buffer changed while the edit was being delivered
 // waiting; if another edit holds it, everything is released and the call
 // starts over, this time waiting for all the locks it now knows of, in
 // order, so that no two calls can wait on each other.
-func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
-	r, _ := f.roots() // without folders, the plan's own reads fail and say why
-	ls := &lockSet{locks: &f.s.ws.locks, roots: r, held: make(map[string]bool)}
+func (f *Files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
+	r, _ := f.d.Roots() // without folders, the plan's own reads fail and say why
+	ls := &lockSet{locks: f.d.cfg.Locks, roots: r, held: make(map[string]bool)}
 	defer ls.unlockAll()
 	for {
 		changes, err := f.applyLocked(ctx, plan, ls)
 		if !ls.missed {
-			if err == nil && len(ls.delivered) > 0 {
+			if err == nil && len(ls.delivered) > 0 && f.d.cfg.Diagnose != nil {
 				// The editor's diagnostics of the edited text come
 				// after it: wait for them without holding the files.
 				ls.unlockAll()
-				notes := f.s.editDiagnostics(ctx, ls.delivered, f.Display)
+				notes := f.d.cfg.Diagnose(ctx, ls.delivered, f.Display)
 				for i := range changes {
 					changes[i].Diagnostics = notes[changes[i].Path]
 				}
@@ -59,12 +57,12 @@ func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, 
 }
 
 // applyLocked is one attempt of Apply with the locks in ls.
-func (f *files) applyLocked(ctx context.Context, plan tools.Planner, ls *lockSet) ([]tools.Change, error) {
+func (f *Files) applyLocked(ctx context.Context, plan tools.Planner, ls *lockSet) ([]tools.Change, error) {
 	changes, err := f.applyOnce(ctx, plan, ls)
 	if !errors.Is(err, errStale) {
 		return changes, err
 	}
-	f.s.log.Info("edit met a moved buffer; re-planning on the latest text")
+	f.d.cfg.Log.Info("edit met a moved buffer; re-planning on the latest text")
 	changes, err = f.applyOnce(ctx, plan, ls)
 	if errors.Is(err, errStale) {
 		var de *tools.DeliveryError
@@ -86,7 +84,7 @@ type lockSet struct {
 	// the attempt must end without delivering and start over.
 	missed bool
 	// delivered is the buffer edits the editor took, once it took them.
-	delivered []bufferEdit
+	delivered []BufferEdit
 }
 
 // errLockBusy ends a plan's read of a file whose lock another edit holds.
@@ -151,7 +149,7 @@ type staleError struct{ de *tools.DeliveryError }
 func (e *staleError) Error() string   { return e.de.Error() }
 func (e *staleError) Unwrap() []error { return []error{errStale, e.de} }
 
-func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) ([]tools.Change, error) {
+func (f *Files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) ([]tools.Change, error) {
 	read := make(map[string]tools.FileText)
 	var readMu sync.Mutex
 	viaClient := f.acpWrites()
@@ -194,7 +192,7 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 			}
 		}
 	}
-	var bufEdits []bufferEdit
+	var bufEdits []BufferEdit
 	var diskOps, clientWrites []tools.Change
 	for _, c := range changes {
 		ft, ok := read[c.Path]
@@ -203,10 +201,10 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 			clientWrites = append(clientWrites, c)
 			continue
 		case toBuffer:
-			bufEdits = append(bufEdits, bufferEdit{change: c, base: ft})
+			bufEdits = append(bufEdits, BufferEdit{Change: c, Base: ft})
 			continue
 		}
-		if _, open := f.s.buffers.GetPath(c.Path); open {
+		if _, open := f.d.cfg.Buffers.GetPath(c.Path); open {
 			// Deleting or moving a file the user has open would leave
 			// the editor holding a buffer for a file that is gone.
 			return nil, &tools.DeliveryError{Path: f.Display(c.Path),
@@ -221,15 +219,15 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 	if len(clientWrites) > 0 {
 		if err := f.acpWrite(ctx, clientWrites); err != nil {
 			if uerr := undo(); uerr != nil {
-				f.s.log.Error("rollback of disk changes failed", "err", uerr)
+				f.d.cfg.Log.Error("rollback of disk changes failed", "err", uerr)
 			}
 			return nil, err
 		}
 	}
 	if len(bufEdits) > 0 {
-		if err := f.s.editBuffers(ctx, bufEdits); err != nil {
+		if err := f.d.EditBuffers(ctx, bufEdits); err != nil {
 			if uerr := undo(); uerr != nil {
-				f.s.log.Error("rollback of disk changes failed", "err", uerr)
+				f.d.cfg.Log.Error("rollback of disk changes failed", "err", uerr)
 			}
 			return nil, err
 		}
@@ -238,20 +236,20 @@ func (f *files) applyOnce(ctx context.Context, plan tools.Planner, ls *lockSet) 
 	return changes, nil
 }
 
-// delivery is where a change is delivered.
-type delivery int
+// route is where a change is delivered.
+type route int
 
 const (
-	toDisk   delivery = iota
-	toBuffer          // the editor's open buffer, through workspace/applyEdit
-	toClient          // the ACP client's fs/write_text_file
+	toDisk   route = iota
+	toBuffer       // the editor's open buffer, through workspace/applyEdit
+	toClient       // the ACP client's fs/write_text_file
 )
 
 // changeRoute is the one rule of where change c goes: to an ACP client
 // that writes files, to the buffer when the file is open, else to disk —
-// which the approval says (diskNote), since the user's buffers are what
+// which the approval says (DiskNote), since the user's buffers are what
 // they expect to change, not their files.
-func changeRoute(c tools.Change, viaClient, open bool) delivery {
+func changeRoute(c tools.Change, viaClient, open bool) route {
 	switch {
 	case viaClient && c.NewText != nil && c.MoveTo == "":
 		return toClient
@@ -261,37 +259,6 @@ func changeRoute(c tools.Change, viaClient, open bool) delivery {
 	return toDisk
 }
 
-// diskNote says which of an approval's changes reach the disk at once
-// ("writes notes.txt to disk"), or "" when none does.
-func (s *Server) diskNote(sessionID string, changes []tools.Change) string {
-	f := s.newFiles()
-	f.sessionID = sessionID
-	viaClient := f.acpWrites()
-	var names []string
-	for _, c := range changes {
-		_, open := s.buffers.GetPath(c.Path)
-		if changeRoute(c, viaClient, open) != toDisk {
-			continue
-		}
-		name := f.Display(c.Path)
-		switch {
-		case c.MoveTo != "":
-			names = append(names, "moves "+name+" on disk")
-		case c.NewText == nil:
-			names = append(names, "deletes "+name+" from disk")
-		default:
-			names = append(names, "writes "+name+" to disk")
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	if len(names) > 3 {
-		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
-	}
-	return strings.Join(names, ", ") + " (not open in the editor)"
-}
-
 // writeDisk applies disk changes in order and returns a function that
 // restores what they replaced. Every step goes through the workspace
 // folders' handles, so a path swapped for a link out of the workspace
@@ -299,11 +266,11 @@ func (s *Server) diskNote(sessionID string, changes []tools.Change) string {
 // replaces is read back for the undo only when something can still fail
 // after it: a later step, or (more) the deliveries to the editor that
 // follow; a single file written alone is not read a second time.
-func (f *files) writeDisk(ops []tools.Change, more bool) (undo func() error, err error) {
+func (f *Files) writeDisk(ops []tools.Change, more bool) (undo func() error, err error) {
 	if len(ops) == 0 {
 		return func() error { return nil }, nil
 	}
-	r, err := f.roots()
+	r, err := f.d.Roots()
 	if err != nil {
 		return nil, &tools.DeliveryError{Path: f.Display(ops[0].Path), Reason: err.Error()}
 	}
@@ -355,7 +322,7 @@ func (f *files) writeDisk(ops []tools.Change, more bool) (undo func() error, err
 	}
 	fail := func(path string, err error) (func() error, error) {
 		if uerr := undo(); uerr != nil {
-			f.s.log.Error("rollback of disk changes failed", "err", uerr)
+			f.d.cfg.Log.Error("rollback of disk changes failed", "err", uerr)
 		}
 		return nil, &tools.DeliveryError{Path: f.Display(path), Reason: err.Error()}
 	}

@@ -1,4 +1,4 @@
-package rpc
+package delivery
 
 import (
 	"context"
@@ -12,31 +12,13 @@ import (
 	"github.com/cline-ls/cline-ls/tools"
 )
 
-// filesServer is a server with one workspace folder and no connection:
-// enough for disk edits through files.Apply.
-func filesServer(t *testing.T) (*Server, string) {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(Options{})
-	f, err := folderFromPath(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.folders.Add(f)
-	s.foldersChanged()
-	t.Cleanup(s.stopWorkspace)
-	return s, root
-}
-
 // TestApplyConcurrentEditsOfOneFile: 4 sessions make 50 edits each, all at
 // once, every one to its own line of one large file. Each edit reads the
 // file, changes its line and writes it whole; without a lock per file two
 // edits plan on the same text and the later write erases the earlier one.
 func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
-	s, root := filesServer(t)
+	tb := newTestbed(t, Caps{})
+	root := tb.root
 	const sessions, perSession = 4, 50
 	path := filepath.Join(root, "big.txt")
 	var b strings.Builder
@@ -51,7 +33,7 @@ func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
 	var mu sync.Mutex
 	applied, failed := 0, 0
 	for sn := range sessions {
-		f := s.newFiles() // one per session, as the daemon makes them
+		f := tb.d.Files("", "") // one per session, as the daemon makes them
 		for k := range perSession {
 			n := sn*perSession + k
 			wg.Go(func() {
@@ -92,7 +74,7 @@ func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
 	if lost > 0 {
 		t.Errorf("%d of %d edits reported applied are missing from the file", lost, applied)
 	}
-	if n := s.ws.locks.Len(); n != 0 {
+	if n := tb.locks.Len(); n != 0 {
 		t.Errorf("%d locks left held", n)
 	}
 	t.Logf("concurrent edits: %d sessions × %d edits, %d applied, %d failed, %d lost", sessions, perSession, applied, failed, lost)
@@ -102,7 +84,8 @@ func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
 // in opposite orders all finish (locks are taken without waiting while a
 // plan runs, and in order when a call starts over).
 func TestApplyMultiFileLocksDoNotDeadlock(t *testing.T) {
-	s, root := filesServer(t)
+	tb := newTestbed(t, Caps{})
+	root := tb.root
 	a, b := filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")
 	for _, p := range []string{a, b} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
@@ -117,7 +100,7 @@ func TestApplyMultiFileLocksDoNotDeadlock(t *testing.T) {
 		if i%2 == 1 {
 			first, second = b, a
 		}
-		f := s.newFiles()
+		f := tb.d.Files("", "")
 		wg.Go(func() {
 			_, err := f.Apply(ctx, func(ctx context.Context, read func(string) (tools.FileText, error)) ([]tools.Change, error) {
 				var out []tools.Change

@@ -1,4 +1,4 @@
-package rpc
+package delivery
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/cline-ls/cline-ls/diff"
 	"github.com/cline-ls/cline-ls/tools"
-	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -18,11 +17,11 @@ import (
 // didChange late (Neovim debounces 150 ms, eglot waits for 0.5 s of idle).
 const catchUp = 2 * time.Second
 
-// bufferEdit is one change to an open buffer and the text it was computed
-// on.
-type bufferEdit struct {
-	change tools.Change
-	base   tools.FileText
+// BufferEdit is one change to an open buffer and the text it was
+// computed on.
+type BufferEdit struct {
+	Change tools.Change
+	Base   tools.FileText
 }
 
 // applyEditParams is workspace/applyEdit's params with versioned document
@@ -38,11 +37,13 @@ type workspaceEditWire struct {
 }
 
 type textDocumentEditWire struct {
-	TextDocument struct {
-		URI     string `json:"uri"`
-		Version int32  `json:"version"`
-	} `json:"textDocument"`
-	Edits []diff.Edit `json:"edits"`
+	TextDocument versionedDocWire `json:"textDocument"`
+	Edits        []diff.Edit      `json:"edits"`
+}
+
+type versionedDocWire struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
 }
 
 type applyEditResult struct {
@@ -50,35 +51,34 @@ type applyEditResult struct {
 	FailureReason string `json:"failureReason,omitempty"`
 }
 
-// editBuffers sends one workspace/applyEdit for all edits and waits until
+// EditBuffers sends one workspace/applyEdit for all edits and waits until
 // the mirror shows them. It returns a *staleError when the editor's buffer
 // had moved on (the caller re-plans), a *tools.DeliveryError when the
 // editor refused, and nil once every buffer holds its new text.
-func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
-	enc := s.Encoding()
+func (d *Delivery) EditBuffers(ctx context.Context, edits []BufferEdit) error {
+	caps := d.cfg.Client.Caps()
+	enc := caps.Encoding
 	var p applyEditParams
 	p.Label = "cline-ls"
 	uris := make([]string, len(edits))
 	for i, e := range edits {
-		snap, ok := s.buffers.GetPath(e.change.Path)
+		snap, ok := d.cfg.Buffers.GetPath(e.Change.Path)
 		if !ok {
-			return &tools.DeliveryError{Path: e.change.Path, Reason: "the editor closed the file"}
+			return &tools.DeliveryError{Path: e.Change.Path, Reason: "the editor closed the file"}
 		}
 		uris[i] = snap.URI
-		if snap.Version != e.base.Version {
-			return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the buffer changed while the edit was prepared"}}
+		if snap.Version != e.Base.Version {
+			return &staleError{&tools.DeliveryError{Path: e.Change.Path, Reason: "the buffer changed while the edit was prepared"}}
 		}
 		var d textDocumentEditWire
 		d.TextDocument.URI, d.TextDocument.Version = snap.URI, snap.Version
-		d.Edits = diff.TextEdits(e.base.Text, *e.change.NewText, enc)
+		d.Edits = diff.TextEdits(e.Base.Text, *e.Change.NewText, enc)
 		p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, d)
 	}
-	s.mu.Lock()
-	versioned := s.caps.docChanges
-	canEdit := s.caps.applyEdit
-	s.mu.Unlock()
+	versioned := caps.DocChanges
+	canEdit := caps.ApplyEdit
 	if !canEdit {
-		return &tools.DeliveryError{Path: edits[0].change.Path, Reason: "the editor does not support workspace/applyEdit, so its open buffer cannot be edited"}
+		return &tools.DeliveryError{Path: edits[0].Change.Path, Reason: "the editor does not support workspace/applyEdit, so its open buffer cannot be edited"}
 	}
 	if !versioned {
 		// Clients without documentChanges take unversioned edits; the
@@ -91,7 +91,7 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 	}
 
 	var res applyEditResult
-	err := s.call(ctx, methodApplyEdit, p, &res)
+	err := d.cfg.Client.Call(ctx, methodApplyEdit, p, &res)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -105,23 +105,21 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 		}
 		// A refusal because the buffer moved on shows up as a newer
 		// version in the mirror, now or shortly (didChange comes late).
-		if s.buffersMoved(ctx, edits, uris) {
-			return &staleError{&tools.DeliveryError{Path: edits[0].change.Path, Reason: reason}}
+		if d.buffersMoved(ctx, edits, uris) {
+			return &staleError{&tools.DeliveryError{Path: edits[0].Change.Path, Reason: reason}}
 		}
-		return &tools.DeliveryError{Path: edits[0].change.Path, Reason: reason}
+		return &tools.DeliveryError{Path: edits[0].Change.Path, Reason: reason}
 	}
 	// applied: true. A client that checks versions itself is believed;
 	// for the others trust the mirror, not the answer: Neovim answers true
 	// and silently skips an edit for a stale version.
-	s.mu.Lock()
-	believe := s.caps.checksVersions && versioned
-	s.mu.Unlock()
+	believe := caps.ChecksVersions && versioned
 	wctx, cancel := context.WithTimeout(ctx, catchUp)
 	defer cancel()
 	for i, e := range edits {
-		want := *e.change.NewText
-		_, err := s.buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool {
-			return snap.Version != e.base.Version && editIntact(e.base.Text, want, snap.Text)
+		want := *e.Change.NewText
+		_, err := d.cfg.Buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool {
+			return snap.Version != e.Base.Version && editIntact(e.Base.Text, want, snap.Text)
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -132,9 +130,9 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 				// mirror catch up or, if stale, is re-planned.
 				continue
 			}
-			snap, ok := s.buffers.Get(uris[i])
-			if ok && snap.Version != e.base.Version {
-				return &staleError{&tools.DeliveryError{Path: e.change.Path, Reason: "the editor skipped the edit because the buffer had changed"}}
+			snap, ok := d.cfg.Buffers.Get(uris[i])
+			if ok && snap.Version != e.Base.Version {
+				return &staleError{&tools.DeliveryError{Path: e.Change.Path, Reason: "the editor skipped the edit because the buffer had changed"}}
 			}
 			if ok && versioned {
 				// Applied to the very version it was made for, and no
@@ -143,10 +141,10 @@ func (s *Server) editBuffers(ctx context.Context, edits []bufferEdit) error {
 				// editor that skips an edit does so because its buffer had
 				// moved on, which the mirror would show; so the edit is
 				// believed, and the change checked when it comes.
-				s.checkLateChange(uris[i], e.change.Path, e.base, want)
+				d.checkLateChange(uris[i], e.Change.Path, e.Base, want)
 				continue
 			}
-			return &tools.DeliveryError{Path: e.change.Path, Reason: "the editor said the edit was applied but its buffer never showed it"}
+			return &tools.DeliveryError{Path: e.Change.Path, Reason: "the editor said the edit was applied but its buffer never showed it"}
 		}
 	}
 	return nil
@@ -160,23 +158,23 @@ const lateChange = 2 * time.Minute
 // edit the editor said it applied (want), or when no change comes: the
 // model was told the edit landed, so a buffer that says otherwise must
 // not pass in silence.
-func (s *Server) checkLateChange(uri, path string, base tools.FileText, want string) {
+func (d *Delivery) checkLateChange(uri, path string, base tools.FileText, want string) {
 	le := &lateEdit{version: base.Version, text: want}
-	s.lateEdits.Store(uri, le)
-	s.goBackground(func() {
-		defer s.lateEdits.CompareAndDelete(uri, le)
-		ctx, cancel := context.WithTimeout(s.bgCtx, lateChange)
+	d.late.Store(uri, le)
+	d.cfg.Background(func(bg context.Context) {
+		defer d.late.CompareAndDelete(uri, le)
+		ctx, cancel := context.WithTimeout(bg, lateChange)
 		defer cancel()
-		snap, err := s.buffers.Wait(ctx, uri, func(snap workspace.Snapshot) bool { return snap.Version != base.Version })
+		snap, err := d.cfg.Buffers.Wait(ctx, uri, func(snap workspace.Snapshot) bool { return snap.Version != base.Version })
 		switch {
-		case s.bgCtx.Err() != nil:
+		case bg.Err() != nil:
 		case errors.Is(err, workspace.ErrNotOpen):
 		case err != nil:
-			s.log.Warn("an applied edit was never reported", "path", path)
-			s.showMessage(wire.MessageWarning, fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but never reported the change; check the buffer", path))
+			d.cfg.Log.Warn("an applied edit was never reported", "path", path)
+			d.cfg.Warn(fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but never reported the change; check the buffer", path))
 		case !editIntact(base.Text, want, snap.Text):
-			s.log.Warn("an applied edit's buffer differs", "path", path)
-			s.showMessage(wire.MessageWarning, fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but the buffer it reported does not hold it; check the buffer", path))
+			d.cfg.Log.Warn("an applied edit's buffer differs", "path", path)
+			d.cfg.Warn(fmt.Sprintf("cline-ls: the editor said it applied the agent's edit of %s, but the buffer it reported does not hold it; check the buffer", path))
 		}
 	})
 }
@@ -192,8 +190,8 @@ type lateEdit struct {
 // or, while an applied edit's didChange is late, the text the editor
 // said the edit made (at the mirror's version, so an edit planned on it
 // is refused and planned again once the change comes).
-func (s *Server) bufferText(snap workspace.Snapshot) string {
-	if v, ok := s.lateEdits.Load(snap.URI); ok {
+func (d *Delivery) bufferText(snap workspace.Snapshot) string {
+	if v, ok := d.late.Load(snap.URI); ok {
 		if le := v.(*lateEdit); le.version == snap.Version {
 			return le.text
 		}
@@ -203,7 +201,7 @@ func (s *Server) bufferText(snap workspace.Snapshot) string {
 
 // buffersMoved waits (up to catchUp) for any of the buffers to move past
 // the version the edit was computed for.
-func (s *Server) buffersMoved(ctx context.Context, edits []bufferEdit, uris []string) bool {
+func (d *Delivery) buffersMoved(ctx context.Context, edits []BufferEdit, uris []string) bool {
 	wctx, cancel := context.WithTimeout(ctx, catchUp)
 	defer cancel()
 	moved := make(chan struct{}, len(edits))
@@ -212,7 +210,7 @@ func (s *Server) buffersMoved(ctx context.Context, edits []bufferEdit, uris []st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool { return snap.Version != e.base.Version })
+			_, err := d.cfg.Buffers.Wait(wctx, uris[i], func(snap workspace.Snapshot) bool { return snap.Version != e.Base.Version })
 			if err == nil {
 				moved <- struct{}{}
 				cancel()
