@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/checkpoint/keeper"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -94,7 +95,7 @@ type Server struct {
 	approvals  approvals
 	hookTrust  hookTrust
 	mcp        mcpServers
-	ckpt       checkpointState
+	ckpt       *keeper.Keeper
 	acpcfg     acpConfigState
 	modelLists modelLists
 	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
@@ -153,6 +154,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.ckpt = newCheckpoints(s)
 	return s
 }
 
@@ -214,7 +216,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()
-	s.closeCheckpoints()
+	s.ckpt.Close()
 	s.mu.Lock()
 	code := s.exitCode
 	s.mu.Unlock()
