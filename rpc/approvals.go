@@ -288,7 +288,7 @@ func (a *approvals) askMessage(ctx context.Context, req session.ApprovalRequest)
 			return session.ApprovalOutcome{Choice: session.RejectOnce}, nil
 		}
 		if canShow && res.Title == showDiffTitle {
-			if err := a.s.showDiffDocument(ctx, req); err != nil {
+			if err := showDiffDocument(ctx, a.s.call, a.s.stateDir(), req); err != nil {
 				// Shown in the message instead, and asked again.
 				a.s.log.Debug("diff not shown as a document", "err", err)
 				params.Message = strings.TrimSuffix(params.Message, showDiffTitle+" opens the change.") + d.ReadablePreview()
