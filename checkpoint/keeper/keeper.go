@@ -76,7 +76,9 @@ type Keeper struct {
 	busy   map[string]func() // guarded by busyMu; tool calls running, by session and call id (TrackToolCall)
 }
 
-// New returns a Keeper that opens no store before it is needed.
+// New returns a Keeper that opens no store before it is needed. StateDir,
+// Folders and Limits are required; without an Editor an open buffer is
+// never restored (a conflict says so), without Session no conversation.
 func New(cfg Config) *Keeper {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
@@ -86,6 +88,16 @@ func New(cfg Config) *Keeper {
 	}
 	if cfg.Tell == nil {
 		cfg.Tell = func(string, string) {}
+	}
+	if cfg.Editor == nil {
+		cfg.Editor = EditorFunc(func(context.Context, []BufferEdit) error {
+			return errors.New("no editor to deliver the restored text to")
+		})
+	}
+	if cfg.Session == nil {
+		cfg.Session = func(id string) (Conversation, error) {
+			return nil, fmt.Errorf("no session %s", id)
+		}
 	}
 	if cfg.Go == nil {
 		cfg.Go = func(fn func()) bool { go fn(); return true }
