@@ -8,7 +8,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -67,7 +66,7 @@ func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (
 		}
 		msg = fmt.Sprintf("Compacted the conversation from about %d to %d tokens.", before, after)
 	case "undo":
-		msg, err = s.undoLastTurn(ctx, ls)
+		msg, err = undoLastTurn(ctx, s.ckpt, ls)
 		if err != nil {
 			return nil, true, err
 		}
@@ -80,47 +79,4 @@ func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (
 	}
 	s.sendUpdate(ls.ID(), wire.AgentMessageChunk{Content: wire.TextBlock{Text: msg}})
 	return wire.PromptResult{StopReason: string(session.StopEndTurn)}, true, nil
-}
-
-// undoLastTurn puts the files and the conversation back to before the
-// session's last turn (its checkpoint before the first change; a turn
-// that changed no file has none, and only its conversation goes), and
-// says what it did.
-func (s *Server) undoLastTurn(ctx context.Context, ls *liveSession) (string, error) {
-	// Turns are counted as checkpoints count them: by the user messages
-	// before their prompt.
-	last := -1
-	for _, m := range ls.History() {
-		if m.Role == provider.RoleUser {
-			last++
-		}
-	}
-	if last < 0 {
-		return "There is no turn to undo.", nil
-	}
-	var before string
-	if st, err := s.checkpointStore(); err == nil {
-		for _, c := range st.List(ls.ID()) {
-			if c.ToolCallID == "" && c.Turn == last {
-				before = c.ID
-			}
-		}
-	}
-	if before == "" {
-		if err := ls.Rewind(last); err != nil {
-			return "", invalidParams("prompt: the last turn cannot be undone: %v", err)
-		}
-		return "Undid the last turn; it changed no file.", nil
-	}
-	out, err := s.restoreFiles(ctx, restoreParams{SessionID: ls.ID(), CheckpointID: before, Scope: "both"})
-	if err != nil {
-		return "", err
-	}
-	res := out.(restoreResult)
-	var b strings.Builder
-	fmt.Fprintf(&b, "Undid the last turn: %d file(s) restored.", len(res.Restored))
-	for _, c := range res.Conflicts {
-		fmt.Fprintf(&b, "\nKept %s: %s.", c.Path, c.Reason)
-	}
-	return b.String(), nil
 }

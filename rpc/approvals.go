@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cline-ls/cline-ls/approval"
+	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -36,8 +37,10 @@ func newApprovals(s *Server) *approval.Broker {
 		},
 		DiskNote:     s.delivery.DiskNote,
 		AbsLocations: s.absLocations,
-		ShowDiff:     s.showDiffDocument,
-		Log:          s.log,
+		ShowDiff: func(ctx context.Context, req session.ApprovalRequest) error {
+			return showDiffDocument(ctx, s.call, s.stateDir(), req)
+		},
+		Log: s.log,
 	})
 }
 

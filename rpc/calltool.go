@@ -93,7 +93,7 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	jsonrpc2.Async(ctx)
 	ctx, release := s.requestScope(ctx, req.ID())
 	defer release()
-	busy := s.toolCallBusy()
+	busy := s.ckpt.ToolCallBusy()
 	r := ls.CallTool(ctx, p.Name, p.Arguments)
 	busy()
 	if r.Err != nil {

@@ -57,7 +57,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		b, _ := json.Marshal(map[string]any{"sessionId": arg.SessionID, "atTurn": arg.AtTurn})
 		return s.forkSession(b)
 	case commandCheckpoints, commandRestore:
-		return s.checkpointCommand(ctx, req, p.Command, p.Arguments)
+		return checkpointCommand(s, ctx, req, p.Command, p.Arguments)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
 }

@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/approval"
+	"github.com/cline-ls/cline-ls/checkpoint/keeper"
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -96,7 +97,7 @@ type Server struct {
 	approvals  *approval.Broker
 	hookTrust  hookTrust
 	mcp        mcpServers
-	ckpt       checkpointState
+	ckpt       *keeper.Keeper
 	acpcfg     acpConfigState
 	modelLists modelLists
 	delivery   *delivery.Delivery
@@ -155,6 +156,7 @@ func NewServer(opts Options) *Server {
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.delivery = newDelivery(s)
 	s.approvals = newApprovals(s)
+	s.ckpt = newCheckpoints(s)
 	return s
 }
 
@@ -216,7 +218,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()
-	s.closeCheckpoints()
+	s.ckpt.Close()
 	s.mu.Lock()
 	code := s.exitCode
 	s.mu.Unlock()

@@ -320,8 +320,8 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		}
 	}
 	if !subagent {
-		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
-		s.primeCheckpoints()
+		cfg.Checkpoint = func(turn int, callID, title string) { s.ckpt.Take(id, turn, callID, title) }
+		s.ckpt.Prime()
 	}
 	if !subagent && prov != nil {
 		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
@@ -362,7 +362,7 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 		traceToolUpdate(id, u)
 	}
 	s.reportProgress(id, u)
-	s.trackToolCall(id, u)
+	s.ckpt.TrackToolCall(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
 	}

@@ -211,7 +211,7 @@ func (s *Server) reportSettingsFile() {
 // workspace's store, which every session's checkpoints go through.
 func (s *Server) settingsChanged() {
 	s.reportSettingsFile()
-	s.checkpointSettingsChanged()
+	s.ckpt.SettingsChanged()
 	st := s.CurrentSettings()
 	s.warnNoSandbox(st)
 	cfg := policyConfig(st)

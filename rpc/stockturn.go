@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/wire"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // A stock client (no plugin: the turn started with cline.prompt) shows
@@ -135,7 +136,7 @@ func (s *Server) turnEnded(ctx context.Context, id, prompt, stop, transcript, an
 	doc := "# " + oneLine(s.redact(prompt)) + "\n\n" + s.redact(transcript) + "\n\n*The turn ended (" + stop + ").*\n"
 	path, err := s.writeTranscript(id, doc)
 	if err == nil {
-		err = s.showDocument(ctx, path, false)
+		err = showDocument(ctx, s.call, path, false)
 	}
 	if err != nil {
 		s.log.Debug("turn transcript not shown", "session", id, "err", err)
@@ -147,9 +148,9 @@ func (s *Server) turnEnded(ctx context.Context, id, prompt, stop, transcript, an
 func (s *Server) writeTranscript(id, doc string) (string, error) {
 	dir := filepath.Join(s.stateDir(), "transcripts")
 	for n := 1; n < 10000; n++ {
-		name := safeFileName(id) + "-" + strconv.Itoa(n) + ".md"
+		name := workspace.SafeFileName(id) + "-" + strconv.Itoa(n) + ".md"
 		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
-			return s.writeShownFile("transcripts", name, []byte(doc))
+			return workspace.WriteShownFile(s.stateDir(), "transcripts", name, []byte(doc))
 		}
 	}
 	return "", fmt.Errorf("too many transcripts of session %s", id)
