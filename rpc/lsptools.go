@@ -75,3 +75,11 @@ func (e editorServers) DocumentSymbols(ctx context.Context, p tools.LSPDocumentS
 	var out tools.LSPSymbols
 	return out, e.ask(ctx, lspDocumentSymbol, p, &out)
 }
+
+// callFunc makes Server.call the Caller the domain packages send their
+// requests to the editor through.
+type callFunc func(ctx context.Context, method string, params, result any) error
+
+func (f callFunc) Call(ctx context.Context, method string, params, result any) error {
+	return f(ctx, method, params, result)
+}

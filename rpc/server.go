@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -93,7 +94,7 @@ type Server struct {
 	progress   progress
 	approvals  approvals
 	hookTrust  hookTrust
-	mcp        mcpServers
+	mcp        *mcpbridge.Pool
 	ckpt       checkpointState
 	acpcfg     acpConfigState
 	modelLists modelLists
@@ -153,6 +154,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.mcp = newMCPPool(s)
 	return s
 }
 

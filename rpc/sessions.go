@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"runtime/trace"
@@ -241,7 +240,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
-	extra, mcpImpls := s.mcpFor(ownMCP)
+	extra, mcpImpls := s.mcp.Tools(ownMCP)
 	// A session's background commands live as long as it does (closed
 	// or released); a subagent runs none.
 	var bg *tools.Background
@@ -342,22 +341,6 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	ls.Session = sess
 	return ls, nil
-}
-
-// sessionMCP starts the MCP servers a session/new or session/load named,
-// owned by that session (nil when it named none).
-func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manager, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	m, err := s.startMCP(raw, "mcpServers", cwd)
-	if err != nil {
-		return nil, err
-	}
-	s.mcp.mu.Lock()
-	s.mcp.sessions = append(s.mcp.sessions, m)
-	s.mcp.mu.Unlock()
-	return m, nil
 }
 
 // sendUpdate sends session/update.
