@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -93,7 +94,7 @@ type Server struct {
 	sess       sessions
 	progress   progress
 	approvals  approvals
-	hookTrust  hookTrust
+	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
 	ckpt       checkpointState
 	acpcfg     acpConfigState
@@ -155,6 +156,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.mcp = newMCPPool(s)
+	s.hookTrust = newHookTrust(s)
 	return s
 }
 

@@ -307,7 +307,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
-	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
+	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.log.Path())
 	s.withInstructions(&cfg, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
