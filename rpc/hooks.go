@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cline-ls/cline-ls/hooks"
-	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -22,7 +21,7 @@ func newSessionHooks(s *Server, id, cwd string, f *files, transcript string) *ho
 		Settings: func() hooks.Config { c, _ := s.cfg.hooks(); return c },
 		Roots:    f.roots, Hidden: s.hiddenEnv, Redact: s.redact, Log: s.log,
 		Confined: func() bool { sb := s.CurrentSettings().Sandbox; return sb != nil && sb.Hooks },
-		Policy:   func() sandbox.Policy { return s.sandboxPolicy(cwd) },
+		Policy:   sandboxPolicyFor(s, cwd),
 		Trust:    s.hookTrust,
 	})
 }

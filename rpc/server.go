@@ -109,7 +109,7 @@ type Server struct {
 	sigOnce  sync.Once
 	// sandboxWarn: the user was told that the sandbox level is set and
 	// nothing here confines commands.
-	sandboxWarn sync.Once
+	sandboxWarn sandboxWarning
 }
 
 // clientCaps is what the daemon needs to know about the client.

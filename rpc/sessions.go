@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -231,7 +230,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		prov = sameModel{prov}
 	}
 	st := s.CurrentSettings()
-	s.warnNoSandbox(st)
+	s.sandboxWarn.warn(st, s.log, s.showMessage)
 	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
@@ -254,7 +253,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if !subagent {
 		term = s.clientTerminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
