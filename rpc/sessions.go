@@ -238,6 +238,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
+	lsp := lspFeatures(s.dialect, s.caps)
 	s.mu.Unlock()
 	extra, mcpImpls := s.mcp.Tools(ownMCP)
 	// A session's background commands live as long as it does (closed
@@ -257,9 +258,8 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
-	lsp := s.lspFeatures()
 	if len(lsp) > 0 {
-		maps.Copy(impls, tools.LSPTools(f, editorServers{s}, lsp))
+		maps.Copy(impls, tools.LSPTools(f, editorServers{caller: s.call, enc: s.Encoding}, lsp))
 	}
 	findSkills := func() []tools.Skill {
 		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
