@@ -307,7 +307,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		},
 	}
 	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.log.Path())
-	s.withInstructions(&cfg, ls)
+	withInstructions(s, &cfg, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
