@@ -7,6 +7,12 @@
 // The package decides which hooks a moment runs, runs them as child
 // processes through internal/proc and reads their answers into one
 // Outcome; what an outcome does to a call or a turn is the session's.
+//
+// It is also the one place for which hooks a session runs: Session
+// reads the settings' and, at each moment, the project's
+// .cline/settings.json, and Trust decides whether a folder's own hooks
+// may run (trusted folders, remembered answers, asking once). The daemon
+// lends them the settings, the folders' roots and the question to ask.
 package hooks
 
 import (

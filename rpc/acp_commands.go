@@ -27,7 +27,7 @@ var acpCommands = []wire.AvailableCommand{
 // availableCommands are the slash commands ls offers: ours, then its MCP
 // servers' prompts (run through runPrompt).
 func (s *Server) availableCommands(ls *liveSession) []wire.AvailableCommand {
-	return append(slices.Clone(acpCommands), s.mcpCommands(ls)...)
+	return append(slices.Clone(acpCommands), s.mcp.Commands(mcpOf(ls))...)
 }
 
 // sendAvailableCommands tells every ACP session the commands it offers

@@ -42,24 +42,33 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	case commandPrompt:
 		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
-		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
+		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID, ModeID: arg.ModeID})
 		return s.sessionSetMode(b)
 	case commandCancel:
-		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
+		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID})
 		if err := s.sessionCancel(b); err != nil {
 			return nil, err
 		}
 		return wire.Empty{}, nil
 	case commandCompact:
-		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
+		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID})
 		return s.compactSession(ctx, req, b)
 	case commandForkSession:
-		b, _ := json.Marshal(map[string]any{"sessionId": arg.SessionID, "atTurn": arg.AtTurn})
+		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID, AtTurn: arg.AtTurn})
 		return s.forkSession(b)
 	case commandCheckpoints, commandRestore:
 		return checkpointCommand(s, ctx, req, p.Command, p.Arguments)
 	}
 	return nil, invalidParams("command: unknown command %q (known: %s)", p.Command, strings.Join(commands(), ", "))
+}
+
+// commandSession is the params of the session method a command stands
+// for (session/set_mode, session/cancel, cline/compact,
+// cline/forkSession), in that method's shape.
+type commandSession struct {
+	SessionID string `json:"sessionId"`
+	ModeID    string `json:"modeId,omitempty"`
+	AtTurn    int    `json:"atTurn,omitempty"`
 }
 
 func commands() []string {

@@ -1,10 +1,6 @@
 package rpc
 
 import (
-	"context"
-	"time"
-
-	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
@@ -25,7 +21,7 @@ type instructionsResult struct {
 // withInstructions gives a session its instruction files (for the
 // system prompt) and the facts of the moment (for each turn's context
 // block), and keeps the loader for cline/instructions.
-func (s *Server) withInstructions(cfg *session.Config, ls *liveSession) {
+func withInstructions(s *Server, cfg *session.Config, ls *liveSession) {
 	ls.instr = instructions.NewLoader(instructions.Config{
 		Folders: func() []string { return realFolders(s.folders.Paths()) },
 		CWD:     ls.cwd,
@@ -39,24 +35,18 @@ func (s *Server) withInstructions(cfg *session.Config, ls *liveSession) {
 		},
 	})
 	cfg.Instructions = func() string { return ls.instr.Load().Text }
-	cwd := ls.cwd
-	cfg.Environment = func(ctx context.Context) prompt.Environment {
-		dir := cwd
-		if dir == "" {
-			if p := realFolders(s.folders.Paths()); len(p) > 0 {
-				dir = p[0]
-			}
-		}
-		return instructions.Probe(ctx, dir, time.Now)
-	}
+	cfg.Environment = ls.instr.Environment
+}
+
+// instructionsParams is cline/instructions' params.
+type instructionsParams struct {
+	SessionID string `json:"sessionId"`
 }
 
 // sessionInstructions serves cline/instructions: the instruction files a
 // session's system prompt holds from its next request on, and their text.
 func (s *Server) sessionInstructions(raw []byte) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p instructionsParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}

@@ -189,7 +189,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	// The watcher and the cleaning of stale temporary files start with
 	// the answer, which they would only compete with for the processor.
 	s.foldersChangedThen(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
-	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
+	if err := mcpError(s.mcp.SetConn(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers")); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)
 	}
 	s.log.Info("initialized", "encoding", enc, "folders", len(folders))
@@ -248,7 +248,7 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 		return err
 	}
 	s.settingsChanged()
-	return s.connMCP(s.CurrentSettings().MCPServers, "settings.mcpServers")
+	return mcpError(s.mcp.SetConn(s.CurrentSettings().MCPServers, "settings.mcpServers"))
 }
 
 // checksVersions reports whether a client, by the name it gives, refuses a

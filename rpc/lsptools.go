@@ -18,24 +18,21 @@ const maxLSPAnswer = 64 << 20
 // editorServers asks the editor's language servers through the client
 // (PROTOCOL.md §11): the tools' tools.LanguageServers for a client that
 // declared experimental.cline.lsp.
-type editorServers struct{ s *Server }
+type editorServers struct {
+	caller callFunc
+	enc    func() workspace.Encoding
+}
 
-// lspFeatures is what the client declared it answers of its language
+// lspFeatures is what a client declared it answers of its language
 // servers; nil in the ACP dialect, which has no such request.
-func (s *Server) lspFeatures() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dialect != DialectLSP {
+func lspFeatures(d Dialect, caps clientCaps) []string {
+	if d != DialectLSP {
 		return nil
 	}
-	return s.caps.lsp
+	return caps.lsp
 }
 
-func (e editorServers) Encoding() workspace.Encoding {
-	e.s.mu.Lock()
-	defer e.s.mu.Unlock()
-	return e.s.enc
-}
+func (e editorServers) Encoding() workspace.Encoding { return e.enc() }
 
 // ask sends one cline/lspRequest and decodes its result into out.
 func (e editorServers) ask(ctx context.Context, method string, params, out any) error {
@@ -44,7 +41,7 @@ func (e editorServers) ask(ctx context.Context, method string, params, out any) 
 		return err
 	}
 	var res wire.LSPRequestResult
-	if err := e.s.call(ctx, methodLSPRequest, wire.LSPRequestParams{Method: method, Params: raw}, &res); err != nil {
+	if err := e.caller.Call(ctx, methodLSPRequest, wire.LSPRequestParams{Method: method, Params: raw}, &res); err != nil {
 		return err
 	}
 	if len(res.Result) > maxLSPAnswer {
@@ -74,4 +71,12 @@ func (e editorServers) Rename(ctx context.Context, p tools.LSPRenameParams) (*to
 func (e editorServers) DocumentSymbols(ctx context.Context, p tools.LSPDocumentSymbolParams) (tools.LSPSymbols, error) {
 	var out tools.LSPSymbols
 	return out, e.ask(ctx, lspDocumentSymbol, p, &out)
+}
+
+// callFunc makes Server.call the Caller the domain packages send their
+// requests to the editor through.
+type callFunc func(ctx context.Context, method string, params, result any) error
+
+func (f callFunc) Call(ctx context.Context, method string, params, result any) error {
+	return f(ctx, method, params, result)
 }

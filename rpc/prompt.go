@@ -107,9 +107,9 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 // exit) cancels it at once, before anything else is torn down.
 func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (wire.PromptResult, error) {
 	if mcpbridge.IsPromptCommand(text) {
-		expanded, err := s.mcpPromptText(ctx, ls, text)
+		expanded, err := s.mcp.PromptText(ctx, mcpOf(ls), text)
 		if err != nil {
-			return wire.PromptResult{}, err
+			return wire.PromptResult{}, invalidParams("prompt: %s", err.Error())
 		}
 		text = expanded
 	}

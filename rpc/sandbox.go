@@ -1,9 +1,8 @@
 package rpc
 
 import (
-	"path/filepath"
-	"slices"
-	"strings"
+	"log/slog"
+	"sync"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
@@ -32,75 +31,43 @@ func sandboxLevel(st Settings) bool {
 	return st.Approvals["level"] == string(session.LevelSandbox) || st.Approvals["execute"] == string(session.Sandbox)
 }
 
-// sandboxPolicy is what confines a command of a session whose folder is
-// cwd: it may write the workspace folders (and cwd, an ACP session's),
-// what sandbox.allowWrite adds, and its private temporary folder; it
-// cannot read the secrets under the home folder, the state directory or
-// what sandbox.denyRead lists. Asked at each command, so that changed
-// settings and folders apply.
-func (s *Server) sandboxPolicy(cwd string) sandbox.Policy {
-	st := s.CurrentSettings()
-	home := s.opts.Getenv("HOME")
-	folders := realFolders(s.folders.Paths())
-	if cwd != "" && !slices.Contains(folders, cwd) {
-		folders = append(folders, realFolders([]string{cwd})...)
-	}
-	base := cwd
-	if base == "" && len(folders) > 0 {
-		base = folders[0]
-	}
-	p := sandbox.Policy{Write: folders, Home: home, StateDir: s.stateDir(), RuntimeDir: s.opts.Getenv("XDG_RUNTIME_DIR")}
-	if sb := st.Sandbox; sb != nil {
-		p.Backend, _ = sandbox.ParseBackend(sb.Backend) // checked with the settings
-		p.Network = sb.Network
-		for _, w := range sb.AllowWrite {
-			if a := settingPath(w, home, base); a != "" {
-				p.Write = append(p.Write, a)
-			}
+// sandboxPolicyFor is what confines a command of a session whose folder
+// is cwd, asked at each command, so that changed settings and folders
+// apply.
+func sandboxPolicyFor(s *Server, cwd string) func() sandbox.Policy {
+	return func() sandbox.Policy {
+		var st *sandbox.Settings
+		if sb := s.CurrentSettings().Sandbox; sb != nil {
+			st = &sandbox.Settings{Backend: sb.Backend, Network: sb.Network, AllowWrite: sb.AllowWrite, DenyRead: sb.DenyRead}
 		}
-		for _, d := range sb.DenyRead {
-			if a := settingPath(d, home, base); a != "" {
-				p.DenyRead = append(p.DenyRead, a)
-			}
-		}
+		return sandbox.PolicyFor(sandbox.Place{
+			Folders: s.folders.Paths(), CWD: cwd,
+			Home: s.opts.Getenv("HOME"), StateDir: s.stateDir(), RuntimeDir: s.opts.Getenv("XDG_RUNTIME_DIR"),
+		}, st)
 	}
-	return p
 }
 
-// settingPath makes a path of the sandbox settings absolute: "~/" is the
-// home folder, a relative path is under base. "" when it cannot be.
-func settingPath(p, home, base string) string {
-	switch {
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		if home == "" {
-			return ""
-		}
-		return filepath.Join(home, strings.TrimPrefix(p, "~"))
-	case filepath.IsAbs(p):
-		return filepath.Clean(p)
-	case base != "":
-		return filepath.Join(base, p)
-	}
-	return ""
-}
+// sandboxWarning is whether the user was told, once per connection, that
+// the settings ask for the sandbox level and nothing here can confine
+// commands.
+type sandboxWarning struct{ once sync.Once }
 
-// warnNoSandbox tells the user, once per connection, that the settings
-// ask for the sandbox level and nothing here can confine commands, so
-// they are asked about as at the ask level; where a sandbox confines
-// them, the debug log says which.
-func (s *Server) warnNoSandbox(st Settings) {
+// warn tells the user, once, that the settings ask for the sandbox level
+// and nothing here can confine commands, so they are asked about as at
+// the ask level; where a sandbox confines them, the debug log says which.
+func (w *sandboxWarning) warn(st Settings, log *slog.Logger, show func(wire.MessageType, string)) {
 	if !sandboxLevel(st) {
 		return
 	}
 	status := SandboxStatus(st)
 	if status.Backend != sandbox.BackendNone {
-		s.log.Debug("commands at the sandbox level run confined", "sandbox", status.String())
+		log.Debug("commands at the sandbox level run confined", "sandbox", status.String())
 		return
 	}
-	s.sandboxWarn.Do(func() {
+	w.once.Do(func() {
 		msg := "cline-ls: the sandbox approval level is set, but no sandbox is available here (" + status.Detail +
 			"); commands will ask for approval instead"
-		s.log.Warn(msg)
-		s.showMessage(wire.MessageWarning, msg)
+		log.Warn(msg)
+		show(wire.MessageWarning, msg)
 	})
 }

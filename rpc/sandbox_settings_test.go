@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,18 +57,5 @@ func TestSandboxLevelReachesThePolicy(t *testing.T) {
 	st.Sandbox.DenyRead[0] = "changed"
 	if file.Sandbox.DenyRead[0] != "x" {
 		t.Error("the resolved settings share the file's denyRead")
-	}
-}
-
-func TestSettingPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"~/.cache/go-build": "/home/u/.cache/go-build", "~": "/home/u", "/opt/x/../y": "/opt/y", "build/out": "/ws/build/out",
-	} {
-		if got := settingPath(in, "/home/u", "/ws"); got != filepath.FromSlash(want) {
-			t.Errorf("settingPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := settingPath("~/x", "", "/ws"); got != "" {
-		t.Errorf("~ without a home = %q", got)
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/cline-ls/cline-ls/approval"
 	"github.com/cline-ls/cline-ls/checkpoint/keeper"
 	"github.com/cline-ls/cline-ls/delivery"
+	"github.com/cline-ls/cline-ls/hooks"
+	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -95,8 +97,8 @@ type Server struct {
 	sess       sessions
 	progress   progress
 	approvals  *approval.Broker
-	hookTrust  hookTrust
-	mcp        mcpServers
+	hookTrust  *hooks.Trust
+	mcp        *mcpbridge.Pool
 	ckpt       *keeper.Keeper
 	acpcfg     acpConfigState
 	modelLists modelLists
@@ -110,7 +112,7 @@ type Server struct {
 	sigOnce  sync.Once
 	// sandboxWarn: the user was told that the sandbox level is set and
 	// nothing here confines commands.
-	sandboxWarn sync.Once
+	sandboxWarn sandboxWarning
 }
 
 // clientCaps is what the daemon needs to know about the client.
@@ -157,6 +159,8 @@ func NewServer(opts Options) *Server {
 	s.delivery = newDelivery(s)
 	s.approvals = newApprovals(s)
 	s.ckpt = newCheckpoints(s)
+	s.mcp = newMCPPool(s)
+	s.hookTrust = newHookTrust(s)
 	return s
 }
 

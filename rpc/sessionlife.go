@@ -175,7 +175,7 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (wir
 	id := newSessionID()
 	// The session's MCP servers first: a refused session/new must leave
 	// nothing behind (no file in session/list, no process).
-	own, err := s.sessionMCP(mcpServers, cwd)
+	own, err := startMCP(s.mcp, mcpServers, cwd)
 	if err != nil {
 		return wire.NewSessionResult{}, err
 	}
@@ -189,7 +189,7 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (wir
 	ls, err := s.openSession(sessionSpec{id: id, cwd: cwd, mode: mode, log: log, mcp: own})
 	if err != nil {
 		if own != nil {
-			s.dropMCP(own)
+			s.mcp.Drop(own)
 		}
 		if log != nil {
 			log.Close()
@@ -442,7 +442,7 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 		s.warnNotSaved(err)
 		log = nil
 	}
-	own, err := s.sessionMCP(mcpServers, cwd)
+	own, err := startMCP(s.mcp, mcpServers, cwd)
 	if err != nil {
 		if log != nil {
 			log.Close()
@@ -453,7 +453,7 @@ func (s *Server) reopen(id, cwd string, mcpServers []json.RawMessage, meta sessi
 		title: r.Title, plan: r.Plan})
 	if err != nil {
 		if own != nil {
-			s.dropMCP(own)
+			s.mcp.Drop(own)
 		}
 		if log != nil {
 			log.Close()
@@ -574,7 +574,7 @@ func (s *Server) release(ls *liveSession) {
 	ls.WaitIdle()
 	ls.Close()
 	if ls.mcp != nil {
-		s.dropMCP(ls.mcp)
+		s.mcp.Drop(ls.mcp)
 	}
 	s.sess.mu.Lock()
 	if ch := s.sess.releasing[ls.ID()]; ch != nil && ls.detached {

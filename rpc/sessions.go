@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"runtime/trace"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cline-ls/cline-ls/delivery"
-	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
@@ -231,13 +229,16 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		prov = sameModel{prov}
 	}
 	st := s.CurrentSettings()
-	s.warnNoSandbox(st)
+	s.sandboxWarn.warn(st, s.log, s.showMessage)
 	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
 	}
 	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
-	extra, mcpImpls := s.mcpFor(ownMCP)
+	s.mu.Lock()
+	lsp := lspFeatures(s.dialect, s.caps)
+	s.mu.Unlock()
+	extra, mcpImpls := s.mcp.Tools(ownMCP)
 	// A session's background commands live as long as it does (closed
 	// or released); a subagent runs none.
 	var bg *tools.Background
@@ -251,13 +252,12 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if !subagent {
 		term = s.clientTerminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
-	lsp := s.lspFeatures()
 	if len(lsp) > 0 {
-		maps.Copy(impls, tools.LSPTools(f, editorServers{s}, lsp))
+		maps.Copy(impls, tools.LSPTools(f, editorServers{caller: s.call, enc: s.Encoding}, lsp))
 	}
 	findSkills := func() []tools.Skill {
 		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
@@ -304,8 +304,8 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
-	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
-	s.withInstructions(&cfg, ls)
+	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.log.Path())
+	withInstructions(s, &cfg, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
@@ -338,22 +338,6 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	ls.Session = sess
 	return ls, nil
-}
-
-// sessionMCP starts the MCP servers a session/new or session/load named,
-// owned by that session (nil when it named none).
-func (s *Server) sessionMCP(raw []json.RawMessage, cwd string) (*mcpbridge.Manager, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	m, err := s.startMCP(raw, "mcpServers", cwd)
-	if err != nil {
-		return nil, err
-	}
-	s.mcp.mu.Lock()
-	s.mcp.sessions = append(s.mcp.sessions, m)
-	s.mcp.mu.Unlock()
-	return m, nil
 }
 
 // sendUpdate sends session/update.

@@ -213,7 +213,7 @@ func (s *Server) settingsChanged() {
 	s.reportSettingsFile()
 	s.ckpt.SettingsChanged()
 	st := s.CurrentSettings()
-	s.warnNoSandbox(st)
+	s.sandboxWarn.warn(st, s.log, s.showMessage)
 	cfg := policyConfig(st)
 	s.sess.mu.Lock()
 	live := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))

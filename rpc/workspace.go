@@ -85,7 +85,7 @@ func (s *Server) Watcher() *workspace.Watcher { return s.ws.live.Load() }
 // runs in the background, with the cleaning of stale temporary files.
 func (s *Server) foldersChanged() {
 	s.foldersChangedThen(func(fn func()) { s.goBackground(fn) })
-	s.mcpRootsChanged()
+	s.mcp.SetRoots(s.folders.Paths())
 }
 
 // foldersChangedThen is foldersChanged with its background work started
@@ -221,9 +221,9 @@ func (s *Server) stopWorkspace() {
 	s.closing = true
 	s.ws.mu.Unlock()
 	s.bgCancel()
-	s.closeMCP()
+	s.mcp.Close()
 	s.bg.Wait()
-	s.closeMCP() // any started while the above waited
+	s.mcp.Close() // any started while the above waited
 	s.ws.mu.Lock()
 	w := s.ws.watcher
 	s.ws.watcher = nil

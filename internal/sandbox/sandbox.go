@@ -12,6 +12,9 @@
 // way out but loopback); else Landlock, applied by a helper — this
 // binary, started with HelperArg — which restricts itself and then execs
 // the command, so the rules hold for everything the command starts.
+//
+// PolicyFor is the one place the user's sandbox settings and a
+// session's folders become a Policy.
 package sandbox
 
 import (

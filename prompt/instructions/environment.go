@@ -166,3 +166,16 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	return c.Buffer.Write(p)
 }
+
+// Environment is the facts of the moment for a turn of the session the
+// loader reads for: probed in its folder, or in the first workspace
+// folder for a session with none.
+func (l *Loader) Environment(ctx context.Context) prompt.Environment {
+	dir := l.cfg.CWD
+	if dir == "" {
+		if f := l.cfg.Folders(); len(f) > 0 {
+			dir = f[0]
+		}
+	}
+	return Probe(ctx, dir, time.Now)
+}

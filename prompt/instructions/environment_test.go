@@ -110,3 +110,21 @@ func TestProbeCancelled(t *testing.T) {
 		t.Errorf("a cancelled probe still reads the branch and leaves the status out: %+v", g)
 	}
 }
+
+func TestLoaderEnvironmentProbesTheSessionsFolder(t *testing.T) {
+	repo := gitRepo(t)
+	other := t.TempDir()
+	if root, _ := findRepo(other); root != "" {
+		t.Skipf("the temporary folder is inside the repository %s", root)
+	}
+	// A session without a folder of its own probes the first workspace
+	// folder; one with its own folder probes that.
+	l := NewLoader(Config{Folders: func() []string { return []string{repo, other} }})
+	if env := l.Environment(context.Background()); env.Git == nil || env.Git.Branch != "trunk" {
+		t.Errorf("no folder of its own: %+v", env.Git)
+	}
+	l = NewLoader(Config{Folders: func() []string { return []string{repo} }, CWD: other})
+	if env := l.Environment(context.Background()); env.Git != nil {
+		t.Errorf("its own folder, outside the repository: %+v", env.Git)
+	}
+}

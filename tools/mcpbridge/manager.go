@@ -1,16 +1,3 @@
-// Package mcpbridge connects cline-ls to the MCP servers a client
-// configures (stdio, streamable HTTP and SSE, through the MCP SDK's
-// client with the daemon's bounds, timeouts and supervision around it)
-// and turns what they
-// offer into tools: one tools.Tool per server tool, named by
-// tools.MCPToolSpecs, plus the implementations of the generic built-ins
-// use_mcp_tool and access_mcp_resource.
-//
-// A Manager owns the servers of one configuration: it starts them, lists
-// their tools and resources, restarts a server that dies, reports every
-// change of state, and stops them all on Close. It imports tools only;
-// the daemon decides which Manager a session's tools come from and what
-// to tell the client about a server's status.
 package mcpbridge
 
 import (
