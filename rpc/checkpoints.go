@@ -125,7 +125,7 @@ func (s *Server) primeCheckpoints() {
 		var report, end func(string)
 		progress := func(files int64) {
 			if report == nil {
-				report, end = s.beginWork(s.bgCtx, "first checkpoint")
+				report, end = s.client().BeginWork(s.bgCtx, "first checkpoint")
 				s.log.Info("checkpoint: reading the workspace for its first checkpoint, at low priority")
 			}
 			report(fmt.Sprintf("%d files read", files))

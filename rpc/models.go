@@ -145,20 +145,13 @@ func (s *Server) switchableModel(id string, p provider.Provider, err error) prov
 	if st := s.CurrentSettings().Provider; st != nil {
 		m.from, m.window = *st, st.ContextWindow
 	}
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	if s.acpcfg.models == nil {
-		s.acpcfg.models = make(map[string]*modelSwitch)
-	}
-	s.acpcfg.models[id] = m
+	s.acpcfg.SetModel(id, m)
 	return m
 }
 
 // modelOf returns session id's model switch, or nil.
 func (s *Server) modelOf(id string) *modelSwitch {
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	return s.acpcfg.models[id]
+	return s.acpcfg.Model(id)
 }
 
 // modelSettingsChanged brings the provider settings in force to every

@@ -23,14 +23,7 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	id, err := s.conn.Call(ctx, method, params, result)
 	if err != nil && ctx.Err() != nil {
 		// The id as the request spelled it (jsonrpc2.ID marshals as {}).
-		given := json.RawMessage(idKey(id))
-		var cancel string
-		var p any
-		if s.dialect == DialectACP {
-			cancel, p = methodACPCancelRequest, wire.CancelRequestParams{RequestID: given}
-		} else {
-			cancel, p = methodCancel, wire.CancelParams{ID: given}
-		}
+		cancel, p := s.client().CancelNotice(json.RawMessage(idKey(id)))
 		if nerr := s.conn.Notify(context.Background(), cancel, p); nerr != nil {
 			s.log.Debug("cancel not sent", "method", method, "err", nerr)
 		}
@@ -50,10 +43,7 @@ const wakeInterval = 500 * time.Millisecond
 // daemon sent just after that answer (the turn's approval) would wait
 // for ever. A log message, which eglot only records, is that output.
 func (s *Server) wakeWhileWaiting(method string) func() {
-	s.mu.Lock()
-	strands := s.caps.strandsMessages && s.dialect == DialectLSP
-	s.mu.Unlock()
-	if !strands {
+	if !s.client().StrandsMessages() {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -80,7 +70,7 @@ func (s *Server) showMessage(typ wire.MessageType, msg string) {
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
 func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg string) {
-	if s.conn == nil || s.dialect == DialectACP {
+	if s.conn == nil || !s.client().Logs() {
 		return
 	}
 	if err := s.conn.Notify(ctx, methodLogMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {

@@ -16,10 +16,13 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/rpc/acppeer"
+	"github.com/cline-ls/cline-ls/rpc/lsppeer"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -62,6 +65,7 @@ type Server struct {
 	conn    jsonrpc2.Conn
 	stream  *stream
 	dialect Dialect
+	peer    atomic.Pointer[peer] // see client
 	// inflight holds the cancel functions of requests still running, for
 	// $/cancelRequest and $/cancel_request. (jsonrpc2.CancelHandler cannot
 	// be used: it derives contexts from pooled request contexts.)
@@ -73,7 +77,6 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
-	terms    openTerminals
 	cfg      *settingsStore
 	exitCode int
 	exited   chan struct{}
@@ -90,12 +93,11 @@ type Server struct {
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
 	sess       sessions
-	progress   progress
 	approvals  approvals
 	hookTrust  hookTrust
 	mcp        mcpServers
 	ckpt       checkpointState
-	acpcfg     acpConfigState
+	acpcfg     acppeer.Choices[*modelSwitch]
 	modelLists modelLists
 	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	closing    bool           // guarded by ws.mu
@@ -200,6 +202,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st.redact = s.redactFrame
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+	choosePeer(s, d, lsppeer.Caps{}, acppeer.Caps{})
 	s.conn.Go(ctx, s.handle)
 
 	// The input ending cancels running turns at once (runPrompt watches
@@ -210,7 +213,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	case <-s.exited:
 	case <-ctx.Done():
 	}
-	s.releaseTerminals()
+	s.client().ReleaseTerminals(context.Background())
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()

@@ -253,7 +253,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	// cannot name a client terminal.
 	var term tools.ClientTerminal
 	if !subagent {
-		term = s.clientTerminal(id)
+		term = s.client().Terminal(id)
 	}
 	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
 	for name, b := range mcpImpls {
@@ -365,7 +365,7 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	if trace.IsEnabled() {
 		traceToolUpdate(id, u)
 	}
-	s.reportProgress(id, u)
+	s.client().Report(id, u)
 	s.trackToolCall(id, u)
 	if s.dialect == DialectACP {
 		u = s.acpUpdate(u)
