@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc/acppeer"
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/wire"
@@ -32,15 +33,24 @@ func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any
 	return res, err
 }
 
-// sessionPolicy is the policy configuration of session id: the settings'
-// with the session's approval level over them, and whether a sandbox can
+// sessionConfig is the part that answers for the sessions'
+// configuration: the choices made through config options
+// (acppeer.Choices) over the settings in force, and the options shown.
+type sessionConfig struct {
+	acppeer.Choices[*modelSwitch]
+	settings func() Settings
+	listed   func() []provider.ModelInfo // the provider's models listing, nil until fetched
+}
+
+// policy is the policy configuration of session id: the settings' with
+// the session's approval level over them, and whether a sandbox can
 // confine its commands.
-func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.PolicyConfig {
-	acppeer.ApplyLevel(s.acpcfg.Level(id), &cfg.Approvals)
+func (c *sessionConfig) policy(id string, cfg session.PolicyConfig) session.PolicyConfig {
+	acppeer.ApplyLevel(c.Level(id), &cfg.Approvals)
 	// Probed only where commands are to be confined: a daemon that never
 	// uses the sandbox never runs bubblewrap.
 	if cfg.Approvals.Execute == session.Sandbox {
-		cfg.SandboxAvailable = SandboxStatus(s.CurrentSettings()).Backend != sandbox.BackendNone
+		cfg.SandboxAvailable = SandboxStatus(c.settings()).Backend != sandbox.BackendNone
 	}
 	return cfg
 }
@@ -49,30 +59,30 @@ func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.Poli
 // settings' model and provider.models, the provider's default, and the
 // provider's models listing once fetched (cline/models, or in the
 // background after session/new).
-func (s *Server) modelChoices(current string) []string {
+func (c *sessionConfig) modelChoices(current string) []string {
 	lists := [][]string{{current}}
-	if p := s.CurrentSettings().Provider; p != nil {
+	if p := c.settings().Provider; p != nil {
 		lists = append(lists, []string{p.Model}, p.Models)
 		for _, d := range defaultModels {
 			if d.provider == p.Name {
 				lists = append(lists, []string{d.model})
 			}
 		}
-		for _, m := range s.cachedModels() {
+		for _, m := range c.listed() {
 			lists = append(lists, []string{m.ID})
 		}
 	}
 	return acppeer.ModelChoices(lists...)
 }
 
-// configOptions lists a session's options with their current values.
-func (s *Server) configOptions(ls *liveSession) []wire.ConfigOption {
-	cur := acppeer.Current{Mode: ls.Mode(), Level: s.acpcfg.Level(ls.ID())}
-	if m := s.acpcfg.Model(ls.ID()); m != nil {
+// options lists a session's options with their current values.
+func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
+	cur := acppeer.Current{Mode: ls.Mode(), Level: c.Level(ls.ID())}
+	if m := c.Model(ls.ID()); m != nil {
 		cur.HasModel, cur.Model = true, m.shown()
-		cur.Models = s.modelChoices(cur.Model)
+		cur.Models = c.modelChoices(cur.Model)
 	}
-	if st := SandboxStatus(s.CurrentSettings()); st.Backend == sandbox.BackendNone {
+	if st := SandboxStatus(c.settings()); st.Backend == sandbox.BackendNone {
 		cur.NoSandbox = st.Detail
 	}
 	return acppeer.ConfigOptions(cur)
@@ -94,7 +104,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return res, nil
 	}
-	opts, _ := json.Marshal(s.configOptions(ls))
+	opts, _ := json.Marshal(s.acpcfg.options(ls))
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func(context.Context) {
 		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
@@ -161,11 +171,11 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 			return nil, invalidParams("value: approvals must be one of %s; got %q", acppeer.LevelIDs(), value)
 		}
 		s.acpcfg.SetLevel(ls.ID(), level)
-		if err := ls.policy.SetConfig(s.sessionPolicy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
+		if err := ls.policy.SetConfig(s.acpcfg.policy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "approvals: %v", err)
 		}
 	default:
 		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
 	}
-	return wire.SetConfigOptionResult{ConfigOptions: s.configOptions(ls)}, nil
+	return wire.SetConfigOptionResult{ConfigOptions: s.acpcfg.options(ls)}, nil
 }

@@ -189,7 +189,7 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 	if m == nil {
 		return invalidParams("configId: the session has no model to change")
 	}
-	choices := s.modelChoices(m.shown())
+	choices := s.acpcfg.modelChoices(m.shown())
 	if !slices.Contains(choices, model) {
 		return invalidParams("value: model must be one of %s; got %q", strings.Join(choices, ", "), model)
 	}
@@ -212,7 +212,7 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 // model its next turn uses, its approval level) as they are now; both
 // dialects get the same config_option_update.
 func (s *Server) sendConfigUpdate(ls *liveSession) {
-	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.configOptions(ls)})
+	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.acpcfg.options(ls)})
 }
 
 const (
@@ -315,7 +315,7 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 		name = st.Name
 	}
 	seen := map[string]bool{}
-	for _, id := range s.modelChoices(res.Current) {
+	for _, id := range s.acpcfg.modelChoices(res.Current) {
 		i := slices.IndexFunc(listed, func(m provider.ModelInfo) bool { return m.ID == id })
 		if i >= 0 {
 			res.Models = append(res.Models, listed[i])
@@ -344,9 +344,9 @@ func (s *Server) offerListedModels(ls *liveSession) {
 		return
 	}
 	s.goBackground(func() {
-		before := len(s.modelChoices(s.modelOf(ls.ID()).shown()))
+		before := len(s.acpcfg.modelChoices(s.modelOf(ls.ID()).shown()))
 		s.providerModels(s.bgCtx)
-		if m := s.modelOf(ls.ID()); m != nil && len(s.modelChoices(m.shown())) != before {
+		if m := s.modelOf(ls.ID()); m != nil && len(s.acpcfg.modelChoices(m.shown())) != before {
 			s.sendConfigUpdate(ls)
 		}
 	})

@@ -97,7 +97,7 @@ type Server struct {
 	hookTrust  hookTrust
 	mcp        mcpServers
 	ckpt       checkpointState
-	acpcfg     acppeer.Choices[*modelSwitch]
+	acpcfg     sessionConfig
 	modelLists modelLists
 	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	closing    bool           // guarded by ws.mu
@@ -154,6 +154,7 @@ func NewServer(opts Options) *Server {
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
+	s.acpcfg.settings, s.acpcfg.listed = s.CurrentSettings, s.cachedModels
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }

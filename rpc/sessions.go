@@ -233,7 +233,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	st := s.CurrentSettings()
 	s.warnNoSandbox(st)
-	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
+	policy, err := session.NewPolicy(s.acpcfg.policy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
 	}
