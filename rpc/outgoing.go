@@ -70,7 +70,7 @@ func (s *Server) showMessage(typ wire.MessageType, msg string) {
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
 func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg string) {
-	if s.conn == nil || !s.client().Logs() {
+	if s.conn == nil || !s.client().Messages() {
 		return
 	}
 	if err := s.conn.Notify(ctx, methodLogMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {

@@ -18,8 +18,9 @@ type peer interface {
 	// CancelNotice is the notification that withdraws a request the
 	// daemon gave up.
 	CancelNotice(id json.RawMessage) (method string, params any)
-	// Logs reports whether window/logMessage reaches the client.
-	Logs() bool
+	// Messages reports whether window/logMessage and
+	// window/showMessage reach the client.
+	Messages() bool
 	// StrandsMessages reports whether output must keep flowing while
 	// the daemon waits for an answer (wakeWhileWaiting).
 	StrandsMessages() bool

@@ -62,8 +62,9 @@ func (p *Peer) CancelNotice(id json.RawMessage) (method string, params any) {
 	return MethodCancelRequest, wire.CancelRequestParams{RequestID: id}
 }
 
-// Logs is false: ACP has no log of the client's to write to.
-func (p *Peer) Logs() bool { return false }
+// Messages is false: ACP has no window/logMessage or showMessage; what
+// the user must hear goes into a session's updates.
+func (p *Peer) Messages() bool { return false }
 
 // StrandsMessages is false: no ACP client is known to strand messages.
 func (p *Peer) StrandsMessages() bool { return false }

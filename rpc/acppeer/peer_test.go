@@ -131,8 +131,8 @@ func TestPeerSaysWhatACPDoes(t *testing.T) {
 	if m != "$/cancel_request" || string(b) != `{"requestId":"a"}` {
 		t.Errorf("cancel notice = %s %s", m, b)
 	}
-	if p.Logs() || p.StrandsMessages() {
-		t.Error("an ACP peer neither logs nor strands")
+	if p.Messages() || p.StrandsMessages() {
+		t.Error("an ACP peer takes no messages and does not strand")
 	}
 	cmds := p.Commands()
 	if len(cmds) != 4 || cmds[0].Name != "compact" {

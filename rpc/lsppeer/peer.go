@@ -64,8 +64,9 @@ func (p *Peer) CancelNotice(id json.RawMessage) (method string, params any) {
 	return MethodCancelRequest, wire.CancelParams{ID: id}
 }
 
-// Logs reports that window/logMessage reaches the client's log.
-func (p *Peer) Logs() bool { return true }
+// Messages reports that window/logMessage and window/showMessage reach
+// the client.
+func (p *Peer) Messages() bool { return true }
 
 // StrandsMessages reports whether output must keep flowing while the
 // daemon waits for an answer.

@@ -161,7 +161,7 @@ func TestCancelNotice(t *testing.T) {
 	if m != "$/cancelRequest" || string(b) != `{"id":3}` {
 		t.Errorf("cancel notice = %s %s", m, b)
 	}
-	if !p.Logs() || !p.StrandsMessages() || p.Terminal("s") != nil || p.Commands() != nil {
-		t.Error("an LSP peer logs, strands as told, and has no terminal or commands")
+	if !p.Messages() || !p.StrandsMessages() || p.Terminal("s") != nil || p.Commands() != nil {
+		t.Error("an LSP peer takes messages, strands as told, and has no terminal or commands")
 	}
 }
