@@ -178,14 +178,14 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	// Eglot names itself from version 1.10 on; 1.9 (Debian's) sends no
 	// clientInfo, and neither do other small clients, for which a log
 	// message while the daemon waits is harmless.
-	caps.strandsMessages = p.ClientName == nil || *p.ClientName == "Eglot"
+	strands := p.ClientName == nil || *p.ClientName == "Eglot"
 
 	s.mu.Lock()
 	s.state = stateInitialized
 	s.enc = enc
 	s.caps = caps
 	s.mu.Unlock()
-	choosePeer(s, DialectLSP, lsppeer.Caps{WorkDoneProgress: caps.workDoneProgress, StrandsMessages: caps.strandsMessages}, acppeer.Caps{})
+	choosePeer(s, DialectLSP, lsppeer.Caps{WorkDoneProgress: caps.workDoneProgress, StrandsMessages: strands}, acppeer.Caps{})
 	s.reportSettingsFile()
 	s.folders.Add(s.admitFolders(context.Background(), folders)...)
 	// The watcher and the cleaning of stale temporary files start with

@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -19,7 +18,7 @@ import (
 // $/cancelRequest ($/cancel_request in ACP) naming the request, so that a
 // dialog it still shows for a question nobody waits for closes.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	defer s.wakeWhileWaiting(method)()
+	defer s.client().Waiting(method)()
 	id, err := s.conn.Call(ctx, method, params, result)
 	if err != nil && ctx.Err() != nil {
 		// The id as the request spelled it (jsonrpc2.ID marshals as {}).
@@ -29,37 +28,6 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 		}
 	}
 	return err
-}
-
-// wakeInterval is how often wakeWhileWaiting writes while a request waits.
-const wakeInterval = 500 * time.Millisecond
-
-// wakeWhileWaiting keeps output flowing to a client that strands
-// messages (clientCaps.strandsMessages) while the daemon waits for its
-// answer to method, and returns the function that stops it. Emacs's
-// JSON-RPC library ends a blocking request (eglot's executeCommand) by a
-// throw out of its process filter, and whatever arrived in the same read
-// behind the answer stays unread until more output comes; a request the
-// daemon sent just after that answer (the turn's approval) would wait
-// for ever. A log message, which eglot only records, is that output.
-func (s *Server) wakeWhileWaiting(method string) func() {
-	if !s.client().StrandsMessages() {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(wakeInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s.logToClient(context.Background(), wire.MessageLog, "cline-ls: waiting for the editor's answer to "+method)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),

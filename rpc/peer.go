@@ -21,9 +21,9 @@ type peer interface {
 	// Messages reports whether window/logMessage and
 	// window/showMessage reach the client.
 	Messages() bool
-	// StrandsMessages reports whether output must keep flowing while
-	// the daemon waits for an answer (wakeWhileWaiting).
-	StrandsMessages() bool
+	// Waiting is told that the daemon waits for the client's answer to
+	// method, until done is called (lsppeer: Eglot strands messages).
+	Waiting(method string) (done func())
 	// BeginTurn reports a turn's start; end reports how it stopped.
 	BeginTurn(ctx context.Context, sessionID, title string, cancel context.CancelFunc) (end func(stop string, err error))
 	// Report shows a session's update in its turn's report.

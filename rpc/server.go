@@ -125,7 +125,6 @@ type clientCaps struct {
 	workDoneProgress bool
 	docChanges       bool
 	checksVersions   bool   // see checksVersions
-	strandsMessages  bool   // see wakeWhileWaiting
 	name             string // clientInfo.name, for messages that name the client's own settings
 }
 

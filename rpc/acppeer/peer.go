@@ -66,8 +66,9 @@ func (p *Peer) CancelNotice(id json.RawMessage) (method string, params any) {
 // the user must hear goes into a session's updates.
 func (p *Peer) Messages() bool { return false }
 
-// StrandsMessages is false: no ACP client is known to strand messages.
-func (p *Peer) StrandsMessages() bool { return false }
+// Waiting does nothing: no ACP client is known to strand messages
+// behind an answer.
+func (p *Peer) Waiting(string) (done func()) { return func() {} }
 
 // BeginTurn reports nothing: an ACP client shows the session's updates
 // and the prompt's answer ends the turn.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
@@ -16,6 +17,7 @@ const (
 	MethodProgressCancel = "window/workDoneProgress/cancel"
 	MethodProgress       = "$/progress"
 	MethodCancelRequest  = "$/cancelRequest"
+	MethodLogMessage     = "window/logMessage"
 )
 
 // Caller is the connection to the client.
@@ -29,7 +31,7 @@ type Caps struct {
 	// WorkDoneProgress: capabilities.window.workDoneProgress.
 	WorkDoneProgress bool
 	// StrandsMessages: the client leaves messages unread behind an
-	// answer until more output comes (Eglot; see rpc's wakeWhileWaiting).
+	// answer until more output comes (Eglot; see Waiting).
 	StrandsMessages bool
 }
 
@@ -68,9 +70,37 @@ func (p *Peer) CancelNotice(id json.RawMessage) (method string, params any) {
 // the client.
 func (p *Peer) Messages() bool { return true }
 
-// StrandsMessages reports whether output must keep flowing while the
-// daemon waits for an answer.
-func (p *Peer) StrandsMessages() bool { return p.caps.StrandsMessages }
+// WakeInterval is how often Waiting writes while a request waits.
+const WakeInterval = 500 * time.Millisecond
+
+// Waiting keeps output flowing to a client that strands messages
+// (Caps.StrandsMessages) while the daemon waits for its answer to
+// method, until done is called. Emacs's JSON-RPC library ends a
+// blocking request (eglot's executeCommand) by a throw out of its
+// process filter, and whatever arrived in the same read behind the
+// answer stays unread until more output comes; a request the daemon
+// sent just after that answer (the turn's approval) would wait for
+// ever. A log message, which eglot only records, is that output.
+func (p *Peer) Waiting(method string) (done func()) {
+	if !p.caps.StrandsMessages {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(WakeInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				p.c.Notify(context.Background(), MethodLogMessage, wire.MessageParams{Type: wire.MessageLog,
+					Message: "cline-ls: waiting for the editor's answer to " + method})
+			}
+		}
+	}()
+	return func() { close(stop) }
+}
 
 // Terminal is nil: LSP has no client terminal, commands run as the
 // daemon's children.

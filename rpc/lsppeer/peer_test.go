@@ -155,13 +155,65 @@ func TestWorkEndsOnce(t *testing.T) {
 }
 
 func TestCancelNotice(t *testing.T) {
-	p := New(nil, Caps{StrandsMessages: true}, nil)
+	p := New(nil, Caps{}, nil)
 	m, params := p.CancelNotice(json.RawMessage(`3`))
 	b, _ := json.Marshal(params)
 	if m != "$/cancelRequest" || string(b) != `{"id":3}` {
 		t.Errorf("cancel notice = %s %s", m, b)
 	}
-	if !p.Messages() || !p.StrandsMessages() || p.Terminal("s") != nil || p.Commands() != nil {
-		t.Error("an LSP peer takes messages, strands as told, and has no terminal or commands")
+	if !p.Messages() || p.Terminal("s") != nil || p.Commands() != nil {
+		t.Error("an LSP peer takes messages and has no terminal or commands")
 	}
+}
+
+// A client that strands messages hears from the daemon while it waits,
+// and no more once the answer is in; others hear nothing.
+func TestWaitingWakesAStrandingClient(t *testing.T) {
+	c := &logCaller{}
+	done := New(c, Caps{StrandsMessages: true}, nil).Waiting("workspace/applyEdit")
+	time.Sleep(WakeInterval*2 + WakeInterval/2)
+	done()
+	n := c.count()
+	if n < 1 {
+		t.Fatal("nothing written while waiting")
+	}
+	time.Sleep(WakeInterval + WakeInterval/2)
+	if c.count() != n {
+		t.Error("written after the wait ended")
+	}
+	c.mu.Lock()
+	if m := c.msgs[0]; m.Type != wire.MessageLog || !strings.Contains(m.Message, "workspace/applyEdit") {
+		t.Errorf("wrote %+v", m)
+	}
+	c.mu.Unlock()
+
+	quiet := &logCaller{}
+	New(quiet, Caps{}, nil).Waiting("x")()
+	New(quiet, Caps{}, nil).Waiting("y")
+	time.Sleep(WakeInterval + WakeInterval/2)
+	if quiet.count() != 0 {
+		t.Error("a client that does not strand was woken")
+	}
+}
+
+type logCaller struct {
+	mu   sync.Mutex
+	msgs []wire.MessageParams
+}
+
+func (l *logCaller) Call(context.Context, string, any, any) error { return nil }
+
+func (l *logCaller) Notify(_ context.Context, method string, params any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if method == MethodLogMessage {
+		l.msgs = append(l.msgs, params.(wire.MessageParams))
+	}
+	return nil
+}
+
+func (l *logCaller) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.msgs)
 }
