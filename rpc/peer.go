@@ -26,6 +26,8 @@ type peer interface {
 	Waiting(method string) (done func())
 	// BeginTurn reports a turn's start; end reports how it stopped.
 	BeginTurn(ctx context.Context, sessionID, title string, cancel context.CancelFunc) (end func(stop string, err error))
+	// Update is a session's update as the client takes it.
+	Update(u wire.SessionUpdate) wire.SessionUpdate
 	// Report shows a session's update in its turn's report.
 	Report(sessionID string, u wire.SessionUpdate)
 	// BeginWork reports work of the daemon's own (off the read loop).
@@ -83,7 +85,7 @@ func choosePeer(s *Server, d Dialect, lsp lsppeer.Caps, acp acppeer.Caps) {
 	}}
 	var p peer
 	if d == DialectACP {
-		p = acppeer.New(c, acp, acppeer.Options{Reason: clientError, Log: s.log})
+		p = acppeer.New(c, acp, acppeer.Options{Reason: clientError, Log: s.log, Locate: s.absLocations})
 	} else {
 		p = lsppeer.New(c, lsp, s.redact)
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	Reason func(error) string
 	// Log receives what went wrong that nobody waits for; nil discards.
 	Log *slog.Logger
+	// Locate makes tool-call locations absolute paths, as ACP has them
+	// (the tools describe them as the user reads them); nil keeps them.
+	Locate func([]wire.Location) []wire.Location
 }
 
 // New returns the peer of an ACP client with caps, talking through c.
@@ -49,6 +52,9 @@ func New(c Caller, caps Caps, o Options) *Peer {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Locate == nil {
+		o.Locate = func(l []wire.Location) []wire.Location { return l }
 	}
 	return &Peer{c: c, caps: caps, o: o}
 }
@@ -74,6 +80,19 @@ func (p *Peer) Waiting(string) (done func()) { return func() {} }
 // and the prompt's answer ends the turn.
 func (p *Peer) BeginTurn(context.Context, string, string, context.CancelFunc) func(string, error) {
 	return func(string, error) {}
+}
+
+// Update is u with its tool-call locations absolute.
+func (p *Peer) Update(u wire.SessionUpdate) wire.SessionUpdate {
+	switch x := u.(type) {
+	case wire.ToolCall:
+		x.Locations = p.o.Locate(x.Locations)
+		return x
+	case wire.ToolCallUpdate:
+		x.Locations = p.o.Locate(x.Locations)
+		return x
+	}
+	return u
 }
 
 // Report has no progress to report to.

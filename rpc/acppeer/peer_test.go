@@ -205,3 +205,24 @@ func TestConfigOptions(t *testing.T) {
 		t.Errorf("ModelChoices = %v", got)
 	}
 }
+
+func TestUpdateLocatesToolCalls(t *testing.T) {
+	locate := func(l []wire.Location) []wire.Location {
+		out := make([]wire.Location, len(l))
+		for i, x := range l {
+			x.Path = "/w/" + x.Path
+			out[i] = x
+		}
+		return out
+	}
+	p := New(nil, Caps{}, Options{Locate: locate})
+	if u := p.Update(wire.ToolCall{Locations: []wire.Location{{Path: "a.go"}}}).(wire.ToolCall); u.Locations[0].Path != "/w/a.go" {
+		t.Errorf("tool call located at %v", u.Locations)
+	}
+	if u := p.Update(wire.ToolCallUpdate{Locations: []wire.Location{{Path: "b.go"}}}).(wire.ToolCallUpdate); u.Locations[0].Path != "/w/b.go" {
+		t.Errorf("tool call update located at %v", u.Locations)
+	}
+	if u := p.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "a.go"}}).(wire.AgentMessageChunk); u.Content.(wire.TextBlock).Text != "a.go" {
+		t.Errorf("a message changed: %+v", u)
+	}
+}

@@ -102,6 +102,9 @@ func (p *Peer) Waiting(method string) (done func()) {
 	return func() { close(stop) }
 }
 
+// Update is u: the LSP dialect's updates are the session's own.
+func (p *Peer) Update(u wire.SessionUpdate) wire.SessionUpdate { return u }
+
 // Terminal is nil: LSP has no client terminal, commands run as the
 // daemon's children.
 func (p *Peer) Terminal(string) tools.ClientTerminal { return nil }

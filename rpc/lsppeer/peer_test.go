@@ -161,6 +161,10 @@ func TestCancelNotice(t *testing.T) {
 	if m != "$/cancelRequest" || string(b) != `{"id":3}` {
 		t.Errorf("cancel notice = %s %s", m, b)
 	}
+	u := wire.ToolCall{Locations: []wire.Location{{Path: "a.go"}}}
+	if got := p.Update(u).(wire.ToolCall); got.Locations[0].Path != "a.go" {
+		t.Errorf("an LSP update changed: %+v", got)
+	}
 	if !p.Messages() || p.Terminal("s") != nil || p.Commands() != nil {
 		t.Error("an LSP peer takes messages and has no terminal or commands")
 	}
