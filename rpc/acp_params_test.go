@@ -159,3 +159,20 @@ func TestSetConfigParamsAgainstTheSchema(t *testing.T) {
 		t.Errorf("ours: %q, want a -32602 naming sessionId", msg)
 	}
 }
+
+// Ours beside an SDK type embed it; a -32602 names the member as it is
+// on the wire, not the embedded Go type, and the SDK's named types by
+// what they are made of.
+func TestEmbeddedSDKTypesNameTheMember(t *testing.T) {
+	var n acpNewParams
+	if msg := paramsError(decodeParams([]byte(`{"cwd":5,"mcpServers":[]}`), &n)); !strings.Contains(msg, "params: cwd: expected a string, got number") {
+		t.Errorf("session/new with a number cwd: %q", msg)
+	}
+	var l acpLoadParams
+	if msg := paramsError(decodeParams([]byte(`{"cwd":"/w","sessionId":5,"mcpServers":[]}`), &l)); !strings.Contains(msg, "params: sessionId: expected a string, got number") {
+		t.Errorf("session/load with a number sessionId: %q", msg)
+	}
+	if _, err := decodeACPInit([]byte(`{"protocolVersion":"1"}`)); !strings.Contains(paramsError(err), "protocolVersion: expected an integer, got string") {
+		t.Errorf("initialize with a string protocolVersion: %v", err)
+	}
+}
