@@ -46,10 +46,12 @@ type acpCaps struct {
 type (
 	// acpInitParams is initialize's: the SDK's ProtocolVersion is a
 	// plain number, so a request without the member the schema
-	// requires reads as version 0; ProtocolVersion tells them apart.
+	// requires reads as version 0; versioned tells them apart. Made by
+	// decodeACPInit: decoded whole, the SDK's promoted UnmarshalJSON
+	// would be all that ran.
 	acpInitParams struct {
 		acp.InitializeRequest
-		ProtocolVersion *int
+		versioned bool
 	}
 	// acpNewParams is session/new's: the SDK's McpServer union answers
 	// a malformed server with "invalid variant payload", naming neither
@@ -93,7 +95,7 @@ func decodeACPInit(raw []byte) (acpInitParams, error) {
 	}
 	var v versionPresence
 	json.Unmarshal(raw, &v)
-	p.ProtocolVersion = v.ProtocolVersion
+	p.versioned = v.ProtocolVersion != nil
 	return p, nil
 }
 
@@ -102,7 +104,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.ProtocolVersion == nil {
+	if !p.versioned {
 		return nil, invalidParams("protocolVersion: required")
 	}
 	fs := p.ClientCapabilities.Fs

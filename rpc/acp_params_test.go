@@ -33,7 +33,7 @@ func TestACPInitParamsAgainstTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := decodeACPInit([]byte(ok))
-	if err != nil || p.ProtocolVersion == nil || *p.ProtocolVersion != 1 || !p.ClientCapabilities.Fs.ReadTextFile ||
+	if err != nil || !p.versioned || p.ProtocolVersion != 1 || !p.ClientCapabilities.Fs.ReadTextFile ||
 		p.ClientCapabilities.Fs.WriteTextFile || !p.ClientCapabilities.Terminal {
 		t.Fatalf("decoded %+v, %v", p, err)
 	}
@@ -51,10 +51,10 @@ func TestACPInitParamsAgainstTheSchema(t *testing.T) {
 	if json.Unmarshal([]byte(missing), &a) != nil || json.Unmarshal([]byte(zero), &b) != nil || a.ProtocolVersion != b.ProtocolVersion {
 		t.Fatal("the SDK's InitializeRequest now tells a missing protocolVersion from 0: versionPresence can go")
 	}
-	if p, _ := decodeACPInit([]byte(missing)); p.ProtocolVersion != nil {
+	if p, _ := decodeACPInit([]byte(missing)); p.versioned {
 		t.Error("a missing protocolVersion decoded as present")
 	}
-	if p, _ := decodeACPInit([]byte(zero)); p.ProtocolVersion == nil {
+	if p, _ := decodeACPInit([]byte(zero)); !p.versioned {
 		t.Error("protocolVersion 0 decoded as missing")
 	}
 
