@@ -59,9 +59,6 @@ func New(c Caller, caps Caps, o Options) *Peer {
 	return &Peer{c: c, caps: caps, o: o}
 }
 
-// Caps is what the client declared.
-func (p *Peer) Caps() Caps { return p.caps }
-
 // CancelNotice is the notification that withdraws a request the daemon
 // gave up; id is spelled as the request spelled it.
 func (p *Peer) CancelNotice(id json.RawMessage) (method string, params any) {
