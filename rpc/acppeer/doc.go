@@ -10,6 +10,7 @@
 // after a command bounded, every terminal still open released at the
 // daemon's exit) and of the approval levels a session can pick.
 //
-// It imports wire, session and tools, never rpc: the connection is given
-// to it as a Caller.
+// It imports wire, session, tools and acp-go-sdk (the client's answers
+// are read in the SDK's types), never rpc: the connection is given to it
+// as a Caller.
 package acppeer
