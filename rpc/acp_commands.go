@@ -13,27 +13,20 @@ import (
 )
 
 // The commands an ACP client offers as slash commands
-// (available_commands_update): a prompt that is one of them runs in the
-// daemon without the model.
-
-// acpCommands are the commands a prompt can be; run by acpCommand.
-var acpCommands = []wire.AvailableCommand{
-	{Name: "compact", Description: "Summarise the older part of the conversation to free the context window"},
-	{Name: "undo", Description: "Put the files and the conversation back to before the last turn"},
-	{Name: "plan", Description: "Switch to plan mode: the agent reads and plans, and does not edit"},
-	{Name: "act", Description: "Switch to act mode: the agent edits and runs commands"},
-}
+// (available_commands_update): a prompt that is one of the ACP peer's
+// (acppeer) runs in the daemon without the model.
 
 // availableCommands are the slash commands ls offers: ours, then its MCP
 // servers' prompts (run through runPrompt).
 func (s *Server) availableCommands(ls *liveSession) []wire.AvailableCommand {
-	return append(slices.Clone(acpCommands), s.mcp.Commands(mcpOf(ls))...)
+	return append(s.client().Commands(), s.mcp.Commands(mcpOf(ls))...)
 }
 
-// sendAvailableCommands tells every ACP session the commands it offers
-// now: an MCP server's prompts come and go as it connects and lists.
+// sendAvailableCommands tells every session of a client that takes
+// commands the commands it offers now: an MCP server's prompts come and
+// go as it connects and lists.
 func (s *Server) sendAvailableCommands() {
-	if s.dialect != DialectACP {
+	if s.client().Commands() == nil {
 		return
 	}
 	s.sess.mu.Lock()
@@ -47,11 +40,11 @@ func (s *Server) sendAvailableCommands() {
 	}
 }
 
-// acpCommand runs a prompt that is one of acpCommands ("/undo") and
-// reports ok; any other prompt is the model's.
+// acpCommand runs a prompt that is one of the peer's commands ("/undo")
+// and reports ok; any other prompt is the model's.
 func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {
 	name, ok := strings.CutPrefix(strings.TrimSpace(text), "/")
-	if !ok || s.dialect != DialectACP || !slices.ContainsFunc(acpCommands, func(c wire.AvailableCommand) bool { return c.Name == name }) {
+	if !ok || !slices.ContainsFunc(s.client().Commands(), func(c wire.AvailableCommand) bool { return c.Name == name }) {
 		return nil, false, nil
 	}
 	if ls.Running() {

@@ -3,123 +3,54 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"slices"
-	"strings"
-	"sync"
 
+	acp "github.com/coder/acp-go-sdk"
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
+	"github.com/cline-ls/cline-ls/provider"
+	"github.com/cline-ls/cline-ls/rpc/acppeer"
 	"github.com/cline-ls/cline-ls/session"
-	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// ACP's session configuration: the options a client can show as
-// selectors (mode, model, approval level) in session/new and session/load
-// answers, set with session/set_config_option, and the commands the
-// daemon runs itself when a prompt is one of them (/compact, /undo,
-// /plan, /act), advertised with available_commands_update.
-const (
-	methodSetConfigOption = "session/set_config_option"
-
-	configMode      = "mode"
-	configModel     = "model"
-	configApprovals = "approvals"
-)
-
-// ACP's SessionConfigOption shapes, from the one wire package.
-type (
-	configOption    = wire.ConfigOption
-	configValue     = wire.ConfigValue
-	setConfigParams = wire.SetConfigOptionParams
-)
-
-// approvalLevel is a session's choice over the settings' approvals: the
-// rules (deny above all) and the questions for writes under .git/ stay.
-type approvalLevel struct {
-	id, name, description string
-	apply                 func(*session.Approvals)
-}
-
-var approvalLevels = []approvalLevel{
-	{"configured", "As configured", "Ask as the settings' approvals say", func(*session.Approvals) {}},
-	{"edits", "Edit without asking", "Reads and edits run at once; commands, fetches and MCP tools ask", func(a *session.Approvals) {
-		a.Read, a.Edit = session.Allow, session.Allow
-	}},
-	{"sandbox", "Commands in the sandbox", "Commands run in the sandbox without asking (asking instead where there is none); running one outside asks", func(a *session.Approvals) {
-		a.ApplyLevel(session.LevelSandbox)
-	}},
-	{"all", "Run everything", "Every call runs without asking, except what a rule denies or asks", func(a *session.Approvals) {
-		a.ApplyLevel(session.LevelYolo)
-	}},
-}
-
-// approvalLevelAliases are PROTOCOL.md §12's names of the levels, taken
-// by session/set_config_option besides the ids above.
-var approvalLevelAliases = map[string]string{string(session.LevelAsk): "configured", string(session.LevelYolo): "all"}
-
-// approvalLevelIDs lists the levels' ids for an error message.
-func approvalLevelIDs() string {
-	ids := make([]string, len(approvalLevels))
-	for i, l := range approvalLevels {
-		ids[i] = l.id
-	}
-	return strings.Join(ids, ", ")
-}
-
-// acpConfigState is the sessions' choices made through config options.
-type acpConfigState struct {
-	mu       sync.Mutex
-	approval map[string]string       // guarded by mu; session id → approval level, when not "configured"
-	models   map[string]*modelSwitch // guarded by mu; session id → its model
-}
+// ACP's session configuration is the ACP peer's (acppeer): the
+// options a client can show as selectors (mode, model, approval level)
+// in session/new and session/load answers, set with
+// session/set_config_option, and the commands the daemon runs itself
+// when a prompt is one of them, advertised with available_commands_update.
+const methodSetConfigOption = acppeer.MethodSetConfigOption
 
 // acpCloseConfig serves ACP's session/close and forgets the session's
 // choices.
 func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p acp.CloseSessionRequest
 	decodeParams(req.Params(), &p)
 	res, err := s.closeSession(ctx, req)
 	if err == nil {
-		s.forgetConfig(p.SessionID)
+		s.acpcfg.Forget(string(p.SessionId))
 	}
 	return res, err
 }
 
-// forgetConfig drops a closed session's choices.
-func (s *Server) forgetConfig(id string) {
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	delete(s.acpcfg.models, id)
-	delete(s.acpcfg.approval, id)
+// sessionConfig is the part that answers for the sessions'
+// configuration: the choices made through config options
+// (acppeer.Choices) over the settings in force, and the options shown.
+type sessionConfig struct {
+	acppeer.Choices[*modelSwitch]
+	settings func() Settings
+	listed   func() []provider.ModelInfo // the provider's models listing, nil until fetched
 }
 
-func (s *Server) approvalLevelOf(id string) string {
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	if l := s.acpcfg.approval[id]; l != "" {
-		return l
-	}
-	return approvalLevels[0].id
-}
-
-// sessionPolicy is the policy configuration of session id: the settings'
-// with the session's approval level over them, and whether a sandbox can
+// policy is the policy configuration of session id: the settings' with
+// the session's approval level over them, and whether a sandbox can
 // confine its commands.
-func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.PolicyConfig {
-	level := s.approvalLevelOf(id)
-	for _, l := range approvalLevels {
-		if l.id == level {
-			l.apply(&cfg.Approvals)
-		}
-	}
+func (c *sessionConfig) policy(id string, cfg session.PolicyConfig) session.PolicyConfig {
+	acppeer.ApplyLevel(c.Level(id), &cfg.Approvals)
 	// Probed only where commands are to be confined: a daemon that never
 	// uses the sandbox never runs bubblewrap.
 	if cfg.Approvals.Execute == session.Sandbox {
-		cfg.SandboxAvailable = SandboxStatus(s.CurrentSettings()).Backend != sandbox.BackendNone
+		cfg.SandboxAvailable = SandboxStatus(c.settings()).Backend != sandbox.BackendNone
 	}
 	return cfg
 }
@@ -128,60 +59,33 @@ func (s *Server) sessionPolicy(id string, cfg session.PolicyConfig) session.Poli
 // settings' model and provider.models, the provider's default, and the
 // provider's models listing once fetched (cline/models, or in the
 // background after session/new).
-func (s *Server) modelChoices(current string) []string {
-	out := []string{current}
-	if p := s.CurrentSettings().Provider; p != nil {
-		out = append(out, p.Model)
-		out = append(out, p.Models...)
+func (c *sessionConfig) modelChoices(current string) []string {
+	lists := [][]string{{current}}
+	if p := c.settings().Provider; p != nil {
+		lists = append(lists, []string{p.Model}, p.Models)
 		for _, d := range defaultModels {
 			if d.provider == p.Name {
-				out = append(out, d.model)
+				lists = append(lists, []string{d.model})
 			}
 		}
-		for _, m := range s.cachedModels() {
-			out = append(out, m.ID)
+		for _, m := range c.listed() {
+			lists = append(lists, []string{m.ID})
 		}
 	}
-	out = slices.DeleteFunc(out, func(m string) bool { return m == "" })
-	seen := map[string]bool{}
-	return slices.DeleteFunc(out, func(m string) bool {
-		dup := seen[m]
-		seen[m] = true
-		return dup
-	})
+	return acppeer.ModelChoices(lists...)
 }
 
-// configOptions lists a session's options with their current values.
-func (s *Server) configOptions(ls *liveSession) []configOption {
-	mode := configOption{ID: configMode, Name: "Mode", Category: "mode", Type: "select", CurrentValue: ls.Mode()}
-	for _, m := range tools.AllModes() {
-		mode.Options = append(mode.Options, configValue{Value: m.ID, Name: m.Name, Description: m.Description})
+// options lists a session's options with their current values.
+func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
+	cur := acppeer.Current{Mode: ls.Mode(), Level: c.Level(ls.ID())}
+	if m := c.Model(ls.ID()); m != nil {
+		cur.HasModel, cur.Model = true, m.shown()
+		cur.Models = c.modelChoices(cur.Model)
 	}
-	out := []configOption{mode}
-	s.acpcfg.mu.Lock()
-	m := s.acpcfg.models[ls.ID()]
-	s.acpcfg.mu.Unlock()
-	if m != nil {
-		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.shown()}
-		for _, id := range s.modelChoices(m.shown()) {
-			model.Options = append(model.Options, configValue{Value: id, Name: id})
-		}
-		out = append(out, model)
+	if st := SandboxStatus(c.settings()); st.Backend == sandbox.BackendNone {
+		cur.NoSandbox = st.Detail
 	}
-	approvals := configOption{ID: configApprovals, Name: "Approvals", Description: "What runs without asking",
-		Category: "_approvals", Type: "select", CurrentValue: s.approvalLevelOf(ls.ID())}
-	for _, l := range approvalLevels {
-		d := l.description
-		if l.id == string(session.LevelSandbox) {
-			// ACP has no message to the user but this: say here that
-			// nothing confines commands, so this level asks.
-			if st := SandboxStatus(s.CurrentSettings()); st.Backend == sandbox.BackendNone {
-				d = "No sandbox is available here (" + st.Detail + "): commands ask"
-			}
-		}
-		approvals.Options = append(approvals.Options, configValue{Value: l.id, Name: l.name, Description: d})
-	}
-	return append(out, approvals)
+	return acppeer.ConfigOptions(cur)
 }
 
 // withConfig adds configOptions to a session/new or session/load answer
@@ -200,7 +104,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return res, nil
 	}
-	opts, _ := json.Marshal(s.configOptions(ls))
+	opts, _ := json.Marshal(s.acpcfg.options(ls))
 	fields["configOptions"] = opts
 	s.afterReply(reqID, func(context.Context) {
 		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
@@ -209,31 +113,15 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 	return fields, nil
 }
 
-// acpSessionNewConfig serves ACP's session/new with the config options.
-func (s *Server) acpSessionNewConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	res, err := s.acpSessionNew(req.Params())
-	if err != nil {
-		return nil, err
-	}
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	body, _ := json.Marshal(res)
-	json.Unmarshal(body, &created)
-	return s.withConfig(req.ID(), res, created.SessionID)
-}
-
 // acpSessionLoadConfig serves ACP's session/load with the config options.
 func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	res, err := s.acpSessionLoad(req.Params())
 	if err != nil {
 		return nil, err
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p acpLoadParams
 	decodeParams(req.Params(), &p)
-	return s.withConfig(req.ID(), res, p.SessionID)
+	return s.withConfig(req.ID(), res, string(p.SessionId))
 }
 
 // acpSetMode serves ACP's session/set_mode; clients that show the mode
@@ -243,11 +131,9 @@ func (s *Server) acpSetMode(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p acp.SetSessionModeRequest
 	decodeParams(raw, &p)
-	if ls, err := s.getSession(p.SessionID); err == nil {
+	if ls, err := s.getSession(string(p.SessionId)); err == nil {
 		s.sendConfigUpdate(ls)
 	}
 	return res, nil
@@ -271,32 +157,25 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 		return nil, invalidParams("value: %s takes one of its options' values, a string", p.ConfigID)
 	}
 	switch p.ConfigID {
-	case configMode:
+	case acppeer.ConfigMode:
 		if err := ls.SetMode(value); err != nil {
 			return nil, invalidParams("value: %v", err)
 		}
-	case configModel:
+	case acppeer.ConfigModel:
 		if err := s.setModel(ls, value); err != nil {
 			return nil, err
 		}
-	case configApprovals:
-		if id, ok := approvalLevelAliases[value]; ok {
-			value = id
+	case acppeer.ConfigApprovals:
+		level, ok := acppeer.ResolveLevel(value)
+		if !ok {
+			return nil, invalidParams("value: approvals must be one of %s; got %q", acppeer.LevelIDs(), value)
 		}
-		if !slices.ContainsFunc(approvalLevels, func(l approvalLevel) bool { return l.id == value }) {
-			return nil, invalidParams("value: approvals must be one of %s; got %q", approvalLevelIDs(), value)
-		}
-		s.acpcfg.mu.Lock()
-		if s.acpcfg.approval == nil {
-			s.acpcfg.approval = make(map[string]string)
-		}
-		s.acpcfg.approval[ls.ID()] = value
-		s.acpcfg.mu.Unlock()
-		if err := ls.policy.SetConfig(s.sessionPolicy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
+		s.acpcfg.SetLevel(ls.ID(), level)
+		if err := ls.policy.SetConfig(s.acpcfg.policy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "approvals: %v", err)
 		}
 	default:
 		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
 	}
-	return wire.SetConfigOptionResult{ConfigOptions: s.configOptions(ls)}, nil
+	return wire.SetConfigOptionResult{ConfigOptions: s.acpcfg.options(ls)}, nil
 }

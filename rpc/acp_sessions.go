@@ -24,20 +24,6 @@ func (s *Server) acpSessionLoad(raw []byte) (any, error) {
 	return s.sessionLoad(raw)
 }
 
-// acpUpdate makes a session/update fit ACP, whose tool-call locations are
-// absolute paths while the tools describe them as the user reads them.
-func (s *Server) acpUpdate(u wire.SessionUpdate) wire.SessionUpdate {
-	switch x := u.(type) {
-	case wire.ToolCall:
-		x.Locations = s.absLocations(x.Locations)
-		return x
-	case wire.ToolCallUpdate:
-		x.Locations = s.absLocations(x.Locations)
-		return x
-	}
-	return u
-}
-
 // absLocations resolves tool-call locations against the workspace
 // folders; a path that does not resolve is left as it is.
 func (s *Server) absLocations(locs []wire.Location) []wire.Location {

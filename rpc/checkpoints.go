@@ -46,8 +46,10 @@ func newCheckpoints(s *Server) *keeper.Keeper {
 			s.sendUpdate(sessionID, wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
 			s.showMessage(wire.MessageWarning, "cline-ls: "+msg)
 		},
-		Go:        s.goBackground,
-		BeginWork: s.beginWork,
+		Go: s.goBackground,
+		BeginWork: func(ctx context.Context, title string) (func(string), func(string)) {
+			return s.client().BeginWork(ctx, title)
+		},
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/rpc/acppeer"
+	"github.com/cline-ls/cline-ls/rpc/lsppeer"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -176,7 +178,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	// Eglot names itself from version 1.10 on; 1.9 (Debian's) sends no
 	// clientInfo, and neither do other small clients, for which a log
 	// message while the daemon waits is harmless.
-	caps.strandsMessages = p.ClientName == nil || *p.ClientName == "Eglot"
+	strands := p.ClientName == nil || *p.ClientName == "Eglot"
 
 	s.mu.Lock()
 	s.state = stateInitialized
@@ -184,6 +186,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	s.caps = caps
 	s.mu.Unlock()
 	s.approvals.SetChannels(approvalChannels(caps))
+	choosePeer(s, DialectLSP, lsppeer.Caps{WorkDoneProgress: caps.workDoneProgress, StrandsMessages: strands}, acppeer.Caps{})
 	s.reportSettingsFile()
 	s.folders.Add(s.admitFolders(context.Background(), folders)...)
 	// The watcher and the cleaning of stale temporary files start with
@@ -225,21 +228,29 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	}, nil
 }
 
+// didChangeConfigurationParams are workspace/didChangeConfiguration's;
+// the settings stay raw, merged key by key (settingsStore.apply).
+type didChangeConfigurationParams struct {
+	Settings json.RawMessage `json:"settings"`
+}
+
+// nestedSettings are settings as clients that nest them under "cline"
+// send them.
+type nestedSettings struct {
+	Cline *json.RawMessage `json:"cline"`
+}
+
 // didChangeConfiguration takes new settings: {"settings": <Settings>} or,
 // for clients that nest them, {"settings": {"cline": <Settings>}}.
 func (s *Server) didChangeConfiguration(raw []byte) error {
-	var p struct {
-		Settings json.RawMessage `json:"settings"`
-	}
+	var p didChangeConfigurationParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
 	if len(p.Settings) == 0 || string(p.Settings) == "null" {
 		return nil
 	}
-	var nested struct {
-		Cline *json.RawMessage `json:"cline"`
-	}
+	var nested nestedSettings
 	body := p.Settings
 	if json.Unmarshal(body, &nested) == nil && nested.Cline != nil {
 		body = *nested.Cline

@@ -145,20 +145,13 @@ func (s *Server) switchableModel(id string, p provider.Provider, err error) prov
 	if st := s.CurrentSettings().Provider; st != nil {
 		m.from, m.window = *st, st.ContextWindow
 	}
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	if s.acpcfg.models == nil {
-		s.acpcfg.models = make(map[string]*modelSwitch)
-	}
-	s.acpcfg.models[id] = m
+	s.acpcfg.SetModel(id, m)
 	return m
 }
 
 // modelOf returns session id's model switch, or nil.
 func (s *Server) modelOf(id string) *modelSwitch {
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	return s.acpcfg.models[id]
+	return s.acpcfg.Model(id)
 }
 
 // modelSettingsChanged brings the provider settings in force to every
@@ -196,7 +189,7 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 	if m == nil {
 		return invalidParams("configId: the session has no model to change")
 	}
-	choices := s.modelChoices(m.shown())
+	choices := s.acpcfg.modelChoices(m.shown())
 	if !slices.Contains(choices, model) {
 		return invalidParams("value: model must be one of %s; got %q", strings.Join(choices, ", "), model)
 	}
@@ -219,7 +212,7 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 // model its next turn uses, its approval level) as they are now; both
 // dialects get the same config_option_update.
 func (s *Server) sendConfigUpdate(ls *liveSession) {
-	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.configOptions(ls)})
+	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.acpcfg.options(ls)})
 }
 
 const (
@@ -322,7 +315,7 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 		name = st.Name
 	}
 	seen := map[string]bool{}
-	for _, id := range s.modelChoices(res.Current) {
+	for _, id := range s.acpcfg.modelChoices(res.Current) {
 		i := slices.IndexFunc(listed, func(m provider.ModelInfo) bool { return m.ID == id })
 		if i >= 0 {
 			res.Models = append(res.Models, listed[i])
@@ -351,9 +344,9 @@ func (s *Server) offerListedModels(ls *liveSession) {
 		return
 	}
 	s.goBackground(func() {
-		before := len(s.modelChoices(s.modelOf(ls.ID()).shown()))
+		before := len(s.acpcfg.modelChoices(s.modelOf(ls.ID()).shown()))
 		s.providerModels(s.bgCtx)
-		if m := s.modelOf(ls.ID()); m != nil && len(s.modelChoices(m.shown())) != before {
+		if m := s.modelOf(ls.ID()); m != nil && len(s.acpcfg.modelChoices(m.shown())) != before {
 			s.sendConfigUpdate(ls)
 		}
 	})

@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -19,57 +18,16 @@ import (
 // $/cancelRequest ($/cancel_request in ACP) naming the request, so that a
 // dialog it still shows for a question nobody waits for closes.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	defer s.wakeWhileWaiting(method)()
+	defer s.client().Waiting(method)()
 	id, err := s.conn.Call(ctx, method, params, result)
 	if err != nil && ctx.Err() != nil {
 		// The id as the request spelled it (jsonrpc2.ID marshals as {}).
-		given := json.RawMessage(idKey(id))
-		var cancel string
-		var p any
-		if s.dialect == DialectACP {
-			cancel, p = methodACPCancelRequest, wire.CancelRequestParams{RequestID: given}
-		} else {
-			cancel, p = methodCancel, wire.CancelParams{ID: given}
-		}
+		cancel, p := s.client().CancelNotice(json.RawMessage(idKey(id)))
 		if nerr := s.conn.Notify(context.Background(), cancel, p); nerr != nil {
 			s.log.Debug("cancel not sent", "method", method, "err", nerr)
 		}
 	}
 	return err
-}
-
-// wakeInterval is how often wakeWhileWaiting writes while a request waits.
-const wakeInterval = 500 * time.Millisecond
-
-// wakeWhileWaiting keeps output flowing to a client that strands
-// messages (clientCaps.strandsMessages) while the daemon waits for its
-// answer to method, and returns the function that stops it. Emacs's
-// JSON-RPC library ends a blocking request (eglot's executeCommand) by a
-// throw out of its process filter, and whatever arrived in the same read
-// behind the answer stays unread until more output comes; a request the
-// daemon sent just after that answer (the turn's approval) would wait
-// for ever. A log message, which eglot only records, is that output.
-func (s *Server) wakeWhileWaiting(method string) func() {
-	s.mu.Lock()
-	strands := s.caps.strandsMessages && s.dialect == DialectLSP
-	s.mu.Unlock()
-	if !strands {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(wakeInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s.logToClient(context.Background(), wire.MessageLog, "cline-ls: waiting for the editor's answer to "+method)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // showMessage sends window/showMessage (type 1 error, 2 warning, 3 info),
@@ -80,7 +38,7 @@ func (s *Server) showMessage(typ wire.MessageType, msg string) {
 
 // logToClient sends window/logMessage (type 1 error, 2 warning, 3 info).
 func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg string) {
-	if s.conn == nil || s.dialect == DialectACP {
+	if s.conn == nil || !s.client().Messages() {
 		return
 	}
 	if err := s.conn.Notify(ctx, methodLogMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -17,7 +18,33 @@ func decodeParams(raw []byte, v any) error {
 	if err := requireParams(raw); err != nil {
 		return err
 	}
-	return paramError(json.Unmarshal(raw, v), "")
+	err := json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		te.Field = withoutEmbedded(reflect.TypeOf(v), te.Field)
+	}
+	return paramError(err, "")
+}
+
+// withoutEmbedded is a decoding error's field path without the name of
+// a struct that v's type embeds (ours beside an SDK type, acp.go): the
+// decoder puts that Go name in the path, and no such member is on the
+// wire.
+func withoutEmbedded(t reflect.Type, field string) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return field
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Anonymous && f.Tag.Get("json") == "" {
+			if rest, ok := strings.CutPrefix(field, f.Name+"."); ok {
+				return withoutEmbedded(f.Type, rest)
+			}
+		}
+	}
+	return field
 }
 
 // requireParams fails a request that came without params (or with null).
@@ -45,7 +72,7 @@ func paramError(err error, at string) error {
 		case field == "":
 			field = "params"
 		}
-		return invalidParams("%s: expected %s, got %s", field, goTypeToJSON(te.Type.String()), te.Value)
+		return invalidParams("%s: expected %s, got %s", field, goTypeToJSON(te.Type), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -54,22 +81,25 @@ func paramError(err error, at string) error {
 	return invalidParams("params: %v", err)
 }
 
-func goTypeToJSON(t string) string {
-	switch {
-	case strings.Contains(t, "int"):
+// goTypeToJSON names the JSON value a Go type decodes from; a named
+// type (the SDK's SessionId, a string) by what it is made of.
+func goTypeToJSON(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer"
-	case strings.Contains(t, "float"):
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case t == "string":
+	case reflect.String:
 		return "a string"
-	case t == "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case strings.HasPrefix(t, "[]"):
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case strings.HasPrefix(t, "map"), strings.Contains(t, "."):
+	case reflect.Map, reflect.Struct:
 		return "an object"
 	}
-	return t
+	return t.String()
 }
 
 // invalidParams builds a -32602 error.

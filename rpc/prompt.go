@@ -128,7 +128,7 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(prompt.UserWords(text))), cancel)
+	end := s.client().BeginTurn(ctx, ls.ID(), tools.ShortTitle(s.redact(prompt.UserWords(text))), cancel)
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {

@@ -92,7 +92,7 @@ func init() {
 	serve(methodAuthenticate, inACP, func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return wire.Empty{}, nil })
 	serve(methodCancel, inBoth, notice((*Server).cancelRequest))
 	serve(methodACPCancelRequest, inACP, notice((*Server).cancelRequest))
-	serve(methodProgressCancel, inLSP, notice((*Server).progressCancel))
+	serve(methodProgressCancel, inLSP, notice(progressCancel))
 
 	// Text synchronisation and workspace.
 	serve(methodDidOpen, inLSP, notice((*Server).didOpen))
@@ -113,7 +113,7 @@ func init() {
 
 	// Sessions.
 	serve(methodSessionNew, inLSP, params((*Server).sessionNew))
-	serve(methodSessionNew, inACP, (*Server).acpSessionNewConfig)
+	serve(methodSessionNew, inACP, (*Server).acpSessionNew)
 	serve(methodSessionLoad, inLSP, params((*Server).sessionLoad))
 	serve(methodSessionLoad, inACP, (*Server).acpSessionLoadConfig)
 	serve(methodSessionPrompt, inBoth, (*Server).sessionPrompt)

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -24,6 +25,8 @@ import (
 	"github.com/cline-ls/cline-ls/checkpoint/keeper"
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/hooks"
+	"github.com/cline-ls/cline-ls/rpc/acppeer"
+	"github.com/cline-ls/cline-ls/rpc/lsppeer"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -67,6 +70,7 @@ type Server struct {
 	conn    jsonrpc2.Conn
 	stream  *stream
 	dialect Dialect
+	peer    atomic.Pointer[peer] // see client
 	// inflight holds the cancel functions of requests still running, for
 	// $/cancelRequest and $/cancel_request. (jsonrpc2.CancelHandler cannot
 	// be used: it derives contexts from pooled request contexts.)
@@ -78,7 +82,6 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
-	terms    openTerminals
 	cfg      *settingsStore
 	exitCode int
 	exited   chan struct{}
@@ -95,12 +98,11 @@ type Server struct {
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
 	sess       sessions
-	progress   progress
 	approvals  *approval.Broker
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
 	ckpt       *keeper.Keeper
-	acpcfg     acpConfigState
+	acpcfg     sessionConfig
 	modelLists modelLists
 	delivery   *delivery.Delivery
 	closing    bool           // guarded by ws.mu
@@ -128,7 +130,6 @@ type clientCaps struct {
 	workDoneProgress bool
 	docChanges       bool
 	checksVersions   bool   // see checksVersions
-	strandsMessages  bool   // see wakeWhileWaiting
 	name             string // clientInfo.name, for messages that name the client's own settings
 }
 
@@ -155,6 +156,7 @@ func NewServer(opts Options) *Server {
 	}
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
+	s.acpcfg.settings, s.acpcfg.listed = s.CurrentSettings, s.cachedModels
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.delivery = newDelivery(s)
 	s.approvals = newApprovals(s)
@@ -208,6 +210,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st.redact = s.redactFrame
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+	choosePeer(s, d, lsppeer.Caps{}, acppeer.Caps{})
 	s.conn.Go(ctx, s.handle)
 
 	// The input ending cancels running turns at once (runPrompt watches
@@ -218,7 +221,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	case <-s.exited:
 	case <-ctx.Done():
 	}
-	s.releaseTerminals()
+	s.client().ReleaseTerminals(context.Background())
 	s.closeConn() // also stops the stream's writer, after a flush
 	s.shutdownSessions()
 	s.stopWorkspace()

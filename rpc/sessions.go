@@ -230,7 +230,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	st := s.CurrentSettings()
 	s.sandboxWarn.warn(st, s.log, s.showMessage)
-	policy, err := session.NewPolicy(s.sessionPolicy(id, policyConfig(st)))
+	policy, err := session.NewPolicy(s.acpcfg.policy(id, policyConfig(st)))
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	// cannot name a client terminal.
 	var term tools.ClientTerminal
 	if !subagent {
-		term = s.clientTerminal(id)
+		term = s.client().Terminal(id)
 	}
 	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
@@ -345,11 +345,9 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	if trace.IsEnabled() {
 		traceToolUpdate(id, u)
 	}
-	s.reportProgress(id, u)
+	s.client().Report(id, u)
 	s.ckpt.TrackToolCall(id, u)
-	if s.dialect == DialectACP {
-		u = s.acpUpdate(u)
-	}
+	u = s.client().Update(u)
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)
 	}

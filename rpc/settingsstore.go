@@ -225,7 +225,7 @@ func (s *Server) settingsChanged() {
 	}
 	s.sess.mu.Unlock()
 	for _, ls := range live {
-		if err := ls.policy.SetConfig(s.sessionPolicy(ls.ID(), cfg)); err != nil {
+		if err := ls.policy.SetConfig(s.acpcfg.policy(ls.ID(), cfg)); err != nil {
 			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)
 		}
 	}

@@ -298,7 +298,7 @@ func (s *Server) checkFolder(path string) error {
 
 // showToClient sends window/showMessage (type 1 error, 2 warning, 3 info).
 func (s *Server) showToClient(ctx context.Context, typ wire.MessageType, msg string) {
-	if s.conn == nil || s.dialect == DialectACP {
+	if s.conn == nil || !s.client().Messages() {
 		return
 	}
 	if err := s.conn.Notify(ctx, methodShowMessage, wire.MessageParams{Type: typ, Message: msg}); err != nil {
