@@ -113,12 +113,11 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 		}
 		text = expanded
 	}
-	if !s.startTurn() {
+	done, ok := s.sess.BeginTurn(ls)
+	if !ok {
 		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}
-	defer s.sess.wg.Done()
-	ls.turns.Add(1)
-	defer ls.turns.Done()
+	defer done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -138,18 +137,6 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
 	}
 	return wire.PromptResult{StopReason: string(stop)}, nil
-}
-
-// startTurn counts a turn in; it refuses once the connection is closing,
-// so that no turn starts after shutdown began waiting for the others.
-func (s *Server) startTurn() bool {
-	s.sess.mu.Lock()
-	defer s.sess.mu.Unlock()
-	if s.sess.closed {
-		return false
-	}
-	s.sess.wg.Add(1)
-	return true
 }
 
 // connDone is closed when the connection has ended.

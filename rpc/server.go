@@ -89,7 +89,7 @@ type Server struct {
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
-	sess       sessions
+	sess       *sessionManager
 	progress   progress
 	approvals  approvals
 	hookTrust  hookTrust
@@ -153,6 +153,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.sess = newSessions(s)
 	return s
 }
 
@@ -248,7 +249,7 @@ func isClosedErr(err error) bool {
 
 // shutdownSessions cancels running turns and flushes their histories when
 // the connection ends or shuts down.
-func (s *Server) shutdownSessions() { s.cancelAll() }
+func (s *Server) shutdownSessions() { s.sess.Shutdown() }
 
 // handle is the connection's one handler. It runs inline on the read loop,
 // so notifications (text synchronisation above all) are applied in the
@@ -400,10 +401,7 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	// before the next message is read: a client that sends exit and
 	// closes its input right behind shutdown still gets it (the
 	// connection writes nothing once its input has ended).
-	s.sess.mu.Lock()
-	live := len(s.sess.byID)+len(s.sess.editor) > 0
-	s.sess.mu.Unlock()
-	if live {
+	if len(s.sess.All()) > 0 {
 		jsonrpc2.Async(ctx)
 	}
 	s.shutdownSessions()

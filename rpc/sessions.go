@@ -3,17 +3,13 @@ package rpc
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"maps"
 	"runtime/trace"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
@@ -26,26 +22,56 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// sessions holds the connection's agent sessions.
-type sessions struct {
-	mu     sync.Mutex              // guards byID, editor, store, releasing, closedByClient and closed
-	byID   map[string]*liveSession // the sessions the client made or loaded
-	editor map[string]*liveSession // by mode: the editor's own, for cline/callTool without a session
-	store  *session.Store
-	// releasing has a channel per session being released, closed once its
-	// history is closed: reading its file before that could miss (or
-	// race) the last records. Guarded by mu.
-	releasing map[string]chan struct{}
-	// closedByClient holds the sessions the client closed: unlike one
-	// released for being idle, such a session is reopened by session/load
-	// only, never quietly by the next call that names it.
-	closedByClient map[string]bool
-	closed         bool           // the connection is ending: no new turns
-	wg             sync.WaitGroup // running prompts
-	// idleLoop starts releaseIdleLoop with the first session: a
-	// connection that opens none has nothing to release.
-	idleLoop sync.Once
+// sessionManager is the connection's session table and lifecycle.
+type sessionManager = session.Manager[*liveSession]
+
+// newSessions makes the connection's session Manager. It opens sessions
+// through openSession and reaches the rest of the server only through
+// the functions of its sessionOpener.
+func newSessions(s *Server) *sessionManager {
+	o := sessionOpener{
+		start: func(sp session.Spec) (*mcpbridge.Manager, error) { return s.sessionMCP(sp.Servers, sp.CWD) },
+		open:  s.openSession, stop: s.dropMCP, cancelled: s.approvals.cancelSession, notSaved: s.warnNotSaved,
+	}
+	return session.NewManager(o, session.ManagerOptions{
+		Store: func() (*session.Store, error) {
+			return session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
+		},
+		IdleRelease: s.opts.IdleRelease,
+		Go:          s.goBackground,
+		Done:        s.bgCtx.Done(),
+		Logger:      s.log,
+	})
 }
+
+// sessionOpener is session.Opener over the connection: a session's MCP
+// servers are the ones its session/new or session/load named.
+type sessionOpener struct {
+	start     func(session.Spec) (*mcpbridge.Manager, error)
+	open      func(session.Spec) (*liveSession, error)
+	stop      func(*mcpbridge.Manager)
+	cancelled func(id string)
+	notSaved  func(error)
+}
+
+func (o sessionOpener) Start(sp session.Spec) (any, error) {
+	m, err := o.start(sp)
+	if m == nil {
+		return nil, err
+	}
+	return m, err
+}
+
+func (o sessionOpener) Open(sp session.Spec) (*liveSession, error) { return o.open(sp) }
+
+func (o sessionOpener) Stop(own any) {
+	if m, _ := own.(*mcpbridge.Manager); m != nil {
+		o.stop(m)
+	}
+}
+
+func (o sessionOpener) Cancelled(id string) { o.cancelled(id) }
+func (o sessionOpener) NotSaved(err error)  { o.notSaved(err) }
 
 // liveSession is a session and what the connection keeps for it.
 type liveSession struct {
@@ -55,29 +81,10 @@ type liveSession struct {
 	log    *session.Log
 	policy *session.Policy
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
-	used   time.Time          // last looked up; guarded by sessions.mu
 	instr  *instructions.Loader
 	bg     *tools.Background // its background commands (nil for a subagent)
-	// detached: taken out of byID by detachLocked; guarded by sessions.mu
-	detached bool
-	turns    sync.WaitGroup // its running prompts, for session/close to wait on
 	// turnLog records the turn a stock client started (stockturn.go).
 	turnLog atomic.Pointer[turnLog]
-}
-
-// sessionSpec says what session openSession makes.
-type sessionSpec struct {
-	id, cwd, mode string
-	// prov is the parent's model for a subagent (it talks to the same
-	// model); nil means the settings name the model.
-	prov     provider.Provider
-	history  []provider.Message
-	log      *session.Log
-	subagent bool
-	mcp      *mcpbridge.Manager
-	// title and plan are a loaded session's.
-	title string
-	plan  []session.PlanEntry
 }
 
 // availableModes is the modes as session/new and session/load list them.
@@ -96,12 +103,6 @@ func sessionModes(current string) wire.SessionModes {
 	return wire.SessionModes{CurrentModeID: current, AvailableModes: availableModes()}
 }
 
-func newSessionID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "s-" + hex.EncodeToString(b[:])
-}
-
 // stateDir returns where sessions persist.
 func (s *Server) stateDir() string {
 	if d := s.CurrentSettings().StateDir; d != "" {
@@ -115,19 +116,6 @@ func (s *Server) stateDir() string {
 // force and the default one.
 func (s *Server) ownPaths() *workspace.OwnPaths {
 	return workspace.NewOwnPaths(s.stateDir(), session.DefaultStateDir(s.opts.Getenv))
-}
-
-func (s *Server) sessionStore() (*session.Store, error) {
-	s.sess.mu.Lock()
-	defer s.sess.mu.Unlock()
-	if s.sess.store == nil {
-		st, err := session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
-		if err != nil {
-			return nil, err
-		}
-		s.sess.store = st
-	}
-	return s.sess.store, nil
 }
 
 // redact scrubs the value of the configured API key variable (and the
@@ -217,10 +205,11 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 	return provider.New(cfg)
 }
 
-// openSession makes a session object bound to this connection.
-func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
-	s.sess.idleLoop.Do(func() { s.goBackground(func() { s.releaseIdleLoop(s.bgCtx) }) })
-	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
+// openSession makes a session object bound to this connection (the
+// Manager's Opener.Open).
+func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
+	id, cwd, mode, prov, subagent := sp.ID, sp.CWD, sp.Mode, sp.Provider, sp.Subagent
+	ownMCP, _ := sp.Own.(*mcpbridge.Manager)
 	f := s.newFiles()
 	f.sessionID = id
 	f.cwd = cwd
@@ -237,7 +226,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
+	ls := &liveSession{cwd: cwd, files: f, log: sp.Log, policy: policy, mcp: ownMCP}
 	s.mu.Lock()
 	canAsk := (s.caps.clineQuestions || s.caps.showMessageReq) && s.dialect == DialectLSP
 	s.mu.Unlock()
@@ -286,7 +275,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 			ls.noteUpdate(u)
 			s.sendUpdate(id, u)
 		},
-		Log:      sp.log,
+		Log:      sp.Log,
 		MaxTurns: st.MaxTurns,
 		Family:   modelFamily(prov),
 		Subagent: subagent,
@@ -300,15 +289,15 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		},
 		Redact:   s.redact,
 		KeyStart: s.keyStart,
-		Title:    sp.title,
-		Plan:     sp.plan,
+		Title:    sp.Title,
+		Plan:     sp.Plan,
 		Warn:     func(msg string) { s.showMessage(wire.MessageWarning, "cline-ls: "+msg) },
 		ACP:      s.dialect == DialectACP,
 		Edited: func(callID string, edits []tools.FileEdit) {
 			s.reportEdits(context.Background(), id, f, callID, edits)
 		},
 	}
-	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
+	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.Log.Path()}
 	s.withInstructions(&cfg, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
@@ -327,16 +316,10 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
 		s.primeCheckpoints()
 	}
-	if !subagent && prov != nil {
-		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
-			child, err := s.openSession(sessionSpec{id: newSessionID(), cwd: cwd, mode: "search", prov: prov, subagent: true, mcp: ownMCP})
-			if err != nil {
-				return "", err
-			}
-			return session.RunSubagent(ctx, child.Session, prompt)
-		}
+	if sp.Spawn != nil && prov != nil {
+		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }
 	}
-	sess, err := session.New(cfg, sp.history)
+	sess, err := session.New(cfg, sp.History)
 	if err != nil {
 		return nil, err
 	}

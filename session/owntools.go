@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -139,9 +140,16 @@ func (s *Session) Plan() []PlanEntry {
 	return append([]PlanEntry(nil), s.plan...)
 }
 
+// subagent is the child session RunSubagent runs: a *Session, or a host's
+// value around one.
+type subagent interface {
+	Prompt(ctx context.Context, text string) (StopReason, error)
+	History() []provider.Message
+}
+
 // RunSubagent is a helper for Spawn implementations: it runs a child
 // session to the end of one prompt and returns its final text.
-func RunSubagent(ctx context.Context, child *Session, prompt string) (string, error) {
+func RunSubagent(ctx context.Context, child subagent, prompt string) (string, error) {
 	stop, err := child.Prompt(ctx, prompt)
 	if err != nil {
 		return "", err
