@@ -6,7 +6,6 @@ import (
 
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
-	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -25,7 +24,7 @@ type instructionsResult struct {
 // withInstructions gives a session its instruction files (for the
 // system prompt) and the facts of the moment (for each turn's context
 // block), and keeps the loader for cline/instructions.
-func (s *Server) withInstructions(cfg *session.Config, ls *liveSession) {
+func (s *Server) withInstructions(h *sessionHost, ls *liveSession) {
 	ls.instr = instructions.NewLoader(instructions.Config{
 		Folders: func() []string { return realFolders(s.folders.Paths()) },
 		CWD:     ls.cwd,
@@ -38,9 +37,9 @@ func (s *Server) withInstructions(cfg *session.Config, ls *liveSession) {
 			return nil
 		},
 	})
-	cfg.Instructions = func() string { return ls.instr.Load().Text }
+	h.instructions = func() string { return ls.instr.Load().Text }
 	cwd := ls.cwd
-	cfg.Environment = func(ctx context.Context) prompt.Environment {
+	h.environment = func(ctx context.Context) prompt.Environment {
 		dir := cwd
 		if dir == "" {
 			if p := realFolders(s.folders.Paths()); len(p) > 0 {

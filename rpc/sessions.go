@@ -7,7 +7,6 @@ import (
 	"errors"
 	"maps"
 	"runtime/trace"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -260,45 +259,31 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	for _, sa := range st.Subagents {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
+	host := &sessionHost{id: id, files: f, note: ls.noteUpdate, send: s.sendUpdate,
+		redact: s.redact, keyStart: s.keyStart, extra: extra, edited: s.reportEdits,
+		warn:   func(msg string) { s.showMessage(wire.MessageWarning, msg) },
+		skills: func() []string { return tools.SkillNames(findSkills()) },
+	}
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
 		Impls:      impls,
 		Background: bg,
 		LSP:        lsp,
-		Extra:      extra,
-		Skills:     func() []string { return tools.SkillNames(findSkills()) },
 		Subagents:  subagents,
 		Files:      f,
 		Policy:     policy,
 		Approver:   s.approvals.approver(id),
-		Updates: func(u wire.SessionUpdate) {
-			ls.noteUpdate(u)
-			s.sendUpdate(id, u)
-		},
-		Log:      sp.Log,
-		MaxTurns: st.MaxTurns,
-		Family:   modelFamily(prov),
-		Subagent: subagent,
-		OpenBuffers: func() []string {
-			var out []string
-			for _, p := range f.OpenBuffers() {
-				out = append(out, f.Display(p))
-			}
-			slices.Sort(out)
-			return out
-		},
-		Redact:   s.redact,
-		KeyStart: s.keyStart,
-		Title:    sp.Title,
-		Plan:     sp.Plan,
-		Warn:     func(msg string) { s.showMessage(wire.MessageWarning, "cline-ls: "+msg) },
-		ACP:      s.dialect == DialectACP,
-		Edited: func(callID string, edits []tools.FileEdit) {
-			s.reportEdits(context.Background(), id, f, callID, edits)
-		},
+		Host:       host,
+		Log:        sp.Log,
+		MaxTurns:   st.MaxTurns,
+		Family:     modelFamily(prov),
+		Subagent:   subagent,
+		Title:      sp.Title,
+		Plan:       sp.Plan,
+		ACP:        s.dialect == DialectACP,
 	}
 	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.Log.Path()}
-	s.withInstructions(&cfg, ls)
+	s.withInstructions(host, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
@@ -308,16 +293,14 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		cfg.CompactAt = st.Context.CompactAt
 	}
 	if canAsk {
-		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
-			return s.askQuestion(ctx, id, q, opts)
-		}
+		host.ask = s.askQuestion
 	}
 	if !subagent {
-		cfg.Checkpoint = func(turn int, callID, title string) { s.takeCheckpoint(id, turn, callID, title) }
+		host.checkpoint = s.takeCheckpoint
 		s.primeCheckpoints()
 	}
 	if sp.Spawn != nil && prov != nil {
-		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }
+		host.spawn = func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }
 	}
 	sess, err := session.New(cfg, sp.History)
 	if err != nil {

@@ -72,7 +72,7 @@ func (o *testOpener) Open(sp Spec) (*testLive, error) {
 	}
 	if sp.Spawn != nil {
 		prov := cfg.Provider
-		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }
+		cfg.Host = testHost{spawn: func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }}
 	}
 	s, err := New(cfg, sp.History)
 	if err != nil {
