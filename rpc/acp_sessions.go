@@ -9,9 +9,7 @@ import (
 // fresh daemon (acpx runs each prompt in a new process) has no other way
 // to name the folder its tools work in.
 func (s *Server) acpSessionLoad(raw []byte) (any, error) {
-	var p struct {
-		CWD string `json:"cwd"`
-	}
+	var p loadParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}

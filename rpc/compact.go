@@ -21,9 +21,7 @@ const (
 // compactSession serves cline/compact {sessionId} → {before, after}.
 // Summarising asks the model, so it releases the read loop first.
 func (s *Server) compactSession(ctx context.Context, req *jsonrpc2.Request, raw []byte) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p sessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -44,5 +42,12 @@ func (s *Server) compactSession(ctx context.Context, req *jsonrpc2.Request, raw 
 	case err != nil:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", s.redact(err.Error()))
 	}
-	return map[string]int{"before": before, "after": after}, nil
+	return compactResult{Before: before, After: after}, nil
+}
+
+// compactResult is cline/compact's answer: the history's size in tokens
+// before and after.
+type compactResult struct {
+	Before int `json:"before"`
+	After  int `json:"after"`
 }

@@ -3,7 +3,9 @@ package rpc
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -17,48 +19,59 @@ import (
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// contentBlock is an ACP content block of a prompt.
-type contentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	URI      string `json:"uri"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	Resource *struct {
-		URI  string `json:"uri"`
-		Text string `json:"text"`
-	} `json:"resource"`
+// promptParams are session/prompt's. The blocks stay raw until their
+// type says which wire.ContentBlock each is.
+type promptParams struct {
+	SessionID string            `json:"sessionId"`
+	Prompt    []json.RawMessage `json:"prompt"`
+}
+
+// blockType is what a content block says it is.
+type blockType struct {
+	Type string `json:"type"`
 }
 
 // promptContent turns a prompt's content blocks into the text the model
 // reads and the images it sees.
-func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
+func promptContent(blocks []json.RawMessage) (string, []provider.Image, error) {
 	var b strings.Builder
 	var images []provider.Image
-	for i, c := range blocks {
-		switch c.Type {
-		case "text":
+	for i, raw := range blocks {
+		at := fmt.Sprintf("prompt[%d]", i)
+		var t blockType
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return "", nil, paramError(err, at)
+		}
+		switch t.Type {
+		case "text", "resource_link", "resource", "image":
+		default:
+			return "", nil, invalidParams("%s.type: %q is not supported (text, resource_link, resource, image)", at, t.Type)
+		}
+		block, err := wire.DecodeContentBlock(raw)
+		if err != nil {
+			return "", nil, paramError(err, at)
+		}
+		switch c := block.(type) {
+		case wire.TextBlock:
 			b.WriteString(c.Text)
-		case "resource_link":
+		case wire.ResourceLinkBlock:
 			b.WriteString(prompt.FileLink(c.URI))
-		case "resource":
-			if c.Resource != nil {
+		case wire.ResourceBlock:
+			if c.Resource != (wire.EmbeddedResource{}) {
 				b.WriteString(prompt.FileBlock(c.Resource.URI, c.Resource.Text))
 			}
-		case "image":
+		case wire.ImageBlock:
 			if !slices.Contains(tools.ImageTypes, c.MimeType) {
-				return "", nil, invalidParams("prompt[%d].mimeType: must be one of %s, got %q", i, strings.Join(tools.ImageTypes, ", "), c.MimeType)
+				return "", nil, invalidParams("%s.mimeType: must be one of %s, got %q", at, strings.Join(tools.ImageTypes, ", "), c.MimeType)
 			}
 			n := base64.StdEncoding.DecodedLen(len(c.Data))
 			if _, err := base64.StdEncoding.DecodeString(c.Data); err != nil || c.Data == "" {
-				return "", nil, invalidParams("prompt[%d].data: must be the image in standard base64", i)
+				return "", nil, invalidParams("%s.data: must be the image in standard base64", at)
 			}
 			if n > tools.MaxImageBytes {
-				return "", nil, invalidParams("prompt[%d].data: the image is %d KiB, over the %d MiB a prompt image may be", i, n>>10, tools.MaxImageBytes>>20)
+				return "", nil, invalidParams("%s.data: the image is %d KiB, over the %d MiB a prompt image may be", at, n>>10, tools.MaxImageBytes>>20)
 			}
 			images = append(images, provider.Image{MIMEType: c.MimeType, Data: c.Data})
-		default:
-			return "", nil, invalidParams("prompt[%d].type: %q is not supported (text, resource_link, resource, image)", i, c.Type)
 		}
 	}
 	if strings.TrimSpace(b.String()) == "" && len(images) == 0 {
@@ -71,10 +84,7 @@ func promptContent(blocks []contentBlock) (string, []provider.Image, error) {
 // releases the read loop first.
 func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	raw := req.Params()
-	var p struct {
-		SessionID string         `json:"sessionId"`
-		Prompt    []contentBlock `json:"prompt"`
-	}
+	var p promptParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
