@@ -98,7 +98,7 @@ func (s *Server) acpSessionNew(raw []byte) (any, error) {
 	if err := s.addFolderFor(p.CWD); err != nil {
 		return nil, err
 	}
-	return s.newSession(p.CWD, p.Mode, p.MCPServers)
+	return s.sess.newSession(p.CWD, p.Mode, p.MCPServers)
 }
 
 // addFolderFor makes cwd a workspace folder if no folder holds it.

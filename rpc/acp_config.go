@@ -82,7 +82,7 @@ func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any
 		SessionID string `json:"sessionId"`
 	}
 	decodeParams(req.Params(), &p)
-	res, err := s.closeSession(ctx, req)
+	res, err := s.sess.serveClose(ctx, req)
 	if err == nil {
 		s.forgetConfig(p.SessionID)
 	}
@@ -239,7 +239,7 @@ func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) 
 // acpSetMode serves ACP's session/set_mode; clients that show the mode
 // as a config option hear of the change too.
 func (s *Server) acpSetMode(raw []byte) (any, error) {
-	res, err := s.sessionSetMode(raw)
+	res, err := s.sess.serveSetMode(raw)
 	if err != nil {
 		return nil, err
 	}

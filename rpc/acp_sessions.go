@@ -19,7 +19,7 @@ func (s *Server) acpSessionLoad(raw []byte) (any, error) {
 	if err := s.addFolderFor(p.CWD); err != nil {
 		return nil, err
 	}
-	return s.sessionLoad(raw)
+	return s.sess.serveLoad(raw)
 }
 
 // acpUpdate makes a session/update fit ACP, whose tool-call locations are

@@ -34,7 +34,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	}
 	switch p.Command {
 	case commandNewSession:
-		res, err := s.newSession("", arg.Mode, nil)
+		res, err := s.sess.newSession("", arg.Mode, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -43,10 +43,10 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
-		return s.sessionSetMode(b)
+		return s.sess.serveSetMode(b)
 	case commandCancel:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
-		if err := s.sessionCancel(b); err != nil {
+		if err := s.sess.serveCancel(b); err != nil {
 			return nil, err
 		}
 		return wire.Empty{}, nil
@@ -55,7 +55,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		return s.compactSession(ctx, req, b)
 	case commandForkSession:
 		b, _ := json.Marshal(map[string]any{"sessionId": arg.SessionID, "atTurn": arg.AtTurn})
-		return s.forkSession(b)
+		return s.sess.serveFork(b)
 	case commandCheckpoints, commandRestore:
 		return s.checkpointCommand(ctx, req, p.Command, p.Arguments)
 	}

@@ -169,7 +169,7 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 		return nil, invalidParams("arguments[0].text: required")
 	}
 	if id == "" {
-		res, err := s.newSession("", mode, nil)
+		res, err := s.sess.newSession("", mode, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -89,7 +89,7 @@ type Server struct {
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
-	sess       *sessionManager
+	sess       *sessions
 	progress   progress
 	approvals  approvals
 	hookTrust  hookTrust

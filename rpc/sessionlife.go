@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -12,12 +13,31 @@ import (
 	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// getSession returns a live session, reopened quietly (no replay) when it
-// was released for being idle or saved by an earlier daemon.
-func (s *Server) getSession(id string) (*liveSession, error) {
-	ls, err := s.sess.Get(id)
+// sessions is the connection's sessions: the Manager, and the handlers
+// of the session methods (session/new, load, list, set_mode, cancel,
+// cline/closeSession, cline/forkSession), which decode their params, ask
+// the Manager and answer with wire values.
+type sessions struct {
+	*sessionManager
+	// folders' first is where a session that names no cwd opens.
+	folders *workspace.Folders
+	// mode is the settings' mode, for a session/new that names none.
+	mode func() string
+	// cancelApprovals withdraws what a cancelled session asked the client.
+	cancelApprovals func(id string)
+	log             *slog.Logger
+}
+
+// getSession returns a live session (sessions.get).
+func (s *Server) getSession(id string) (*liveSession, error) { return s.sess.get(id) }
+
+// get returns a live session, reopened quietly (no replay) when it was
+// released for being idle or saved by an earlier daemon.
+func (c *sessions) get(id string) (*liveSession, error) {
+	ls, err := c.Get(id)
 	if err == nil {
 		return ls, nil
 	}
@@ -97,18 +117,20 @@ type listParams struct {
 	CWD string `json:"cwd"`
 }
 
-// sessionNew serves session/new.
-func (s *Server) sessionNew(raw []byte) (any, error) {
+// serveNew serves session/new.
+func (c *sessions) serveNew(raw []byte) (any, error) {
 	var p newSessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	return s.newSession(p.CWD, p.Mode, p.MCPServers)
+	return c.newSession(p.CWD, p.Mode, p.MCPServers)
 }
 
-func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (wire.NewSessionResult, error) {
+// newSession makes a session in cwd (the first folder when empty) and
+// mode (the settings' when empty) with the MCP servers the client named.
+func (c *sessions) newSession(cwd, mode string, mcpServers []json.RawMessage) (wire.NewSessionResult, error) {
 	if cwd == "" {
-		if p := s.folders.Paths(); len(p) > 0 {
+		if p := c.folders.Paths(); len(p) > 0 {
 			cwd = p[0]
 		}
 	}
@@ -116,20 +138,20 @@ func (s *Server) newSession(cwd, mode string, mcpServers []json.RawMessage) (wir
 		return wire.NewSessionResult{}, invalidParams("cwd: must be an absolute path, got %q", cwd)
 	}
 	if mode == "" {
-		mode = s.CurrentSettings().Mode
+		mode = c.mode()
 	}
 	if _, ok := tools.PresetFor(mode); !ok {
 		return wire.NewSessionResult{}, invalidParams("mode: must be one of %s, got %q", strings.Join(tools.Modes(), ", "), mode)
 	}
-	ls, err := s.sess.New(cwd, mode, mcpServers)
+	ls, err := c.New(cwd, mode, mcpServers)
 	if err != nil {
 		return wire.NewSessionResult{}, sessionErr(methodSessionNew, err)
 	}
 	return wire.NewSessionResult{SessionID: ls.ID(), Modes: sessionModes(mode)}, nil
 }
 
-// sessionCancel serves the session/cancel notification.
-func (s *Server) sessionCancel(raw []byte) error {
+// serveCancel serves the session/cancel notification.
+func (c *sessions) serveCancel(raw []byte) error {
 	var p sessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -137,23 +159,23 @@ func (s *Server) sessionCancel(raw []byte) error {
 	// Only a live session runs a turn: one released for being idle or
 	// closed has nothing to cancel, and looking it up as a prompt does
 	// would reopen it (MCP servers and all) for nothing.
-	ls, ok := s.sess.Lookup(p.SessionID)
+	ls, ok := c.Lookup(p.SessionID)
 	if !ok {
-		s.log.Debug("session/cancel: no live session", "session", p.SessionID)
+		c.log.Debug("session/cancel: no live session", "session", p.SessionID)
 		return nil
 	}
 	ls.Cancel()
-	s.approvals.cancelSession(p.SessionID)
+	c.cancelApprovals(p.SessionID)
 	return nil
 }
 
-// sessionSetMode serves session/set_mode.
-func (s *Server) sessionSetMode(raw []byte) (any, error) {
+// serveSetMode serves session/set_mode.
+func (c *sessions) serveSetMode(raw []byte) (any, error) {
 	var p setModeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	ls, err := s.getSession(p.SessionID)
+	ls, err := c.get(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +185,9 @@ func (s *Server) sessionSetMode(raw []byte) (any, error) {
 	return wire.Empty{}, nil
 }
 
-// sessionLoad serves session/load: it reopens a saved session and replays
+// serveLoad serves session/load: it reopens a saved session and replays
 // its history as session/update notifications.
-func (s *Server) sessionLoad(raw []byte) (any, error) {
+func (c *sessions) serveLoad(raw []byte) (any, error) {
 	var p loadParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -173,7 +195,7 @@ func (s *Server) sessionLoad(raw []byte) (any, error) {
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	mode, err := s.sess.Load(p.SessionID, p.CWD, p.MCPServers, p.ReadOnly)
+	mode, err := c.Load(p.SessionID, p.CWD, p.MCPServers, p.ReadOnly)
 	if err != nil {
 		return nil, sessionErr(methodSessionLoad, err)
 	}
@@ -190,16 +212,16 @@ type forkParams struct {
 	MCPServers []json.RawMessage `json:"mcpServers"`
 }
 
-// forkSaved saves the fork p asks for of a saved session (Manager.Fork)
-// and returns its id, or method's wire error.
-func forkSaved(m *sessionManager, method string, p forkParams) (string, error) {
+// fork saves the fork p asks for of a saved session (Manager.Fork) and
+// returns its id, or method's wire error.
+func (c *sessions) fork(method string, p forkParams) (string, error) {
 	if err := required("sessionId", p.SessionID); err != nil {
 		return "", err
 	}
 	if err := session.CheckSessionID(p.SessionID); err != nil {
 		return "", invalidParams("sessionId: %v", err)
 	}
-	id, err := m.Fork(p.SessionID, p.AtTurn, p.CWD)
+	id, err := c.Fork(p.SessionID, p.AtTurn, p.CWD)
 	var store *session.StoreError
 	switch {
 	case errors.As(err, &store):
@@ -210,14 +232,14 @@ func forkSaved(m *sessionManager, method string, p forkParams) (string, error) {
 	return id, nil
 }
 
-// forkSession serves cline/forkSession (and cline.forkSession): the fork
+// serveFork serves cline/forkSession (and cline.forkSession): the fork
 // is saved, not opened; session/load opens it.
-func (s *Server) forkSession(raw []byte) (any, error) {
+func (c *sessions) serveFork(raw []byte) (any, error) {
 	var p forkParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	id, err := forkSaved(s.sess, methodForkSession, p)
+	id, err := c.fork(methodForkSession, p)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +257,7 @@ func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, 
 	if err := required("cwd", p.CWD); err != nil {
 		return nil, err
 	}
-	id, err := forkSaved(s.sess, methodACPSessionFork, p)
+	id, err := s.sess.fork(methodACPSessionFork, p)
 	if err != nil {
 		return nil, err
 	}
@@ -248,15 +270,15 @@ func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, 
 	return s.withConfig(req.ID(), wire.NewSessionResult{SessionID: id, Modes: modes.Modes}, id)
 }
 
-// sessionList serves session/list.
-func (s *Server) sessionList(raw []byte) (any, error) {
+// serveList serves session/list.
+func (c *sessions) serveList(raw []byte) (any, error) {
 	var p listParams
 	if len(raw) > 0 {
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 	}
-	list, err := s.sess.List(p.CWD)
+	list, err := c.List(p.CWD)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "session/list: %v", err)
 	}
@@ -288,17 +310,11 @@ func sessionHeld(err error) error {
 	return &jsonrpc2.Error{Code: codeSessionHeld, Message: held.Error(), Data: data}
 }
 
-// warnNotSaved tells the user that a session's history cannot be saved.
-func (s *Server) warnNotSaved(err error) {
-	s.log.Warn("session will not be saved", "err", err)
-	s.showMessage(wire.MessageWarning, "cline-ls: this session is not being saved: "+err.Error())
-}
-
-// closeSession serves cline/closeSession (and ACP's session/close): the
+// serveClose serves cline/closeSession (and ACP's session/close): the
 // turn is cancelled, the history flushed and closed, the session's own
 // MCP servers stopped. The session can be loaded again with session/load;
 // until then calls naming it are refused.
-func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *sessions) serveClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p sessionParams
 	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
@@ -306,7 +322,7 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	release, err := s.sess.Close(p.SessionID)
+	release, err := c.Close(p.SessionID)
 	if err != nil {
 		return nil, invalidParams("sessionId: no session %q is open", p.SessionID)
 	}
@@ -315,4 +331,9 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 		release()
 	}
 	return wire.Empty{}, nil
+}
+
+// sessionsCall makes a handler of the sessions part a route's.
+func sessionsCall(f func(*sessions, []byte) (any, error)) func(*Server, []byte) (any, error) {
+	return func(s *Server, raw []byte) (any, error) { return f(s.sess, raw) }
 }

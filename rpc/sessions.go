@@ -24,15 +24,19 @@ import (
 // sessionManager is the connection's session table and lifecycle.
 type sessionManager = session.Manager[*liveSession]
 
-// newSessions makes the connection's session Manager. It opens sessions
+// newSessions makes the connection's sessions. The Manager opens them
 // through openSession and reaches the rest of the server only through
 // the functions of its sessionOpener.
-func newSessions(s *Server) *sessionManager {
+func newSessions(s *Server) *sessions {
 	o := sessionOpener{
 		start: func(sp session.Spec) (*mcpbridge.Manager, error) { return s.sessionMCP(sp.Servers, sp.CWD) },
-		open:  s.openSession, stop: s.dropMCP, cancelled: s.approvals.cancelSession, notSaved: s.warnNotSaved,
+		open:  s.openSession, stop: s.dropMCP, cancelled: s.approvals.cancelSession,
+		notSaved: func(err error) {
+			s.log.Warn("session will not be saved", "err", err)
+			s.showMessage(wire.MessageWarning, "cline-ls: this session is not being saved: "+err.Error())
+		},
 	}
-	return session.NewManager(o, session.ManagerOptions{
+	m := session.NewManager(o, session.ManagerOptions{
 		Store: func() (*session.Store, error) {
 			return session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
 		},
@@ -41,6 +45,8 @@ func newSessions(s *Server) *sessionManager {
 		Done:        s.bgCtx.Done(),
 		Logger:      s.log,
 	})
+	return &sessions{sessionManager: m, folders: s.folders, mode: func() string { return s.CurrentSettings().Mode },
+		cancelApprovals: s.approvals.cancelSession, log: s.log}
 }
 
 // sessionOpener is session.Opener over the connection: a session's MCP
