@@ -23,14 +23,15 @@ func (s *Server) acpSessionLoad(raw []byte) (any, error) {
 }
 
 // acpUpdate makes a session/update fit ACP, whose tool-call locations are
-// absolute paths while the tools describe them as the user reads them.
-func (s *Server) acpUpdate(u wire.SessionUpdate) wire.SessionUpdate {
+// absolute paths (abs makes them so) while the tools describe them as the
+// user reads them.
+func acpUpdate(u wire.SessionUpdate, abs func([]wire.Location) []wire.Location) wire.SessionUpdate {
 	switch x := u.(type) {
 	case wire.ToolCall:
-		x.Locations = s.absLocations(x.Locations)
+		x.Locations = abs(x.Locations)
 		return x
 	case wire.ToolCallUpdate:
-		x.Locations = s.absLocations(x.Locations)
+		x.Locations = abs(x.Locations)
 		return x
 	}
 	return u

@@ -40,7 +40,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		}
 		return wire.SessionIDResult{SessionID: res.SessionID}, nil
 	case commandPrompt:
-		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
+		return s.turns.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID, "modeId": arg.ModeID})
 		return s.sess.serveSetMode(b)
@@ -52,7 +52,7 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 		return wire.Empty{}, nil
 	case commandCompact:
 		b, _ := json.Marshal(map[string]string{"sessionId": arg.SessionID})
-		return s.compactSession(ctx, req, b)
+		return s.turns.serveCompact(ctx, req, b)
 	case commandForkSession:
 		b, _ := json.Marshal(map[string]any{"sessionId": arg.SessionID, "atTurn": arg.AtTurn})
 		return s.sess.serveFork(b)

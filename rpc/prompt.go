@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -80,9 +81,50 @@ func promptContent(blocks []json.RawMessage) (string, []provider.Image, error) {
 	return b.String(), images, nil
 }
 
-// sessionPrompt serves session/prompt. It runs until the turn ends, so it
+// turns runs the turns of the connection's sessions: session/prompt,
+// a stock client's cline.prompt, cline/compact. What it needs of the rest
+// of the server are the functions below, given by newTurns.
+type turns struct {
+	sess     *sessions
+	settings func() Settings
+	// scope is the request's context, which $/cancelRequest cancels.
+	scope func(ctx context.Context, id jsonrpc2.ID) (work context.Context, release func())
+	// command runs an ACP slash command ("/undo"); ok is false for a
+	// prompt that is the model's.
+	command func(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error)
+	// expand gives an MCP prompt command its server's text.
+	expand func(ctx context.Context, ls *liveSession, text string) (string, error)
+	// progress reports a turn through $/progress; end ends the report.
+	progress func(ctx context.Context, sessionID, title string, cancel context.CancelFunc) (end func(stop string, err error))
+	// ended is closed when the connection ends.
+	ended      func() <-chan struct{}
+	afterReply func(reqID jsonrpc2.ID, fn func(context.Context))
+	redact     func(string) string
+	show       func(typ wire.MessageType, msg string)
+	// canShowDocument reports whether the client has window/showDocument.
+	canShowDocument func() bool
+	showDocument    func(ctx context.Context, path string, takeFocus bool) error
+	writeShown      func(folder, name string, data []byte) (string, error)
+	stateDir        func() string
+	log             *slog.Logger
+}
+
+// newTurns makes the connection's turns part from the server's parts.
+func newTurns(s *Server) *turns {
+	return &turns{sess: s.sess, settings: s.CurrentSettings, scope: s.requestScope, command: s.acpCommand,
+		expand: s.mcpPromptText, progress: s.beginProgress, ended: s.endOfConnection, afterReply: s.afterReply,
+		redact: s.redact, show: s.showMessage, showDocument: s.showDocument, writeShown: s.writeShownFile,
+		stateDir: s.stateDir, log: s.log,
+		canShowDocument: func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.caps.showDocument
+		}}
+}
+
+// servePrompt serves session/prompt. It runs until the turn ends, so it
 // releases the read loop first.
-func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (t *turns) servePrompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	raw := req.Params()
 	var p promptParams
 	if err := decodeParams(raw, &p); err != nil {
@@ -96,34 +138,34 @@ func (s *Server) sessionPrompt(ctx context.Context, req *jsonrpc2.Request) (any,
 		return nil, err
 	}
 	if len(images) > 0 {
-		if pr := s.CurrentSettings().Provider; pr != nil && !provider.SeesImages(pr.Name, pr.Model) {
+		if pr := t.settings().Provider; pr != nil && !provider.SeesImages(pr.Name, pr.Model) {
 			return nil, invalidParams("prompt: the model %s/%s does not take images; describe the image in text or choose a model with vision", pr.Name, pr.Model)
 		}
 	}
-	ls, err := s.getSession(p.SessionID)
+	ls, err := t.sess.get(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	jsonrpc2.Async(ctx)
-	work, release := s.requestScope(ctx, req.ID()) // $/cancel_request cancels the turn
+	work, release := t.scope(ctx, req.ID()) // $/cancel_request cancels the turn
 	defer release()
-	if res, ok, err := s.acpCommand(work, ls, text); ok {
+	if res, ok, err := t.command(work, ls, text); ok {
 		return res, err
 	}
-	return s.runPrompt(work, ls, text, images)
+	return t.run(work, ls, text, images)
 }
 
-// runPrompt runs one turn of ls. The connection ending (stdin closed,
-// exit) cancels it at once, before anything else is torn down.
-func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, images []provider.Image) (wire.PromptResult, error) {
+// run runs one turn of ls. The connection ending (stdin closed, exit)
+// cancels it at once, before anything else is torn down.
+func (t *turns) run(ctx context.Context, ls *liveSession, text string, images []provider.Image) (wire.PromptResult, error) {
 	if mcpbridge.IsPromptCommand(text) {
-		expanded, err := s.mcpPromptText(ctx, ls, text)
+		expanded, err := t.expand(ctx, ls, text)
 		if err != nil {
 			return wire.PromptResult{}, err
 		}
 		text = expanded
 	}
-	done, ok := s.sess.BeginTurn(ls)
+	done, ok := t.sess.BeginTurn(ls)
 	if !ok {
 		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: the connection is closing")
 	}
@@ -132,19 +174,19 @@ func (s *Server) runPrompt(ctx context.Context, ls *liveSession, text string, im
 	defer cancel()
 	go func() {
 		select {
-		case <-s.endOfConnection():
+		case <-t.ended():
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	end := s.beginProgress(ctx, ls.ID(), tools.ShortTitle(s.redact(prompt.UserWords(text))), cancel)
+	end := t.progress(ctx, ls.ID(), tools.ShortTitle(t.redact(prompt.UserWords(text))), cancel)
 	stop, err := ls.PromptWith(ctx, text, images)
 	end(string(stop), err)
 	if errors.Is(err, session.ErrBusy) {
 		return wire.PromptResult{}, invalidParams("sessionId: %v", err)
 	}
 	if err != nil {
-		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", s.redact(err.Error()))
+		return wire.PromptResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", t.redact(err.Error()))
 	}
 	return wire.PromptResult{StopReason: string(stop)}, nil
 }
@@ -164,18 +206,18 @@ func (s *Server) connDone() <-chan struct{} {
 // reports through $/progress (the agent's text as report messages) and
 // window/logMessage, and its end through the progress end and a
 // window/showMessage naming the stop reason, with the answer (turnEnded).
-func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, error) {
+func (t *turns) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, invalidParams("arguments[0].text: required")
 	}
 	if id == "" {
-		res, err := s.sess.newSession("", mode, nil)
+		res, err := t.sess.newSession("", mode, nil)
 		if err != nil {
 			return nil, err
 		}
 		id = res.SessionID
 	}
-	ls, err := s.getSession(id)
+	ls, err := t.sess.get(id)
 	if err != nil {
 		return nil, err
 	}
@@ -186,15 +228,15 @@ func (s *Server) promptCommand(reqID jsonrpc2.ID, id, mode, text string) (any, e
 	// it before the turn's first request (a progress token, an approval):
 	// eglot, blocked in its executeCommand, may not serve a request that
 	// arrives first.
-	s.afterReply(reqID, func(ctx context.Context) {
+	t.afterReply(reqID, func(ctx context.Context) {
 		done := ls.recordTurn()
-		res, err := s.runPrompt(ctx, ls, text, nil)
+		res, err := t.run(ctx, ls, text, nil)
 		transcript, answer := done()
 		switch {
 		case err != nil:
-			s.showMessage(wire.MessageError, "cline-ls: the turn failed: "+err.Error())
+			t.show(wire.MessageError, "cline-ls: the turn failed: "+err.Error())
 		default:
-			s.turnEnded(ctx, id, text, res.StopReason, transcript, answer)
+			t.turnEnded(ctx, id, text, res.StopReason, transcript, answer)
 		}
 	})
 	return wire.SessionIDResult{SessionID: id}, nil

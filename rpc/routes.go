@@ -116,7 +116,9 @@ func init() {
 	serve(methodSessionNew, inACP, (*Server).acpSessionNewConfig)
 	serve(methodSessionLoad, inLSP, params(sessionsCall((*sessions).serveLoad)))
 	serve(methodSessionLoad, inACP, (*Server).acpSessionLoadConfig)
-	serve(methodSessionPrompt, inBoth, (*Server).sessionPrompt)
+	serve(methodSessionPrompt, inBoth, func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.turns.servePrompt(ctx, req)
+	})
 	serve(methodSessionCancel, inBoth, notice(func(s *Server, raw []byte) error { return s.sess.serveCancel(raw) }))
 	serve(methodSessionSetMode, inLSP, params(sessionsCall((*sessions).serveSetMode)))
 	serve(methodSessionSetMode, inACP, params((*Server).acpSetMode))
@@ -143,5 +145,5 @@ func init() {
 }
 
 func compact(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.compactSession(ctx, req, req.Params())
+	return s.turns.serveCompact(ctx, req, req.Params())
 }

@@ -90,6 +90,7 @@ type Server struct {
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
 	sess       *sessions
+	turns      *turns
 	progress   progress
 	approvals  approvals
 	hookTrust  hookTrust
@@ -154,6 +155,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.sess = newSessions(s)
+	s.turns = newTurns(s)
 	return s
 }
 

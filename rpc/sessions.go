@@ -340,7 +340,7 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	s.reportProgress(id, u)
 	s.trackToolCall(id, u)
 	if s.dialect == DialectACP {
-		u = s.acpUpdate(u)
+		u = acpUpdate(u, s.absLocations)
 	}
 	if err := s.conn.Notify(context.Background(), methodSessionUpdate, wire.SessionNotification{SessionID: id, Update: u}); err != nil {
 		s.log.Debug("session/update not sent", "err", err)

@@ -120,36 +120,33 @@ func (ls *liveSession) noteUpdate(u wire.SessionUpdate) {
 
 // turnEnded tells a stock client how the turn ended and what the agent
 // answered, and shows the turn's transcript when the client can.
-func (s *Server) turnEnded(ctx context.Context, id, prompt, stop, transcript, answer string) {
+func (t *turns) turnEnded(ctx context.Context, id, prompt, stop, transcript, answer string) {
 	msg := fmt.Sprintf("cline-ls: the turn ended (%s) in session %s", stop, id)
-	if a := firstLines(s.redact(answer)); a != "" {
+	if a := firstLines(t.redact(answer)); a != "" {
 		msg += ":\n\n" + a
 	}
-	s.showMessage(wire.MessageInfo, msg)
-	s.mu.Lock()
-	canShow := s.caps.showDocument
-	s.mu.Unlock()
-	if !canShow {
+	t.show(wire.MessageInfo, msg)
+	if !t.canShowDocument() {
 		return
 	}
-	doc := "# " + oneLine(s.redact(prompt)) + "\n\n" + s.redact(transcript) + "\n\n*The turn ended (" + stop + ").*\n"
-	path, err := s.writeTranscript(id, doc)
+	doc := "# " + oneLine(t.redact(prompt)) + "\n\n" + t.redact(transcript) + "\n\n*The turn ended (" + stop + ").*\n"
+	path, err := t.writeTranscript(id, doc)
 	if err == nil {
-		err = s.showDocument(ctx, path, false)
+		err = t.showDocument(ctx, path, false)
 	}
 	if err != nil {
-		s.log.Debug("turn transcript not shown", "session", id, "err", err)
+		t.log.Debug("turn transcript not shown", "session", id, "err", err)
 	}
 }
 
 // writeTranscript writes a turn's transcript as
 // <state dir>/transcripts/<session>-<n>.md, n the first number free.
-func (s *Server) writeTranscript(id, doc string) (string, error) {
-	dir := filepath.Join(s.stateDir(), "transcripts")
+func (t *turns) writeTranscript(id, doc string) (string, error) {
+	dir := filepath.Join(t.stateDir(), "transcripts")
 	for n := 1; n < 10000; n++ {
 		name := safeFileName(id) + "-" + strconv.Itoa(n) + ".md"
 		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
-			return s.writeShownFile("transcripts", name, []byte(doc))
+			return t.writeShown("transcripts", name, []byte(doc))
 		}
 	}
 	return "", fmt.Errorf("too many transcripts of session %s", id)
