@@ -89,7 +89,7 @@ type liveSession struct {
 	instr  *instructions.Loader
 	bg     *tools.Background // its background commands (nil for a subagent)
 	// turnLog records the turn a stock client started (stockturn.go).
-	turnLog atomic.Pointer[turnLog]
+	turnLog atomic.Pointer[session.TurnLog]
 }
 
 // availableModes is the modes as session/new and session/load list them.

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"strings"
+	"testing"
 
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/tools"
@@ -67,4 +69,27 @@ func (h testHost) Spawn(ctx context.Context, prompt string) (string, error) {
 		return h.NopHost.Spawn(ctx, prompt)
 	}
 	return h.spawn(ctx, prompt)
+}
+
+// TestNopHostAsksNoOneAndSpawnsNothing: with no host, a question goes out
+// as message text and ends the turn, and spawn_agent says there are no
+// subagents.
+func TestNopHostAsksNoOneAndSpawnsNothing(t *testing.T) {
+	s, err := New(Config{ID: "s-nop", Mode: "act"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.ask(context.Background(), "Which one?", []string{"a", "b"})
+	if err != nil || !res.EndsTurn {
+		t.Fatalf("ask = %+v, %v; want the question shown and the turn ended", res, err)
+	}
+	build := s.ownTools()[tools.NameSpawnAgent]
+	inv, err := build([]byte(`{"prompt":"look"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := inv.Execute(context.Background(), tools.ExecOptions{})
+	if err != nil || !out.IsError || !strings.Contains(out.Content, "subagents are not available here") {
+		t.Fatalf("spawn_agent = %+v, %v", out, err)
+	}
 }
