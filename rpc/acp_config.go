@@ -225,7 +225,7 @@ func (s *Server) acpSessionNewConfig(_ context.Context, req *jsonrpc2.Request) (
 
 // acpSessionLoadConfig serves ACP's session/load with the config options.
 func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	res, err := s.acpSessionLoad(req.Params())
+	res, err := s.sess.serveACPLoad(req.Params())
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,11 @@ import (
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// acpSessionLoad serves ACP's session/load. Its cwd becomes a workspace
+// serveACPLoad serves ACP's session/load. Its cwd becomes a workspace
 // folder first, as session/new's does: a client that reopens a thread in a
 // fresh daemon (acpx runs each prompt in a new process) has no other way
 // to name the folder its tools work in.
-func (s *Server) acpSessionLoad(raw []byte) (any, error) {
+func (c *sessions) serveACPLoad(raw []byte) (any, error) {
 	var p loadParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -16,10 +16,10 @@ func (s *Server) acpSessionLoad(raw []byte) (any, error) {
 	if err := required("cwd", p.CWD); err != nil {
 		return nil, err
 	}
-	if err := s.addFolderFor(p.CWD); err != nil {
+	if err := c.addFolder(p.CWD); err != nil {
 		return nil, err
 	}
-	return s.sess.serveLoad(raw)
+	return c.serveLoad(raw)
 }
 
 // acpUpdate makes a session/update fit ACP, whose tool-call locations are

@@ -28,7 +28,9 @@ type sessions struct {
 	mode func() string
 	// cancelApprovals withdraws what a cancelled session asked the client.
 	cancelApprovals func(id string)
-	log             *slog.Logger
+	// addFolder makes an ACP session's cwd a workspace folder.
+	addFolder func(dir string) error
+	log       *slog.Logger
 }
 
 // getSession returns a live session (sessions.get).
@@ -262,7 +264,7 @@ func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, 
 		return nil, err
 	}
 	load, _ := json.Marshal(loadParams{SessionID: id, CWD: p.CWD, MCPServers: p.MCPServers})
-	res, err := s.acpSessionLoad(load)
+	res, err := s.sess.serveACPLoad(load)
 	if err != nil {
 		return nil, err
 	}
