@@ -200,7 +200,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st := newStream(d, br, w, closer, func(err error) {
 		s.log.Warn("rejected frame", "err", err)
 	})
-	st.redact = s.redactFrame
+	st.redact = secretKeys(s.cfg.secrets).redactFrame
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, s.handle)

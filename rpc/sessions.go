@@ -126,8 +126,14 @@ func (s *Server) ownPaths() *workspace.OwnPaths {
 // redact scrubs the value of the configured API key variable (and the
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
-func (s *Server) redact(text string) string {
-	for _, v := range s.cfg.secrets() {
+func (s *Server) redact(text string) string { return secretKeys(s.cfg.secrets).redact(text) }
+
+// secretKeys returns the secrets in force: the configured API key
+// variable's value and the well-known ones'.
+type secretKeys func() []string
+
+func (keys secretKeys) redact(text string) string {
+	for _, v := range keys() {
 		text = strings.ReplaceAll(text, v, "[redacted]")
 	}
 	return text
@@ -136,9 +142,9 @@ func (s *Server) redact(text string) string {
 // keyStart reports how many bytes at the end of text are the start of
 // one of the secrets redact scrubs (the longest such end, shorter than
 // the secret): text that may go on in a next chunk.
-func (s *Server) keyStart(text string) int {
+func (keys secretKeys) keyStart(text string) int {
 	n := 0
-	for _, k := range s.cfg.secrets() {
+	for _, k := range keys() {
 		for l := min(len(k)-1, len(text)); l > n; l-- {
 			if strings.HasSuffix(text, k[:l]) {
 				n = l
@@ -164,16 +170,16 @@ func modelFamily(p provider.Provider) toolspec.Family {
 // the editor's text (workspace/applyEdit, fs/write_text_file) are left as
 // they are: they are the user's files, and a key in a .env file must stay
 // a key.
-func (s *Server) redactFrame(data []byte) []byte {
-	keys := s.cfg.secrets()
-	if len(keys) == 0 {
+func (keys secretKeys) redactFrame(data []byte) []byte {
+	ks := keys()
+	if len(ks) == 0 {
 		return data
 	}
 	head := data[:min(len(data), 200)]
 	if bytes.Contains(head, []byte(`"method":"`+methodApplyEdit+`"`)) || bytes.Contains(head, []byte(`"method":"`+methodWriteTextFile+`"`)) {
 		return data
 	}
-	for _, k := range keys {
+	for _, k := range ks {
 		if bytes.Contains(data, []byte(k)) {
 			data = bytes.ReplaceAll(data, []byte(k), []byte("[redacted]"))
 		}
@@ -249,7 +255,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	if !subagent {
 		term = s.clientTerminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, secretKeys(s.cfg.secrets).keyStart, func() sandbox.Policy { return s.sandboxPolicy(cwd) }, term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -266,7 +272,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
 	host := &sessionHost{id: id, files: f, note: ls.noteUpdate, send: s.sendUpdate,
-		redact: s.redact, keyStart: s.keyStart, extra: extra, edited: s.reportEdits,
+		redact: s.redact, keyStart: secretKeys(s.cfg.secrets).keyStart, extra: extra, edited: s.reportEdits,
 		warn:   func(msg string) { s.showMessage(wire.MessageWarning, msg) },
 		skills: func() []string { return tools.SkillNames(findSkills()) },
 	}
