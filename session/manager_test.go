@@ -333,11 +333,11 @@ func TestManagerCloseWhileTurnRuns(t *testing.T) {
 	if !ok {
 		t.Fatal("BeginTurn refused")
 	}
-	ended := make(chan struct{})
+	var returned atomic.Bool
 	go func() {
-		defer close(ended)
-		defer done()
 		l.Prompt(context.Background(), "work")
+		returned.Store(true)
+		done()
 	}()
 	waitFor(t, block.entered, "the turn")
 	release, err := m.Close(l.ID())
@@ -345,9 +345,7 @@ func TestManagerCloseWhileTurnRuns(t *testing.T) {
 		t.Fatalf("Close: release %t, err %v", release != nil, err)
 	}
 	release()
-	select {
-	case <-ended:
-	default:
+	if !returned.Load() {
 		t.Fatal("the release returned before the turn ended")
 	}
 	if !l.closed.Load() {
@@ -434,5 +432,43 @@ func TestManagerShutdown(t *testing.T) {
 	}
 	if _, ok := m.BeginTurn(l); ok {
 		t.Fatal("a turn began after Shutdown")
+	}
+}
+
+// TestManagerLoadOfALiveSessionReplaysIt: loading a session that is live
+// shows the live copy again instead of opening a second writer of its
+// history.
+func TestManagerLoadOfALiveSessionReplaysIt(t *testing.T) {
+	m, o := newTestManager(t, answering("hi"))
+	l, err := m.New("/w", "plan", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Prompt(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	opened := len(o.specs())
+	mode, err := m.Load(l.ID(), "", nil, false)
+	if err != nil || mode != "plan" {
+		t.Fatalf("Load = %q, %v", mode, err)
+	}
+	if n := len(o.specs()); n != opened {
+		t.Fatalf("Load of a live session opened %d more", n-opened)
+	}
+	if got, _ := m.Lookup(l.ID()); got != l {
+		t.Fatal("Load replaced the live copy")
+	}
+	// Read-only, a saved session is shown and not kept.
+	release, _ := m.Close(l.ID())
+	release()
+	if _, err := m.Load(l.ID(), "", nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Lookup(l.ID()); ok {
+		t.Fatal("a read-only load left the session live")
+	}
+	shown := o.opened[len(o.opened)-1]
+	if !shown.closed.Load() || shown.spec.Log != nil {
+		t.Fatalf("the shown copy is closed %t, with a log %v; want closed and not writing", shown.closed.Load(), shown.spec.Log)
 	}
 }
