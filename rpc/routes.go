@@ -128,7 +128,9 @@ func init() {
 		return s.sess.serveClose(ctx, req)
 	})
 	serve(methodForkSession, inLSP, params(sessionsCall((*sessions).serveFork)))
-	serve(methodACPSessionFork, inACP, (*Server).acpSessionFork)
+	serve(methodACPSessionFork, inACP, func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.sess.serveACPFork(ctx, req)
+	})
 	serve(methodSessionClose, inACP, (*Server).acpCloseConfig)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))

@@ -30,7 +30,9 @@ type sessions struct {
 	cancelApprovals func(id string)
 	// addFolder makes an ACP session's cwd a workspace folder.
 	addFolder func(dir string) error
-	log       *slog.Logger
+	// withConfig adds a session's ACP config options to res, its answer.
+	withConfig func(reqID jsonrpc2.ID, res any, id string) (any, error)
+	log        *slog.Logger
 }
 
 // getSession returns a live session (sessions.get).
@@ -248,10 +250,10 @@ func (c *sessions) serveFork(raw []byte) (any, error) {
 	return wire.SessionIDResult{SessionID: id}, nil
 }
 
-// acpSessionFork serves ACP's session/fork: the fork is made and opened
+// serveACPFork serves ACP's session/fork: the fork is made and opened
 // as session/load opens a session (in cwd, with the given MCP servers,
 // its history replayed), and answered like session/new.
-func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *sessions) serveACPFork(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	var p forkParams
 	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
@@ -259,17 +261,17 @@ func (s *Server) acpSessionFork(_ context.Context, req *jsonrpc2.Request) (any, 
 	if err := required("cwd", p.CWD); err != nil {
 		return nil, err
 	}
-	id, err := s.sess.fork(methodACPSessionFork, p)
+	id, err := c.fork(methodACPSessionFork, p)
 	if err != nil {
 		return nil, err
 	}
 	load, _ := json.Marshal(loadParams{SessionID: id, CWD: p.CWD, MCPServers: p.MCPServers})
-	res, err := s.sess.serveACPLoad(load)
+	res, err := c.serveACPLoad(load)
 	if err != nil {
 		return nil, err
 	}
 	modes, _ := res.(wire.ModesResult)
-	return s.withConfig(req.ID(), wire.NewSessionResult{SessionID: id, Modes: modes.Modes}, id)
+	return c.withConfig(req.ID(), wire.NewSessionResult{SessionID: id, Modes: modes.Modes}, id)
 }
 
 // serveList serves session/list.
