@@ -145,7 +145,7 @@ func (s *Server) acpSessionNew(_ context.Context, req *jsonrpc2.Request) (any, e
 	if err := s.addFolderFor(p.Cwd); err != nil {
 		return nil, err
 	}
-	res, err := s.newSession(p.Cwd, p.Mode, p.McpServers)
+	res, err := s.sess.newSession(p.Cwd, p.Mode, p.McpServers)
 	if err != nil {
 		return nil, err
 	}

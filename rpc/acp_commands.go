@@ -29,13 +29,7 @@ func (s *Server) sendAvailableCommands() {
 	if s.client().Commands() == nil {
 		return
 	}
-	s.sess.mu.Lock()
-	live := make([]*liveSession, 0, len(s.sess.byID))
-	for _, ls := range s.sess.byID {
-		live = append(live, ls)
-	}
-	s.sess.mu.Unlock()
-	for _, ls := range live {
+	for _, ls := range s.sess.Sessions() {
 		s.sendUpdate(ls.ID(), wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
 	}
 }

@@ -26,7 +26,7 @@ const methodSetConfigOption = acppeer.MethodSetConfigOption
 func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p acp.CloseSessionRequest
 	decodeParams(req.Params(), &p)
-	res, err := s.closeSession(ctx, req)
+	res, err := s.sess.serveClose(ctx, req)
 	if err == nil {
 		s.acpcfg.Forget(string(p.SessionId))
 	}
@@ -115,7 +115,7 @@ func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) 
 
 // acpSessionLoadConfig serves ACP's session/load with the config options.
 func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	res, err := s.acpSessionLoad(req.Params())
+	res, err := s.sess.serveACPLoad(req.Params())
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) 
 // acpSetMode serves ACP's session/set_mode; clients that show the mode
 // as a config option hear of the change too.
 func (s *Server) acpSetMode(raw []byte) (any, error) {
-	res, err := s.sessionSetMode(raw)
+	res, err := s.sess.serveSetMode(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -4,24 +4,22 @@ import (
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// acpSessionLoad serves ACP's session/load. Its cwd becomes a workspace
+// serveACPLoad serves ACP's session/load. Its cwd becomes a workspace
 // folder first, as session/new's does: a client that reopens a thread in a
 // fresh daemon (acpx runs each prompt in a new process) has no other way
 // to name the folder its tools work in.
-func (s *Server) acpSessionLoad(raw []byte) (any, error) {
-	var p struct {
-		CWD string `json:"cwd"`
-	}
+func (c *sessions) serveACPLoad(raw []byte) (any, error) {
+	var p loadParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if err := required("cwd", p.CWD); err != nil {
 		return nil, err
 	}
-	if err := s.addFolderFor(p.CWD); err != nil {
+	if err := c.addFolder(p.CWD); err != nil {
 		return nil, err
 	}
-	return s.sessionLoad(raw)
+	return c.serveLoad(raw)
 }
 
 // absLocations resolves tool-call locations against the workspace

@@ -122,29 +122,14 @@ func (s *Server) toolSession(id, mode string) (*liveSession, error) {
 	if _, ok := tools.PresetFor(mode); !ok {
 		return nil, invalidParams("mode: unknown mode %q", mode)
 	}
-	s.sess.mu.Lock()
-	ls := s.sess.editor[mode]
-	s.sess.mu.Unlock()
-	if ls != nil {
-		return ls, nil
-	}
 	cwd := ""
 	if p := s.folders.Paths(); len(p) > 0 {
 		cwd = p[0]
 	}
-	ls, err := s.openSession(sessionSpec{id: "editor-" + mode, cwd: cwd, mode: mode})
+	ls, err := s.sess.Editor(mode, cwd)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
 	}
-	s.sess.mu.Lock()
-	defer s.sess.mu.Unlock()
-	if s.sess.editor == nil {
-		s.sess.editor = make(map[string]*liveSession)
-	}
-	if prev := s.sess.editor[mode]; prev != nil {
-		return prev, nil
-	}
-	s.sess.editor[mode] = ls
 	return ls, nil
 }
 

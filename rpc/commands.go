@@ -34,28 +34,28 @@ func (s *Server) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any
 	}
 	switch p.Command {
 	case commandNewSession:
-		res, err := s.newSession("", arg.Mode, nil)
+		res, err := s.sess.newSession("", arg.Mode, nil)
 		if err != nil {
 			return nil, err
 		}
 		return wire.SessionIDResult{SessionID: res.SessionID}, nil
 	case commandPrompt:
-		return s.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
+		return s.turns.promptCommand(req.ID(), arg.SessionID, arg.Mode, arg.Text)
 	case commandSetMode:
 		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID, ModeID: arg.ModeID})
-		return s.sessionSetMode(b)
+		return s.sess.serveSetMode(b)
 	case commandCancel:
 		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID})
-		if err := s.sessionCancel(b); err != nil {
+		if err := s.sess.serveCancel(b); err != nil {
 			return nil, err
 		}
 		return wire.Empty{}, nil
 	case commandCompact:
 		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID})
-		return s.compactSession(ctx, req, b)
+		return s.turns.serveCompact(ctx, req, b)
 	case commandForkSession:
 		b, _ := json.Marshal(commandSession{SessionID: arg.SessionID, AtTurn: arg.AtTurn})
-		return s.forkSession(b)
+		return s.sess.serveFork(b)
 	case commandCheckpoints, commandRestore:
 		return checkpointCommand(s, ctx, req, p.Command, p.Arguments)
 	}

@@ -20,29 +20,34 @@ const (
 
 // compactSession serves cline/compact {sessionId} → {before, after}.
 // Summarising asks the model, so it releases the read loop first.
-func (s *Server) compactSession(ctx context.Context, req *jsonrpc2.Request, raw []byte) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+func (t *turns) serveCompact(ctx context.Context, req *jsonrpc2.Request, raw []byte) (any, error) {
+	var p sessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	ls, err := s.getSession(p.SessionID)
+	ls, err := t.sess.get(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	jsonrpc2.Async(ctx)
-	work, release := s.requestScope(ctx, req.ID())
+	work, release := t.scope(ctx, req.ID())
 	defer release()
 	before, after, err := ls.Compact(work)
 	switch {
 	case errors.Is(err, session.ErrBusy):
 		return nil, invalidParams("sessionId: %v", err)
 	case err != nil:
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", s.redact(err.Error()))
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", t.redact(err.Error()))
 	}
-	return map[string]int{"before": before, "after": after}, nil
+	return compactResult{Before: before, After: after}, nil
+}
+
+// compactResult is cline/compact's answer: the history's size in tokens
+// before and after.
+type compactResult struct {
+	Before int `json:"before"`
+	After  int `json:"after"`
 }

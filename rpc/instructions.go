@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"github.com/cline-ls/cline-ls/prompt/instructions"
-	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -21,7 +20,7 @@ type instructionsResult struct {
 // withInstructions gives a session its instruction files (for the
 // system prompt) and the facts of the moment (for each turn's context
 // block), and keeps the loader for cline/instructions.
-func withInstructions(s *Server, cfg *session.Config, ls *liveSession) {
+func withInstructions(s *Server, h *sessionHost, ls *liveSession) {
 	ls.instr = instructions.NewLoader(instructions.Config{
 		Folders: func() []string { return realFolders(s.folders.Paths()) },
 		CWD:     ls.cwd,
@@ -34,8 +33,8 @@ func withInstructions(s *Server, cfg *session.Config, ls *liveSession) {
 			return nil
 		},
 	})
-	cfg.Instructions = func() string { return ls.instr.Load().Text }
-	cfg.Environment = ls.instr.Environment
+	h.instructions = func() string { return ls.instr.Load().Text }
+	h.environment = ls.instr.Environment
 }
 
 // instructionsParams is cline/instructions' params.

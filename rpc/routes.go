@@ -112,19 +112,25 @@ func init() {
 	serve(methodApprovalResponse, inLSP, params(approvalResponse))
 
 	// Sessions.
-	serve(methodSessionNew, inLSP, params((*Server).sessionNew))
+	serve(methodSessionNew, inLSP, params(sessionsCall((*sessions).serveNew)))
 	serve(methodSessionNew, inACP, (*Server).acpSessionNew)
-	serve(methodSessionLoad, inLSP, params((*Server).sessionLoad))
+	serve(methodSessionLoad, inLSP, params(sessionsCall((*sessions).serveLoad)))
 	serve(methodSessionLoad, inACP, (*Server).acpSessionLoadConfig)
-	serve(methodSessionPrompt, inBoth, (*Server).sessionPrompt)
-	serve(methodSessionCancel, inBoth, notice((*Server).sessionCancel))
-	serve(methodSessionSetMode, inLSP, params((*Server).sessionSetMode))
+	serve(methodSessionPrompt, inBoth, func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.turns.servePrompt(ctx, req)
+	})
+	serve(methodSessionCancel, inBoth, notice(func(s *Server, raw []byte) error { return s.sess.serveCancel(raw) }))
+	serve(methodSessionSetMode, inLSP, params(sessionsCall((*sessions).serveSetMode)))
 	serve(methodSessionSetMode, inACP, params((*Server).acpSetMode))
 	serve(methodSetConfigOption, inACP, params((*Server).setConfigOption))
-	serve(methodSessionList, inBoth, params((*Server).sessionList))
-	serve(methodCloseSession, inLSP, (*Server).closeSession)
-	serve(methodForkSession, inLSP, params((*Server).forkSession))
-	serve(methodACPSessionFork, inACP, (*Server).acpSessionFork)
+	serve(methodSessionList, inBoth, params(sessionsCall((*sessions).serveList)))
+	serve(methodCloseSession, inLSP, func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.sess.serveClose(ctx, req)
+	})
+	serve(methodForkSession, inLSP, params(sessionsCall((*sessions).serveFork)))
+	serve(methodACPSessionFork, inACP, func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return s.sess.serveACPFork(ctx, req)
+	})
 	serve(methodSessionClose, inACP, (*Server).acpCloseConfig)
 	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
 	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
@@ -141,5 +147,5 @@ func init() {
 }
 
 func compact(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.compactSession(ctx, req, req.Params())
+	return s.turns.serveCompact(ctx, req, req.Params())
 }

@@ -97,7 +97,8 @@ type Server struct {
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         wsState
-	sess       sessions
+	sess       *sessions
+	turns      *turns
 	approvals  *approval.Broker
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
@@ -163,6 +164,8 @@ func NewServer(opts Options) *Server {
 	s.ckpt = newCheckpoints(s)
 	s.mcp = newMCPPool(s)
 	s.hookTrust = newHookTrust(s)
+	s.sess = newSessions(s)
+	s.turns = newTurns(s)
 	return s
 }
 
@@ -207,7 +210,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st := newStream(d, br, w, closer, func(err error) {
 		s.log.Warn("rejected frame", "err", err)
 	})
-	st.redact = s.redactFrame
+	st.redact = secretKeys(s.cfg.secrets).redactFrame
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	choosePeer(s, d, lsppeer.Caps{}, acppeer.Caps{})
@@ -259,7 +262,7 @@ func isClosedErr(err error) bool {
 
 // shutdownSessions cancels running turns and flushes their histories when
 // the connection ends or shuts down.
-func (s *Server) shutdownSessions() { s.cancelAll() }
+func (s *Server) shutdownSessions() { s.sess.Shutdown() }
 
 // handle is the connection's one handler. It runs inline on the read loop,
 // so notifications (text synchronisation above all) are applied in the
@@ -411,10 +414,7 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	// before the next message is read: a client that sends exit and
 	// closes its input right behind shutdown still gets it (the
 	// connection writes nothing once its input has ended).
-	s.sess.mu.Lock()
-	live := len(s.sess.byID)+len(s.sess.editor) > 0
-	s.sess.mu.Unlock()
-	if live {
+	if len(s.sess.All()) > 0 {
 		jsonrpc2.Async(ctx)
 	}
 	s.shutdownSessions()

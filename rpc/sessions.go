@@ -3,16 +3,11 @@ package rpc
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"maps"
 	"runtime/trace"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/prompt/instructions"
@@ -25,26 +20,62 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
-// sessions holds the connection's agent sessions.
-type sessions struct {
-	mu     sync.Mutex              // guards byID, editor, store, releasing, closedByClient and closed
-	byID   map[string]*liveSession // the sessions the client made or loaded
-	editor map[string]*liveSession // by mode: the editor's own, for cline/callTool without a session
-	store  *session.Store
-	// releasing has a channel per session being released, closed once its
-	// history is closed: reading its file before that could miss (or
-	// race) the last records. Guarded by mu.
-	releasing map[string]chan struct{}
-	// closedByClient holds the sessions the client closed: unlike one
-	// released for being idle, such a session is reopened by session/load
-	// only, never quietly by the next call that names it.
-	closedByClient map[string]bool
-	closed         bool           // the connection is ending: no new turns
-	wg             sync.WaitGroup // running prompts
-	// idleLoop starts releaseIdleLoop with the first session: a
-	// connection that opens none has nothing to release.
-	idleLoop sync.Once
+// sessionManager is the connection's session table and lifecycle.
+type sessionManager = session.Manager[*liveSession]
+
+// newSessions makes the connection's sessions. The Manager opens them
+// through openSession and reaches the rest of the server only through
+// the functions of its sessionOpener.
+func newSessions(s *Server) *sessions {
+	o := sessionOpener{
+		start: func(sp session.Spec) (*mcpbridge.Manager, error) { return startMCP(s.mcp, sp.Servers, sp.CWD) },
+		open:  s.openSession, stop: s.mcp.Drop, cancelled: s.approvals.CancelSession,
+		notSaved: func(err error) {
+			s.log.Warn("session will not be saved", "err", err)
+			s.showMessage(wire.MessageWarning, "cline-ls: this session is not being saved: "+err.Error())
+		},
+	}
+	m := session.NewManager(o, session.ManagerOptions{
+		Store: func() (*session.Store, error) {
+			return session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
+		},
+		IdleRelease: s.opts.IdleRelease,
+		Go:          s.goBackground,
+		Done:        s.bgCtx.Done(),
+		Logger:      s.log,
+	})
+	return &sessions{sessionManager: m, folders: s.folders, mode: func() string { return s.CurrentSettings().Mode },
+		cancelApprovals: s.approvals.CancelSession, addFolder: s.addFolderFor, withConfig: s.withConfig, log: s.log}
 }
+
+// sessionOpener is session.Opener over the connection: a session's MCP
+// servers are the ones its session/new or session/load named.
+type sessionOpener struct {
+	start     func(session.Spec) (*mcpbridge.Manager, error)
+	open      func(session.Spec) (*liveSession, error)
+	stop      func(*mcpbridge.Manager)
+	cancelled func(id string)
+	notSaved  func(error)
+}
+
+func (o sessionOpener) Start(sp session.Spec) (any, error) {
+	m, err := o.start(sp)
+	if m == nil {
+		return nil, err
+	}
+	return m, err
+}
+
+func (o sessionOpener) Open(sp session.Spec) (*liveSession, error) { return o.open(sp) }
+
+func (o sessionOpener) Stop(own any) {
+	if m, _ := own.(*mcpbridge.Manager); m != nil {
+		o.stop(m)
+	}
+}
+
+func (o sessionOpener) Cancelled(id string) { o.cancelled(id) }
+func (o sessionOpener) NotSaved(err error)  { o.notSaved(err) }
 
 // liveSession is a session and what the connection keeps for it.
 type liveSession struct {
@@ -54,29 +85,10 @@ type liveSession struct {
 	log    *session.Log
 	policy *session.Policy
 	mcp    *mcpbridge.Manager // the servers session/new or session/load named, if any
-	used   time.Time          // last looked up; guarded by sessions.mu
 	instr  *instructions.Loader
 	bg     *tools.Background // its background commands (nil for a subagent)
-	// detached: taken out of byID by detachLocked; guarded by sessions.mu
-	detached bool
-	turns    sync.WaitGroup // its running prompts, for session/close to wait on
 	// turnLog records the turn a stock client started (stockturn.go).
-	turnLog atomic.Pointer[turnLog]
-}
-
-// sessionSpec says what session openSession makes.
-type sessionSpec struct {
-	id, cwd, mode string
-	// prov is the parent's model for a subagent (it talks to the same
-	// model); nil means the settings name the model.
-	prov     provider.Provider
-	history  []provider.Message
-	log      *session.Log
-	subagent bool
-	mcp      *mcpbridge.Manager
-	// title and plan are a loaded session's.
-	title string
-	plan  []session.PlanEntry
+	turnLog atomic.Pointer[session.TurnLog]
 }
 
 // availableModes is the modes as session/new and session/load list them.
@@ -95,12 +107,6 @@ func sessionModes(current string) wire.SessionModes {
 	return wire.SessionModes{CurrentModeID: current, AvailableModes: availableModes()}
 }
 
-func newSessionID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "s-" + hex.EncodeToString(b[:])
-}
-
 // stateDir returns where sessions persist.
 func (s *Server) stateDir() string {
 	if d := s.CurrentSettings().StateDir; d != "" {
@@ -116,24 +122,17 @@ func (s *Server) ownPaths() *workspace.OwnPaths {
 	return workspace.NewOwnPaths(s.stateDir(), session.DefaultStateDir(s.opts.Getenv))
 }
 
-func (s *Server) sessionStore() (*session.Store, error) {
-	s.sess.mu.Lock()
-	defer s.sess.mu.Unlock()
-	if s.sess.store == nil {
-		st, err := session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
-		if err != nil {
-			return nil, err
-		}
-		s.sess.store = st
-	}
-	return s.sess.store, nil
-}
-
 // redact scrubs the value of the configured API key variable (and the
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
-func (s *Server) redact(text string) string {
-	for _, v := range s.cfg.secrets() {
+func (s *Server) redact(text string) string { return secretKeys(s.cfg.secrets).redact(text) }
+
+// secretKeys returns the secrets in force: the configured API key
+// variable's value and the well-known ones'.
+type secretKeys func() []string
+
+func (keys secretKeys) redact(text string) string {
+	for _, v := range keys() {
 		text = strings.ReplaceAll(text, v, "[redacted]")
 	}
 	return text
@@ -142,9 +141,9 @@ func (s *Server) redact(text string) string {
 // keyStart reports how many bytes at the end of text are the start of
 // one of the secrets redact scrubs (the longest such end, shorter than
 // the secret): text that may go on in a next chunk.
-func (s *Server) keyStart(text string) int {
+func (keys secretKeys) keyStart(text string) int {
 	n := 0
-	for _, k := range s.cfg.secrets() {
+	for _, k := range keys() {
 		for l := min(len(k)-1, len(text)); l > n; l-- {
 			if strings.HasSuffix(text, k[:l]) {
 				n = l
@@ -170,16 +169,16 @@ func modelFamily(p provider.Provider) toolspec.Family {
 // the editor's text (workspace/applyEdit, fs/write_text_file) are left as
 // they are: they are the user's files, and a key in a .env file must stay
 // a key.
-func (s *Server) redactFrame(data []byte) []byte {
-	keys := s.cfg.secrets()
-	if len(keys) == 0 {
+func (keys secretKeys) redactFrame(data []byte) []byte {
+	ks := keys()
+	if len(ks) == 0 {
 		return data
 	}
 	head := data[:min(len(data), 200)]
 	if bytes.Contains(head, []byte(`"method":"`+methodApplyEdit+`"`)) || bytes.Contains(head, []byte(`"method":"`+methodWriteTextFile+`"`)) {
 		return data
 	}
-	for _, k := range keys {
+	for _, k := range ks {
 		if bytes.Contains(data, []byte(k)) {
 			data = bytes.ReplaceAll(data, []byte(k), []byte("[redacted]"))
 		}
@@ -216,10 +215,11 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 	return provider.New(cfg)
 }
 
-// openSession makes a session object bound to this connection.
-func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
-	s.sess.idleLoop.Do(func() { s.goBackground(func() { s.releaseIdleLoop(s.bgCtx) }) })
-	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
+// openSession makes a session object bound to this connection (the
+// Manager's Opener.Open).
+func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
+	id, cwd, mode, prov, subagent := sp.ID, sp.CWD, sp.Mode, sp.Provider, sp.Subagent
+	ownMCP, _ := sp.Own.(*mcpbridge.Manager)
 	f := s.delivery.Files(id, cwd)
 	var perr error
 	if prov == nil {
@@ -234,7 +234,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := &liveSession{cwd: cwd, files: f, log: sp.log, policy: policy, mcp: ownMCP}
+	ls := &liveSession{cwd: cwd, files: f, log: sp.Log, policy: policy, mcp: ownMCP}
 	s.mu.Lock()
 	lsp := lspFeatures(s.dialect, s.caps)
 	s.mu.Unlock()
@@ -252,7 +252,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	if !subagent {
 		term = s.client().Terminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, s.keyStart, sandboxPolicyFor(s, cwd), term)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, secretKeys(s.cfg.secrets).keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -267,45 +267,31 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	for _, sa := range st.Subagents {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
+	host := &sessionHost{id: id, files: f, note: ls.noteUpdate, send: s.sendUpdate,
+		redact: s.redact, keyStart: secretKeys(s.cfg.secrets).keyStart, extra: extra, edited: s.reportEdits,
+		warn:   func(msg string) { s.showMessage(wire.MessageWarning, msg) },
+		skills: func() []string { return tools.SkillNames(findSkills()) },
+	}
 	cfg := session.Config{
 		ID: id, CWD: cwd, Mode: mode, Provider: prov, ProviderErr: perr,
 		Impls:      impls,
 		Background: bg,
 		LSP:        lsp,
-		Extra:      extra,
-		Skills:     func() []string { return tools.SkillNames(findSkills()) },
 		Subagents:  subagents,
 		Files:      f,
 		Policy:     policy,
 		Approver:   s.approvals.Approver(id),
-		Updates: func(u wire.SessionUpdate) {
-			ls.noteUpdate(u)
-			s.sendUpdate(id, u)
-		},
-		Log:      sp.log,
-		MaxTurns: st.MaxTurns,
-		Family:   modelFamily(prov),
-		Subagent: subagent,
-		OpenBuffers: func() []string {
-			var out []string
-			for _, p := range f.OpenBuffers() {
-				out = append(out, f.Display(p))
-			}
-			slices.Sort(out)
-			return out
-		},
-		Redact:   s.redact,
-		KeyStart: s.keyStart,
-		Title:    sp.title,
-		Plan:     sp.plan,
-		Warn:     func(msg string) { s.showMessage(wire.MessageWarning, "cline-ls: "+msg) },
-		ACP:      s.dialect == DialectACP,
-		Edited: func(callID string, edits []tools.FileEdit) {
-			s.reportEdits(context.Background(), id, f, callID, edits)
-		},
+		Host:       host,
+		Log:        sp.Log,
+		MaxTurns:   st.MaxTurns,
+		Family:     modelFamily(prov),
+		Subagent:   subagent,
+		Title:      sp.Title,
+		Plan:       sp.Plan,
+		ACP:        s.dialect == DialectACP,
 	}
-	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.log.Path())
-	withInstructions(s, &cfg, ls)
+	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.Log.Path())
+	withInstructions(s, host, ls)
 	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
@@ -315,24 +301,16 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 		cfg.CompactAt = st.Context.CompactAt
 	}
 	if s.approvals.Channels().CanAsk() {
-		cfg.Ask = func(ctx context.Context, q string, opts []string) (string, bool, error) {
-			return s.approvals.Question(ctx, id, q, opts)
-		}
+		host.ask = s.approvals.Question
 	}
 	if !subagent {
-		cfg.Checkpoint = func(turn int, callID, title string) { s.ckpt.Take(id, turn, callID, title) }
+		host.checkpoint = s.ckpt.Take
 		s.ckpt.Prime()
 	}
-	if !subagent && prov != nil {
-		cfg.Spawn = func(ctx context.Context, prompt string) (string, error) {
-			child, err := s.openSession(sessionSpec{id: newSessionID(), cwd: cwd, mode: "search", prov: prov, subagent: true, mcp: ownMCP})
-			if err != nil {
-				return "", err
-			}
-			return session.RunSubagent(ctx, child.Session, prompt)
-		}
+	if sp.Spawn != nil && prov != nil {
+		host.spawn = func(ctx context.Context, prompt string) (string, error) { return sp.Spawn(ctx, prov, prompt) }
 	}
-	sess, err := session.New(cfg, sp.history)
+	sess, err := session.New(cfg, sp.History)
 	if err != nil {
 		return nil, err
 	}

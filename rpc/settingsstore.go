@@ -215,15 +215,7 @@ func (s *Server) settingsChanged() {
 	st := s.CurrentSettings()
 	s.sandboxWarn.warn(st, s.log, s.showMessage)
 	cfg := policyConfig(st)
-	s.sess.mu.Lock()
-	live := make([]*liveSession, 0, len(s.sess.byID)+len(s.sess.editor))
-	for _, ls := range s.sess.byID {
-		live = append(live, ls)
-	}
-	for _, ls := range s.sess.editor {
-		live = append(live, ls)
-	}
-	s.sess.mu.Unlock()
+	live := s.sess.All()
 	for _, ls := range live {
 		if err := ls.policy.SetConfig(s.acpcfg.policy(ls.ID(), cfg)); err != nil {
 			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)

@@ -416,7 +416,7 @@ func (s *Session) compact(ctx context.Context, reason string, overhead int) (*Co
 	} else {
 		budget := int(fallbackShare*float64(window)) - overhead - s.estimateMessages(kept)
 		c.Head, c.Method = s.elide(old, budget)
-		c.Summary = s.cfg.Redact(fmt.Sprintf("No summary (%v): older tool outputs were elided", err))
+		c.Summary = s.cfg.Host.Redact(fmt.Sprintf("No summary (%v): older tool outputs were elided", err))
 		if c.Method == MethodDropped {
 			c.Summary += " and the oldest turns dropped"
 		}
@@ -445,18 +445,13 @@ func (s *Session) commitCompaction(c *Compaction, view []provider.Message, start
 	// The instructions are not the history's to summarise: they are read
 	// afresh, so the next request's system prompt has them as they are
 	// now.
-	instr := ""
-	if s.cfg.Instructions != nil {
-		instr = s.cfg.Instructions()
-	}
+	instr := s.cfg.Host.Instructions()
 	s.mu.Lock()
 	s.history = next
-	if s.cfg.Instructions != nil {
-		s.instr = instr
-	}
+	s.instr = instr
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordCompaction, Compaction: c})
-	s.cfg.Updates(c.Update(s.cfg.ACP, s.historyFile()))
+	s.cfg.Host.Update(c.Update(s.cfg.ACP, s.historyFile()))
 	return c
 }
 
@@ -611,7 +606,7 @@ func (s *Session) summaryRequest(ctx context.Context, req provider.Request) (str
 	if text == "" {
 		return "", reply.Usage, errors.New("the model wrote an empty summary")
 	}
-	return s.cfg.Redact(text), reply.Usage, nil
+	return s.cfg.Host.Redact(text), reply.Usage, nil
 }
 
 // transcriptChunks renders msgs as transcripts for summarising, calls
@@ -779,7 +774,7 @@ func (s *Session) factsMessage(summary string, replaced []provider.Message) prov
 		}
 	}
 	s.writeLedger(&b, replaced)
-	return provider.UserText(s.cfg.Redact(b.String()))
+	return provider.UserText(s.cfg.Host.Redact(b.String()))
 }
 
 // factsMarker starts every facts message.

@@ -122,7 +122,7 @@ func testSessionWith(t testing.TB, m provider.Provider, window, size int) (*Sess
 		}),
 	}
 	s, err := New(Config{ID: "s1", Mode: "act", Provider: m, Impls: impls, Policy: policy, Log: log, MaxTurns: 200, ContextWindow: window,
-		Updates: func(u wire.SessionUpdate) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}, nil)
+		Host: testHost{update: func(u wire.SessionUpdate) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestRewind(t *testing.T) {
 	// A replay (session/load) shows what the history holds: the turn the
 	// rewind took back is not shown again.
 	var shown []string
-	r, err := New(Config{ID: "s-rewind", Mode: "act", Provider: prov, Updates: func(u wire.SessionUpdate) {
+	r, err := New(Config{ID: "s-rewind", Mode: "act", Provider: prov, Host: testHost{update: func(u wire.SessionUpdate) {
 		if c, ok := u.(wire.UserMessageChunk); ok {
 			if b, ok := c.Content.(wire.TextBlock); ok {
 				shown = append(shown, b.Text)
@@ -125,7 +125,7 @@ func TestRewind(t *testing.T) {
 				shown = append(shown, b.Text)
 			}
 		}
-	}}, Resume(meta, recs).History)
+	}}}, Resume(meta, recs).History)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func because(reason string) string {
 // did, as message text the model never sees.
 func (s *Session) tellHooks(out hooks.Outcome) {
 	for _, l := range hookLines(out) {
-		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + s.cfg.Redact(l) + "]\n"}})
+		s.cfg.Host.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + s.cfg.Host.Redact(l) + "]\n"}})
 	}
 }
 

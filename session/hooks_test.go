@@ -51,11 +51,11 @@ func newHookSession(t *testing.T, mode string, pol PolicyConfig, ap Approver, cf
 	maps.Copy(impls, tools.EditTools(files))
 	s, err := New(Config{ID: "s1", CWD: hs.root, Mode: mode, Impls: impls, Files: files, Policy: policy, Approver: ap,
 		Background: bg, Hooks: runner, Provider: prov,
-		Updates: func(u wire.SessionUpdate) {
+		Host: testHost{update: func(u wire.SessionUpdate) {
 			hs.mu.Lock()
 			hs.ups = append(hs.ups, u)
 			hs.mu.Unlock()
-		}}, nil)
+		}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,9 +74,9 @@ func ledgerSession(t *testing.T, m *scriptModel, instr func() string) (*Session,
 	var mu sync.Mutex
 	var updates []wire.SessionUpdate
 	s, err := New(Config{ID: "s1", Mode: "act", Provider: m, Impls: impls, Policy: policy, Log: log, MaxTurns: 200, ContextWindow: 20000,
-		Files: files, Instructions: instr,
-		Ask:     func(context.Context, string, []string) (string, bool, error) { return "", false, nil },
-		Updates: func(u wire.SessionUpdate) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}, nil)
+		Files: files, Host: testHost{instructions: instr,
+			ask:    func(context.Context, string, []string) (string, bool, error) { return "", false, nil },
+			update: func(u wire.SessionUpdate) { mu.Lock(); updates = append(updates, u); mu.Unlock() }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -36,7 +38,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			return funcInvocation{
 				desc: tools.Description{Title: "Submit", Kind: tools.KindOther},
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
-					s.cfg.Updates(s.agentText(a.Summary))
+					s.cfg.Host.Update(s.agentText(a.Summary))
 					return tools.Result{Content: "Submitted.", EndsTurn: true}, nil
 				},
 			}, nil
@@ -48,7 +50,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			return funcInvocation{
 				desc: tools.Description{Title: "Respond", Kind: tools.KindOther},
 				run: func(context.Context, tools.ExecOptions) (tools.Result, error) {
-					s.cfg.Updates(s.agentText(a.Response))
+					s.cfg.Host.Update(s.agentText(a.Response))
 					if a.More {
 						return tools.Result{Content: resultShownMore}, nil
 					}
@@ -71,7 +73,7 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 					s.plan = a.Entries
 					s.mu.Unlock()
 					s.persist(Record{Type: RecordPlan, Plan: a.Entries})
-					s.cfg.Updates(planUpdate(a.Entries))
+					s.cfg.Host.Update(planUpdate(a.Entries))
 					return tools.Result{Content: fmt.Sprintf("Plan updated (%d entries).", len(a.Entries))}, nil
 				},
 			}, nil
@@ -93,10 +95,13 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 			return funcInvocation{
 				desc: tools.Description{Title: "Subagent: " + s.shortTitle(a.Prompt), Kind: tools.KindOther},
 				run: func(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
-					if s.cfg.Spawn == nil || s.cfg.Subagent {
+					if s.cfg.Subagent {
 						return tools.Errorf("subagents are not available here"), nil
 					}
-					answer, err := s.cfg.Spawn(ctx, a.Prompt)
+					answer, err := s.cfg.Host.Spawn(ctx, a.Prompt)
+					if errors.Is(err, ErrNoSubagents) {
+						return tools.Errorf("subagents are not available here"), nil
+					}
 					if err != nil {
 						return tools.Errorf("the subagent failed: %v", err), nil
 					}
@@ -111,17 +116,17 @@ func (s *Session) ownTools() map[string]tools.BuildFunc {
 // dialect), the question is shown as message text and the turn ends; the
 // user's next prompt is the answer.
 func (s *Session) ask(ctx context.Context, question string, options []string) (tools.Result, error) {
-	if s.cfg.Ask == nil {
+	answer, ok, err := s.cfg.Host.Ask(ctx, question, options)
+	if errors.Is(err, ErrCannotAsk) {
 		var b strings.Builder
 		b.WriteString(question)
 		for i, o := range options {
 			fmt.Fprintf(&b, "\n%d. %s", i+1, o)
 		}
-		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: b.String()}})
+		s.cfg.Host.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: b.String()}})
 		s.noteQuestion(question, "shown to the user at the end of a turn; the request after it may answer it")
 		return tools.Result{Content: resultAsked, EndsTurn: true}, nil
 	}
-	answer, ok, err := s.cfg.Ask(ctx, question, options)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -139,9 +144,16 @@ func (s *Session) Plan() []PlanEntry {
 	return append([]PlanEntry(nil), s.plan...)
 }
 
+// subagent is the child session RunSubagent runs: a *Session, or a host's
+// value around one.
+type subagent interface {
+	Prompt(ctx context.Context, text string) (StopReason, error)
+	History() []provider.Message
+}
+
 // RunSubagent is a helper for Spawn implementations: it runs a child
 // session to the end of one prompt and returns its final text.
-func RunSubagent(ctx context.Context, child *Session, prompt string) (string, error) {
+func RunSubagent(ctx context.Context, child subagent, prompt string) (string, error) {
 	stop, err := child.Prompt(ctx, prompt)
 	if err != nil {
 		return "", err
@@ -176,14 +188,17 @@ func (s *Session) subagentBuild(c tools.SubagentConfig) tools.BuildFunc {
 		return funcInvocation{
 			desc: tools.Description{Title: c.Name + ": " + s.shortTitle(a.Prompt), Kind: tools.KindOther},
 			run: func(ctx context.Context, _ tools.ExecOptions) (tools.Result, error) {
-				if s.cfg.Spawn == nil || s.cfg.Subagent {
+				if s.cfg.Subagent {
 					return tools.Errorf("subagents are not available here"), nil
 				}
 				prompt := a.Prompt
 				if strings.TrimSpace(c.Prompt) != "" {
 					prompt = "Instructions for this task:\n" + c.Prompt + "\n\nTask:\n" + a.Prompt
 				}
-				answer, err := s.cfg.Spawn(ctx, prompt)
+				answer, err := s.cfg.Host.Spawn(ctx, prompt)
+				if errors.Is(err, ErrNoSubagents) {
+					return tools.Errorf("subagents are not available here"), nil
+				}
 				if err != nil {
 					return tools.Errorf("the %s subagent failed: %v", c.Name, err), nil
 				}

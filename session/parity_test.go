@@ -85,7 +85,7 @@ func paritySession(t *testing.T, mode string, call *provider.ToolCall) (*Session
 	ap := &recordingApprover{}
 	s, err := New(Config{ID: "s-parity", CWD: dir, Mode: mode, Provider: prov, Impls: impls, Files: files,
 		Policy: policy, Approver: ap, MaxTurns: 3,
-		Updates: func(u wire.SessionUpdate) { mu.Lock(); ups = append(ups, u); mu.Unlock() }}, nil)
+		Host: testHost{update: func(u wire.SessionUpdate) { mu.Lock(); ups = append(ups, u); mu.Unlock() }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

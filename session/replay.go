@@ -32,7 +32,7 @@ func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.Fi
 	if isError {
 		status = wire.StatusFailed
 	}
-	items := []wire.ToolCallContent{wire.Text(s.cfg.Redact(forUser(content)))}
+	items := []wire.ToolCallContent{wire.Text(s.cfg.Host.Redact(forUser(content)))}
 	if s.cfg.ACP {
 		items = append(items, s.diffItems(edits)...)
 	}
@@ -41,17 +41,17 @@ func (s *Session) toolCallEnd(id, content string, isError bool, edits []tools.Fi
 
 // agentText is a part of the agent's reply (redacted).
 func (s *Session) agentText(t string) wire.AgentMessageChunk {
-	return wire.AgentMessageChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+	return wire.AgentMessageChunk{Content: wire.TextBlock{Text: s.cfg.Host.Redact(t)}}
 }
 
 // userText is a part of the user's prompt (redacted).
 func (s *Session) userText(t string) wire.UserMessageChunk {
-	return wire.UserMessageChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+	return wire.UserMessageChunk{Content: wire.TextBlock{Text: s.cfg.Host.Redact(t)}}
 }
 
 // thought is a part of the model's reasoning (redacted).
 func (s *Session) thought(t string) wire.AgentThoughtChunk {
-	return wire.AgentThoughtChunk{Content: wire.TextBlock{Text: s.cfg.Redact(t)}}
+	return wire.AgentThoughtChunk{Content: wire.TextBlock{Text: s.cfg.Host.Redact(t)}}
 }
 
 // modeUpdate says the session is in mode now.
@@ -69,12 +69,12 @@ func (s *Session) Replay(recs []Record) {
 	for i, r := range recs {
 		switch r.Type {
 		case RecordMode:
-			s.cfg.Updates(modeUpdate(r.Mode))
+			s.cfg.Host.Update(modeUpdate(r.Mode))
 		case RecordPlan:
-			s.cfg.Updates(planUpdate(r.Plan))
+			s.cfg.Host.Update(planUpdate(r.Plan))
 		case RecordCompaction:
 			if r.Compaction != nil {
-				s.cfg.Updates(r.Compaction.Update(s.cfg.ACP, s.historyFile()))
+				s.cfg.Host.Update(r.Compaction.Update(s.cfg.ACP, s.historyFile()))
 			}
 		case RecordMessage:
 			if r.Message != nil && !dropped[i] {
@@ -130,18 +130,18 @@ func (s *Session) replayMessage(m provider.Message) {
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser && strings.HasPrefix(p.Text, hookContextPrefix):
 			// What a hook added to the prompt; the user did not type it.
 		case p.Kind == provider.PartText && m.Role == provider.RoleUser:
-			s.cfg.Updates(s.userText(prompt.UserWords(p.Text)))
+			s.cfg.Host.Update(s.userText(prompt.UserWords(p.Text)))
 		case p.Kind == provider.PartText:
-			s.cfg.Updates(s.agentText(p.Text))
+			s.cfg.Host.Update(s.agentText(p.Text))
 		case p.Kind == provider.PartThinking && p.Text != "":
-			s.cfg.Updates(s.thought(p.Text))
+			s.cfg.Host.Update(s.thought(p.Text))
 		case p.Kind == provider.PartToolCall && p.Call != nil:
-			s.cfg.Updates(s.toolCallStart(*p.Call))
+			s.cfg.Host.Update(s.toolCallStart(*p.Call))
 			if t := s.callSays(*p.Call); t != "" {
-				s.cfg.Updates(s.agentText(t))
+				s.cfg.Host.Update(s.agentText(t))
 			}
 		case p.Kind == provider.PartToolResult && p.Result != nil:
-			s.cfg.Updates(s.toolCallEnd(p.Result.CallID, p.Result.Content, p.Result.IsError, nil))
+			s.cfg.Host.Update(s.toolCallEnd(p.Result.CallID, p.Result.Content, p.Result.IsError, nil))
 		}
 	}
 }

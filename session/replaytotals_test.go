@@ -26,7 +26,7 @@ func TestReplayEndsWithTotals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var ups []wire.SessionUpdate
-			s, err := New(Config{ID: "s-totals", Mode: "act", ACP: c.acp, Provider: prov, Updates: func(u wire.SessionUpdate) { ups = append(ups, u) }}, nil)
+			s, err := New(Config{ID: "s-totals", Mode: "act", ACP: c.acp, Provider: prov, Host: testHost{update: func(u wire.SessionUpdate) { ups = append(ups, u) }}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,14 +29,14 @@ func TestReplayShowsWhatTheUserSaw(t *testing.T) {
 	}}
 	recs := []Record{{Type: RecordMessage, Message: &user}, {Type: RecordMessage, Message: &agent}}
 	var users, agents []string
-	s, err := New(Config{ID: "s-words", Mode: "act", Updates: func(u wire.SessionUpdate) {
+	s, err := New(Config{ID: "s-words", Mode: "act", Host: testHost{update: func(u wire.SessionUpdate) {
 		switch c := u.(type) {
 		case wire.UserMessageChunk:
 			users = append(users, c.Content.(wire.TextBlock).Text)
 		case wire.AgentMessageChunk:
 			agents = append(agents, c.Content.(wire.TextBlock).Text)
 		}
-	}}, []provider.Message{user, agent})
+	}}}, []provider.Message{user, agent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
-	"github.com/cline-ls/cline-ls/wire"
 )
 
 // TestRequestFollowsModeAndTools: a session reuses its last request's tool
@@ -31,8 +30,8 @@ func TestRequestFollowsModeAndTools(t *testing.T) {
 		}
 		return tool
 	}
-	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, Updates: func(wire.SessionUpdate) {},
-		Extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5,
+		Host: testHost{extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +100,9 @@ func TestRequestFollowsModeAndTools(t *testing.T) {
 func TestMCPCallToolsNeedAnMCPTool(t *testing.T) {
 	var mu sync.Mutex
 	var extra []tools.Tool
-	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Updates: func(wire.SessionUpdate) {},
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct,
 		Subagents: []tools.SubagentConfig{{Name: "reviewer", Description: "Reviews a change.", Prompt: "Review it."}},
-		Extra:     func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+		Host:      testHost{extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +165,8 @@ func TestToolsAloneTooLarge(t *testing.T) {
 			extra = append(extra, tool)
 		}
 	}
-	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 32000, Updates: func(wire.SessionUpdate) {},
-		Extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}, nil)
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 32000,
+		Host: testHost{extra: func() []tools.Tool { mu.Lock(); defer mu.Unlock(); return extra }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +205,8 @@ func TestToolsTooLargeForTheLearnedWindow(t *testing.T) {
 	}
 	// The configured window fits about 40k tokens of tools; the
 	// provider's 30,000 does not.
-	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 200000, Updates: func(wire.SessionUpdate) {},
-		Extra: func() []tools.Tool { return extra }}, nil)
+	s, err := New(Config{ID: "s1", Mode: tools.ModeAct, Provider: m, MaxTurns: 5, ContextWindow: 200000,
+		Host: testHost{extra: func() []tools.Tool { return extra }}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

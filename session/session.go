@@ -60,16 +60,10 @@ type Config struct {
 	// LSP is what the client answers of its editor's language servers
 	// (tools.Context.LSP; the impls were made with tools.LSPTools); nil
 	// offers none of their tools.
-	LSP []string
-	// Extra returns the dynamic tools (MCP servers' tools, configured
-	// subagents) at each model request, since MCP servers come and go;
-	// nil means none.
-	Extra    func() []tools.Tool
+	LSP      []string
 	Files    tools.Files
 	Policy   *Policy
 	Approver Approver
-	// Updates receives every session/update; it must not block long.
-	Updates func(wire.SessionUpdate)
 	// Log, when set, persists the history: records are buffered as the
 	// turn goes and written with one fsync when it ends, so a crash loses
 	// at most the turn in flight.
@@ -78,33 +72,9 @@ type Config struct {
 	Family   toolspec.Family
 	// Subagent marks a child session: the search preset, no subagents.
 	Subagent bool
-	// Spawn runs a child session for spawn_agent; nil disables it.
-	Spawn func(ctx context.Context, prompt string) (string, error)
-	// Ask puts a question to the user for ask_question; nil means the
-	// question goes out as message text and the turn ends.
-	Ask func(ctx context.Context, question string, options []string) (answer string, ok bool, err error)
-	// OpenBuffers lists the editor's open files for the turn's context
-	// block.
-	OpenBuffers func() []string
-	// Instructions returns the project's and the user's instruction
-	// files, rendered for the system prompt; asked once per turn and
-	// again after each compaction.
-	Instructions func() string
-	// Environment returns the facts of the moment (date, git branch and
-	// status) for the turn's context block; asked once per turn.
-	Environment func(ctx context.Context) prompt.Environment
-	// Skills lists the skills use_skill offers, for its description.
-	Skills func() []string
 	// Subagents are the configured subagent_<name> tools; each runs a
-	// child session through Spawn with its own instructions first.
+	// child session through Host.Spawn with its own instructions first.
 	Subagents []tools.SubagentConfig
-	// Redact scrubs secrets from text before it is shown or stored.
-	Redact func(string) string
-	// KeyStart reports how many bytes at the end of text could be the
-	// start of a secret (0 for none): streamed output holds them back
-	// until the next chunk tells, so that a key split between two chunks
-	// is redacted whole. Nil means none.
-	KeyStart func(text string) int
 	// ACP selects the ACP dialect's shapes: edit results carry diff
 	// content, usage_update is the schema's UsageUpdate, and compactions
 	// are reported as message text.
@@ -114,24 +84,12 @@ type Config struct {
 	// history is compacted before a request (DefaultCompactAt when 0).
 	ContextWindow int
 	CompactAt     float64
-	// Edited is told about every file a successful call changed, for
-	// cline/diff.
-	Edited func(callID string, edits []tools.FileEdit)
 	// Title and Plan are a loaded session's, kept as they were.
 	Title string
 	Plan  []PlanEntry
-	// Warn tells the user of a problem they must know about that is not
-	// the turn's (the history cannot be saved); nil means the message
-	// goes out as agent text only.
-	Warn func(msg string)
-	// Checkpoint, when set, records the workspace so that a turn can be
-	// undone: it is called with an empty toolCallID just before the first
-	// call of a turn that may change files (a tool not declared ReadOnly,
-	// or one the registry does not know, such as an MCP tool) runs, and
-	// with the call's id when each such call has ended. turn is the prompt's index in the session (the
-	// user messages before it); title says what the checkpoint precedes
-	// or follows. It runs on the call's path, so it must be quick.
-	Checkpoint func(turn int, toolCallID, title string)
+	// Host is the session's surroundings (updates, questions, secrets,
+	// subagents, checkpoints); nil is NopHost.
+	Host Host
 	// Hooks, when set, runs the user's hooks at the session's moments
 	// (tool calls, prompts, the turn's end, compaction, the session's
 	// start and end).
@@ -209,11 +167,8 @@ func New(cfg Config, history []provider.Message) (*Session, error) {
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = DefaultMaxTurns
 	}
-	if cfg.Redact == nil {
-		cfg.Redact = func(s string) string { return s }
-	}
-	if cfg.Updates == nil {
-		cfg.Updates = func(wire.SessionUpdate) {}
+	if cfg.Host == nil {
+		cfg.Host = NopHost{}
 	}
 	s := &Session{cfg: cfg, mode: cfg.Mode, history: repairHistory(history), registry: tools.NewRegistry(), shell: tools.ShellFor(""),
 		title: cfg.Title, plan: cfg.Plan, titled: cfg.Title != "" || len(history) > 0,
@@ -271,7 +226,7 @@ func (s *Session) SetMode(mode string) error {
 	s.mode = mode
 	s.mu.Unlock()
 	s.persist(Record{Type: RecordMode, Mode: mode})
-	s.cfg.Updates(modeUpdate(mode))
+	s.cfg.Host.Update(modeUpdate(mode))
 	return nil
 }
 
@@ -398,7 +353,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, images []provider
 	}
 	if refused != "" {
 		// The prompt never reaches the model or the history.
-		s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + s.cfg.Redact(refused) + "]\n"}})
+		s.cfg.Host.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + s.cfg.Host.Redact(refused) + "]\n"}})
 		return StopEndTurn, nil
 	}
 	for _, c := range extra {
@@ -505,7 +460,7 @@ func (s *Session) turn(ctx context.Context) (StopReason, error) {
 		}
 		if halted != "" {
 			// "continue": false ends the turn; Stop hooks are not asked.
-			s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[the turn was ended by a hook: " + s.cfg.Redact(halted) + "]\n"}})
+			s.cfg.Host.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[the turn was ended by a hook: " + s.cfg.Host.Redact(halted) + "]\n"}})
 			return StopEndTurn, nil
 		}
 		if ends {
@@ -615,7 +570,7 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 	var prose strings.Builder // the XML path's text outside calls
 	emitText := func(t string) {
 		if t != "" {
-			s.cfg.Updates(s.agentText(t))
+			s.cfg.Host.Update(s.agentText(t))
 		}
 	}
 	handleParsed := func(evs []prompt.Event) {
@@ -649,7 +604,7 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 			}
 		case provider.EventThinking:
 			if ev.Text != "" {
-				s.cfg.Updates(s.thought(ev.Text))
+				s.cfg.Host.Update(s.thought(ev.Text))
 			}
 		}
 	}
@@ -691,8 +646,8 @@ func (s *Session) consume(stream provider.Stream, parser *prompt.Parser) (provid
 // subagents.
 func (s *Session) extraTools() []tools.Tool {
 	out := s.subagents
-	if s.cfg.Extra != nil {
-		out = append(append([]tools.Tool(nil), out...), s.cfg.Extra()...)
+	if extra := s.cfg.Host.Extra(); len(extra) > 0 {
+		out = append(append([]tools.Tool(nil), out...), extra...)
 	}
 	return out
 }
@@ -749,7 +704,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 	batch := make([]Call, len(calls))
 	for i, c := range calls {
 		batch[i] = Call{ID: c.ID, Name: c.Name, Args: c.Args}
-		s.cfg.Updates(s.toolCallStart(c))
+		s.cfg.Host.Update(s.toolCallStart(c))
 	}
 	sched := NewScheduler(SchedulerConfig{
 		Mode: mode,
@@ -772,7 +727,7 @@ func (s *Session) schedule(ctx context.Context, mode string, calls []provider.To
 	results := sched.Run(ctx, batch)
 	for i := range results {
 		r := &results[i]
-		r.Result.Content = s.cfg.Redact(r.Result.Content)
+		r.Result.Content = s.cfg.Host.Redact(r.Result.Content)
 		if r.State == StateCancelled && r.Result.Content == "" {
 			r.Result.Content = resultCancelled
 		}
@@ -856,10 +811,10 @@ func (s *Session) mayChange(name string) bool {
 	return true
 }
 
-// checkpoint calls Config.Checkpoint around the calls that may change
+// checkpoint calls Host.Checkpoint around the calls that may change
 // files: once before the first of the turn, and after each.
 func (s *Session) checkpoint(u CallUpdate) {
-	if s.cfg.Checkpoint == nil || !s.mayChange(u.Call.Name) {
+	if !s.mayChange(u.Call.Name) {
 		return
 	}
 	s.mu.Lock()
@@ -894,9 +849,9 @@ func (s *Session) checkpoint(u CallUpdate) {
 	// A label is stored by the checkpoint store, which redacts nothing.
 	switch {
 	case before:
-		s.cfg.Checkpoint(turn, "", s.cfg.Redact(title))
+		s.cfg.Host.Checkpoint(turn, "", s.cfg.Host.Redact(title))
 	case after:
-		s.cfg.Checkpoint(turn, u.Call.ID, s.cfg.Redact("After: "+title))
+		s.cfg.Host.Checkpoint(turn, u.Call.ID, s.cfg.Host.Redact("After: "+title))
 	}
 }
 
@@ -904,7 +859,7 @@ func (s *Session) checkpoint(u CallUpdate) {
 // cut: a key cut in two is no longer found by the redaction of what the
 // title is shown or stored in.
 func (s *Session) shortTitle(text string) string {
-	return tools.ShortTitle(s.cfg.Redact(text))
+	return tools.ShortTitle(s.cfg.Host.Redact(text))
 }
 
 // hookContextPrefix starts the text a UserPromptSubmit hook adds to a
@@ -919,15 +874,12 @@ func (s *Session) promptTitle(text string) string {
 
 // streamed is a call's next chunk of streamed output as it may be shown:
 // redacted, after what was held back of the chunk before, and without an
-// end that could start a key (Config.KeyStart), held for the next.
+// end that could start a key (Host.KeyStart), held for the next.
 func (s *Session) streamed(callID, chunk string) string {
 	s.streamMu.Lock()
 	defer s.streamMu.Unlock()
-	text := s.cfg.Redact(s.streamHeld[callID] + chunk)
-	n := 0
-	if s.cfg.KeyStart != nil {
-		n = s.cfg.KeyStart(text)
-	}
+	text := s.cfg.Host.Redact(s.streamHeld[callID] + chunk)
+	n := s.cfg.Host.KeyStart(text)
 	if n > 0 {
 		if s.streamHeld == nil {
 			s.streamHeld = map[string]string{}
@@ -957,11 +909,11 @@ func (s *Session) observe(u CallUpdate) {
 	up := wire.ToolCallUpdate{ToolCallID: u.Call.ID}
 	var notes []wire.ToolCallContent
 	for _, n := range u.HookNotes {
-		notes = append(notes, wire.Text(s.cfg.Redact(n)))
+		notes = append(notes, wire.Text(s.cfg.Host.Redact(n)))
 	}
 	if len(notes) > 0 && !u.State.Final() {
 		up.Content = notes
-		s.cfg.Updates(up)
+		s.cfg.Host.Update(up)
 		return
 	}
 	s.checkpoint(u)
@@ -1000,9 +952,7 @@ func (s *Session) observe(u CallUpdate) {
 		s.noteCall(u.Tool, u.Description, u.Result)
 		if u.Result != nil && len(u.Result.Edits) > 0 {
 			s.noteEdits(u.Result.Edits)
-			if s.cfg.Edited != nil {
-				s.cfg.Edited(u.Call.ID, u.Result.Edits)
-			}
+			s.cfg.Host.Edited(u.Call.ID, u.Result.Edits)
 		}
 		if u.Result != nil {
 			end := s.toolCallEnd(u.Call.ID, u.Result.Content, u.Result.IsError, u.Result.Edits)
@@ -1022,7 +972,7 @@ func (s *Session) observe(u CallUpdate) {
 	default:
 		return
 	}
-	s.cfg.Updates(up)
+	s.cfg.Host.Update(up)
 }
 
 func (s *Session) appendHistory(m provider.Message) {
@@ -1080,10 +1030,8 @@ func (s *Session) notSaved(err error) {
 		return
 	}
 	msg := "this session is not being saved: " + err.Error()
-	s.cfg.Updates(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
-	if s.cfg.Warn != nil {
-		s.cfg.Warn(msg)
-	}
+	s.cfg.Host.Update(wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
+	s.cfg.Host.Warn(msg)
 }
 
 func (s *Session) toolContext(mode string) tools.Context {
@@ -1094,9 +1042,7 @@ func (s *Session) toolContext(mode string) tools.Context {
 	if s.cfg.Provider != nil {
 		ctx.ApplyPatch = tools.TrainedOnApplyPatch(s.cfg.Provider.Model())
 	}
-	if s.cfg.Skills != nil {
-		ctx.Skills = s.cfg.Skills()
-	}
+	ctx.Skills = s.cfg.Host.Skills()
 	ctx.Background = s.cfg.Background.Len() > 0
 	ctx.LSP = s.cfg.LSP
 	return ctx
@@ -1114,7 +1060,7 @@ func kindOf(r *tools.Registry, name string) tools.Kind {
 func (s *Session) redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return s.cfg.Redact(x)
+		return s.cfg.Host.Redact(x)
 	case []any:
 		for i := range x {
 			x[i] = s.redactValue(x[i])

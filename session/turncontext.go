@@ -14,13 +14,8 @@ import (
 // request repeats the same bytes and a provider's prompt cache holds;
 // the system prompt changes only when an instruction file does.
 func (s *Session) startTurn(ctx context.Context, text string, images []provider.Image) (provider.Message, string) {
-	var env prompt.Environment
-	if s.cfg.Environment != nil {
-		env = s.cfg.Environment(ctx)
-	}
-	if s.cfg.OpenBuffers != nil {
-		env.OpenBuffers = s.cfg.OpenBuffers()
-	}
+	env := s.cfg.Host.Environment(ctx)
+	env.OpenBuffers = s.cfg.Host.OpenBuffers()
 	user := provider.UserText(text)
 	for _, im := range images {
 		user.Parts = append(user.Parts, provider.ImagePart(im.MIMEType, im.Data))
@@ -28,9 +23,5 @@ func (s *Session) startTurn(ctx context.Context, text string, images []provider.
 	if block := prompt.TurnContext(env); block != "" {
 		user.Parts = append([]provider.Part{provider.TextPart(block)}, user.Parts...)
 	}
-	instr := ""
-	if s.cfg.Instructions != nil {
-		instr = s.cfg.Instructions()
-	}
-	return user, instr
+	return user, s.cfg.Host.Instructions()
 }

@@ -28,12 +28,14 @@ func TestTurnContextOncePerTurn(t *testing.T) {
 	envCalls, instrCalls, rule := 0, 0, "Rule one."
 	s, err := New(Config{
 		ID: "s-test", Mode: "yolo", MaxTurns: 2, Provider: prov,
-		Environment: func(context.Context) prompt.Environment {
-			envCalls++
-			return prompt.Environment{Git: &prompt.GitState{Branch: "main"}}
+		Host: testHost{
+			environment: func(context.Context) prompt.Environment {
+				envCalls++
+				return prompt.Environment{Git: &prompt.GitState{Branch: "main"}}
+			},
+			instructions: func() string { instrCalls++; return rule },
+			openBuffers:  func() []string { return []string{"a.go"} },
 		},
-		Instructions: func() string { instrCalls++; return rule },
-		OpenBuffers:  func() []string { return []string{"a.go"} },
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

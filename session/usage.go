@@ -97,11 +97,11 @@ func (s *Session) reportUsage(raw int, u provider.Usage) {
 		if session.priced {
 			up.Cost = &wire.Cost{Amount: session.CostUSD, Currency: "USD"}
 		}
-		s.cfg.Updates(up)
+		s.cfg.Host.Update(up)
 		return
 	}
 	reply := usageTotal{Usage: u, CostUSD: cost, priced: priced}
-	s.cfg.Updates(wire.ReplyUsage(reply.shape(), turn.shape(), session.shape(), wire.ContextUse{Used: used, Size: size}))
+	s.cfg.Host.Update(wire.ReplyUsage(reply.shape(), turn.shape(), session.shape(), wire.ContextUse{Used: used, Size: size}))
 }
 
 // reportTotals sends a loaded session's totals, as restored from its
@@ -119,8 +119,8 @@ func (s *Session) reportTotals() {
 		if session.priced {
 			up.Cost = &wire.Cost{Amount: session.CostUSD, Currency: "USD"}
 		}
-		s.cfg.Updates(up)
+		s.cfg.Host.Update(up)
 		return
 	}
-	s.cfg.Updates(wire.ReplyUsage(wire.Tokens{}, wire.Tokens{}, session.shape(), wire.ContextUse{Used: used, Size: size}))
+	s.cfg.Host.Update(wire.ReplyUsage(wire.Tokens{}, wire.Tokens{}, session.shape(), wire.ContextUse{Used: used, Size: size}))
 }
