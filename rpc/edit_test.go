@@ -136,29 +136,3 @@ func TestEditRefusesBadInput(t *testing.T) {
 		t.Fatalf("after bad input: %+v", r)
 	}
 }
-
-// TestClineignoreBlocksAccess: a file .clineignore excludes can be neither
-// read nor edited, even when the model names it.
-func TestClineignoreBlocksAccess(t *testing.T) {
-	ctx := testCtx(t)
-	ed, root := editWorkspace(t, map[string]string{".clineignore": "secrets/\n*.key\n", "secrets/token.txt": "t0k3n", "a.key": "k", "ok.txt": "fine"}, nil, nil)
-	for _, c := range []struct {
-		tool string
-		args any
-	}{
-		{"read_files", map[string]any{"files": []any{map[string]any{"path": "secrets/token.txt"}}}},
-		{"read_files", map[string]any{"files": []any{map[string]any{"path": "a.key"}}}},
-		{"editor", map[string]any{"path": "a.key", "old_text": "k", "new_text": "x"}},
-	} {
-		r := callTool(t, ctx, ed, c.tool, c.args)
-		if !strings.Contains(r.Content, ".clineignore") || strings.Contains(r.Content, "t0k3n") {
-			t.Errorf("%s %v: %+v", c.tool, c.args, r)
-		}
-	}
-	if readFile(t, filepath.Join(root, "a.key")) != "k" {
-		t.Fatal("an excluded file was edited")
-	}
-	if r := callTool(t, ctx, ed, "read_files", map[string]any{"files": []any{map[string]any{"path": "ok.txt"}}}); r.IsError || !strings.Contains(r.Content, "fine") {
-		t.Fatalf("ok.txt: %+v", r)
-	}
-}

@@ -259,6 +259,7 @@ func init() {
 		"error":    (*scenario).cmdError,
 		"save":     (*scenario).cmdSave,
 		"buffer":   (*scenario).cmdBuffer,
+		"editor":   (*scenario).cmdBuffer,
 		"disk":     (*scenario).cmdDisk,
 		"exists":   (*scenario).cmdExists,
 		"perm":     (*scenario).cmdPerm,
@@ -1000,18 +1001,21 @@ func (sc *scenario) cmdSave(l scriptLine, args []arg) error {
 	return nil
 }
 
-// cmdBuffer checks the editor's buffer and, over LSP, the daemon's mirror
-// of it, after a round trip.
+// cmdBuffer is buffer, which checks the editor's buffer and, over LSP,
+// the daemon's mirror of it, after a round trip; and editor, which checks
+// the editor's buffer alone, at once.
 func (sc *scenario) cmdBuffer(l scriptLine, args []arg) error {
 	if len(args) != 2 {
 		return errors.New("want PATH TEXT")
 	}
 	uri, want := sc.uri(args[0].text), args[1].text
-	sc.ed.Sync(sc.ctx)
+	if l.name == "buffer" {
+		sc.ed.Sync(sc.ctx)
+	}
 	if got, _, ok := sc.ed.Text(uri); !ok || got != want {
 		return fmt.Errorf("the editor's buffer holds %q (open: %v), want %q", got, ok, want)
 	}
-	if sc.dialect == "lsp" {
+	if sc.dialect == "lsp" && l.name == "buffer" {
 		if snap, _ := sc.ed.Server.Buffers().Get(uri); snap.Text != want {
 			return fmt.Errorf("the daemon's mirror holds %q, want %q", snap.Text, want)
 		}
