@@ -11,58 +11,7 @@ import (
 	"testing"
 
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
-	"github.com/cline-ls/cline-ls/rpc"
-	"github.com/cline-ls/cline-ls/rpc/rpctest"
 )
-
-// TestPlanModeGuardWholeDaemon: through the whole daemon, a replayed
-// model's run_commands in plan mode is refused before anyone is asked,
-// whatever shape its commands take: a bare string, a JSON list inside a
-// string, with background, and the XML path's plain <commands> text a
-// local model writes. With default approvals, the user was asked to
-// approve touch in plan mode for each of them.
-func TestPlanModeGuardWholeDaemon(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		native bool
-		first  map[string]any
-	}{
-		{"bare string", true, call("c1", "run_commands", map[string]any{"commands": "touch made"})},
-		{"JSON in a string", true, call("c1", "run_commands", map[string]any{"commands": `["ls", "touch made"]`})},
-		{"background", true, call("c1", "run_commands", map[string]any{"commands": "touch made", "background": true})},
-		{"XML", false, text("Making it.\n\n<run_commands>\n<commands>touch made</commands>\n</run_commands>")},
-		{"XML in the background", false, text("<run_commands>\n<commands>touch made</commands>\n<background>true</background>\n</run_commands>")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := testCtx(t)
-			root := t.TempDir()
-			b, err := json.Marshal(map[string]any{"model": "replay-test", "native_tools": tc.native, "replies": []any{
-				reply(tc.first),
-				map[string]any{"expect": map[string]any{"last_tool_result_contains": "not allowed in plan mode", "last_tool_result_is_error": true},
-					"events": []any{text("Refused.")}},
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := filepath.Join(t.TempDir(), "transcript.json")
-			os.WriteFile(tr, b, 0o644)
-			ed := rpctest.New(t, rpc.Options{})
-			asked := askCounter(ed, "Allow")
-			ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
-				"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir(), "mode": "plan"}})
-			id := newSessionIn(t, ctx, ed, root)
-			if stop, err := promptText(ctx, ed, id, "make a file"); err != nil || stop != "end_turn" {
-				t.Fatalf("prompt: %q %v (the second reply expects the refusal)", stop, err)
-			}
-			if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
-				t.Error("the command ran in plan mode")
-			}
-			if n := asked.Load(); n != 0 {
-				t.Errorf("the user was asked %d times about a command plan mode refuses", n)
-			}
-		})
-	}
-}
 
 // TestAlwaysOptionsNameTheirScope: the "always" options of an approval
 // say what they cover, in the plugin's request and in a stock client's

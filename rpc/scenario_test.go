@@ -805,6 +805,14 @@ func lookup(raw json.RawMessage, path string) (any, error) {
 	return v, nil
 }
 
+// shortText is a text cut for a message.
+func shortText(s string) string {
+	if len(s) > 2000 {
+		return strconv.Quote(s[:2000]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
 func short(v any) string {
 	b, _ := json.Marshal(v)
 	if len(b) > 400 {
@@ -819,7 +827,8 @@ func asText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return short(v)
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // compare checks got OP want, as result and agent do.
@@ -848,13 +857,14 @@ func compare(got any, op string, want *arg) error {
 				w = want.text
 			}
 		}
-		eq := short(got) == short(w)
+		eq := asText(toAny(got)) == asText(toAny(w)) && fmt.Sprintf("%T", got) == fmt.Sprintf("%T", w)
 		if eq != (op == "==") {
 			return fmt.Errorf("got %s, want %s %s", short(got), op, short(w))
 		}
 	case "contains", "!contains":
 		if strings.Contains(g, want.text) != (op == "contains") {
-			return fmt.Errorf("got %q, want it to %s %q", g, strings.Replace(op, "!", "not ", 1), want.text)
+			verb := map[string]string{"contains": "contain", "!contains": "not contain"}[op]
+			return fmt.Errorf("got %s, want it to %s %q", shortText(g), verb, want.text)
 		}
 	case "prefix":
 		if !strings.HasPrefix(g, want.text) {
