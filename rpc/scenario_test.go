@@ -218,10 +218,11 @@ type trigger struct {
 	done  chan struct{}
 }
 
-// answer is the editor's answer to the next approval it is asked.
+// answer is the editor's answer to the next approval or question it is
+// asked.
 type answer struct {
 	line     int
-	option   string // an option id, or a window/showMessageRequest title; "dismiss" answers nothing chosen
+	option   string // an option id, a window/showMessageRequest title or a cline/askQuestion answer; "dismiss" answers nothing chosen
 	feedback string
 }
 
@@ -415,6 +416,13 @@ func (sc *scenario) start() {
 			return nil, err
 		}
 		return map[string]any{"title": a.option}, nil
+	})
+	sc.ed.Handle("cline/askQuestion", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		a, err := sc.nextAnswer(ctx, "cline/askQuestion")
+		if err != nil || a.option == "dismiss" {
+			return nil, err
+		}
+		return map[string]any{"answer": a.option}, nil
 	})
 	caps := map[string]any{
 		"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
