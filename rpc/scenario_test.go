@@ -1,37 +1,5 @@
 package rpc_test
 
-// TestScenarios plays the end-to-end scenarios of testdata/scenarios, one
-// txtar archive each, as gopls's integration tests play theirs: a real
-// Server over net.Pipe driven by rpctest.Editor in the dialects the
-// scenario names, each scenario and dialect a parallel subtest.
-//
-// An archive's comment is the script; its files are the workspace
-// (written under $WORK), except model.json, the scripted model's replies
-// (a provider.Transcript: the replay provider is then the settings'
-// provider unless they name one), and files under text/, which are only
-// there for @name arguments. One command a line; # starts a comment;
-// [lsp] or [acp] before a command runs it in that dialect only; ! before
-// a request expects it to fail (error checks how), before an expectation
-// negates it; & after a request's name runs it in the background (wait
-// joins it). Arguments are words, Go-quoted strings, @name (that archive
-// file's text) or, from a { or [ on, JSON to the end of the line.
-// $WORK, $STATE, $SESSION and the names save gave are replaced in every
-// line as it runs. The full list is in testdata/scenarios/README.md; in
-// short:
-//
-//	dialects lsp acp | settings JSON | caps JSON | apply normal|skipstale|refuse|late
-//	open PATH [TEXT] | edit PATH RANGE TEXT | type PATH RANGE TEXT | flush PATH
-//	late [TEXT] | write PATH TEXT | chmod PATH MODE | sync
-//	session [JSON] | prompt TEXT | tool NAME JSON | call METHOD JSON | notify METHOD JSON
-//	cancel | answer OPTION [FEEDBACK] | on METHOD COMMAND... | wait
-//	result PATH OP [VALUE] | error [CODE] [TEXT] | save NAME PATH
-//	buffer PATH TEXT | disk PATH TEXT | exists PATH | perm PATH MODE
-//	count METHOD N | await METHOD TEXT... | last METHOD TEXT
-//	update KIND [TEXT] | agent OP TEXT | history len N | history contains TEXT
-//
-// A failure names the archive and line, the command, and what was
-// expected against what was seen; the first failed command ends the run.
-
 import (
 	"context"
 	"encoding/json"
@@ -57,12 +25,54 @@ import (
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
+// TestScenarios plays the end-to-end scenarios of testdata/scenarios, one
+// txtar archive each, as gopls's integration tests play theirs: a real
+// Server over net.Pipe driven by rpctest.Editor in the dialects the
+// scenario names, each scenario and dialect a subtest, run side by side.
+//
+// An archive's comment is the script; its files are the workspace
+// (written under $WORK), except model.json, the scripted model's replies
+// (a provider.Transcript: the replay provider is then the settings'
+// provider unless they name one), and files under text/, which are only
+// there for @name arguments. One command a line; # starts a comment;
+// [lsp] or [acp] before a command runs it in that dialect only; ! before
+// a request expects it to fail (error checks how), before an expectation
+// negates it; & after a request's name runs it in the background (wait
+// joins it). Arguments are words, Go-quoted strings, @name (that archive
+// file's text) or, from a { or [ on, JSON to the end of the line.
+// $WORK, $STATE, $SESSION and the names save gave are replaced in every
+// line as it runs. The full list is in testdata/scenarios/README.md; in
+// short:
+//
+//	dialects lsp acp | settings JSON | caps JSON | apply normal|skipstale|refuse|late
+//	open PATH [TEXT] | edit PATH RANGE TEXT | type PATH RANGE TEXT | flush PATH
+//	late [TEXT] | write PATH TEXT | chmod PATH MODE | sync
+//	session [JSON] | prompt TEXT | tool NAME JSON | call METHOD JSON | notify METHOD JSON
+//	cancel | answer OPTION [FEEDBACK] | on METHOD COMMAND... | wait
+//	ok [TEXT...] | fails [TEXT...] | result PATH OP [VALUE] | error [CODE] [TEXT] | save NAME PATH
+//	buffer PATH TEXT | editor PATH TEXT | disk PATH [OP] TEXT | exists PATH | perm PATH MODE
+//	message METHOD N
+//	count METHOD N | await METHOD TEXT... | last METHOD TEXT
+//	update KIND [TEXT] | agent OP TEXT | history len N | history contains TEXT
+//
+// A failure names the archive and line, the command, and what was
+// expected against what was seen; the first failed command ends the run.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios in testdata/scenarios (%v)", err)
 	}
+	// Scenarios mostly wait (for the editor's catch-up, a debounce, an
+	// answer), so they run side by side beyond -parallel, which is the
+	// number of cores: t.Run may be called from several goroutines.
+	type script struct {
+		file     string
+		ar       *txtar.Archive
+		lines    []scriptLine
+		dialects []string
+	}
+	var scripts []script
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
 		if err != nil {
@@ -78,17 +88,30 @@ func TestScenarios(t *testing.T) {
 				dialects = l.words()
 			}
 		}
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			for _, d := range dialects {
-				t.Run(d, func(t *testing.T) {
-					t.Parallel()
-					runScenario(t, file, ar, lines, d)
-				})
-			}
+		scripts = append(scripts, script{file, ar, lines, dialects})
+	}
+	sem := make(chan struct{}, scenariosAtOnce)
+	var wg sync.WaitGroup
+	for _, sc := range scripts {
+		wg.Go(func() {
+			t.Run(strings.TrimSuffix(filepath.Base(sc.file), ".txtar"), func(t *testing.T) {
+				var each sync.WaitGroup
+				for _, d := range sc.dialects {
+					each.Go(func() {
+						sem <- struct{}{}
+						defer func() { <-sem }()
+						t.Run(d, func(t *testing.T) { runScenario(t, sc.file, sc.ar, sc.lines, d) })
+					})
+				}
+				each.Wait()
+			})
 		})
 	}
+	wg.Wait()
 }
+
+// scenariosAtOnce bounds the scenarios that run at the same time.
+const scenariosAtOnce = 8
 
 // arg is one argument of a script line.
 type arg struct {
@@ -137,6 +160,13 @@ func parseScript(file, script string) ([]scriptLine, error) {
 		}
 		if _, ok := scenarioCommands[l.name]; !ok {
 			return nil, fmt.Errorf("%s:%d: unknown command %q", file, l.n, l.name)
+		}
+		if l.name == "dialects" {
+			for _, d := range l.words() {
+				if d != "lsp" && d != "acp" {
+					return nil, fmt.Errorf("%s:%d: unknown dialect %q, want lsp or acp", file, l.n, d)
+				}
+			}
 		}
 		out = append(out, l)
 	}
