@@ -16,6 +16,7 @@ var askEdits = map[string]any{"approvals": map[string]any{"edit": "ask"}}
 // answer, it writes a log message now and then, which is that output: the
 // client here answers only once one has come.
 func TestWaitingWakesAStrandingClient(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	ed, root := editWorkspace(t, map[string]string{"a.txt": "v1\n"}, askEdits, nil)
 	ed.Handle("window/showMessageRequest", func(ctx context.Context, _ json.RawMessage) (any, error) {

@@ -36,6 +36,7 @@ func filesServer(t *testing.T) (*Server, string) {
 // file, changes its line and writes it whole; without a lock per file two
 // edits plan on the same text and the later write erases the earlier one.
 func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
+	t.Parallel()
 	s, root := filesServer(t)
 	const sessions, perSession = 4, 50
 	path := filepath.Join(root, "big.txt")

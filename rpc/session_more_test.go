@@ -375,6 +375,7 @@ func slogTo(w io.Writer) *slog.Logger {
 // TestCancelDuringRunningCommand: cancelling a turn while run_commands is
 // running kills the command's whole process group: no orphan is left.
 func TestCancelDuringRunningCommand(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	root := t.TempDir()
 	pidFile := filepath.Join(root, "child.pid")

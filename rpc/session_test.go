@@ -78,6 +78,7 @@ func agentText(ups []map[string]any) string {
 // TestNoModelSaysHowForThatClient: the error names the settings of the
 // client the user is in, not a generic list.
 func TestNoModelSaysHowForThatClient(t *testing.T) {
+	t.Parallel()
 	for client, want := range map[string]string{
 		"Neovim":             "require('cline').setup",
 		"Eglot":              "cline-initialization-options",
