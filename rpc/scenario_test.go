@@ -116,7 +116,8 @@ const scenariosAtOnce = 8
 // arg is one argument of a script line.
 type arg struct {
 	text   string
-	quoted bool // a Go string, @name or JSON: never a JSON literal or a keyword
+	quoted bool // a Go string, @name or JSON: never a keyword
+	json   bool // JSON to the end of the line
 }
 
 // scriptLine is one command of a script, its variables not yet replaced.
@@ -182,14 +183,14 @@ func splitArgs(s string, files map[string]string) ([]arg, error) {
 			if !json.Valid([]byte(s)) {
 				return nil, fmt.Errorf("not valid JSON: %s", s)
 			}
-			return append(out, arg{s, true}), nil
+			return append(out, arg{s, true, true}), nil
 		case s[0] == '"':
 			q, err := strconv.QuotedPrefix(s)
 			if err != nil {
 				return nil, fmt.Errorf("bad quoted string at %s", s)
 			}
 			u, _ := strconv.Unquote(q)
-			out = append(out, arg{u, true})
+			out = append(out, arg{text: u, quoted: true})
 			s = s[len(q):]
 		default:
 			w, rest, _ := strings.Cut(s, " ")
@@ -198,9 +199,9 @@ func splitArgs(s string, files map[string]string) ([]arg, error) {
 				if !ok {
 					return nil, fmt.Errorf("no file %s in the archive", name)
 				}
-				out = append(out, arg{text, true})
+				out = append(out, arg{text: text, quoted: true})
 			} else {
-				out = append(out, arg{w, false})
+				out = append(out, arg{text: w})
 			}
 			s = rest
 		}
@@ -308,7 +309,7 @@ var setupCommands = map[string]bool{"dialects": true, "settings": true, "caps": 
 
 // negatable commands take !.
 var negatable = map[string]bool{"session": true, "prompt": true, "tool": true, "call": true,
-	"exists": true, "update": true}
+	"exists": true, "update": true, "count": true}
 
 func runScenario(t *testing.T, file string, ar *txtar.Archive, lines []scriptLine, dialect string) {
 	sc := &scenario{
@@ -434,7 +435,9 @@ func (sc *scenario) start() {
 			}
 			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": a.option}}, nil
 		})
-		if _, err := sc.ed.InitializeACP(sc.ctx, nil); err != nil {
+		caps := map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}
+		maps.Copy(caps, sc.caps)
+		if _, err := sc.ed.InitializeACP(sc.ctx, caps); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -890,7 +893,7 @@ func compare(got any, op string, want *arg) error {
 	switch op {
 	case "==", "!=":
 		var w any = want.text
-		if !want.quoted {
+		if !want.quoted || want.json {
 			if err := json.Unmarshal([]byte(want.text), &w); err != nil {
 				w = want.text
 			}
@@ -1132,8 +1135,8 @@ func (sc *scenario) cmdCount(l scriptLine, args []arg) error {
 	if err != nil {
 		return fmt.Errorf("count wants a number, not %q", args[1].text)
 	}
-	if got := len(sc.ed.Messages(args[0].text)); got != n {
-		return fmt.Errorf("%d %s messages, want %d", got, args[0].text, n)
+	if got := len(sc.ed.Messages(args[0].text)); (got == n) == l.neg {
+		return fmt.Errorf("%d %s messages, want %s%d", got, args[0].text, map[bool]string{true: "other than "}[l.neg], n)
 	}
 	return nil
 }
