@@ -1291,3 +1291,85 @@ func toAny(v any) any {
 	}
 	return out
 }
+
+// TestScenarioScript checks the script language itself: how a line
+// splits into arguments, and that a mistake in a script is named by its
+// file and line before anything runs.
+func TestScenarioScript(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"text/a": "from the archive\n"}
+	args, err := splitArgs(`a.txt "x\ty" @text/a 0:0-1:2 {"k": [1, "two"]}`, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []arg{{text: "a.txt"}, {text: "x\ty", quoted: true}, {text: "from the archive\n", quoted: true},
+		{text: "0:0-1:2"}, {text: `{"k": [1, "two"]}`, quoted: true, json: true}}
+	if !slices.Equal(args, want) {
+		t.Errorf("args = %+v, want %+v", args, want)
+	}
+	for _, bad := range []string{`"open`, `@text/missing`, `{"k":`} {
+		if _, err := splitArgs(bad, files); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	if r, err := parseRange("2:15-2:16"); err != nil || r != rng(2, 15, 2, 16) {
+		t.Errorf("parseRange = %v, %v", r, err)
+	}
+	if _, err := parseRange("2:15"); err == nil {
+		t.Error("a range without its end was taken")
+	}
+
+	lines, err := parseScript("s.txtar", "# a comment\n\n[acp] ! prompt& hi\nsettings {}\n")
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("parseScript = %+v, %v", lines, err)
+	}
+	if l := lines[0]; l.n != 3 || l.dialect != "acp" || !l.neg || !l.bg || l.name != "prompt" || l.rest != "hi" {
+		t.Errorf("line = %+v", l)
+	}
+	for script, msg := range map[string]string{
+		"sync\nfrobnicate x\n": `s.txtar:2: unknown command "frobnicate"`,
+		"[vim] sync\n":         "s.txtar:1: unknown condition [vim]",
+		"dialects lsp dap\n":   `s.txtar:1: unknown dialect "dap"`,
+	} {
+		if _, err := parseScript("s.txtar", script); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: err = %v, want %q", script, err, msg)
+		}
+	}
+
+	raw := json.RawMessage(`{"checkpoints": [{"id": "a"}, {"id": "b", "files": ["x"]}]}`)
+	for path, want := range map[string]any{"checkpoints.-1.id": "b", "checkpoints.0.files": nil, "checkpoints.1.files.0": "x"} {
+		if got, err := lookup(raw, path); err != nil || got != want {
+			t.Errorf("lookup %s = %v, %v, want %v", path, got, err, want)
+		}
+	}
+	for _, path := range []string{"checkpoints.2", "checkpoints.0.id.x", "checkpoints.first"} {
+		if _, err := lookup(raw, path); err == nil {
+			t.Errorf("lookup %s: no error", path)
+		}
+	}
+
+	for _, c := range []struct {
+		got  any
+		op   string
+		want *arg
+		ok   bool
+	}{
+		{2.0, "==", &arg{text: "2"}, true},
+		{"2", "==", &arg{text: "2"}, false},
+		{"2", "==", &arg{text: "2", quoted: true}, true},
+		{map[string]any{"a": []any{}}, "==", &arg{text: `{"a": []}`, quoted: true, json: true}, true},
+		{nil, "empty", nil, true},
+		{[]any{}, "empty", nil, true},
+		{"x", "!empty", nil, true},
+		{[]any{1.0, 2.0}, "len", &arg{text: "2"}, true},
+		{"hello world", "contains", &arg{text: "lo w"}, true},
+		{"hello", "!contains", &arg{text: "lo"}, false},
+		{"hello", "prefix", &arg{text: "he"}, true},
+		{"hello", "suffix", &arg{text: "he"}, false},
+		{"hello", "like", &arg{text: "he"}, false},
+	} {
+		if err := compare(c.got, c.op, c.want); (err == nil) != c.ok {
+			t.Errorf("compare(%v %s %+v) = %v, want ok: %v", c.got, c.op, c.want, err, c.ok)
+		}
+	}
+}
