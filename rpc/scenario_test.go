@@ -48,12 +48,12 @@ import (
 //	open PATH [TEXT] | edit PATH RANGE TEXT | type PATH RANGE TEXT | flush PATH
 //	late [TEXT] | write PATH TEXT | chmod PATH MODE | sync
 //	session [JSON] | prompt TEXT | tool NAME JSON | call METHOD JSON | notify METHOD JSON
-//	cancel | answer OPTION [FEEDBACK] | on METHOD COMMAND... | wait
+//	cancel | answer OPTION [FEEDBACK] | on METHOD COMMAND... | wait | restart [MODEL]
 //	ok [TEXT...] | fails [TEXT...] | result PATH OP [VALUE] | error [CODE] [TEXT] | save NAME PATH
 //	buffer PATH TEXT | editor PATH TEXT | disk PATH [OP] TEXT | exists PATH | perm PATH MODE
 //	message METHOD N
 //	count METHOD N | await METHOD TEXT... | last METHOD TEXT
-//	update KIND [TEXT] | agent OP TEXT | history len N | history contains TEXT
+//	update KIND [TEXT] | agent OP TEXT | history len N | history contains TEXT | history PATH OP VALUE
 //
 // A failure names the archive and line, the command, and what was
 // expected against what was seen; the first failed command ends the run.
@@ -220,6 +220,7 @@ type scenario struct {
 
 	settings map[string]any
 	caps     map[string]any
+	model    string // the archive file the model replays
 	ed       *rpctest.Editor
 
 	mu   sync.Mutex // guards vars, which triggers read
@@ -284,6 +285,7 @@ func init() {
 		"answer":   (*scenario).cmdAnswer,
 		"on":       (*scenario).cmdOn,
 		"wait":     (*scenario).cmdWait,
+		"restart":  (*scenario).cmdRestart,
 		"result":   (*scenario).cmdResult,
 		"ok":       (*scenario).cmdToolResult,
 		"fails":    (*scenario).cmdToolResult,
@@ -316,7 +318,7 @@ func runScenario(t *testing.T, file string, ar *txtar.Archive, lines []scriptLin
 		t: t, ctx: testCtx(t), dialect: dialect, files: map[string]string{},
 		work: t.TempDir(), state: t.TempDir(),
 		settings: map[string]any{}, caps: map[string]any{},
-		answers: make(chan answer, 64), file: file,
+		answers: make(chan answer, 64), file: file, model: "model.json",
 	}
 	sc.vars = map[string]string{"WORK": sc.work, "STATE": sc.state}
 	for _, f := range ar.Files {
@@ -410,12 +412,12 @@ func (sc *scenario) report(format string, args ...any) {
 // start connects the editor and initializes the server.
 func (sc *scenario) start() {
 	t := sc.t
-	if tr, ok := sc.files["model.json"]; ok {
+	if tr, ok := sc.files[sc.model]; ok {
 		p := filepath.Join(t.TempDir(), "model.json")
 		if err := os.WriteFile(p, []byte(sc.expand(tr)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := sc.settings["provider"]; !ok {
+		if pr, ok := sc.settings["provider"].(map[string]any); !ok || pr["name"] == "replay" {
 			sc.settings["provider"] = map[string]any{"name": "replay", "transcript": p}
 		}
 	}
@@ -812,6 +814,37 @@ func (sc *scenario) cmdWait(l scriptLine, args []arg) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// cmdRestart ends the daemon (shutdown and exit over LSP, the input's
+// end over ACP), which lets go of its sessions, and connects the editor to
+// a new one on the same workspace, state and settings, its model replaying
+// the archive file named (default: the same).
+func (sc *scenario) cmdRestart(l scriptLine, args []arg) error {
+	if len(args) > 1 {
+		return errors.New("want [MODEL]")
+	}
+	if len(args) == 1 {
+		if _, ok := sc.files[args[0].text]; !ok {
+			return fmt.Errorf("no file %s in the archive", args[0].text)
+		}
+		sc.model = args[0].text
+	}
+	if err := sc.cmdWait(l, nil); err != nil {
+		return err
+	}
+	if sc.dialect == "lsp" {
+		if _, err := sc.ed.Shutdown(sc.ctx); err != nil {
+			return fmt.Errorf("shutdown: %v", err)
+		}
+	} else {
+		sc.ed.Disconnect()
+		if _, err := sc.ed.Wait(sc.ctx); err != nil {
+			return fmt.Errorf("the daemon did not stop: %v", err)
+		}
+	}
+	sc.start()
+	return nil
 }
 
 // --- expectations
@@ -1250,10 +1283,11 @@ func (sc *scenario) cmdAgent(l scriptLine, args []arg) error {
 }
 
 // cmdHistory looks at the history the session saved: the messages it
-// resumes with (len) or its records (contains).
+// resumes with (len), its records (contains), or what it resumes as
+// (session.Resumed: Title, Plan, Mode...) at a path.
 func (sc *scenario) cmdHistory(l scriptLine, args []arg) error {
-	if len(args) != 2 {
-		return errors.New("want len N or contains TEXT")
+	if len(args) != 2 && len(args) != 3 {
+		return errors.New("want len N, contains TEXT or PATH OP VALUE")
 	}
 	dir := sc.state
 	if sc.dialect == "acp" {
@@ -1272,13 +1306,20 @@ func (sc *scenario) cmdHistory(l scriptLine, args []arg) error {
 	if err != nil {
 		return err
 	}
-	switch args[0].text {
-	case "len":
+	switch {
+	case len(args) == 2 && args[0].text == "len":
 		return compare(toAny(session.Resume(meta, recs).History), "len", &args[1])
-	case "contains":
+	case len(args) == 2 && args[0].text == "contains":
 		return compare(toAny(recs), "contains", &args[1])
+	case len(args) == 3:
+		b, _ := json.Marshal(session.Resume(meta, recs))
+		got, err := lookup(b, args[0].text)
+		if err != nil {
+			return err
+		}
+		return compare(got, args[1].text, &args[2])
 	}
-	return fmt.Errorf("history %s, want len or contains", args[0].text)
+	return errors.New("want len N, contains TEXT or PATH OP VALUE")
 }
 
 // toAny is v as JSON decodes it.
