@@ -33,7 +33,7 @@ import (
 // An archive's comment is the script; its files are the workspace
 // (written under $WORK), except model.json, the scripted model's replies
 // (a provider.Transcript: the replay provider is then the settings'
-// provider unless they name one), and files under text/, which are only
+// provider unless they name another), and files under text/, which are only
 // there for @name arguments. One command a line; # starts a comment;
 // [lsp] or [acp] before a command runs it in that dialect only; ! before
 // a request expects it to fail (error checks how), before an expectation
