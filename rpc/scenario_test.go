@@ -377,6 +377,11 @@ func (sc *scenario) expand(s string) string {
 // finish joins what the script left running and checks that every answer
 // it gave was asked for and every trigger fired.
 func (sc *scenario) finish() {
+	if sc.t.Failed() && sc.ed != nil {
+		// What still runs may wait for what the script will never do now
+		// (an answer, a flush): the connection's end fails it at once.
+		sc.ed.Disconnect()
+	}
 	for _, b := range sc.bg {
 		<-b.done
 	}
@@ -505,7 +510,9 @@ func (sc *scenario) nextAnswer(ctx context.Context, method string) (answer, erro
 	sc.mu.Unlock()
 	defer func() {
 		sc.mu.Lock()
-		sc.asked = sc.asked[1:]
+		if i := slices.Index(sc.asked, method); i >= 0 {
+			sc.asked = slices.Delete(sc.asked, i, i+1)
+		}
 		sc.mu.Unlock()
 	}()
 	select {
