@@ -342,32 +342,6 @@ func TestTwoConcurrentSessions(t *testing.T) {
 	}
 }
 
-// TestSubagent: spawn_agent runs a child session (search preset, no
-// subagent tools) on the parent's model and returns its final answer as
-// the tool result.
-func TestSubagent(t *testing.T) {
-	ctx := testCtx(t)
-	tr := transcript(t,
-		reply(call("p1", "spawn_agent", map[string]any{"prompt": "find the answer"})),
-		map[string]any{"expect": map[string]any{"last_user_contains": "find the answer", "tools": []string{"read_files"}},
-			"events": []any{text("the child found 42")}},
-		map[string]any{"expect": map[string]any{"last_tool_result_contains": "the child found 42"},
-			"events": []any{text("The subagent says 42.")}},
-	)
-	root := t.TempDir()
-	ed := rpctest.New(t, rpc.Options{})
-	ed.Initialize(ctx, root, map[string]any{"initializationOptions": map[string]any{
-		"provider": map[string]any{"name": "replay", "transcript": tr}, "stateDir": t.TempDir()}})
-	id := newSessionIn(t, ctx, ed, root)
-	stop, err := promptText(ctx, ed, id, "ask a helper")
-	if err != nil || stop != "end_turn" {
-		t.Fatalf("prompt: %q %v", stop, err)
-	}
-	if got := agentText(updates(ed, id)); got != "The subagent says 42." {
-		t.Fatalf("parent text = %q", got)
-	}
-}
-
 func slogTo(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
