@@ -17,6 +17,7 @@ import (
 // file, changes its line and writes it whole; without a lock per file two
 // edits plan on the same text and the later write erases the earlier one.
 func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
+	t.Parallel()
 	tb := newTestbed(t, Caps{})
 	root := tb.root
 	const sessions, perSession = 4, 50

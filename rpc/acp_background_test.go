@@ -16,6 +16,7 @@ import (
 // start past the byte limit, so what is new since the last read could
 // not be told once a server had printed more than the limit (DESIGN §2).
 func TestACPBackgroundCommandsStayLocal(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a guard only
 	defer cancel()
 	tr := transcript(t,

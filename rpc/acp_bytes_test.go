@@ -69,6 +69,7 @@ func startACPClient(t *testing.T, env []string) *rpctest.ACPClient {
 // itself (fs/write_text_file) stays the whole new text, which the client
 // must have.
 func TestACPBigEditBytes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("moves tens of megabytes through a daemon process; skipped with -short")
 	}

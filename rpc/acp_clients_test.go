@@ -152,6 +152,7 @@ func stopReasons(msgs []map[string]any) []string {
 // --approve-all; a prompt whose edit --deny-all refuses; a prompt whose
 // running command `acpx cancel` stops.
 func TestACPWithAcpx(t *testing.T) {
+	t.Parallel()
 	node := acpClientsNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard: node starts slowly on a loaded machine
 	defer cancel()
@@ -269,6 +270,7 @@ func TestACPWithAcpx(t *testing.T) {
 // while its permission is pending, and session/close. Every message the
 // daemons wrote validates against the ACP schema.
 func TestACPWithTypeScriptSDK(t *testing.T) {
+	t.Parallel()
 	node := acpClientsNode(t)
 	schema := acpSchema(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
@@ -399,6 +401,7 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 // the tool call embeds the terminal, a cancel kills the next command
 // there, and every terminal is released; the daemon's messages validate.
 func TestACPTerminalWithTypeScriptSDK(t *testing.T) {
+	t.Parallel()
 	node := acpClientsNode(t)
 	schema := acpSchema(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a failure guard
@@ -506,6 +509,7 @@ func TestACPTerminalWithTypeScriptSDK(t *testing.T) {
 // a command runs in its terminal (the parent is acpx's node) and its output
 // reaches the model; with --no-terminal it runs as the daemon's child.
 func TestACPTerminalWithAcpx(t *testing.T) {
+	t.Parallel()
 	node := acpClientsNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a failure guard
 	defer cancel()

@@ -105,6 +105,7 @@ func checkWire(t *testing.T, schema *shared.ACPSchema, wire interface{ String() 
 // set_mode and the mode option keep each other's clients informed; every
 // message validates against the ACP schema.
 func TestACPConfigOptions(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	schema := acpSchema(t)
 	var mu sync.Mutex
@@ -235,6 +236,7 @@ func TestACPConfigOptions(t *testing.T) {
 // updates sent), /undo puts back the files of the last turn and drops
 // it from the conversation, /compact compacts.
 func TestACPCommands(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	schema := acpSchema(t)
 	root, state := t.TempDir(), t.TempDir()

@@ -21,6 +21,7 @@ import (
 // or it gets SIGTERM: the client gets a terminal/release for both (which
 // kills their commands), none is left open and no command still runs.
 func TestACPTerminalsReleasedAtExit(t *testing.T) {
+	t.Parallel()
 	node := acpClientsNode(t)
 	daemon := testbin.CLI(t)
 	script, _ := filepath.Abs(filepath.Join(acpClientsDir, "sdk-terminal.mjs"))

@@ -133,36 +133,6 @@ func TestACPLoadInFreshDaemon(t *testing.T) {
 	}
 }
 
-// TestACPReadOnlyClientEdits: a client that offers fs.readTextFile but
-// not fs.writeTextFile still gets its files edited (on disk). Before the
-// fix the text it read was taken for an open LSP buffer, which ACP never
-// mirrors, and every edit failed.
-func TestACPReadOnlyClientEdits(t *testing.T) {
-	ctx := testCtx(t)
-	root, state := t.TempDir(), t.TempDir()
-	path := filepath.Join(root, "app.py")
-	os.WriteFile(path, []byte("x = 1\n"), 0o644)
-	tr := transcript(t,
-		reply(call("c1", "editor", map[string]any{"path": "app.py", "old_text": "x = 1", "new_text": "x = 2"})),
-		map[string]any{"expect": map[string]any{"last_tool_result_contains": "Edited app.py"}, "events": []any{text("Done.")}},
-	)
-	c := &acpClient{files: map[string]string{}, answer: "allow_once"}
-	conn, _ := startACP(t, ctx, c, acp.FileSystemCapabilities{ReadTextFile: true}, acpEnv(t, state, tr))
-	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: root, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("bump x")}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "x = 2\n" {
-		t.Fatalf("app.py = %q", got)
-	}
-	if c.reads == 0 || c.writes != 0 {
-		t.Fatalf("%d reads, %d writes through the client; want reads and no writes", c.reads, c.writes)
-	}
-}
-
 // TestACPPathsAndReads: every tool-call location and diff path the daemon
 // sends is absolute, as ACP requires (edits used to send "app.py"), and a
 // read plus an edit cost two fs/read_text_file calls (they cost three: the

@@ -180,6 +180,7 @@ func (t *teeWriter) requestMethods() map[string]string {
 }
 
 func TestACPSessionWithSDKClient(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	schema := acpSchema(t)
 	root, state := t.TempDir(), t.TempDir()

@@ -160,6 +160,7 @@ func TestBackgroundCommandApprovalSaysSo(t *testing.T) {
 // TestBackgroundCommandGoneWithTheDaemon: a daemon process that sees its
 // input end, or is killed outright, leaves no background command behind.
 func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
+	t.Parallel()
 	for _, end := range []string{"stdin EOF", "SIGKILL"} {
 		t.Run(end, func(t *testing.T) {
 			ctx := testCtx(t)
@@ -196,6 +197,7 @@ func TestBackgroundCommandGoneWithTheDaemon(t *testing.T) {
 // while its dev server runs is in use; a session with nothing running,
 // used later than it, is released in the same pass or before.
 func TestIdleReleaseSparesRunningBackgroundCommands(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	root := t.TempDir()
 	logs := newLogWatch()

@@ -19,6 +19,7 @@ import (
 // made, it has its checkpoints, and the user is told once that the
 // folders past workspace.MaxWalkDepth are not in them.
 func TestEditTurnDeepTree(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	root, state := stateWorkspace(t), t.TempDir()
 	dir, err := os.OpenRoot(root)

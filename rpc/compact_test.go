@@ -196,6 +196,7 @@ func bigFiles(t *testing.T, root string) {
 // request, every written file's path and the plan, and a second daemon
 // loads the session and goes on from the compacted view.
 func TestLongSessionStaysInsideTheWindow(t *testing.T) {
+	t.Parallel()
 	// A guard against hangs only: 300 requests under -race on a loaded
 	// machine take longer than testCtx's.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

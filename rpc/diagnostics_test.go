@@ -55,6 +55,7 @@ func diagnosedEditorModel(t *testing.T, content string, settleMs any, declare bo
 }
 
 func TestDiagnosticsOfAnEditInTheResult(t *testing.T) {
+	t.Parallel()
 	const text = "package a\n\nfunc A() {\n\treturn\n}\n\nfunc B() {\n\tBROKEN()\n}\n"
 	for _, tc := range []struct {
 		name     string
@@ -102,6 +103,7 @@ func TestDiagnosticsOfAnEditInTheResult(t *testing.T) {
 // TestDiagnosticsEveryEditTool: the note comes through the one delivery
 // path, whichever tool made the edit.
 func TestDiagnosticsEveryEditTool(t *testing.T) {
+	t.Parallel()
 	const text = "package a\n\nfunc A() {\n\treturn\n}\n"
 	for _, tc := range []struct {
 		tool  string
@@ -137,6 +139,7 @@ func TestDiagnosticsEveryEditTool(t *testing.T) {
 // never the edit's, and with none of the edited text in time (or no
 // capability, or the wait off) the result is the plain one.
 func TestDiagnosticsStaleOrMissing(t *testing.T) {
+	t.Parallel()
 	const text = "package a\n\nfunc A() {\n\treturn\n}\n"
 	edit := map[string]any{"path": "a.go", "old_text": "\treturn\n", "new_text": "\tBROKEN()\n"}
 	plain := func() string {
@@ -189,6 +192,7 @@ func TestDiagnosticsStaleOrMissing(t *testing.T) {
 // TestDiagnosticsBounded: a report of many long diagnostics is kept
 // bounded and the result lists at most 10 of them, each on one line.
 func TestDiagnosticsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	const text = "package a\n\nfunc A() {\n\treturn\n}\n"
 	ed, _ := diagnosedEditor(t, text, nil, true)
@@ -292,6 +296,7 @@ func TestDiagnosticsWaitEndsOnCancel(t *testing.T) {
 // TestDiagnosticsWithoutABaseline: with no report of the text before the
 // edit, what the editor reports after it is listed as it is, not as new.
 func TestDiagnosticsWithoutABaseline(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	const text = "package a\n\nfunc A() {\n\tBROKEN()\n\treturn\n}\n"
 	caps := map[string]any{"experimental": map[string]any{"cline": map[string]any{"diagnostics": true}}}

@@ -37,6 +37,7 @@ func manyLines() string {
 // gets, cline/diff, the approval's preview) stays small and says what it
 // cut, through every edit tool; the file is edited exactly.
 func TestEditViewsAreBounded(t *testing.T) {
+	t.Parallel()
 	const bound = 40 << 10
 	huge, many := hugeLine(), manyLines()
 	mid := strings.Index(huge[len(huge)/2:], "token") + len(huge)/2
@@ -165,6 +166,7 @@ func TestEditFailureQuotesAreBounded(t *testing.T) {
 // huge line and one region per far-apart change, each exact; nothing else
 // sent besides the delivered edit grows with the file.
 func TestACPEditViewsAreBounded(t *testing.T) {
+	t.Parallel()
 	huge, many := hugeLine(), manyLines()
 	mid := strings.Index(huge[len(huge)/2:], "token") + len(huge)/2
 	unique := huge[mid-30 : mid+5]
@@ -238,6 +240,7 @@ func TestACPEditViewsAreBounded(t *testing.T) {
 // they together in apply_patch's result and its approval preview, which
 // say what they left out.
 func TestPatchOfManyFilesIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	files := map[string]string{}
 	var patch strings.Builder

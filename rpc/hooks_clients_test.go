@@ -21,6 +21,7 @@ import (
 // request carries go vet's report (the transcript expects both), and the
 // tool calls' cards show both outcomes.
 func TestClaudeCodeHooksWithAcpx(t *testing.T) {
+	t.Parallel()
 	for _, project := range []bool{false, true} {
 		t.Run(map[bool]string{false: "config file", true: "project"}[project], func(t *testing.T) {
 			claudeCodeHooksWithAcpx(t, project)

@@ -67,6 +67,7 @@ func toolCallTexts(ups []wire.SessionUpdate) string {
 // rm -rf while the settings allow every command: nothing runs, the model
 // sees the hook's reason, the card shows the hook's outcome.
 func TestHookBlocksRmRfWholeDaemon(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	root := t.TempDir()
 	hook := writeHook(t, blockRmRfHook)
@@ -226,6 +227,7 @@ func TestProjectHooksRunOnlyWhenTrusted(t *testing.T) {
 // the user trusts adds context after an edit (its card shows it, the
 // model sees it).
 func TestHooksOverACP(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	root, state, config := t.TempDir(), t.TempDir(), t.TempDir()
 	block := writeHook(t, blockRmRfHook)
@@ -409,6 +411,7 @@ func TestTrustQuestionThroughThePlugin(t *testing.T) {
 // in the sandbox: its write outside the workspace fails, while the same
 // hook unconfined writes there (the control).
 func TestHooksConfinedWhenTheSettingsSaySo(t *testing.T) {
+	t.Parallel()
 	for _, confined := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unconfined", true: "confined"}[confined], func(t *testing.T) {
 			ctx := testCtx(t)

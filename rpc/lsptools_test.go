@@ -70,6 +70,7 @@ func toolNamesOf(t *testing.T, ctx context.Context, ed *rpctest.Editor, mode str
 // feature the client declared, rename_symbol only in modes that edit, and
 // none without the capability or in the ACP dialect's absence of it.
 func TestLSPToolsOfferedAsDeclared(t *testing.T) {
+	t.Parallel()
 	lspTools := []string{"find_references", "go_to_definition", "document_symbols", "rename_symbol"}
 	for _, tc := range []struct {
 		name     string
@@ -409,6 +410,7 @@ func TestLSPDocumentSymbols(t *testing.T) {
 // and a huge answer each end as a clear tool result, and the daemon goes
 // on serving.
 func TestLSPClientErrors(t *testing.T) {
+	t.Parallel()
 	// A failure guard, not a timing assertion: two answers of 100,000
 	// locations each cross the pipe and are decoded, which takes a while
 	// under the race detector on a loaded machine.
@@ -622,6 +624,7 @@ func TestLSPRenameApproved(t *testing.T) {
 // another version of a buffer, a buffer typed into while the approval
 // waited: each leaves every file as it was and says why.
 func TestLSPRenameRefused(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "victim.go")
 	for _, tc := range []struct {
 		name   string

@@ -42,6 +42,7 @@ func samplingServer(t *testing.T) string {
 // (its reply bounded); denied, or with the setting off, the server is
 // told why, and the model never sees the server's request.
 func TestMCPSampling(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		allowed bool   // mcpSampling

@@ -129,6 +129,7 @@ func TestKeyInLogsRedacted(t *testing.T) {
 // client would put them together). The command builds the key from
 // pieces that are not parts of it by themselves.
 func TestKeySplitAcrossStreamedOutputRedacted(t *testing.T) {
+	t.Parallel()
 	const key = "sk-ant-planted-split-0123456789abcdef"
 	ctx := testCtx(t)
 	root := t.TempDir()

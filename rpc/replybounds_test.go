@@ -14,6 +14,7 @@ import (
 // coming, ends the turn with the limit named, the daemon serving on, and
 // the session file no bigger than the bound allows.
 func TestReplyBoundsEndTheTurn(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		last    map[string]any

@@ -141,6 +141,7 @@ func TestBroadWorkspaceRefused(t *testing.T) {
 // through the real server, each changing its own line of one file on disk;
 // every call reported applied is in the file.
 func TestConcurrentToolEditsOfOneFile(t *testing.T) {
+	t.Parallel()
 	const callers, perCaller = 4, 50
 	var b strings.Builder
 	for i := range callers * perCaller {

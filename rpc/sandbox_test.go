@@ -24,6 +24,7 @@ import (
 // is told the sandbox may be why; its rerun with sandbox: false asks the
 // user, who refuses.
 func TestSandboxLevelWholeDaemon(t *testing.T) {
+	t.Parallel()
 	for _, b := range []sandbox.Backend{sandbox.BackendBwrap, sandbox.BackendLandlock} {
 		t.Run(string(b), func(t *testing.T) {
 			if st := sandbox.Detect(b, ""); st.Backend != b {

@@ -100,6 +100,7 @@ func TestSessionHeldByAnotherDaemon(t *testing.T) {
 // released for being idle, and of every session when it exits, so that
 // the other window may load them.
 func TestSessionLetGoOnIdleReleaseAndExit(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	a := newReplaySession(t, ctx, 300*time.Millisecond)
 	if err := a.logs.await(ctx, "releasing idle session", "session", a.id); err != nil {

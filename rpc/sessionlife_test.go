@@ -117,6 +117,7 @@ func newReplaySession(t *testing.T, ctx context.Context, idleRelease time.Durati
 // idle limit is released, and a prompt to it afterwards reopens it from
 // its saved history and carries on, with both turns in that history.
 func TestIdleSessionReleasedAndReopened(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	rs := newReplaySession(t, ctx, 300*time.Millisecond) // well above the gap between a lookup and the work it starts, under -race on a loaded machine
 	ed, logs, id, state := rs.ed, rs.logs, rs.id, rs.state
@@ -220,6 +221,7 @@ func TestHistoryFlushFailureWarns(t *testing.T) {
 // succeeds, and a prompt naming it afterwards is refused until
 // session/load, not reopened quietly.
 func TestCloseOfIdleReleasedSessionHolds(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	rs := newReplaySession(t, ctx, 300*time.Millisecond)
 	ed, logs, id, root := rs.ed, rs.logs, rs.id, rs.root

@@ -100,6 +100,7 @@ func makeSpecial(t *testing.T, kind, p string) {
 // session/load is refused at once naming the file, and the daemon goes
 // on serving (it hung on the FIFO, and read /dev/zero without end).
 func TestSpecialSessionFileIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "dev-zero", "folder"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx := testCtx(t)
@@ -129,6 +130,7 @@ func TestSpecialSessionFileIsRefused(t *testing.T) {
 // answer, the turn's edits go ahead with undo points in a new index, and
 // the user is told once that the old one was moved aside.
 func TestDamagedCheckpointIndexIsReplaced(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "dev-zero", "folder", "not-json"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx := testCtx(t)

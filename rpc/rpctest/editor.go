@@ -58,6 +58,9 @@ type Editor struct {
 	AfterApply func(ctx context.Context, uri string, version int32, text string)
 	// late holds the didChange notifications ApplyLateChange keeps back.
 	late []lateChange
+	// acp: the client speaks ACP (NewACP), so buffers are served through
+	// fs/* and opening one sends nothing.
+	acp bool
 }
 
 // lateChange is a didChange held back.
@@ -171,6 +174,9 @@ func (e *Editor) Open(ctx context.Context, uri, text string) error {
 	e.mu.Lock()
 	e.docs[uri] = &doc{version: 1, text: text}
 	e.mu.Unlock()
+	if e.acp {
+		return nil
+	}
 	return e.Notify(ctx, "textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "languageId": "plaintext", "version": 1, "text": text},
 	})

@@ -1,0 +1,95 @@
+package rpctest
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"testing"
+
+	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
+	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/workspace"
+)
+
+// NewACP starts a server with opts and connects a fake ACP client to it
+// over an in-memory pipe: newline-delimited JSON, the client's buffers
+// served through fs/read_text_file and changed by fs/write_text_file (a
+// file it holds no buffer for is read from and written to disk), so the
+// same Open, Text and Messages work in both dialects. Open sends nothing:
+// an ACP client tells the agent of no buffers, it is asked for them.
+func NewACP(t testing.TB, opts rpc.Options) *Editor {
+	t.Helper()
+	srvEnd, edEnd := net.Pipe()
+	e := &Editor{
+		t:      t,
+		Server: rpc.NewServer(opts),
+		Client: jsonrpcclient.New(edEnd, edEnd, jsonrpcclient.Options{Framing: jsonrpcclient.ACP}),
+		docs:   make(map[string]*doc),
+		enc:    workspace.UTF16,
+		served: make(chan struct{}),
+		acp:    true,
+	}
+	go func() {
+		defer close(e.served)
+		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
+		srvEnd.Close()
+	}()
+	e.Handle("fs/read_text_file", e.readTextFile)
+	e.Handle("fs/write_text_file", e.writeTextFile)
+	t.Cleanup(e.stopServer)
+	return e
+}
+
+// InitializeACP sends ACP's initialize with clientCapabilities caps (nil:
+// both fs methods).
+func (e *Editor) InitializeACP(ctx context.Context, caps map[string]any) (map[string]any, error) {
+	e.t.Cleanup(e.stopServer)
+	if caps == nil {
+		caps = map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}
+	}
+	var res map[string]any
+	err := e.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}, &res)
+	return res, err
+}
+
+type fsParams struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (e *Editor) readTextFile(_ context.Context, raw json.RawMessage) (any, error) {
+	var p fsParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	if text, _, ok := e.Text(workspace.PathToURI(p.Path)); ok {
+		return map[string]any{"content": text}, nil
+	}
+	b, err := os.ReadFile(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"content": string(b)}, nil
+}
+
+// writeTextFile changes the client's buffer of the file if it holds one
+// and writes the disk otherwise, as an editor that saves what it was given
+// for a file it has not open: so a scenario's disk expectations read the
+// same in both dialects.
+func (e *Editor) writeTextFile(_ context.Context, raw json.RawMessage) (any, error) {
+	var p fsParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	uri := workspace.PathToURI(p.Path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.Applied++
+	if d := e.docs[uri]; d != nil {
+		d.text = p.Content
+		d.version++
+		return map[string]any{}, nil
+	}
+	return map[string]any{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
+}
