@@ -60,7 +60,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 		terminal: p.ClientCapabilities.Terminal}
 	// ACP clients send no initializationOptions: settings come from the
 	// environment and the config file.
-	s.cfg.reset()
+	s.cfg.Reset()
 	s.mu.Unlock()
 	version := s.opts.Version
 	if version == "" {

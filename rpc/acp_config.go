@@ -11,6 +11,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -71,8 +72,8 @@ func approvalLevelIDs() string {
 // acpConfigState is the sessions' choices made through config options.
 type acpConfigState struct {
 	mu       sync.Mutex
-	approval map[string]string       // guarded by mu; session id → approval level, when not "configured"
-	models   map[string]*modelSwitch // guarded by mu; session id → its model
+	approval map[string]string                // guarded by mu; session id → approval level, when not "configured"
+	models   map[string]*settings.ModelSwitch // guarded by mu; session id → its model
 }
 
 // acpCloseConfig serves ACP's session/close and forgets the session's
@@ -133,12 +134,12 @@ func (s *Server) modelChoices(current string) []string {
 	if p := s.CurrentSettings().Provider; p != nil {
 		out = append(out, p.Model)
 		out = append(out, p.Models...)
-		for _, d := range defaultModels {
-			if d.provider == p.Name {
-				out = append(out, d.model)
+		for _, d := range settings.DefaultModels {
+			if d.Provider == p.Name {
+				out = append(out, d.Model)
 			}
 		}
-		for _, m := range s.cachedModels() {
+		for _, m := range s.modelLists.Cached(p) {
 			out = append(out, m.ID)
 		}
 	}
@@ -162,8 +163,8 @@ func (s *Server) configOptions(ls *liveSession) []configOption {
 	m := s.acpcfg.models[ls.ID()]
 	s.acpcfg.mu.Unlock()
 	if m != nil {
-		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.shown()}
-		for _, id := range s.modelChoices(m.shown()) {
+		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.Shown()}
+		for _, id := range s.modelChoices(m.Shown()) {
 			model.Options = append(model.Options, configValue{Value: id, Name: id})
 		}
 		out = append(out, model)

@@ -53,7 +53,7 @@ func (s *Server) checkpointStore() (*checkpoint.Store, error) {
 		s.ckpt.store.Close()
 		s.ckpt.store = nil
 	}
-	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
+	_, maxAge, maxBytes := s.CurrentSettings().CheckpointLimits()
 	st, err := checkpoint.Open(checkpoint.Options{StateDir: dir, Folders: folders, MaxAge: maxAge, MaxStoreBytes: maxBytes, Own: s.ownPaths()})
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Server) checkpointStore() (*checkpoint.Store, error) {
 // checkpointSettingsChanged brings the pruning limits in force to the
 // open store; the next checkpoint of any session prunes by them.
 func (s *Server) checkpointSettingsChanged() {
-	_, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
+	_, maxAge, maxBytes := s.CurrentSettings().CheckpointLimits()
 	s.ckpt.mu.Lock()
 	defer s.ckpt.mu.Unlock()
 	if s.ckpt.store != nil {
@@ -75,7 +75,7 @@ func (s *Server) checkpointSettingsChanged() {
 
 // checkpointsEnabled reports whether the settings in force take checkpoints.
 func (s *Server) checkpointsEnabled() bool {
-	on, _, _ := s.CurrentSettings().checkpointLimits()
+	on, _, _ := s.CurrentSettings().CheckpointLimits()
 	return on
 }
 

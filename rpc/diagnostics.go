@@ -115,7 +115,7 @@ func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, displa
 	s.mu.Lock()
 	declared := s.caps.clineDiags
 	s.mu.Unlock()
-	settle := s.CurrentSettings().diagnosticsSettle()
+	settle := s.CurrentSettings().DiagnosticsSettle()
 	if !declared || settle <= 0 || len(edits) == 0 {
 		return nil
 	}

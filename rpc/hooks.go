@@ -47,7 +47,7 @@ type sessionHooks struct {
 
 // Run implements session.Hooks.
 func (h *sessionHooks) Run(ctx context.Context, in hooks.Input) hooks.Outcome {
-	configured, _ := h.s.cfg.hooks()
+	configured, _ := h.s.cfg.Hooks()
 	project, perr := h.projectHooks()
 	var out hooks.Outcome
 	if perr != nil {
@@ -165,7 +165,7 @@ func (s *Server) trustFilePath() string {
 // commands. The answer is remembered in the state directory.
 func (s *Server) trustHooks(ctx context.Context, sessionID, folder string, commands []string, mayAsk bool) bool {
 	folder = filepath.Clean(folder)
-	_, pretrusted := s.cfg.hooks()
+	_, pretrusted := s.cfg.Hooks()
 	for _, t := range pretrusted {
 		t = filepath.Clean(t)
 		if folder == t || strings.HasPrefix(folder, t+string(filepath.Separator)) {

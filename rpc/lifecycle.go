@@ -130,7 +130,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	if again {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: initialize was already received on this connection")
 	}
-	if _, err := s.cfg.apply(p.Options, "initializationOptions."); err != nil {
+	if _, err := s.cfg.Apply(p.Options, "initializationOptions."); err != nil {
 		return nil, err
 	}
 	var folders []workspace.Folder
@@ -243,7 +243,7 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 	if json.Unmarshal(body, &nested) == nil && nested.Cline != nil {
 		body = *nested.Cline
 	}
-	if _, err := s.cfg.apply(body, "settings."); err != nil {
+	if _, err := s.cfg.Apply(body, "settings."); err != nil {
 		return err
 	}
 	s.settingsChanged()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -393,23 +392,4 @@ func (s *Server) closeMCP() {
 			m.Close()
 		}
 	}
-}
-
-// ConfigMCPServers returns the MCP servers of the user's config file,
-// the ones the daemon starts when an editor's settings name none, checked
-// as the daemon checks them, and the file's name.
-func ConfigMCPServers(getenv func(string) string) ([]mcpbridge.ServerConfig, string, error) {
-	name := configFile(getenv)
-	st, err := readConfigFile(getenv, os.ReadFile)
-	if errors.Is(err, errNoConfigFile) {
-		return nil, name, nil
-	}
-	if err != nil {
-		return nil, name, err
-	}
-	cfgs, err := mcpbridge.ParseConfig(st.MCPServers)
-	if err != nil {
-		return nil, name, fmt.Errorf("config file %s: %v", name, err)
-	}
-	return cfgs, name, nil
 }

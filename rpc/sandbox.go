@@ -7,6 +7,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -14,7 +15,7 @@ import (
 // (their backend, or CLINE_LS_SANDBOX through them), probed once per
 // bubblewrap program: what the policy is told, and what `cline-ls
 // doctor` prints.
-func SandboxStatus(st Settings) sandbox.Status {
+func SandboxStatus(st settings.Settings) sandbox.Status {
 	want := ""
 	if st.Sandbox != nil {
 		want = st.Sandbox.Backend
@@ -28,7 +29,7 @@ func SandboxStatus(st Settings) sandbox.Status {
 
 // sandboxLevel reports whether the settings run commands at the sandbox
 // level: approvals.level or approvals.execute says so.
-func sandboxLevel(st Settings) bool {
+func sandboxLevel(st settings.Settings) bool {
 	return st.Approvals["level"] == string(session.LevelSandbox) || st.Approvals["execute"] == string(session.Sandbox)
 }
 
@@ -88,7 +89,7 @@ func settingPath(p, home, base string) string {
 // ask for the sandbox level and nothing here can confine commands, so
 // they are asked about as at the ask level; where a sandbox confines
 // them, the debug log says which.
-func (s *Server) warnNoSandbox(st Settings) {
+func (s *Server) warnNoSandbox(st settings.Settings) {
 	if !sandboxLevel(st) {
 		return
 	}

@@ -20,6 +20,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -74,7 +75,7 @@ type Server struct {
 	caps     clientCaps
 	acp      acpCaps
 	terms    openTerminals
-	cfg      *settingsStore
+	cfg      *settings.Store
 	exitCode int
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -96,7 +97,7 @@ type Server struct {
 	mcp        mcpServers
 	ckpt       checkpointState
 	acpcfg     acpConfigState
-	modelLists modelLists
+	modelLists *settings.ModelLists
 	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	closing    bool           // guarded by ws.mu
 	bg         sync.WaitGroup // background work the server owns
@@ -150,6 +151,7 @@ func NewServer(opts Options) *Server {
 	}
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
+	s.modelLists = settings.NewModelLists(opts.Getenv, opts.HTTPClient, s.log)
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())

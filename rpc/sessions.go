@@ -19,6 +19,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/toolspec"
@@ -134,7 +135,7 @@ func (s *Server) sessionStore() (*session.Store, error) {
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
 func (s *Server) redact(text string) string {
-	for _, v := range s.cfg.secrets() {
+	for _, v := range s.cfg.Secrets() {
 		text = strings.ReplaceAll(text, v, "[redacted]")
 	}
 	return text
@@ -145,7 +146,7 @@ func (s *Server) redact(text string) string {
 // the secret): text that may go on in a next chunk.
 func (s *Server) keyStart(text string) int {
 	n := 0
-	for _, k := range s.cfg.secrets() {
+	for _, k := range s.cfg.Secrets() {
 		for l := min(len(k)-1, len(text)); l > n; l-- {
 			if strings.HasSuffix(text, k[:l]) {
 				n = l
@@ -172,7 +173,7 @@ func modelFamily(p provider.Provider) toolspec.Family {
 // they are: they are the user's files, and a key in a .env file must stay
 // a key.
 func (s *Server) redactFrame(data []byte) []byte {
-	keys := s.cfg.secrets()
+	keys := s.cfg.Secrets()
 	if len(keys) == 0 {
 		return data
 	}
@@ -203,8 +204,8 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 		return nil, errors.New(noModelMessage(dialect, client))
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
-		Transcript: p.Transcript, Logger: s.log, Limits: p.limits(), Version: s.opts.Version,
-		Reasoning: p.reasoning(), API: p.API}
+		Transcript: p.Transcript, Logger: s.log, Limits: p.Limits(), Version: s.opts.Version,
+		Reasoning: p.Reasoning(), API: p.API}
 	if model != "" {
 		cfg.Model = model
 	}
@@ -310,7 +311,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	}
 	cfg.Hooks = &sessionHooks{s: s, id: id, cwd: cwd, files: f, transcript: sp.log.Path()}
 	s.withInstructions(&cfg, ls)
-	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
+	if _, own := prov.(*settings.ModelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
 		cfg.ContextWindow = st.Provider.ContextWindow
