@@ -116,7 +116,7 @@ func (s *Server) addFolderFor(cwd string) error {
 	if err != nil {
 		return invalidParams("cwd: %v", err)
 	}
-	if err := s.checkFolder(f.Path); err != nil {
+	if err := s.ws.Check(f.Path); err != nil {
 		return invalidParams("cwd: %v", err)
 	}
 	s.folders.Add(f)

@@ -163,7 +163,7 @@ const lateChange = 2 * time.Minute
 func (s *Server) checkLateChange(uri, path string, base tools.FileText, want string) {
 	le := &lateEdit{version: base.Version, text: want}
 	s.lateEdits.Store(uri, le)
-	s.goBackground(func() {
+	s.ws.Go(func() {
 		defer s.lateEdits.CompareAndDelete(uri, le)
 		ctx, cancel := context.WithTimeout(s.bgCtx, lateChange)
 		defer cancel()

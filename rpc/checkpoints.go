@@ -119,7 +119,7 @@ func (s *Server) primeCheckpoints() {
 	if err != nil {
 		return
 	}
-	s.goBackground(func() {
+	s.ws.Go(func() {
 		// Progress shows only once the scan has run a second: a
 		// workspace with checkpoints, or a small one, has none.
 		var report, end func(string)

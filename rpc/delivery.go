@@ -33,7 +33,7 @@ var errStale = errors.New("the buffer changed while the edit was being delivered
 // order, so that no two calls can wait on each other.
 func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, error) {
 	r, _ := f.roots() // without folders, the plan's own reads fail and say why
-	ls := &lockSet{locks: &f.s.ws.locks, roots: r, held: make(map[string]bool)}
+	ls := &lockSet{locks: &f.s.locks, roots: r, held: make(map[string]bool)}
 	defer ls.unlockAll()
 	for {
 		changes, err := f.applyLocked(ctx, plan, ls)

@@ -30,11 +30,7 @@ func (s *Server) newFiles() *files {
 }
 
 func (f *files) roots() (*workspace.Roots, error) {
-	v := f.s.ws.view.Load()
-	if v == nil || v.roots == nil && v.rootsErr == nil {
-		return nil, errors.New("no workspace folder is open: the editor sent no workspace folder or root")
-	}
-	return v.roots, v.rootsErr
+	return f.s.ws.Roots()
 }
 
 func (f *files) Resolve(path string) (string, error) {
@@ -55,7 +51,7 @@ func (f *files) Resolve(path string) (string, error) {
 		return "", err
 	}
 	fi, statErr := r.Stat(abs)
-	if f.s.ignoreMatcher().ClineIgnored(abs, statErr == nil && fi.IsDir()) {
+	if f.s.ws.Ignore().ClineIgnored(abs, statErr == nil && fi.IsDir()) {
 		return "", &workspace.PathError{Path: path, Kind: workspace.PathOutside,
 			Reason: "the workspace's .clineignore excludes it; the agent may not read or change it"}
 	}
@@ -87,7 +83,7 @@ func (f *files) Ignored(abs string, isDir bool) bool {
 	// The daemon's state directory counts as ignored, so the listing and
 	// search walkers (and list_code_definitions) leave it out.
 	r, _ := f.roots()
-	return f.s.ignoreMatcher().Ignored(abs, isDir) || r.Own().Holds(abs)
+	return f.s.ws.Ignore().Ignored(abs, isDir) || r.Own().Holds(abs)
 }
 
 func (f *files) Read(ctx context.Context, abs string) (tools.FileText, error) {

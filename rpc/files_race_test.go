@@ -92,7 +92,7 @@ func TestApplyConcurrentEditsOfOneFile(t *testing.T) {
 	if lost > 0 {
 		t.Errorf("%d of %d edits reported applied are missing from the file", lost, applied)
 	}
-	if n := s.ws.locks.Len(); n != 0 {
+	if n := s.locks.Len(); n != 0 {
 		t.Errorf("%d locks left held", n)
 	}
 	t.Logf("concurrent edits: %d sessions × %d edits, %d applied, %d failed, %d lost", sessions, perSession, applied, failed, lost)

@@ -184,10 +184,10 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	s.caps = caps
 	s.mu.Unlock()
 	s.reportSettingsFile()
-	s.folders.Add(s.admitFolders(context.Background(), folders)...)
+	s.folders.Add(s.ws.Admit(folders)...)
 	// The watcher and the cleaning of stale temporary files start with
 	// the answer, which they would only compete with for the processor.
-	s.foldersChangedThen(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
+	s.ws.Changed(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
 	if err := s.connMCP(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers"); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)
 	}

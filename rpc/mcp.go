@@ -53,7 +53,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 				prompts[st.Name] = st.Prompts
 				// Not from here: the report may come while the server
 				// holds what listing its prompts takes.
-				s.goBackground(s.sendAvailableCommands)
+				s.ws.Go(s.sendAvailableCommands)
 			}
 			s.log.Info("mcp server", "name", st.Name, "state", st.State, "tools", st.Tools, "offered", st.Offered, "err", st.Err)
 			if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateRestarting {
@@ -70,7 +70,7 @@ func (s *Server) startMCP(raw []json.RawMessage, field, dir string) (*mcpbridge.
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "MCP: %v", err)
 	}
-	s.goBackground(func() { m.Start(s.bgCtx) })
+	s.ws.Go(func() { m.Start(s.bgCtx) })
 	return m, nil
 }
 

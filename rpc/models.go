@@ -172,7 +172,7 @@ func (s *Server) offerListedModels(ls *liveSession) {
 	if s.modelLists.Cached(p) != nil || s.modelOf(ls.ID()) == nil {
 		return
 	}
-	s.goBackground(func() {
+	s.ws.Go(func() {
 		before := len(s.modelChoices(s.modelOf(ls.ID()).Shown()))
 		s.modelLists.List(s.bgCtx, s.CurrentSettings().Provider)
 		if m := s.modelOf(ls.ID()); m != nil && len(s.modelChoices(m.Shown())) != before {

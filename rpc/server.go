@@ -89,7 +89,8 @@ type Server struct {
 	folders    *workspace.Folders
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
-	ws         wsState
+	ws         *workspace.Live
+	locks      workspace.FileLocks // serialise edits per file across sessions
 	sess       sessions
 	progress   progress
 	approvals  approvals
@@ -98,9 +99,7 @@ type Server struct {
 	ckpt       checkpointState
 	acpcfg     acpConfigState
 	modelLists *settings.ModelLists
-	lateEdits  sync.Map       // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
-	closing    bool           // guarded by ws.mu
-	bg         sync.WaitGroup // background work the server owns
+	lateEdits  sync.Map // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	bgCtx      context.Context
 	bgCancel   context.CancelFunc
 	// endServe ends Serve; set before its connection reads anything.
@@ -155,6 +154,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.s = s
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.ws = newLive(s)
 	return s
 }
 

@@ -220,7 +220,7 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 
 // openSession makes a session object bound to this connection.
 func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
-	s.sess.idleLoop.Do(func() { s.goBackground(func() { s.releaseIdleLoop(s.bgCtx) }) })
+	s.sess.idleLoop.Do(func() { s.ws.Go(func() { s.releaseIdleLoop(s.bgCtx) }) })
 	id, cwd, mode, prov, ownMCP, subagent := sp.id, sp.cwd, sp.mode, sp.prov, sp.mcp, sp.subagent
 	f := s.newFiles()
 	f.sessionID = id

@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -118,23 +117,7 @@ func (s *Server) didChangeFolders(raw []byte) error {
 		added = append(added, wf)
 	}
 	s.folders.Remove(removed...)
-	s.folders.Add(s.admitFolders(context.Background(), added)...)
+	s.folders.Add(s.ws.Admit(added)...)
 	s.foldersChanged()
 	return nil
-}
-
-// realPath evaluates symlinks in path (or, for a file not yet on disk, in
-// its folder), so buffers are found under the same path that
-// workspace.Roots.Resolve gives tools.
-func realPath(path string) string {
-	if path == "" {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		return filepath.Join(dir, filepath.Base(path))
-	}
-	return path
 }
