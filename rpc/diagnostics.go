@@ -33,7 +33,7 @@ type lspDiagnostic struct {
 // didDiagnostics keeps a client's report of a document's diagnostics. A
 // report for a document the editor has not opened is dropped: the daemon
 // only compares diagnostics of buffers it mirrors, and keeps no others.
-func (s *Server) didDiagnostics(raw []byte) error {
+func (t *textSync) didDiagnostics(raw []byte) error {
 	var p diagnosticsParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -67,12 +67,12 @@ func (s *Server) didDiagnostics(raw []byte) error {
 		}
 	}
 	diags = diags[:len(p.Diagnostics)] // the rest zero: Set counts them as dropped
-	if _, open := s.buffers.Get(p.URI); !open {
-		s.log.Debug("diagnostics for a document not open; dropped", "uri", p.URI)
+	if _, open := t.buffers.Get(p.URI); !open {
+		t.log.Debug("diagnostics for a document not open; dropped", "uri", p.URI)
 		return nil
 	}
-	if !s.diags.Set(p.URI, *p.Version, diags) {
-		s.log.Debug("stale diagnostics dropped", "uri", p.URI, "version", *p.Version)
+	if !t.diags.Set(p.URI, *p.Version, diags) {
+		t.log.Debug("stale diagnostics dropped", "uri", p.URI, "version", *p.Version)
 	}
 	return nil
 }

@@ -90,6 +90,7 @@ type Server struct {
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
 	ws         *workspace.Live
+	text       textSync
 	locks      workspace.FileLocks // serialise edits per file across sessions
 	sess       sessions
 	progress   progress
@@ -155,6 +156,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.ws = newLive(s)
+	s.text = textSync{buffers: s.buffers, diags: s.diags, folders: s.folders, ws: s.ws, enc: s.Encoding, foldersChanged: s.foldersChanged, log: s.log}
 	return s
 }
 
