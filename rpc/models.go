@@ -99,6 +99,12 @@ const (
 	methodACPModels = "_cline/models"
 )
 
+// modelsParams are cline/models's params: the session whose model is
+// current, or none for the settings'.
+type modelsParams struct {
+	SessionID string `json:"sessionId"`
+}
+
 // modelsResult is cline/models's answer.
 type modelsResult struct {
 	Current string               `json:"current"`
@@ -110,9 +116,7 @@ type modelsResult struct {
 // from: the provider's, with the settings' own choices (modelChoices)
 // first. It waits on the provider's endpoint off the read loop.
 func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
+	var p modelsParams
 	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
 	}
