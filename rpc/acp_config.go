@@ -72,8 +72,7 @@ func approvalLevelIDs() string {
 // acpConfigState is the sessions' choices made through config options.
 type acpConfigState struct {
 	mu       sync.Mutex
-	approval map[string]string                // guarded by mu; session id → approval level, when not "configured"
-	models   map[string]*settings.ModelSwitch // guarded by mu; session id → its model
+	approval map[string]string // guarded by mu; session id → approval level, when not "configured"
 }
 
 // acpCloseConfig serves ACP's session/close and forgets the session's
@@ -94,7 +93,7 @@ func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any
 func (s *Server) forgetConfig(id string) {
 	s.acpcfg.mu.Lock()
 	defer s.acpcfg.mu.Unlock()
-	delete(s.acpcfg.models, id)
+	s.models.Forget(id)
 	delete(s.acpcfg.approval, id)
 }
 
@@ -159,10 +158,7 @@ func (s *Server) configOptions(ls *liveSession) []configOption {
 		mode.Options = append(mode.Options, configValue{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
 	out := []configOption{mode}
-	s.acpcfg.mu.Lock()
-	m := s.acpcfg.models[ls.ID()]
-	s.acpcfg.mu.Unlock()
-	if m != nil {
+	if m := s.models.Of(ls.ID()); m != nil {
 		model := configOption{ID: configModel, Name: "Model", Category: "model", Type: "select", CurrentValue: m.Shown()}
 		for _, id := range s.modelChoices(m.Shown()) {
 			model.Options = append(model.Options, configValue{Value: id, Name: id})

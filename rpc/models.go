@@ -17,27 +17,6 @@ import (
 // takes a model meant for the parent's next turn.
 type sameModel struct{ provider.Provider }
 
-// switchableModel makes session id's model one the settings and the
-// session's model option can change. p is nil when none is configured,
-// and err then says why.
-func (s *Server) switchableModel(id string, p provider.Provider, err error) provider.Provider {
-	m := settings.NewModelSwitch(p, err, s.CurrentSettings().Provider)
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	if s.acpcfg.models == nil {
-		s.acpcfg.models = make(map[string]*settings.ModelSwitch)
-	}
-	s.acpcfg.models[id] = m
-	return m
-}
-
-// modelOf returns session id's model switch, or nil.
-func (s *Server) modelOf(id string) *settings.ModelSwitch {
-	s.acpcfg.mu.Lock()
-	defer s.acpcfg.mu.Unlock()
-	return s.acpcfg.models[id]
-}
-
 // modelSettingsChanged brings the provider settings in force to every
 // live session whose model they pick, from its next turn, and tells the
 // client of each the model it will now use. A session that chose its
@@ -50,7 +29,7 @@ func (s *Server) modelSettingsChanged(live []*liveSession) {
 		now = *st.Provider
 	}
 	for _, ls := range live {
-		m := s.modelOf(ls.ID())
+		m := s.models.Of(ls.ID())
 		if m == nil {
 			continue
 		}
@@ -67,7 +46,7 @@ func (s *Server) modelSettingsChanged(live []*liveSession) {
 // setModel makes model the session's own choice, from its next turn,
 // built from the provider settings in force.
 func (s *Server) setModel(ls *liveSession, model string) error {
-	m := s.modelOf(ls.ID())
+	m := s.models.Of(ls.ID())
 	if m == nil {
 		return invalidParams("configId: the session has no model to change")
 	}
@@ -126,7 +105,7 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 		if err != nil {
 			return nil, err
 		}
-		if m := s.modelOf(ls.ID()); m != nil {
+		if m := s.models.Of(ls.ID()); m != nil {
 			res.Current = m.Shown()
 		}
 	} else if st := s.CurrentSettings().Provider; st != nil {
@@ -173,13 +152,13 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 // with the listed models among the model option's choices.
 func (s *Server) offerListedModels(ls *liveSession) {
 	p := s.CurrentSettings().Provider
-	if s.modelLists.Cached(p) != nil || s.modelOf(ls.ID()) == nil {
+	if s.modelLists.Cached(p) != nil || s.models.Of(ls.ID()) == nil {
 		return
 	}
 	s.ws.Go(func() {
-		before := len(s.modelChoices(s.modelOf(ls.ID()).Shown()))
+		before := len(s.modelChoices(s.models.Of(ls.ID()).Shown()))
 		s.modelLists.List(s.bgCtx, s.CurrentSettings().Provider)
-		if m := s.modelOf(ls.ID()); m != nil && len(s.modelChoices(m.Shown())) != before {
+		if m := s.models.Of(ls.ID()); m != nil && len(s.modelChoices(m.Shown())) != before {
 			s.sendConfigUpdate(ls)
 		}
 	})

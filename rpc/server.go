@@ -99,6 +99,7 @@ type Server struct {
 	mcp        mcpServers
 	ckpt       checkpointState
 	acpcfg     acpConfigState
+	models     settings.Models // the sessions' own
 	modelLists *settings.ModelLists
 	lateEdits  sync.Map // buffer URI → lateEdit: an applied edit whose didChange is late (bufferedits.go)
 	bgCtx      context.Context

@@ -228,7 +228,7 @@ func (s *Server) openSession(sp sessionSpec) (*liveSession, error) {
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
-		prov = s.switchableModel(id, prov, perr)
+		prov = s.models.Switch(id, prov, perr, s.CurrentSettings().Provider)
 	} else {
 		prov = sameModel{prov}
 	}

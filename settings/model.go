@@ -220,3 +220,39 @@ func (l *ModelLists) List(ctx context.Context, p *ProviderSettings) []provider.M
 	l.mu.Unlock()
 	return list
 }
+
+// Models is a connection's sessions' models by session id. The zero
+// Models is empty and ready.
+type Models struct {
+	mu   sync.Mutex
+	byID map[string]*ModelSwitch // guarded by mu
+}
+
+// Switch makes session id's model one the settings and the session's
+// model option can change, and keeps it under id: p, built from the
+// provider settings from, is nil when no model is configured, and err
+// then says why.
+func (ms *Models) Switch(id string, p provider.Provider, err error, from *ProviderSettings) *ModelSwitch {
+	m := NewModelSwitch(p, err, from)
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.byID == nil {
+		ms.byID = make(map[string]*ModelSwitch)
+	}
+	ms.byID[id] = m
+	return m
+}
+
+// Of returns session id's model switch, or nil.
+func (ms *Models) Of(id string) *ModelSwitch {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	return ms.byID[id]
+}
+
+// Forget drops a closed session's model.
+func (ms *Models) Forget(id string) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	delete(ms.byID, id)
+}

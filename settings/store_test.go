@@ -200,3 +200,18 @@ func TestModelListsCachePerProvider(t *testing.T) {
 		t.Errorf("another address shares the cache: %v", got)
 	}
 }
+
+func TestModelsBySession(t *testing.T) {
+	var ms Models
+	if ms.Of("a") != nil {
+		t.Fatal("a model before any")
+	}
+	m := ms.Switch("a", fakeModel{"x"}, nil, &ProviderSettings{Name: "fake", ContextWindow: 5})
+	if ms.Of("a") != m || m.ContextWindow() != 5 || ms.Of("b") != nil {
+		t.Errorf("Of after Switch: %v", ms.Of("a"))
+	}
+	ms.Forget("a")
+	if ms.Of("a") != nil {
+		t.Error("a model after Forget")
+	}
+}
