@@ -42,7 +42,7 @@ func (f *files) Apply(ctx context.Context, plan tools.Planner) ([]tools.Change, 
 				// The editor's diagnostics of the edited text come
 				// after it: wait for them without holding the files.
 				ls.unlockAll()
-				notes := f.s.editDiagnostics(ctx, ls.delivered, f.Display)
+				notes := f.s.text.editDiagnostics(ctx, ls.delivered, f.Display)
 				for i := range changes {
 					changes[i].Diagnostics = notes[changes[i].Path]
 				}

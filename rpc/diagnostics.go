@@ -97,21 +97,18 @@ func diagnosticCode(raw json.RawMessage) string {
 // diagnostics do not come in time has no entry, nor has any when the
 // client sends none or the wait is off; ctx's end (the turn cancelled)
 // ends the wait at once.
-func (s *Server) editDiagnostics(ctx context.Context, edits []bufferEdit, display func(string) string) map[string]string {
-	s.mu.Lock()
-	declared := s.caps.clineDiags
-	s.mu.Unlock()
-	settle := s.CurrentSettings().DiagnosticsSettle()
-	if !declared || settle <= 0 || len(edits) == 0 {
+func (t *textSync) editDiagnostics(ctx context.Context, edits []bufferEdit, display func(string) string) map[string]string {
+	settle := t.settle()
+	if settle <= 0 || len(edits) == 0 {
 		return nil
 	}
 	var open []editdiag.Edit
 	for _, e := range edits {
-		snap, ok := s.buffers.GetPath(e.change.Path)
+		snap, ok := t.buffers.GetPath(e.change.Path)
 		if !ok {
 			continue
 		}
 		open = append(open, editdiag.Edit{URI: snap.URI, Path: e.change.Path, BaseVersion: e.base.Version, BaseText: e.base.Text, NewText: *e.change.NewText})
 	}
-	return editdiag.Notes(ctx, s.diags, open, settle, display)
+	return editdiag.Notes(ctx, t.diags, open, settle, display)
 }

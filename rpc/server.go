@@ -157,7 +157,7 @@ func NewServer(opts Options) *Server {
 	s.approvals.msgReq = make(chan struct{}, 1)
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.ws = newLive(s)
-	s.text = textSync{buffers: s.buffers, diags: s.diags, folders: s.folders, ws: s.ws, enc: s.Encoding, foldersChanged: s.foldersChanged, log: s.log}
+	s.text = newTextSync(s)
 	return s
 }
 

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/cline-ls/cline-ls/workspace"
 	"go.lsp.dev/jsonrpc2"
@@ -24,7 +25,26 @@ type textSync struct {
 	// foldersChanged brings a change of the folders to the parts
 	// derived from them (Server.foldersChanged).
 	foldersChanged func()
-	log            *slog.Logger
+	// settle is how long an edit waits for the editor's diagnostics of
+	// the edited text: 0 when the client sends none or the settings
+	// turn the wait off.
+	settle func() time.Duration
+	log    *slog.Logger
+}
+
+// newTextSync gives the part what it uses of s: the buffers, diagnostics
+// and folders it shares, and functions for the rest.
+func newTextSync(s *Server) textSync {
+	return textSync{buffers: s.buffers, diags: s.diags, folders: s.folders, ws: s.ws, enc: s.Encoding, foldersChanged: s.foldersChanged,
+		settle: func() time.Duration {
+			s.mu.Lock()
+			declared := s.caps.clineDiags
+			s.mu.Unlock()
+			if !declared {
+				return 0
+			}
+			return s.CurrentSettings().DiagnosticsSettle()
+		}, log: s.log}
 }
 
 // syncNotice routes a notification to the server's textSync part.
