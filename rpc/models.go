@@ -125,25 +125,7 @@ func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if st := s.CurrentSettings().Provider; st != nil {
 		name = st.Name
 	}
-	seen := map[string]bool{}
-	for _, id := range s.modelChoices(res.Current) {
-		i := slices.IndexFunc(listed, func(m provider.ModelInfo) bool { return m.ID == id })
-		if i >= 0 {
-			res.Models = append(res.Models, listed[i])
-		} else {
-			res.Models = append(res.Models, provider.ModelInfo{ID: id, Name: id, ContextWindow: provider.ContextWindow(name, id), Vision: provider.SeesImages(name, id)})
-		}
-		seen[id] = true
-	}
-	for _, m := range listed {
-		if !seen[m.ID] {
-			res.Models = append(res.Models, m)
-			seen[m.ID] = true
-		}
-	}
-	if res.Models == nil {
-		res.Models = []provider.ModelInfo{}
-	}
+	res.Models = settings.ModelMenu(name, s.modelChoices(res.Current), listed)
 	return res, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/cline-ls/cline-ls/provider"
@@ -255,4 +256,29 @@ func (ms *Models) Forget(id string) {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	delete(ms.byID, id)
+}
+
+// ModelMenu is the models a picker offers for the provider name: the
+// choices first (the one in use, the settings' own), as listed when the
+// listing has them, else as the daemon's table knows them; then the rest
+// of the listing. It is never nil, so that the answer holds a list.
+func ModelMenu(name string, choices []string, listed []provider.ModelInfo) []provider.ModelInfo {
+	out := []provider.ModelInfo{}
+	seen := map[string]bool{}
+	for _, id := range choices {
+		i := slices.IndexFunc(listed, func(m provider.ModelInfo) bool { return m.ID == id })
+		if i >= 0 {
+			out = append(out, listed[i])
+		} else {
+			out = append(out, provider.ModelInfo{ID: id, Name: id, ContextWindow: provider.ContextWindow(name, id), Vision: provider.SeesImages(name, id)})
+		}
+		seen[id] = true
+	}
+	for _, m := range listed {
+		if !seen[m.ID] {
+			out = append(out, m)
+			seen[m.ID] = true
+		}
+	}
+	return out
 }

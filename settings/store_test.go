@@ -215,3 +215,20 @@ func TestModelsBySession(t *testing.T) {
 		t.Error("a model after Forget")
 	}
 }
+
+// TestModelMenuChoicesFirst: the choices lead, as listed when listed;
+// the rest of the listing follows once each; an empty menu is a list.
+func TestModelMenuChoicesFirst(t *testing.T) {
+	listed := []provider.ModelInfo{{ID: "b", Name: "Bee"}, {ID: "a", Name: "Ay"}, {ID: "c"}}
+	got := ModelMenu("anthropic", []string{"a", "claude-sonnet-4-5"}, listed)
+	var ids []string
+	for _, m := range got {
+		ids = append(ids, m.ID)
+	}
+	if strings.Join(ids, ",") != "a,claude-sonnet-4-5,b,c" || got[0].Name != "Ay" || got[1].ContextWindow == 0 {
+		t.Errorf("menu = %+v", got)
+	}
+	if m := ModelMenu("", nil, nil); m == nil || len(m) != 0 {
+		t.Errorf("empty menu = %#v", m)
+	}
+}
