@@ -29,17 +29,9 @@ func (s *Server) modelSettingsChanged(live []*liveSession) {
 		now = *st.Provider
 	}
 	for _, ls := range live {
-		m := s.models.Of(ls.ID())
-		if m == nil {
-			continue
+		if m := s.models.Of(ls.ID()); m != nil && m.Follow(now, s.newProviderWith) {
+			s.sendConfigUpdate(ls)
 		}
-		chosen, stale := m.Stale(now)
-		if !stale {
-			continue
-		}
-		p, err := s.newProviderWith(chosen)
-		m.Offer(p, err, now)
-		s.sendConfigUpdate(ls)
 	}
 }
 

@@ -85,13 +85,28 @@ func (m *ModelSwitch) Choose(p provider.Provider, model string, from ProviderSet
 	m.mu.Unlock()
 }
 
-// Stale reports whether the provider settings now in force are not those
+// stale reports whether the provider settings now in force are not those
 // the latest model was built from, and the model the session chose
 // itself ("" when the settings pick it), which a rebuild keeps.
-func (m *ModelSwitch) Stale(now ProviderSettings) (chosen string, stale bool) {
+func (m *ModelSwitch) stale(now ProviderSettings) (chosen string, stale bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.chosen, !reflect.DeepEqual(m.from, now)
+}
+
+// Follow brings the provider settings now in force to the session from
+// its next turn, and reports whether they changed its model: build makes
+// the model (the one the session chose itself, or "" for the settings'),
+// and a session that chose its own keeps it, built afresh with the new
+// settings' key and address.
+func (m *ModelSwitch) Follow(now ProviderSettings, build func(model string) (provider.Provider, error)) bool {
+	chosen, stale := m.stale(now)
+	if !stale {
+		return false
+	}
+	p, err := build(chosen)
+	m.Offer(p, err, now)
+	return true
 }
 
 // BeginTurn takes the model waiting for this turn, and says why there is

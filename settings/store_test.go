@@ -153,11 +153,11 @@ func TestModelSwitchFromTheNextTurn(t *testing.T) {
 	if err := m.BeginTurn(); err != nil || m.Model() != "a" || m.ContextWindow() != 1000 {
 		t.Fatalf("first turn: %v %q %d", err, m.Model(), m.ContextWindow())
 	}
-	if _, stale := m.Stale(from); stale {
+	if _, stale := m.stale(from); stale {
 		t.Error("stale under the settings it was built from")
 	}
 	now := ProviderSettings{Name: "fake", Model: "b"}
-	chosen, stale := m.Stale(now)
+	chosen, stale := m.stale(now)
 	if !stale || chosen != "" {
 		t.Errorf("Stale(new settings) = %q %v", chosen, stale)
 	}
@@ -170,8 +170,17 @@ func TestModelSwitchFromTheNextTurn(t *testing.T) {
 		t.Errorf("next turn: %q window %d", m.Model(), m.ContextWindow())
 	}
 	m.Choose(fakeModel{"c"}, "c", now)
-	if chosen, _ := m.Stale(ProviderSettings{Name: "fake", Model: "d"}); chosen != "c" {
+	if chosen, _ := m.stale(ProviderSettings{Name: "fake", Model: "d"}); chosen != "c" {
 		t.Errorf("the session's choice is not kept: %q", chosen)
+	}
+	var built []string
+	build := func(model string) (provider.Provider, error) {
+		built = append(built, model)
+		return fakeModel{model}, nil
+	}
+	later := ProviderSettings{Name: "fake", Model: "d", BaseURL: "http://new"}
+	if !m.Follow(later, build) || m.Follow(later, build) || len(built) != 1 || built[0] != "c" {
+		t.Errorf("Follow: built %q; want the session's own choice rebuilt once", built)
 	}
 	none := NewModelSwitch(nil, errors.New("no model: set one"), nil)
 	if err := none.BeginTurn(); err == nil || err.Error() != "no model: set one" || none.Shown() != "" || none.Name() != "" {
