@@ -227,18 +227,14 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 // didChangeConfiguration takes new settings: {"settings": <Settings>} or,
 // for clients that nest them, {"settings": {"cline": <Settings>}}.
 func (s *Server) didChangeConfiguration(raw []byte) error {
-	var p struct {
-		Settings json.RawMessage `json:"settings"`
-	}
+	var p didChangeConfigParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
 	if len(p.Settings) == 0 || string(p.Settings) == "null" {
 		return nil
 	}
-	var nested struct {
-		Cline *json.RawMessage `json:"cline"`
-	}
+	var nested nestedSettings
 	body := p.Settings
 	if json.Unmarshal(body, &nested) == nil && nested.Cline != nil {
 		body = *nested.Cline

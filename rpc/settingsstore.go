@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"encoding/json"
+
 	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/wire"
 )
@@ -10,6 +12,18 @@ import (
 func newSettingsStore(getenv func(string) string, readFile func(string) ([]byte, error)) *settings.Store {
 	return settings.NewStore(settings.Options{Getenv: getenv, ReadFile: readFile,
 		Invalid: func(msg string) error { return invalidParams("%s", msg) }})
+}
+
+// didChangeConfigParams are workspace/didChangeConfiguration's params:
+// the settings object, decoded by the store.
+type didChangeConfigParams struct {
+	Settings json.RawMessage `json:"settings"`
+}
+
+// nestedSettings is the settings object of a client that nests ours
+// under "cline".
+type nestedSettings struct {
+	Cline *json.RawMessage `json:"cline"`
 }
 
 // CurrentSettings returns the settings in force.
