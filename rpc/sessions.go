@@ -201,7 +201,7 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 		s.mu.Lock()
 		dialect, client := s.dialect, s.caps.name
 		s.mu.Unlock()
-		return nil, errors.New(noModelMessage(dialect, client))
+		return nil, errors.New(settings.NoModelMessage(dialect == DialectACP, client))
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
 		Transcript: p.Transcript, Logger: s.log, Limits: p.Limits(), Version: s.opts.Version,

@@ -51,3 +51,25 @@ func TestSandboxBackendResolved(t *testing.T) {
 		t.Error("the resolved settings share the file's denyRead")
 	}
 }
+
+// TestNoModelMessageNamesTheClient: the message says how to configure a
+// model in the client at hand, and always the environment and the file.
+func TestNoModelMessageNamesTheClient(t *testing.T) {
+	for _, c := range []struct {
+		acp          bool
+		client, want string
+	}{
+		{true, "Zed", "agent_servers"},
+		{false, "Neovim", "require('cline').setup"},
+		{false, "Eglot", "cline-initialization-options"},
+		{false, "Visual Studio Code", "cline.provider"},
+		{false, "code-server", "cline.provider"},
+		{false, "cline-ls headless", "--api-key-env"},
+		{false, "Helix", "initializationOptions"},
+	} {
+		msg := NoModelMessage(c.acp, c.client)
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "CLINE_LS_PROVIDER") || !strings.Contains(msg, "config.json") {
+			t.Errorf("%s: %q, want %q", c.client, msg, c.want)
+		}
+	}
+}
