@@ -108,7 +108,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	s.acp = acpCaps{readTextFile: caps.ReadTextFile, writeTextFile: caps.WriteTextFile, terminal: caps.Terminal}
 	// ACP clients send no initializationOptions: settings come from the
 	// environment and the config file.
-	s.cfg.reset()
+	s.cfg.Reset()
 	s.mu.Unlock()
 	s.approvals.SetChannels(approval.ChannelsFor(approval.Client{ACP: true}))
 	choosePeer(s, DialectACP, lsppeer.Caps{}, caps)
@@ -167,7 +167,7 @@ func (s *Server) addFolderFor(cwd string) error {
 	if err != nil {
 		return invalidParams("cwd: %v", err)
 	}
-	if err := s.checkFolder(f.Path); err != nil {
+	if err := s.ws.Check(f.Path); err != nil {
 		return invalidParams("cwd: %v", err)
 	}
 	s.folders.Add(f)

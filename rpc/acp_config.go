@@ -11,6 +11,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/rpc/acppeer"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -29,6 +30,7 @@ func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any
 	res, err := s.sess.serveClose(ctx, req)
 	if err == nil {
 		s.acpcfg.Forget(string(p.SessionId))
+		s.models.Forget(string(p.SessionId))
 	}
 	return res, err
 }
@@ -37,9 +39,10 @@ func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any
 // configuration: the choices made through config options
 // (acppeer.Choices) over the settings in force, and the options shown.
 type sessionConfig struct {
-	acppeer.Choices[*modelSwitch]
-	settings func() Settings
-	listed   func() []provider.ModelInfo // the provider's models listing, nil until fetched
+	acppeer.Choices
+	settings func() settings.Settings
+	model    func(id string) *settings.ModelSwitch                 // the session's, nil if it has none
+	listed   func(*settings.ProviderSettings) []provider.ModelInfo // the provider's models listing, nil until fetched
 }
 
 // policy is the policy configuration of session id: the settings' with
@@ -63,12 +66,12 @@ func (c *sessionConfig) modelChoices(current string) []string {
 	lists := [][]string{{current}}
 	if p := c.settings().Provider; p != nil {
 		lists = append(lists, []string{p.Model}, p.Models)
-		for _, d := range defaultModels {
-			if d.provider == p.Name {
-				lists = append(lists, []string{d.model})
+		for _, d := range settings.DefaultModels {
+			if d.Provider == p.Name {
+				lists = append(lists, []string{d.Model})
 			}
 		}
-		for _, m := range c.listed() {
+		for _, m := range c.listed(p) {
 			lists = append(lists, []string{m.ID})
 		}
 	}
@@ -78,8 +81,8 @@ func (c *sessionConfig) modelChoices(current string) []string {
 // options lists a session's options with their current values.
 func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
 	cur := acppeer.Current{Mode: ls.Mode(), Level: c.Level(ls.ID())}
-	if m := c.Model(ls.ID()); m != nil {
-		cur.HasModel, cur.Model = true, m.shown()
+	if m := c.model(ls.ID()); m != nil {
+		cur.HasModel, cur.Model = true, m.Shown()
 		cur.Models = c.modelChoices(cur.Model)
 	}
 	if st := SandboxStatus(c.settings()); st.Backend == sandbox.BackendNone {

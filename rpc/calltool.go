@@ -9,6 +9,7 @@ import (
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/toolspec"
 	"github.com/cline-ls/cline-ls/wire"
@@ -43,7 +44,7 @@ func builtinImpls(f tools.Files, hidden []string, bg *tools.Background, keyStart
 // approvals.level over the categories (session.ApplyLevel); whether a
 // sandbox can confine commands is sessionPolicy's to say, once a
 // session's own level is known.
-func policyConfig(st Settings) session.PolicyConfig {
+func policyConfig(st settings.Settings) session.PolicyConfig {
 	var cfg session.PolicyConfig
 	a := st.Approvals
 	cfg.Approvals = session.Approvals{
@@ -211,4 +212,4 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 // hiddenEnv names the variables no child process gets besides those
 // internal/proc always keeps out (any *_API_KEY), under the settings in
 // force.
-func (s *Server) hiddenEnv() []string { return s.cfg.hiddenEnv() }
+func (s *Server) hiddenEnv() []string { return s.cfg.HiddenEnv() }

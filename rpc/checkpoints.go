@@ -26,7 +26,7 @@ func newCheckpoints(s *Server) *keeper.Keeper {
 		Folders:  func() []string { return realFolders(s.folders.Paths()) },
 		Own:      s.ownPaths,
 		Limits: func() keeper.Limits {
-			on, maxAge, maxBytes := s.CurrentSettings().checkpointLimits()
+			on, maxAge, maxBytes := s.CurrentSettings().CheckpointLimits()
 			return keeper.Limits{Enabled: on, MaxAge: maxAge, MaxBytes: maxBytes}
 		},
 		Buffers: s.buffers,
@@ -46,7 +46,7 @@ func newCheckpoints(s *Server) *keeper.Keeper {
 			s.sendUpdate(sessionID, wire.AgentMessageChunk{Content: wire.TextBlock{Text: "\n[" + msg + "]\n"}})
 			s.showMessage(wire.MessageWarning, "cline-ls: "+msg)
 		},
-		Go: s.goBackground,
+		Go: s.ws.Go,
 		BeginWork: func(ctx context.Context, title string) (func(string), func(string)) {
 			return s.client().BeginWork(ctx, title)
 		},

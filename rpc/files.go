@@ -2,11 +2,9 @@ package rpc
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/wire"
-	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // newDelivery makes the connection's delivery (package delivery: the
@@ -18,12 +16,12 @@ func newDelivery(s *Server) *delivery.Delivery {
 		Client:    deliveryClient{call: s.call, caps: func() delivery.Caps { return clientDeliveryCaps(s) }},
 		Buffers:   s.buffers,
 		Folders:   s.folders,
-		Workspace: deliveryWorkspace{view: &s.ws.view, ignore: s.ignoreMatcher},
-		Locks:     &s.ws.locks,
-		Diagnose:  s.editDiagnostics,
+		Workspace: s.ws,
+		Locks:     &s.locks,
+		Diagnose:  s.text.editDiagnostics,
 		Warn:      func(msg string) { s.showMessage(wire.MessageWarning, msg) },
 		Background: func(fn func(context.Context)) bool {
-			return s.goBackground(func() { fn(s.bgCtx) })
+			return s.ws.Go(func() { fn(s.bgCtx) })
 		},
 		Log: s.log,
 	})
@@ -57,20 +55,3 @@ func (c deliveryClient) Call(ctx context.Context, method string, params, result 
 }
 
 func (c deliveryClient) Caps() delivery.Caps { return c.caps() }
-
-// deliveryWorkspace is the folders' roots and ignore rules as they are
-// now (workspace.go rebuilds them when the folders change).
-type deliveryWorkspace struct {
-	view   *atomic.Pointer[wsView]
-	ignore func() *workspace.IgnoreMatcher
-}
-
-func (w deliveryWorkspace) Roots() (*workspace.Roots, error) {
-	v := w.view.Load()
-	if v == nil {
-		return nil, nil
-	}
-	return v.roots, v.rootsErr
-}
-
-func (w deliveryWorkspace) Ignore() *workspace.IgnoreMatcher { return w.ignore() }

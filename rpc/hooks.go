@@ -19,7 +19,7 @@ import (
 func newSessionHooks(s *Server, id, cwd string, f *delivery.Files, transcript string) *hooks.Session {
 	return hooks.NewSession(hooks.SessionConfig{
 		ID: id, CWD: cwd, Transcript: transcript,
-		Settings: func() hooks.Config { c, _ := s.cfg.hooks(); return c },
+		Settings: func() hooks.Config { c, _ := s.cfg.Hooks(); return c },
 		Roots:    f.Disk, Hidden: s.hiddenEnv, Redact: s.redact, Log: s.log,
 		Confined: func() bool { sb := s.CurrentSettings().Sandbox; return sb != nil && sb.Hooks },
 		Policy:   sandboxPolicyFor(s, cwd),
@@ -33,7 +33,7 @@ func newSessionHooks(s *Server, id, cwd string, f *delivery.Files, transcript st
 func newHookTrust(s *Server) *hooks.Trust {
 	return hooks.NewTrust(hooks.TrustConfig{
 		File:       func() string { return filepath.Join(s.stateDir(), "trusted-hooks.json") },
-		Pretrusted: func() []string { _, t := s.cfg.hooks(); return t },
+		Pretrusted: func() []string { _, t := s.cfg.Hooks(); return t },
 		Log:        s.log,
 		Ask: func(ctx context.Context, sessionID, folder string, commands []string) (hooks.TrustAnswer, error) {
 			out, err := s.approvals.Ask(ctx, sessionID, trustQuestion(folder, commands))

@@ -25,7 +25,7 @@ func withInstructions(s *Server, h *sessionHost, ls *liveSession) {
 		Folders: func() []string { return realFolders(s.folders.Paths()) },
 		CWD:     ls.cwd,
 		UserDir: tools.ConfigDir(s.opts.Getenv),
-		Ignore:  func() instructions.Ignorer { return s.ignoreMatcher() },
+		Ignore:  func() instructions.Ignorer { return s.ws.Ignore() },
 		Index: func() instructions.Index {
 			if w := s.Watcher(); w != nil {
 				return w

@@ -132,7 +132,7 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	if again {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "invalid request: initialize was already received on this connection")
 	}
-	if _, err := s.cfg.apply(p.Options, "initializationOptions."); err != nil {
+	if _, err := s.cfg.Apply(p.Options, "initializationOptions."); err != nil {
 		return nil, err
 	}
 	var folders []workspace.Folder
@@ -188,10 +188,10 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	s.approvals.SetChannels(approvalChannels(caps))
 	choosePeer(s, DialectLSP, lsppeer.Caps{WorkDoneProgress: caps.workDoneProgress, StrandsMessages: strands}, acppeer.Caps{})
 	s.reportSettingsFile()
-	s.folders.Add(s.admitFolders(context.Background(), folders)...)
+	s.folders.Add(s.ws.Admit(folders)...)
 	// The watcher and the cleaning of stale temporary files start with
 	// the answer, which they would only compete with for the processor.
-	s.foldersChangedThen(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
+	s.ws.Changed(func(fn func()) { s.afterReply(id, func(context.Context) { fn() }) })
 	if err := mcpError(s.mcp.SetConn(s.CurrentSettings().MCPServers, "initializationOptions.mcpServers")); err != nil {
 		s.log.Warn("MCP servers not started", "err", err)
 	}
@@ -228,22 +228,10 @@ func (s *Server) initialize(id jsonrpc2.ID, raw []byte) (any, error) {
 	}, nil
 }
 
-// didChangeConfigurationParams are workspace/didChangeConfiguration's;
-// the settings stay raw, merged key by key (settingsStore.apply).
-type didChangeConfigurationParams struct {
-	Settings json.RawMessage `json:"settings"`
-}
-
-// nestedSettings are settings as clients that nest them under "cline"
-// send them.
-type nestedSettings struct {
-	Cline *json.RawMessage `json:"cline"`
-}
-
 // didChangeConfiguration takes new settings: {"settings": <Settings>} or,
 // for clients that nest them, {"settings": {"cline": <Settings>}}.
 func (s *Server) didChangeConfiguration(raw []byte) error {
-	var p didChangeConfigurationParams
+	var p didChangeConfigParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
@@ -255,7 +243,7 @@ func (s *Server) didChangeConfiguration(raw []byte) error {
 	if json.Unmarshal(body, &nested) == nil && nested.Cline != nil {
 		body = *nested.Cline
 	}
-	if _, err := s.cfg.apply(body, "settings."); err != nil {
+	if _, err := s.cfg.Apply(body, "settings."); err != nil {
 		return err
 	}
 	s.settingsChanged()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -17,7 +16,7 @@ import (
 // the settings, the folders, the editor to call and the user to ask.
 func newMCPPool(s *Server) *mcpbridge.Pool {
 	return mcpbridge.NewPool(mcpbridge.PoolConfig{
-		Logger: s.log, Version: s.opts.Version, Ctx: s.bgCtx, Go: s.goBackground,
+		Logger: s.log, Version: s.opts.Version, Ctx: s.bgCtx, Go: s.ws.Go,
 		Children: s.catchSignals, HideEnv: s.hiddenEnv, StateDir: s.stateDir,
 		Roots: s.folders.Paths, Redact: s.redact,
 		Caller: callFunc(s.call), LogMessage: s.logToClient, ShowMessage: s.showMessage,
@@ -90,25 +89,6 @@ func lendModel(ctx context.Context, newProvider func(string) (provider.Provider,
 		stop = "maxTokens"
 	}
 	return mcpbridge.SampleResult{Text: reply.Text(), Model: p.Model(), StopReason: stop}, nil
-}
-
-// ConfigMCPServers returns the MCP servers of the user's config file,
-// the ones the daemon starts when an editor's settings name none, checked
-// as the daemon checks them, and the file's name.
-func ConfigMCPServers(getenv func(string) string) ([]mcpbridge.ServerConfig, string, error) {
-	name := configFile(getenv)
-	st, err := readConfigFile(getenv, os.ReadFile)
-	if errors.Is(err, errNoConfigFile) {
-		return nil, name, nil
-	}
-	if err != nil {
-		return nil, name, err
-	}
-	cfgs, err := mcpbridge.ParseConfig(st.MCPServers)
-	if err != nil {
-		return nil, name, fmt.Errorf("config file %s: %v", name, err)
-	}
-	return cfgs, name, nil
 }
 
 // startMCP starts the MCP servers a session/new or session/load named,

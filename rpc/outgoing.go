@@ -57,7 +57,7 @@ func (s *Server) logToClient(ctx context.Context, typ wire.MessageType, msg stri
 // initialize's answer.
 func (s *Server) afterReply(reqID jsonrpc2.ID, fn func(context.Context)) {
 	run := func() { // once: the stream forgets fn as it runs it
-		s.goBackground(func() {
+		s.ws.Go(func() {
 			ctx, cancel := context.WithCancel(s.bgCtx)
 			defer cancel()
 			fn(ctx)

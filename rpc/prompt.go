@@ -15,6 +15,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
@@ -87,7 +88,7 @@ func promptContent(blocks []json.RawMessage) (string, []provider.Image, error) {
 // of the server are the functions below, given by newTurns.
 type turns struct {
 	sess     *sessions
-	settings func() Settings
+	settings func() settings.Settings
 	// scope is the request's context, which $/cancelRequest cancels.
 	scope func(ctx context.Context, id jsonrpc2.ID) (work context.Context, release func())
 	// command runs an ACP slash command ("/undo"); ok is false for a

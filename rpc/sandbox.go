@@ -6,6 +6,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
@@ -13,7 +14,7 @@ import (
 // (their backend, or CLINE_LS_SANDBOX through them), probed once per
 // bubblewrap program: what the policy is told, and what `cline-ls
 // doctor` prints.
-func SandboxStatus(st Settings) sandbox.Status {
+func SandboxStatus(st settings.Settings) sandbox.Status {
 	want := ""
 	if st.Sandbox != nil {
 		want = st.Sandbox.Backend
@@ -27,7 +28,7 @@ func SandboxStatus(st Settings) sandbox.Status {
 
 // sandboxLevel reports whether the settings run commands at the sandbox
 // level: approvals.level or approvals.execute says so.
-func sandboxLevel(st Settings) bool {
+func sandboxLevel(st settings.Settings) bool {
 	return st.Approvals["level"] == string(session.LevelSandbox) || st.Approvals["execute"] == string(session.Sandbox)
 }
 
@@ -55,7 +56,7 @@ type sandboxWarning struct{ once sync.Once }
 // warn tells the user, once, that the settings ask for the sandbox level
 // and nothing here can confine commands, so they are asked about as at
 // the ask level; where a sandbox confines them, the debug log says which.
-func (w *sandboxWarning) warn(st Settings, log *slog.Logger, show func(wire.MessageType, string)) {
+func (w *sandboxWarning) warn(st settings.Settings, log *slog.Logger, show func(wire.MessageType, string)) {
 	if !sandboxLevel(st) {
 		return
 	}

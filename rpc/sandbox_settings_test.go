@@ -1,61 +1,19 @@
 package rpc
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 )
 
-func TestSandboxSettingsValidate(t *testing.T) {
-	for _, c := range []struct {
-		st   Settings
-		want string // "" for valid
-	}{
-		{Settings{Approvals: map[string]string{"level": "sandbox"}}, ""},
-		{Settings{Approvals: map[string]string{"level": "yolo", "execute": "deny"}}, ""},
-		{Settings{Approvals: map[string]string{"execute": "sandbox"}}, ""},
-		{Settings{Approvals: map[string]string{"level": "careful"}}, "approvals.level: must be ask, sandbox or yolo"},
-		{Settings{Approvals: map[string]string{"edit": "sandbox"}}, "approvals.edit: must be allow, ask or deny"},
-		{Settings{Approvals: map[string]string{"execute": "maybe"}}, "allow, ask, sandbox or deny"},
-		{Settings{Sandbox: &SandboxSettings{Backend: "docker"}}, "sandbox.backend"},
-		{Settings{Sandbox: &SandboxSettings{AllowWrite: []string{"/"}}}, "sandbox.allowWrite[0]"},
-		{Settings{Sandbox: &SandboxSettings{DenyRead: []string{" "}}}, "sandbox.denyRead[0]"},
-		{Settings{Sandbox: &SandboxSettings{Backend: "landlock", Network: true, DenyRead: []string{"~/.kube"}, AllowWrite: []string{"~/.cache/go-build"}}}, ""},
-	} {
-		err := c.st.validate("")
-		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
-			t.Errorf("%+v: %v, want %q", c.st, err, c.want)
-		}
-	}
-}
-
 func TestSandboxLevelReachesThePolicy(t *testing.T) {
-	cfg := policyConfig(Settings{Approvals: map[string]string{"level": "sandbox"}})
+	cfg := policyConfig(settings.Settings{Approvals: map[string]string{"level": "sandbox"}})
 	if cfg.Approvals.Execute != session.Sandbox {
 		t.Errorf("approvals.level sandbox: execute = %q", cfg.Approvals.Execute)
 	}
-	cfg = policyConfig(Settings{Approvals: map[string]string{"level": "sandbox", "execute": "deny"}})
+	cfg = policyConfig(settings.Settings{Approvals: map[string]string{"level": "sandbox", "execute": "deny"}})
 	if cfg.Approvals.Execute != session.Deny {
 		t.Errorf("approvals.level sandbox over execute deny: %q, want deny kept", cfg.Approvals.Execute)
-	}
-	// CLINE_LS_SANDBOX forces the backend where the settings name none.
-	env := func(k string) string {
-		if k == "CLINE_LS_SANDBOX" {
-			return "landlock"
-		}
-		return ""
-	}
-	if st := resolveSettings(Settings{}, env, Settings{}); st.Sandbox == nil || st.Sandbox.Backend != "landlock" {
-		t.Errorf("CLINE_LS_SANDBOX=landlock: %+v", st.Sandbox)
-	}
-	if st := resolveSettings(Settings{Sandbox: &SandboxSettings{Backend: "bwrap"}}, env, Settings{}); st.Sandbox.Backend != "bwrap" {
-		t.Errorf("the client's backend lost to CLINE_LS_SANDBOX: %+v", st.Sandbox)
-	}
-	file := Settings{Sandbox: &SandboxSettings{DenyRead: []string{"x"}}}
-	st := resolveSettings(Settings{}, func(string) string { return "" }, file)
-	st.Sandbox.DenyRead[0] = "changed"
-	if file.Sandbox.DenyRead[0] != "x" {
-		t.Error("the resolved settings share the file's denyRead")
 	}
 }

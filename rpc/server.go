@@ -27,6 +27,7 @@ import (
 	"github.com/cline-ls/cline-ls/hooks"
 	"github.com/cline-ls/cline-ls/rpc/acppeer"
 	"github.com/cline-ls/cline-ls/rpc/lsppeer"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -82,7 +83,7 @@ type Server struct {
 	enc      workspace.Encoding
 	caps     clientCaps
 	acp      acpCaps
-	cfg      *settingsStore
+	cfg      *settings.Store
 	exitCode int
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -96,7 +97,9 @@ type Server struct {
 	folders    *workspace.Folders
 	buffers    *workspace.Buffers
 	diags      *workspace.Diagnostics // the editor's, per open buffer (cline/diagnostics)
-	ws         wsState
+	ws         *workspace.Live
+	text       textSync
+	locks      workspace.FileLocks // serialise edits per file across sessions
 	sess       *sessions
 	turns      *turns
 	approvals  *approval.Broker
@@ -104,10 +107,9 @@ type Server struct {
 	mcp        *mcpbridge.Pool
 	ckpt       *keeper.Keeper
 	acpcfg     sessionConfig
-	modelLists modelLists
+	models     settings.Models // the sessions' own
+	modelLists *settings.ModelLists
 	delivery   *delivery.Delivery
-	closing    bool           // guarded by ws.mu
-	bg         sync.WaitGroup // background work the server owns
 	bgCtx      context.Context
 	bgCancel   context.CancelFunc
 	// endServe ends Serve; set before its connection reads anything.
@@ -157,8 +159,11 @@ func NewServer(opts Options) *Server {
 	}
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
-	s.acpcfg.settings, s.acpcfg.listed = s.CurrentSettings, s.cachedModels
+	s.modelLists = settings.NewModelLists(opts.Getenv, opts.HTTPClient, s.log)
+	s.acpcfg.settings, s.acpcfg.listed, s.acpcfg.model = s.CurrentSettings, s.modelLists.Cached, s.models.Of
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.ws = newLive(s)
+	s.text = newTextSync(s)
 	s.delivery = newDelivery(s)
 	s.approvals = newApprovals(s)
 	s.ckpt = newCheckpoints(s)
@@ -210,7 +215,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) (int, erro
 	st := newStream(d, br, w, closer, func(err error) {
 		s.log.Warn("rejected frame", "err", err)
 	})
-	st.redact = secretKeys(s.cfg.secrets).redactFrame
+	st.redact = secretKeys(s.cfg.Secrets).redactFrame
 	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	choosePeer(s, d, lsppeer.Caps{}, acppeer.Caps{})

@@ -13,6 +13,7 @@ import (
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 	"github.com/cline-ls/cline-ls/toolspec"
@@ -40,7 +41,7 @@ func newSessions(s *Server) *sessions {
 			return session.NewStoreWithOptions(s.stateDir(), session.StoreOptions{Redact: s.redact, Logger: s.log})
 		},
 		IdleRelease: s.opts.IdleRelease,
-		Go:          s.goBackground,
+		Go:          s.ws.Go,
 		Done:        s.bgCtx.Done(),
 		Logger:      s.log,
 	})
@@ -125,7 +126,7 @@ func (s *Server) ownPaths() *workspace.OwnPaths {
 // redact scrubs the value of the configured API key variable (and the
 // well-known ones) from text, so a key a model echoes never reaches a
 // notification or a session file.
-func (s *Server) redact(text string) string { return secretKeys(s.cfg.secrets).redact(text) }
+func (s *Server) redact(text string) string { return secretKeys(s.cfg.Secrets).redact(text) }
 
 // secretKeys returns the secrets in force: the configured API key
 // variable's value and the well-known ones'.
@@ -198,11 +199,11 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 		s.mu.Lock()
 		dialect, client := s.dialect, s.caps.name
 		s.mu.Unlock()
-		return nil, errors.New(noModelMessage(dialect, client))
+		return nil, errors.New(settings.NoModelMessage(dialect == DialectACP, client))
 	}
 	cfg := provider.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, NativeTools: p.NativeTools,
-		Transcript: p.Transcript, Logger: s.log, Limits: p.limits(), Version: s.opts.Version,
-		Reasoning: p.reasoning(), API: p.API}
+		Transcript: p.Transcript, Logger: s.log, Limits: p.Limits(), Version: s.opts.Version,
+		Reasoning: p.Reasoning(), API: p.API}
 	if model != "" {
 		cfg.Model = model
 	}
@@ -224,7 +225,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()
-		prov = s.switchableModel(id, prov, perr)
+		prov = s.models.Switch(id, prov, perr, s.CurrentSettings().Provider)
 	} else {
 		prov = sameModel{prov}
 	}
@@ -252,7 +253,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	if !subagent {
 		term = s.client().Terminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, secretKeys(s.cfg.secrets).keyStart, sandboxPolicyFor(s, cwd), term)
+	impls := builtinImpls(f, s.hiddenEnv(), bg, secretKeys(s.cfg.Secrets).keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -268,7 +269,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
 	host := &sessionHost{id: id, files: f, note: ls.noteUpdate, send: s.sendUpdate,
-		redact: s.redact, keyStart: secretKeys(s.cfg.secrets).keyStart, extra: extra, edited: s.reportEdits,
+		redact: s.redact, keyStart: secretKeys(s.cfg.Secrets).keyStart, extra: extra, edited: s.reportEdits,
 		warn:   func(msg string) { s.showMessage(wire.MessageWarning, msg) },
 		skills: func() []string { return tools.SkillNames(findSkills()) },
 	}
@@ -292,7 +293,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	}
 	cfg.Hooks = newSessionHooks(s, id, cwd, f, sp.Log.Path())
 	withInstructions(s, host, ls)
-	if _, own := prov.(*modelSwitch); !own && st.Provider != nil {
+	if _, own := prov.(*settings.ModelSwitch); !own && st.Provider != nil {
 		// A session's own model says its window (the settings' override
 		// of the model in use); a subagent's shares its parent's.
 		cfg.ContextWindow = st.Provider.ContextWindow

@@ -20,7 +20,7 @@ func (s *Server) catchSignals() {
 		}
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, s.opts.Signals...)
-		started := s.goBackground(func() {
+		started := s.ws.Go(func() {
 			// Caught until serving ends: a second signal during the
 			// flush does not cut it short.
 			defer signal.Stop(c)

@@ -3,16 +3,58 @@ package rpc
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
+	"time"
 
 	"github.com/cline-ls/cline-ls/workspace"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // Text synchronisation. These notifications run inline on the read loop,
 // in wire order, and every change goes through workspace.Buffers, which
 // refuses a version that goes backwards.
 
-func (s *Server) didOpen(raw []byte) error {
+// textSync is the part that serves them, cline/diagnostics and the
+// workspace folders' changes: the mirror and the diagnostics of the open
+// buffers, and the folders, with what it needs of the rest of the server.
+type textSync struct {
+	buffers *workspace.Buffers
+	diags   *workspace.Diagnostics
+	folders *workspace.Folders
+	ws      *workspace.Live
+	enc     func() workspace.Encoding
+	// foldersChanged brings a change of the folders to the parts
+	// derived from them (Server.foldersChanged).
+	foldersChanged func()
+	// settle is how long an edit waits for the editor's diagnostics of
+	// the edited text: 0 when the client sends none or the settings
+	// turn the wait off.
+	settle func() time.Duration
+	log    *slog.Logger
+}
+
+// newTextSync gives the part what it uses of s: the buffers, diagnostics
+// and folders it shares, and functions for the rest.
+func newTextSync(s *Server) textSync {
+	return textSync{buffers: s.buffers, diags: s.diags, folders: s.folders, ws: s.ws, enc: s.Encoding, foldersChanged: s.foldersChanged,
+		settle: func() time.Duration {
+			s.mu.Lock()
+			declared := s.caps.clineDiags
+			s.mu.Unlock()
+			if !declared {
+				return 0
+			}
+			return s.CurrentSettings().DiagnosticsSettle()
+		}, log: s.log}
+}
+
+// syncNotice routes a notification to the server's textSync part.
+func syncNotice(f func(*textSync, []byte) error) handler {
+	return func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) {
+		return nil, f(&s.text, req.Params())
+	}
+}
+
+func (t *textSync) didOpen(raw []byte) error {
 	var p didOpenParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -26,11 +68,11 @@ func (s *Server) didOpen(raw []byte) error {
 	}
 	path, _ := workspace.URIToPath(d.URI) // non-file URIs are mirrored, not resolved
 	path = realPath(path)
-	s.buffers.Open(d.URI, path, d.LanguageID, d.Version, *d.Text)
+	t.buffers.Open(d.URI, path, d.LanguageID, d.Version, *d.Text)
 	return nil
 }
 
-func (s *Server) didChange(raw []byte) error {
+func (t *textSync) didChange(raw []byte) error {
 	var p didChangeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -64,17 +106,17 @@ func (s *Server) didChange(raw []byte) error {
 			End:   workspace.Position{Line: uint32(*c.Range.End.Line), Character: uint32(*c.Range.End.Character)},
 		}
 	}
-	if err := s.buffers.Change(p.TextDocument.URI, *p.TextDocument.Version, s.Encoding(), changes); err != nil {
+	if err := t.buffers.Change(p.TextDocument.URI, *p.TextDocument.Version, t.enc(), changes); err != nil {
 		return err
 	}
-	if s.log.Enabled(context.Background(), slog.LevelDebug) {
-		snap, _ := s.buffers.Get(p.TextDocument.URI)
-		s.log.Debug("mirrored", "uri", snap.URI, "version", snap.Version, "bytes", len(snap.Text), "changes", len(changes))
+	if t.log.Enabled(context.Background(), slog.LevelDebug) {
+		snap, _ := t.buffers.Get(p.TextDocument.URI)
+		t.log.Debug("mirrored", "uri", snap.URI, "version", snap.Version, "bytes", len(snap.Text), "changes", len(changes))
 	}
 	return nil
 }
 
-func (s *Server) didClose(raw []byte) error {
+func (t *textSync) didClose(raw []byte) error {
 	var p docParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -82,13 +124,13 @@ func (s *Server) didClose(raw []byte) error {
 	if err := required("textDocument.uri", p.TextDocument.URI); err != nil {
 		return err
 	}
-	s.diags.Forget(p.TextDocument.URI)
-	return s.buffers.Close(p.TextDocument.URI)
+	t.diags.Forget(p.TextDocument.URI)
+	return t.buffers.Close(p.TextDocument.URI)
 }
 
 // didSave needs no mirror change: the buffer already holds the saved text.
 // It is validated so a malformed one is reported like any other.
-func (s *Server) didSave(raw []byte) error {
+func (t *textSync) didSave(raw []byte) error {
 	var p docParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -96,7 +138,7 @@ func (s *Server) didSave(raw []byte) error {
 	return required("textDocument.uri", p.TextDocument.URI)
 }
 
-func (s *Server) didChangeFolders(raw []byte) error {
+func (t *textSync) didChangeFolders(raw []byte) error {
 	var p didChangeFoldersParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -117,24 +159,8 @@ func (s *Server) didChangeFolders(raw []byte) error {
 		}
 		added = append(added, wf)
 	}
-	s.folders.Remove(removed...)
-	s.folders.Add(s.admitFolders(context.Background(), added)...)
-	s.foldersChanged()
+	t.folders.Remove(removed...)
+	t.folders.Add(t.ws.Admit(added)...)
+	t.foldersChanged()
 	return nil
-}
-
-// realPath evaluates symlinks in path (or, for a file not yet on disk, in
-// its folder), so buffers are found under the same path that
-// workspace.Roots.Resolve gives tools.
-func realPath(path string) string {
-	if path == "" {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		return filepath.Join(dir, filepath.Base(path))
-	}
-	return path
 }

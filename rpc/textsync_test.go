@@ -118,29 +118,6 @@ func TestDidChangeConfiguration(t *testing.T) {
 	}
 }
 
-func TestResolveSettingsOrder(t *testing.T) {
-	cfg := t.TempDir()
-	env := map[string]string{
-		"XDG_CONFIG_HOME":   cfg,
-		"OPENAI_API_KEY":    "sk-test",
-		"ANTHROPIC_API_KEY": "",
-	}
-	getenv := func(k string) string { return env[k] }
-	st := rpc.ResolveSettings(rpc.Settings{}, getenv)
-	if st.Provider.Name != "openai" || st.Provider.APIKeyEnv != "OPENAI_API_KEY" || st.Mode != "act" {
-		t.Fatalf("key fallback: %+v %+v", st, st.Provider)
-	}
-	env["CLINE_LS_PROVIDER"], env["CLINE_LS_MODEL"] = "anthropic", "claude-x"
-	st = rpc.ResolveSettings(rpc.Settings{}, getenv)
-	if st.Provider.Name != "anthropic" || st.Provider.Model != "claude-x" || st.Provider.APIKeyEnv != "ANTHROPIC_API_KEY" {
-		t.Fatalf("env: %+v", st.Provider)
-	}
-	st = rpc.ResolveSettings(rpc.Settings{Provider: &rpc.ProviderSettings{Name: "gemini"}}, getenv)
-	if st.Provider.Name != "gemini" || st.Provider.Model != "claude-x" {
-		t.Fatalf("client first: %+v", st.Provider)
-	}
-}
-
 // TestEmptyConfigurationKeepsSettings: eglot sends {"settings":{}} right
 // after connecting; that must not wipe initializationOptions.
 func TestEmptyConfigurationKeepsSettings(t *testing.T) {

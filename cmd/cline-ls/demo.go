@@ -13,7 +13,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/cline-ls/cline-ls/internal/termsafe"
-	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/settings"
 )
 
 //go:embed demo/workspace.txtar
@@ -114,7 +114,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 // hasModel reports whether the environment or the config file names a
 // model, as the server would resolve it.
 func hasModel(getenv func(string) string) bool {
-	return rpc.ResolveSettings(rpc.Settings{}, getenv).Provider.Name != ""
+	return settings.Resolve(settings.Settings{}, getenv).Provider.Name != ""
 }
 
 // demoNext ends the demo with what to try next.

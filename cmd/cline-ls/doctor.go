@@ -7,6 +7,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/sandbox"
 	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/settings"
 )
 
 // doctor prints what this machine offers the daemon: which sandbox
@@ -19,7 +20,7 @@ func doctor(args []string, stdout, stderr io.Writer, getenv func(string) string)
 	if code, ok := parseFlags(fs, args, stdout); !ok {
 		return code
 	}
-	st := rpc.ResolveSettings(rpc.Settings{}, getenv)
+	st := settings.Resolve(settings.Settings{}, getenv)
 	fmt.Fprintln(stdout, "cline-ls", version())
 	fmt.Fprintln(stdout, "sandbox:", rpc.SandboxStatus(st))
 	for _, b := range []sandbox.Backend{sandbox.BackendBwrap, sandbox.BackendLandlock} {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/provider"
-	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -68,7 +68,7 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "cline-ls exec: --api-key-env: the environment variable %s is not set\n", *keyEnv)
 		return 2
 	}
-	resolved := rpc.ResolveSettings(rpc.Settings{Provider: &rpc.ProviderSettings{Name: *provName, Transcript: *transcript}}, getenv)
+	resolved := settings.Resolve(settings.Settings{Provider: &settings.ProviderSettings{Name: *provName, Transcript: *transcript}}, getenv)
 	if resolved.Provider.Name == "" {
 		fmt.Fprint(stderr, noModelHelp)
 		return 2

@@ -28,6 +28,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/proc"
 	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 )
 
@@ -67,7 +68,7 @@ func startsChildren(cmd string) bool {
 // exec's --api-key-env. One that a client's settings name later is hidden
 // when they do (proc.HideVars, docs/DESIGN.md §7).
 func keyVars(cmd string, args []string) []string {
-	names := []string{os.Getenv("CLINE_LS_API_KEY_ENV"), rpc.ConfigKeyEnv(os.Getenv)}
+	names := []string{os.Getenv("CLINE_LS_API_KEY_ENV"), settings.ConfigKeyEnv(os.Getenv)}
 	for i := 0; cmd == "exec" && i < len(args); i++ {
 		a := strings.TrimPrefix(strings.TrimPrefix(args[i], "-"), "-")
 		if v, ok := strings.CutPrefix(a, "api-key-env="); ok {

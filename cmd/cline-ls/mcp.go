@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/session"
+	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/tools/mcpbridge"
 )
@@ -76,7 +76,7 @@ func mcpServersCmd(cmd string, args []string, stdout, stderr io.Writer, getenv f
 		mcpUsage(stderr)
 		return 2
 	}
-	cfgs, file, err := rpc.ConfigMCPServers(getenv)
+	cfgs, file, err := settings.ConfigMCPServers(getenv)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

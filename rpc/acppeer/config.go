@@ -76,17 +76,16 @@ func ApplyLevel(id string, a *session.Approvals) {
 	}
 }
 
-// Choices are the sessions' choices made through config options: the
-// approval level and the model of each, by session id. M is the caller's
-// model switch.
-type Choices[M comparable] struct {
+// Choices are the sessions' approval levels chosen through config
+// options, by session id. (A session's model is its model switch's,
+// kept by the settings' Models.)
+type Choices struct {
 	mu       sync.Mutex
 	approval map[string]string // guarded by mu; when not DefaultLevel
-	models   map[string]M      // guarded by mu
 }
 
 // Level is session id's approval level.
-func (c *Choices[M]) Level(id string) string {
+func (c *Choices) Level(id string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if l := c.approval[id]; l != "" {
@@ -96,7 +95,7 @@ func (c *Choices[M]) Level(id string) string {
 }
 
 // SetLevel makes level (an id, see ResolveLevel) session id's.
-func (c *Choices[M]) SetLevel(id, level string) {
+func (c *Choices) SetLevel(id, level string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.approval == nil {
@@ -105,28 +104,10 @@ func (c *Choices[M]) SetLevel(id, level string) {
 	c.approval[id] = level
 }
 
-// Model is session id's model, the zero M if it has none.
-func (c *Choices[M]) Model(id string) M {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.models[id]
-}
-
-// SetModel makes m session id's model.
-func (c *Choices[M]) SetModel(id string, m M) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.models == nil {
-		c.models = make(map[string]M)
-	}
-	c.models[id] = m
-}
-
 // Forget drops a closed session's choices.
-func (c *Choices[M]) Forget(id string) {
+func (c *Choices) Forget(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.models, id)
 	delete(c.approval, id)
 }
 

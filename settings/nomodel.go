@@ -1,15 +1,16 @@
-package rpc
+package settings
 
 import "strings"
 
-// noModelMessage says that no model is configured and how to configure
-// one in the client the user is in, named by its initialize clientInfo.
+// NoModelMessage says that no model is configured and how to configure
+// one in the client the user is in, named by its initialize clientInfo
+// (acp: an ACP client, which sends no settings).
 // Every client can also use the environment or the config file, so those
 // close every message.
-func noModelMessage(dialect Dialect, client string) string {
+func NoModelMessage(acp bool, client string) string {
 	var how string
 	switch {
-	case dialect == DialectACP:
+	case acp:
 		how = "ACP clients send no settings: set CLINE_LS_PROVIDER and CLINE_LS_MODEL in the agent's environment (the client's agent_servers entry)"
 	case client == "Neovim":
 		how = `in Neovim: require('cline').setup({ settings = { provider = { name = 'anthropic', model = '…', apiKeyEnv = 'ANTHROPIC_API_KEY' } } }), ` +
