@@ -3,8 +3,9 @@
 // request the daemon gave up is withdrawn ($/cancel_request), the
 // client's terminals (terminal/*) that run_commands' foreground commands
 // go through, the slash commands the daemon runs itself, and the
-// sessions' configuration (the approval level and the model a session
-// chose, the options shown as selectors).
+// sessions' configuration (the approval level a session chose and the
+// options shown as selectors; the model a session chose is its model
+// switch's, kept by the settings package).
 //
 // It is the one place for the rules of client terminals (each request
 // after a command bounded, every terminal still open released at the
