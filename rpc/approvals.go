@@ -8,33 +8,12 @@ import (
 	"github.com/cline-ls/cline-ls/wire"
 )
 
-// editorCaller is the connection as the Caller of the domain packages:
-// requests go through Server.call, which sends $/cancelRequest for one
-// given up and keeps output flowing to a client that strands messages
-// (Eglot); notifications go straight onto the connection.
-type editorCaller struct {
-	call   func(ctx context.Context, method string, params, result any) error
-	notify func(ctx context.Context, method string, params any) error
-}
-
-func (c editorCaller) Call(ctx context.Context, method string, params, result any) error {
-	return c.call(ctx, method, params, result)
-}
-
-func (c editorCaller) Notify(ctx context.Context, method string, params any) error {
-	return c.notify(ctx, method, params)
-}
-
 // newApprovals is the connection's approval broker, given what it takes
 // of the connection: the wire, where an approval's changes land, ACP's
 // absolute locations and the diff shown as a document.
 func newApprovals(s *Server) *approval.Broker {
 	return approval.New(approval.Options{
-		Caller: editorCaller{
-			call: s.call,
-			// The connection is made by Serve, after the broker.
-			notify: func(ctx context.Context, method string, params any) error { return s.conn.Notify(ctx, method, params) },
-		},
+		Caller:       connCaller(s),
 		DiskNote:     s.delivery.DiskNote,
 		AbsLocations: s.absLocations,
 		ShowDiff: func(ctx context.Context, req session.ApprovalRequest) error {

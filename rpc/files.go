@@ -13,7 +13,7 @@ import (
 // client has initialized.
 func newDelivery(s *Server) *delivery.Delivery {
 	return delivery.New(delivery.Config{
-		Client:    deliveryClient{call: s.call, caps: func() delivery.Caps { return clientDeliveryCaps(s) }},
+		Client:    deliveryClient{caller: connCaller(s), caps: func() delivery.Caps { return clientDeliveryCaps(s) }},
 		Buffers:   s.buffers,
 		Folders:   s.folders,
 		Workspace: s.ws,
@@ -43,15 +43,11 @@ func clientDeliveryCaps(s *Server) delivery.Caps {
 	}
 }
 
-// deliveryClient is the client as delivery asks it: requests through
-// Server.call, so a request given up is cancelled on the wire.
+// deliveryClient is the client as delivery asks it: the connection's
+// caller and what the client declared.
 type deliveryClient struct {
-	call func(ctx context.Context, method string, params, result any) error
+	caller
 	caps func() delivery.Caps
-}
-
-func (c deliveryClient) Call(ctx context.Context, method string, params, result any) error {
-	return c.call(ctx, method, params, result)
 }
 
 func (c deliveryClient) Caps() delivery.Caps { return c.caps() }

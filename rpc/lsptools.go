@@ -19,8 +19,10 @@ const maxLSPAnswer = 64 << 20
 // (PROTOCOL.md §11): the tools' tools.LanguageServers for a client that
 // declared experimental.cline.lsp.
 type editorServers struct {
-	caller callFunc
-	enc    func() workspace.Encoding
+	caller interface {
+		Call(ctx context.Context, method string, params, result any) error
+	}
+	enc func() workspace.Encoding
 }
 
 // lspFeatures is what a client declared it answers of its language
@@ -71,12 +73,4 @@ func (e editorServers) Rename(ctx context.Context, p tools.LSPRenameParams) (*to
 func (e editorServers) DocumentSymbols(ctx context.Context, p tools.LSPDocumentSymbolParams) (tools.LSPSymbols, error) {
 	var out tools.LSPSymbols
 	return out, e.ask(ctx, lspDocumentSymbol, p, &out)
-}
-
-// callFunc makes Server.call the Caller the domain packages send their
-// requests to the editor through.
-type callFunc func(ctx context.Context, method string, params, result any) error
-
-func (f callFunc) Call(ctx context.Context, method string, params, result any) error {
-	return f(ctx, method, params, result)
 }

@@ -15,14 +15,14 @@ func TestEditorServersAskThroughTheCaller(t *testing.T) {
 	var sent wire.LSPRequestParams
 	answer := json.RawMessage(`[{"uri":"file:///a.go","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":3}}}]`)
 	e := editorServers{
-		caller: func(_ context.Context, method string, params, result any) error {
+		caller: caller{call: func(_ context.Context, method string, params, result any) error {
 			if method != methodLSPRequest {
 				t.Errorf("method %s", method)
 			}
 			sent = params.(wire.LSPRequestParams)
 			result.(*wire.LSPRequestResult).Result = answer
 			return nil
-		},
+		}},
 		enc: func() workspace.Encoding { return workspace.UTF8 },
 	}
 	if e.Encoding() != workspace.UTF8 {

@@ -19,7 +19,7 @@ func newMCPPool(s *Server) *mcpbridge.Pool {
 		Logger: s.log, Version: s.opts.Version, Ctx: s.bgCtx, Go: s.ws.Go,
 		Children: s.catchSignals, HideEnv: s.hiddenEnv, StateDir: s.stateDir,
 		Roots: s.folders.Paths, Redact: s.redact,
-		Caller: callFunc(s.call), LogMessage: s.logToClient, ShowMessage: s.showMessage,
+		Caller: connCaller(s), LogMessage: s.logToClient, ShowMessage: s.showMessage,
 		PromptsChanged: s.sendAvailableCommands,
 		SignIn: func() mcpbridge.SignInWay {
 			s.mu.Lock()

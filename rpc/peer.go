@@ -78,12 +78,21 @@ func (s *Server) client() peer {
 	return quietPeer
 }
 
+// connCaller is the connection as the one Caller every package is given:
+// requests through Server.call (the dialect's cancel notice for one given
+// up, output kept flowing to a client that strands messages), and
+// notifications straight onto the connection, which Serve makes after the
+// parts are built.
+func connCaller(s *Server) caller {
+	return caller{call: s.call, notify: func(ctx context.Context, method string, params any) error {
+		return s.conn.Notify(ctx, method, params)
+	}}
+}
+
 // choosePeer makes the connection's peer the one of dialect d with
 // caps: at Serve with none, then at initialize with the client's.
 func choosePeer(s *Server, d Dialect, lsp lsppeer.Caps, acp acppeer.Caps) {
-	c := caller{call: s.call, notify: func(ctx context.Context, method string, params any) error {
-		return s.conn.Notify(ctx, method, params)
-	}}
+	c := connCaller(s)
 	var p peer
 	if d == DialectACP {
 		p = acppeer.New(c, acp, acppeer.Options{Reason: delivery.ClientError, Log: s.log, Locate: s.absLocations})

@@ -258,7 +258,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		impls[name] = b
 	}
 	if len(lsp) > 0 {
-		maps.Copy(impls, tools.LSPTools(f, editorServers{caller: s.call, enc: s.Encoding}, lsp))
+		maps.Copy(impls, tools.LSPTools(f, editorServers{caller: connCaller(s), enc: s.Encoding}, lsp))
 	}
 	findSkills := func() []tools.Skill {
 		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
