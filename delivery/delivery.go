@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -109,4 +110,25 @@ func (d *Delivery) DiskNote(sessionID string, changes []tools.Change) string {
 		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
 	}
 	return strings.Join(names, ", ") + " (not open in the editor)"
+}
+
+// Absolute resolves tool-call locations against the workspace folders,
+// as ACP has them (absolute paths) while the tools describe them as the
+// user reads them; a path that does not resolve is left as it is.
+func (d *Delivery) Absolute(locs []wire.Location) []wire.Location {
+	if len(locs) == 0 {
+		return locs
+	}
+	r, err := d.Roots()
+	if err != nil || r == nil {
+		return locs
+	}
+	out := make([]wire.Location, len(locs))
+	for i, l := range locs {
+		out[i] = l
+		if abs, err := r.Resolve(l.Path); err == nil {
+			out[i].Path = abs
+		}
+	}
+	return out
 }

@@ -340,3 +340,20 @@ func TestLateDidChange(t *testing.T) {
 		})
 	}
 }
+
+// ACP's tool-call locations are absolute: a path the tools describe
+// relative to the workspace becomes the file's absolute path, and one
+// that does not resolve inside it is left as it was, never guessed.
+func TestAbsoluteLocations(t *testing.T) {
+	tb := newTestbed(t, Caps{})
+	got := tb.d.Absolute([]wire.Location{{Path: "src/a.go", Line: 3}, {Path: "../outside.txt"}})
+	if want := filepath.Join(tb.root, "src", "a.go"); got[0].Path != want || got[0].Line != 3 {
+		t.Errorf("inside: %+v, want %s line 3", got[0], want)
+	}
+	if got[1].Path != "../outside.txt" {
+		t.Errorf("outside: %+v, want it left as it was", got[1])
+	}
+	if tb.d.Absolute(nil) != nil {
+		t.Error("no locations became some")
+	}
+}

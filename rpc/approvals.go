@@ -15,7 +15,7 @@ func newApprovals(s *Server) *approval.Broker {
 	return approval.New(approval.Options{
 		Caller:       connCaller(s),
 		DiskNote:     s.delivery.DiskNote,
-		AbsLocations: s.absLocations,
+		AbsLocations: s.delivery.Absolute,
 		ShowDiff: func(ctx context.Context, req session.ApprovalRequest) error {
 			return showDiffDocument(ctx, s.call, s.stateDir(), req)
 		},

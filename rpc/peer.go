@@ -95,7 +95,7 @@ func choosePeer(s *Server, d Dialect, lsp lsppeer.Caps, acp acppeer.Caps) {
 	c := connCaller(s)
 	var p peer
 	if d == DialectACP {
-		p = acppeer.New(c, acp, acppeer.Options{Reason: delivery.ClientError, Log: s.log, Locate: s.absLocations})
+		p = acppeer.New(c, acp, acppeer.Options{Reason: delivery.ClientError, Log: s.log, Locate: s.delivery.Absolute})
 	} else {
 		p = lsppeer.New(c, lsp, s.redact)
 	}
