@@ -145,9 +145,11 @@ type versionedDocument struct {
 // applyEditParams is what the client reads of workspace/applyEdit's
 // params: the daemon sends versioned document changes.
 type applyEditParams struct {
-	Edit struct {
-		DocumentChanges []textDocumentEdit `json:"documentChanges"`
-	} `json:"edit"`
+	Edit workspaceEdit `json:"edit"`
+}
+
+type workspaceEdit struct {
+	DocumentChanges []textDocumentEdit `json:"documentChanges"`
 }
 
 type textDocumentEdit struct {
@@ -188,28 +190,29 @@ type sessionParams struct {
 // updateView is what the client prints of a session/update, of any
 // kind: wire.SessionNotification would refuse a kind it does not know.
 type updateView struct {
-	Update struct {
-		Kind    string           `json:"sessionUpdate"`
-		Content json.RawMessage  `json:"content"`
-		Title   string           `json:"title"`
-		Status  string           `json:"status"`
-		ID      string           `json:"toolCallId"`
-		ModeID  string           `json:"currentModeId"`
-		Entries []wire.PlanEntry `json:"entries"`
-		Input   int              `json:"inputTokens"`
-		Output  int              `json:"outputTokens"`
-		Context struct {
-			Used, Size int
-		} `json:"context"`
-		Before int `json:"before"`
-		After  int `json:"after"`
-	} `json:"update"`
+	Update updateFields `json:"update"`
+}
+
+// updateFields are the members of every kind of update the client prints.
+type updateFields struct {
+	Kind    string           `json:"sessionUpdate"`
+	Content json.RawMessage  `json:"content"`
+	Title   string           `json:"title"`
+	Status  string           `json:"status"`
+	ID      string           `json:"toolCallId"`
+	ModeID  string           `json:"currentModeId"`
+	Entries []wire.PlanEntry `json:"entries"`
+	Input   int              `json:"inputTokens"`
+	Output  int              `json:"outputTokens"`
+	Context wire.ContextUse  `json:"context"`
+	Before  int              `json:"before"`
+	After   int              `json:"after"`
 }
 
 // textItemView is what the client prints of a tool call's content item:
 // its text, if it is text.
 type textItemView struct {
-	Content struct{ Text string } `json:"content"`
+	Content wire.TextBlock `json:"content"`
 }
 
 // startClient starts a server and connects a client to it.

@@ -357,15 +357,17 @@ func (c *Client) write(body []byte) error {
 	return err
 }
 
+// outgoing is a request, or without an ID a notification.
+type outgoing struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  any             `json:"params,omitempty"`
+}
+
 // send writes a request or notification.
 func (c *Client) send(id json.RawMessage, method string, params any) error {
-	msg := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Method  string          `json:"method"`
-		Params  any             `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	body, err := json.Marshal(msg)
+	body, err := json.Marshal(outgoing{"2.0", id, method, params})
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", method, err)
 	}
