@@ -148,38 +148,64 @@ func (in Input) matchKeys() []string {
 	return nil
 }
 
-// payload is the JSON object a hook reads on its standard input.
+// hookInput is the JSON object a hook reads on its standard input,
+// Claude Code's hook input. Every hook gets the four plain members; a
+// pointer is an event's own member, left out for the other events and
+// sent even when empty for its own (stop_hook_active false,
+// custom_instructions "", tool_input null), as Claude Code sends them.
+// Members are declared in sorted order, the order of the map this type
+// replaced, so that a hook reads the same bytes.
+type hookInput struct {
+	ClineToolName      *string          `json:"cline_tool_name,omitempty"`
+	CustomInstructions *string          `json:"custom_instructions,omitempty"`
+	CWD                string           `json:"cwd"`
+	HookEventName      string           `json:"hook_event_name"`
+	Message            *string          `json:"message,omitempty"`
+	Prompt             *string          `json:"prompt,omitempty"`
+	Reason             *string          `json:"reason,omitempty"`
+	SessionID          string           `json:"session_id"`
+	Source             *string          `json:"source,omitempty"`
+	StopHookActive     *bool            `json:"stop_hook_active,omitempty"`
+	ToolInput          *json.RawMessage `json:"tool_input,omitempty"`
+	ToolName           *string          `json:"tool_name,omitempty"`
+	ToolResponse       *toolResponse    `json:"tool_response,omitempty"`
+	TranscriptPath     string           `json:"transcript_path"`
+	Trigger            *string          `json:"trigger,omitempty"`
+}
+
+// payload is the JSON object a hook reads on its standard input, and the
+// tool_input it was sent (to map an updatedInput back to our names).
 func (r *Runner) payload(in Input) ([]byte, json.RawMessage) {
-	p := map[string]any{
-		"session_id":      r.opts.SessionID,
-		"transcript_path": r.opts.TranscriptPath,
-		"cwd":             r.opts.CWD,
-		"hook_event_name": string(in.Event),
+	p := hookInput{
+		SessionID:      r.opts.SessionID,
+		TranscriptPath: r.opts.TranscriptPath,
+		CWD:            r.opts.CWD,
+		HookEventName:  string(in.Event),
 	}
 	var sent json.RawMessage
 	switch in.Event {
 	case PreToolUse, PostToolUse:
 		names := Names(in.Tool, in.Args)
-		p["tool_name"] = names[0]
-		p["cline_tool_name"] = in.Tool
+		p.ToolName = new(names[0])
+		p.ClineToolName = new(in.Tool)
 		sent = ToolInput(in.Tool, in.Args, in.Commands, r.opts.CWD)
-		p["tool_input"] = sent
+		p.ToolInput = &sent
 		if in.Event == PostToolUse {
-			p["tool_response"] = toolResponse(in, r.opts.CWD)
+			p.ToolResponse = responseOf(in, sent)
 		}
 	case UserPromptSubmit:
-		p["prompt"] = in.Prompt
+		p.Prompt = new(in.Prompt)
 	case Stop, SubagentStop:
-		p["stop_hook_active"] = in.StopHookActive
+		p.StopHookActive = new(in.StopHookActive)
 	case PreCompact:
-		p["trigger"] = in.Trigger
-		p["custom_instructions"] = ""
+		p.Trigger = new(in.Trigger)
+		p.CustomInstructions = new("")
 	case SessionStart:
-		p["source"] = in.Source
+		p.Source = new(in.Source)
 	case SessionEnd:
-		p["reason"] = in.Reason
+		p.Reason = new(in.Reason)
 	case Notification:
-		p["message"] = in.Message
+		p.Message = new(in.Message)
 	}
 	b, _ := json.Marshal(p)
 	return b, sent
@@ -359,15 +385,30 @@ func (c *capped) text() string {
 // toolResponse is PostToolUse's tool_response: the result's text and
 // whether it failed, under the names Claude Code's scripts read for the
 // tool's equivalent (stdout for Bash, filePath for an edit or a write).
-func toolResponse(in Input, cwd string) map[string]any {
-	r := map[string]any{"content": in.Result, "success": !in.ResultIsError, "is_error": in.ResultIsError}
+// Like hookInput, its members are sorted and a pointer is sent only for
+// the tools that have it.
+type toolResponse struct {
+	Content     string  `json:"content"`
+	FilePath    *string `json:"filePath,omitempty"`
+	Interrupted *bool   `json:"interrupted,omitempty"`
+	IsError     bool    `json:"is_error"`
+	Stderr      *string `json:"stderr,omitempty"`
+	Stdout      *string `json:"stdout,omitempty"`
+	Success     bool    `json:"success"`
+}
+
+// responseOf is in's tool_response, for the tool_input sent with it.
+func responseOf(in Input, sent json.RawMessage) *toolResponse {
+	r := &toolResponse{Content: in.Result, Success: !in.ResultIsError, IsError: in.ResultIsError}
 	if in.Tool == tools.NameRunCommands {
-		r["stdout"], r["stderr"], r["interrupted"] = in.Result, "", false
+		r.Stdout, r.Stderr, r.Interrupted = new(in.Result), new(""), new(false)
 	}
-	var ti map[string]any
-	if json.Unmarshal(ToolInput(in.Tool, in.Args, in.Commands, cwd), &ti) == nil {
-		if p, ok := ti["file_path"].(string); ok {
-			r["filePath"] = p
+	// By its exact key, as a struct's case-blind match would not read it.
+	var ti map[string]json.RawMessage
+	if json.Unmarshal(sent, &ti) == nil {
+		var p *string
+		if json.Unmarshal(ti["file_path"], &p) == nil {
+			r.FilePath = p
 		}
 	}
 	return r

@@ -17,6 +17,8 @@ import (
 	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/rpc"
+	"github.com/cline-ls/cline-ls/settings"
+	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
 )
 
@@ -58,6 +60,161 @@ type buffer struct {
 	text    string
 }
 
+// The shapes the client sends, as an editor would, and the parts it reads
+// of what the server sends. The daemon's own types for them are rpc's
+// and not exported; these declare only what this client uses, members
+// in sorted order as the maps they replaced wrote them. What the client
+// reads stays lenient: a member it does not print never fails a decode.
+
+// initializeParams is initialize's params: a client that edits buffers
+// in place, with versioned document changes, approvals and diffs.
+type initializeParams struct {
+	Capabilities          clientCapabilities `json:"capabilities"`
+	ClientInfo            clientInfo         `json:"clientInfo"`
+	InitializationOptions settings.Settings  `json:"initializationOptions"`
+	ProcessID             int                `json:"processId"`
+	WorkspaceFolders      []workspaceFolder  `json:"workspaceFolders"`
+}
+
+type clientCapabilities struct {
+	Experimental experimentalCapabilities    `json:"experimental"`
+	General      generalCapabilities         `json:"general"`
+	Workspace    workspaceClientCapabilities `json:"workspace"`
+}
+
+type experimentalCapabilities struct {
+	Cline clineCapabilities `json:"cline"`
+}
+
+// clineCapabilities are the features of PROTOCOL.md §11 the client has.
+type clineCapabilities struct {
+	Approvals bool `json:"approvals"`
+	Diffs     bool `json:"diffs"`
+}
+
+type generalCapabilities struct {
+	PositionEncodings []string `json:"positionEncodings"`
+}
+
+type workspaceClientCapabilities struct {
+	ApplyEdit     bool                      `json:"applyEdit"`
+	WorkspaceEdit workspaceEditCapabilities `json:"workspaceEdit"`
+}
+
+type workspaceEditCapabilities struct {
+	DocumentChanges bool `json:"documentChanges"`
+}
+
+type clientInfo struct {
+	Name string `json:"name"`
+}
+
+type workspaceFolder struct {
+	Name string `json:"name"`
+	URI  string `json:"uri"`
+}
+
+// didOpenParams is textDocument/didOpen's params.
+type didOpenParams struct {
+	TextDocument textDocumentItem `json:"textDocument"`
+}
+
+type textDocumentItem struct {
+	LanguageID string `json:"languageId"`
+	Text       string `json:"text"`
+	URI        string `json:"uri"`
+	Version    int32  `json:"version"`
+}
+
+// didChangeParams is textDocument/didChange's params; the client sends
+// a buffer's whole new text.
+type didChangeParams struct {
+	ContentChanges []contentChange   `json:"contentChanges"`
+	TextDocument   versionedDocument `json:"textDocument"`
+}
+
+type contentChange struct {
+	Text string `json:"text"`
+}
+
+type versionedDocument struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
+}
+
+// applyEditParams is what the client reads of workspace/applyEdit's
+// params: the daemon sends versioned document changes.
+type applyEditParams struct {
+	Edit workspaceEdit `json:"edit"`
+}
+
+type workspaceEdit struct {
+	DocumentChanges []textDocumentEdit `json:"documentChanges"`
+}
+
+type textDocumentEdit struct {
+	Edits        []diff.Edit       `json:"edits"`
+	TextDocument versionedDocument `json:"textDocument"`
+}
+
+// applyEditResult is the client's answer to workspace/applyEdit.
+type applyEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
+// newSessionParams is session/new's params, with the mode to start in.
+type newSessionParams struct {
+	CWD  string `json:"cwd"`
+	Mode string `json:"mode"`
+}
+
+// setModeParams is session/set_mode's params.
+type setModeParams struct {
+	ModeID    string `json:"modeId"`
+	SessionID string `json:"sessionId"`
+}
+
+// promptParams is session/prompt's params.
+type promptParams struct {
+	Prompt    []wire.ContentBlock `json:"prompt"`
+	SessionID string              `json:"sessionId"`
+}
+
+// sessionParams is the params of a notification that names only a
+// session (session/cancel).
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// updateView is what the client prints of a session/update, of any
+// kind: wire.SessionNotification would refuse a kind it does not know.
+type updateView struct {
+	Update updateFields `json:"update"`
+}
+
+// updateFields are the members of every kind of update the client prints.
+type updateFields struct {
+	Kind    string           `json:"sessionUpdate"`
+	Content json.RawMessage  `json:"content"`
+	Title   string           `json:"title"`
+	Status  string           `json:"status"`
+	ID      string           `json:"toolCallId"`
+	ModeID  string           `json:"currentModeId"`
+	Entries []wire.PlanEntry `json:"entries"`
+	Input   int              `json:"inputTokens"`
+	Output  int              `json:"outputTokens"`
+	Context wire.ContextUse  `json:"context"`
+	Before  int              `json:"before"`
+	After   int              `json:"after"`
+}
+
+// textItemView is what the client prints of a tool call's content item:
+// its text, if it is text.
+type textItemView struct {
+	Content wire.TextBlock `json:"content"`
+}
+
 // startClient starts a server and connects a client to it.
 func startClient(out io.Writer, logger *slog.Logger, getenv func(string) string) *client {
 	srvEnd, cliEnd := net.Pipe()
@@ -75,24 +232,24 @@ func startClient(out io.Writer, logger *slog.Logger, getenv func(string) string)
 	return c
 }
 
-// initialize sends initialize for root with settings as
+// initialize sends initialize for root with opts as
 // initializationOptions.
-func (c *client) initialize(ctx context.Context, root string, settings map[string]any) error {
-	params := map[string]any{
-		"processId":        os.Getpid(),
-		"clientInfo":       map[string]any{"name": "cline-ls " + "headless"},
-		"workspaceFolders": []any{map[string]any{"uri": workspace.PathToURI(root), "name": "workspace"}},
-		"capabilities": map[string]any{
-			"general":      map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}},
-			"workspace":    map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
-			"experimental": map[string]any{"cline": map[string]any{"approvals": true, "diffs": true}},
+func (c *client) initialize(ctx context.Context, root string, opts settings.Settings) error {
+	params := initializeParams{
+		Capabilities: clientCapabilities{
+			Experimental: experimentalCapabilities{Cline: clineCapabilities{Approvals: true, Diffs: true}},
+			General:      generalCapabilities{PositionEncodings: []string{"utf-8", "utf-16"}},
+			Workspace:    workspaceClientCapabilities{ApplyEdit: true, WorkspaceEdit: workspaceEditCapabilities{DocumentChanges: true}},
 		},
-		"initializationOptions": settings,
+		ClientInfo:            clientInfo{Name: "cline-ls " + "headless"},
+		InitializationOptions: opts,
+		ProcessID:             os.Getpid(),
+		WorkspaceFolders:      []workspaceFolder{{Name: "workspace", URI: workspace.PathToURI(root)}},
 	}
 	if err := c.conn.Call(ctx, "initialize", params, nil); err != nil {
 		return err
 	}
-	return c.conn.Notify(ctx, "initialized", map[string]any{})
+	return c.conn.Notify(ctx, "initialized", wire.Empty{})
 }
 
 // open opens a file as an editor buffer.
@@ -105,8 +262,8 @@ func (c *client) open(ctx context.Context, path string) error {
 	c.mu.Lock()
 	c.buffers[uri] = &buffer{version: 1, text: string(data)}
 	c.mu.Unlock()
-	return c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
-		"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": string(data)},
+	return c.conn.Notify(ctx, "textDocument/didOpen", didOpenParams{
+		TextDocument: textDocumentItem{LanguageID: "go", Text: string(data), URI: uri, Version: 1},
 	})
 }
 
@@ -148,7 +305,7 @@ func (c *client) observe(m jsonrpcclient.Message) {
 	case "cline/diff":
 		c.printDiff(m.Params)
 	case "window/logMessage", "window/showMessage":
-		var msg struct{ Message string }
+		var msg wire.MessageParams
 		json.Unmarshal(m.Params, &msg)
 		c.println("log", termsafe.Text(msg.Message))
 	}
@@ -163,31 +320,12 @@ func (c *client) printUpdate(params json.RawMessage) {
 		c.printJSON(params)
 		return
 	}
-	var p struct {
-		Update struct {
-			Kind    string          `json:"sessionUpdate"`
-			Content json.RawMessage `json:"content"`
-			Title   string          `json:"title"`
-			Status  string          `json:"status"`
-			ID      string          `json:"toolCallId"`
-			ModeID  string          `json:"currentModeId"`
-			Entries []struct {
-				Content, Status string
-			} `json:"entries"`
-			Input   int `json:"inputTokens"`
-			Output  int `json:"outputTokens"`
-			Context struct {
-				Used, Size int
-			} `json:"context"`
-			Before int `json:"before"`
-			After  int `json:"after"`
-		} `json:"update"`
-	}
+	var p updateView
 	json.Unmarshal(params, &p)
 	u := p.Update
 	switch u.Kind {
 	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
-		var block struct{ Text string }
+		var block wire.TextBlock
 		json.Unmarshal(u.Content, &block)
 		c.stream(u.Kind, termsafe.Text(block.Text))
 	case "tool_call":
@@ -201,9 +339,7 @@ func (c *client) printUpdate(params json.RawMessage) {
 				c.println("tool", termsafe.Line(u.ID)+" "+termsafe.Line(u.Status))
 				break
 			}
-			var items []struct {
-				Content struct{ Text string } `json:"content"`
-			}
+			var items []textItemView
 			json.Unmarshal(u.Content, &items)
 			var text string
 			if len(items) > 0 {
@@ -214,7 +350,7 @@ func (c *client) printUpdate(params json.RawMessage) {
 	case "plan":
 		var b strings.Builder
 		for _, e := range u.Entries {
-			fmt.Fprintf(&b, "[%s] %s\n", termsafe.Line(e.Status), termsafe.Line(e.Content))
+			fmt.Fprintf(&b, "[%s] %s\n", termsafe.Line(string(e.Status)), termsafe.Line(e.Content))
 		}
 		c.println("plan", strings.TrimRight(b.String(), "\n"))
 	case "current_mode_update":
@@ -229,12 +365,7 @@ func (c *client) printUpdate(params json.RawMessage) {
 // printDiff prints an applied edit's diff, or only its size when the
 // approval already showed the same change, so each diff is printed once.
 func (c *client) printDiff(params json.RawMessage) {
-	var d struct {
-		ToolCallID     string `json:"toolCallId"`
-		URI            string `json:"uri"`
-		Diff           string `json:"diff"`
-		Added, Removed int
-	}
+	var d wire.DiffParams
 	json.Unmarshal(params, &d)
 	c.mu.Lock()
 	previewed := c.previewed[d.ToolCallID]
@@ -292,15 +423,7 @@ func (c *client) println(label, text string) {
 }
 
 func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
-	var req struct {
-		ApprovalID string `json:"approvalId"`
-		ToolCall   struct {
-			ID    string `json:"toolCallId"`
-			Title string `json:"title"`
-		} `json:"toolCall"`
-		Diff    string `json:"diff"`
-		Command string `json:"command"`
-	}
+	var req wire.ApprovalRequestParams
 	json.Unmarshal(params, &req)
 	// What is approved is shown exactly: a command with nothing hidden
 	// (a carriage return cannot draw "ls" over "touch x"), and a note
@@ -315,7 +438,7 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 	c.println("approve?", termsafe.Line(req.ToolCall.Title)+"\n"+indent(detail))
 	if req.Diff != "" {
 		c.mu.Lock()
-		c.previewed[req.ToolCall.ID] = true
+		c.previewed[req.ToolCall.ToolCallID] = true
 		c.mu.Unlock()
 	}
 	option, feedback := "allow_once", ""
@@ -347,10 +470,8 @@ func (c *client) answerApproval(ctx context.Context, params json.RawMessage) {
 	default:
 		c.println("approval", "allowed")
 	}
-	resp := map[string]any{"approvalId": req.ApprovalID, "outcome": map[string]any{"outcome": "selected", "optionId": option}}
-	if feedback != "" {
-		resp["feedback"] = feedback
-	}
+	resp := wire.ApprovalResponseParams{ApprovalID: req.ApprovalID, Feedback: feedback,
+		Outcome: &wire.PermissionOutcome{Outcome: wire.OutcomeSelected, OptionID: option}}
 	c.conn.Call(ctx, "cline/approvalResponse", resp, nil)
 }
 
@@ -377,17 +498,7 @@ func (c *client) readLine() (string, bool) {
 // applyEdit applies a workspace edit to the client's buffers, as an editor
 // does, and reports the change back with didChange.
 func (c *client) applyEdit(ctx context.Context, params json.RawMessage) (any, error) {
-	var p struct {
-		Edit struct {
-			DocumentChanges []struct {
-				TextDocument struct {
-					URI     string `json:"uri"`
-					Version int32  `json:"version"`
-				} `json:"textDocument"`
-				Edits []diff.Edit `json:"edits"`
-			} `json:"documentChanges"`
-		} `json:"edit"`
-	}
+	var p applyEditParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
@@ -397,20 +508,20 @@ func (c *client) applyEdit(ctx context.Context, params json.RawMessage) (any, er
 	for _, dc := range p.Edit.DocumentChanges {
 		b := c.buffers[dc.TextDocument.URI]
 		if b == nil || b.version != dc.TextDocument.Version {
-			return map[string]any{"applied": false, "failureReason": "stale or unknown document"}, nil
+			return applyEditResult{FailureReason: "stale or unknown document"}, nil
 		}
 		text, err := diff.ApplyEdits(b.text, dc.Edits, enc)
 		if err != nil {
-			return map[string]any{"applied": false, "failureReason": err.Error()}, nil
+			return applyEditResult{FailureReason: err.Error()}, nil
 		}
 		b.text = text
 		b.version++
-		c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": dc.TextDocument.URI, "version": b.version},
-			"contentChanges": []any{map[string]any{"text": text}},
+		c.conn.Notify(ctx, "textDocument/didChange", didChangeParams{
+			ContentChanges: []contentChange{{Text: text}},
+			TextDocument:   versionedDocument{URI: dc.TextDocument.URI, Version: b.version},
 		})
 	}
-	return map[string]any{"applied": true}, nil
+	return applyEditResult{Applied: true}, nil
 }
 
 // errText is an error as exec and demo print it: its message may carry

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/internal/termsafe"
 	"github.com/cline-ls/cline-ls/settings"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 //go:embed demo/workspace.txtar
@@ -51,12 +52,12 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 			return 1
 		}
 	}
-	settings := map[string]any{"stateDir": filepath.Join(dir, "state")}
+	opts := settings.Settings{StateDir: filepath.Join(dir, "state")}
 	env := getenv
 	if *replay || !hasModel(getenv) {
 		tr := filepath.Join(dir, "transcript.json")
 		os.WriteFile(tr, demoTranscript, 0o644)
-		settings["provider"] = map[string]any{"name": "replay", "transcript": tr}
+		opts.Provider = &settings.ProviderSettings{Name: "replay", Transcript: tr}
 		env = func(string) string { return "" } // no key leaks into a replay run
 		fmt.Fprintln(stdout, "model:   replay (recorded transcript; set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY for a live model)")
 	} else {
@@ -66,7 +67,7 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c := startClient(stdout, logger, env)
-	if err := c.initialize(ctx, ws, settings); err != nil {
+	if err := c.initialize(ctx, ws, opts); err != nil {
 		fmt.Fprintln(stderr, "cline-ls demo: initialize:", errText(err))
 		return 1
 	}
@@ -77,8 +78,8 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	}
 	fmt.Fprintln(stdout, "editor:  opened greet.go as a buffer")
 
-	var created struct{ SessionID string }
-	if err := c.call(ctx, "session/new", map[string]any{"cwd": ws, "mode": "plan"}, &created); err != nil {
+	var created wire.NewSessionResult
+	if err := c.call(ctx, "session/new", newSessionParams{CWD: ws, Mode: "plan"}, &created); err != nil {
 		fmt.Fprintln(stderr, "cline-ls demo: session/new:", errText(err))
 		return 1
 	}
@@ -87,14 +88,14 @@ func demo(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 		{"act", "Go ahead with the plan."},
 	}
 	for _, st := range steps {
-		if err := c.call(ctx, "session/set_mode", map[string]any{"sessionId": created.SessionID, "modeId": st.mode}, nil); err != nil {
+		if err := c.call(ctx, "session/set_mode", setModeParams{ModeID: st.mode, SessionID: created.SessionID}, nil); err != nil {
 			fmt.Fprintln(stderr, "cline-ls demo: set_mode:", errText(err))
 			return 1
 		}
 		c.println("user", st.prompt)
-		var res struct{ StopReason string }
-		err := c.call(ctx, "session/prompt", map[string]any{"sessionId": created.SessionID,
-			"prompt": []any{map[string]any{"type": "text", "text": st.prompt}}}, &res)
+		var res wire.PromptResult
+		err := c.call(ctx, "session/prompt", promptParams{Prompt: []wire.ContentBlock{wire.TextBlock{Text: st.prompt}},
+			SessionID: created.SessionID}, &res)
 		if err != nil {
 			fmt.Fprintln(stderr, "cline-ls demo: prompt:", errText(err))
 			return 1

@@ -20,6 +20,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/settings"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // noModelHelp says how to choose a model for exec when nothing names one.
@@ -78,18 +79,13 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "cline-ls exec:", errText(err))
 		return 1
 	}
-	prov := map[string]any{}
-	for k, v := range map[string]string{"name": *provName, "model": *model, "baseUrl": *baseURL, "apiKeyEnv": *keyEnv, "transcript": *transcript} {
-		if v != "" {
-			if k == "transcript" {
-				v, _ = filepath.Abs(v)
-			}
-			prov[k] = v
-		}
+	prov := settings.ProviderSettings{Name: *provName, Model: *model, BaseURL: *baseURL, APIKeyEnv: *keyEnv, Transcript: *transcript}
+	if prov.Transcript != "" {
+		prov.Transcript, _ = filepath.Abs(prov.Transcript)
 	}
-	settings := map[string]any{"mode": *mode}
-	if len(prov) > 0 {
-		settings["provider"] = prov
+	opts := settings.Settings{Mode: *mode}
+	if *provName+*model+*baseURL+*keyEnv+*transcript != "" {
+		opts.Provider = &prov
 	}
 	logOut := io.Discard
 	if *logFile != "" {
@@ -111,24 +107,24 @@ func execCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	c.approve = approvalPolicy(*approve)
 	c.terminal = bufio.NewReader(stdin)
 	c.interrupt = ctx
-	if err := c.initialize(ctx, cwd, settings); err != nil {
+	if err := c.initialize(ctx, cwd, opts); err != nil {
 		return c.fail(stderr, "", "initialize", err, interrupted.code())
 	}
-	var created struct{ SessionID string }
-	if err := c.call(ctx, "session/new", map[string]any{"cwd": cwd, "mode": *mode}, &created); err != nil {
+	var created wire.NewSessionResult
+	if err := c.call(ctx, "session/new", newSessionParams{CWD: cwd, Mode: *mode}, &created); err != nil {
 		return c.fail(stderr, "", "", err, interrupted.code())
 	}
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-ctx.Done():
-			c.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": created.SessionID})
+			c.conn.Notify(context.Background(), "session/cancel", sessionParams{SessionID: created.SessionID})
 		case <-done:
 		}
 	}()
-	var res struct{ StopReason string }
-	err = c.call(context.Background(), "session/prompt", map[string]any{"sessionId": created.SessionID,
-		"prompt": []any{map[string]any{"type": "text", "text": task}}}, &res)
+	var res wire.PromptResult
+	err = c.call(context.Background(), "session/prompt", promptParams{Prompt: []wire.ContentBlock{wire.TextBlock{Text: task}},
+		SessionID: created.SessionID}, &res)
 	close(done)
 	if err != nil {
 		return c.fail(stderr, created.SessionID, "", err, interrupted.code())
@@ -171,14 +167,23 @@ func (c *client) printEnd(sessionID, stopReason, errMsg string) {
 		}
 		return
 	}
-	end := map[string]any{"sessionId": sessionID}
+	end := execEnd{SessionID: sessionID}
 	if errMsg != "" {
-		end["error"] = errMsg
+		end.Error = errMsg
 	} else {
-		end["stopReason"] = stopReason
+		end.StopReason = &stopReason
 	}
 	raw, _ := json.Marshal(end)
 	c.printJSON(raw)
+}
+
+// execEnd is the final event of exec --json: a stop reason, or an error
+// (then no stop reason at all). Its members are sorted, as the map's
+// were.
+type execEnd struct {
+	Error      string  `json:"error,omitempty"`
+	SessionID  string  `json:"sessionId"`
+	StopReason *string `json:"stopReason,omitempty"`
 }
 
 // interrupts counts the interrupting signals exec has had.

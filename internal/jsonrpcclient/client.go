@@ -316,21 +316,36 @@ func (c *Client) received(m Message) {
 	}()
 }
 
+// resultReply and errorReply are the client's answers to a server's
+// request, one or the other: a result is sent even when null, an error
+// never beside one. Members are in sorted order, as the map they
+// replaced wrote them.
+type resultReply struct {
+	ID      json.RawMessage `json:"id"`
+	JSONRPC string          `json:"jsonrpc"`
+	Result  any             `json:"result"`
+}
+
+type errorReply struct {
+	Error   *jsonrpc2.Error `json:"error"`
+	ID      json.RawMessage `json:"id"`
+	JSONRPC string          `json:"jsonrpc"`
+}
+
 func (c *Client) reply(id json.RawMessage, result any, err error) {
-	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+	var body []byte
+	var merr error
 	if err != nil {
 		var we *jsonrpc2.Error
 		if !errors.As(err, &we) {
 			we = &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: err.Error()}
 		}
-		msg["error"] = we
+		body, merr = json.Marshal(errorReply{Error: we, ID: id, JSONRPC: "2.0"})
 	} else {
-		msg["result"] = result
+		body, merr = json.Marshal(resultReply{ID: id, JSONRPC: "2.0", Result: result})
 	}
-	body, merr := json.Marshal(msg)
 	if merr != nil {
-		body, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-			"error": &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: merr.Error()}})
+		body, _ = json.Marshal(errorReply{Error: &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: merr.Error()}, ID: id, JSONRPC: "2.0"})
 	}
 	c.write(body)
 }
@@ -342,15 +357,17 @@ func (c *Client) write(body []byte) error {
 	return err
 }
 
+// outgoing is a request, or without an ID a notification.
+type outgoing struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  any             `json:"params,omitempty"`
+}
+
 // send writes a request or notification.
 func (c *Client) send(id json.RawMessage, method string, params any) error {
-	msg := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Method  string          `json:"method"`
-		Params  any             `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	body, err := json.Marshal(msg)
+	body, err := json.Marshal(outgoing{"2.0", id, method, params})
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", method, err)
 	}

@@ -174,3 +174,38 @@ func TestClientCancelsMalformedAndBounds(t *testing.T) {
 	}
 	<-c.Done()
 }
+
+// TestReplyBytes pins the answers to a server's requests byte for byte:
+// members sorted, a null result sent, an error alone.
+func TestReplyBytes(t *testing.T) {
+	c, p := start(t, jsonrpcclient.LSP)
+	c.Handle("nothing", func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+	c.Handle("refuse", func(context.Context, json.RawMessage) (any, error) {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "no <way>"}
+	})
+	c.Handle("fail", func(context.Context, json.RawMessage) (any, error) { return nil, errors.New("broke") })
+	c.Handle("unencodable", func(context.Context, json.RawMessage) (any, error) { return func() {}, nil })
+	c.Handle("edit", func(context.Context, json.RawMessage) (any, error) {
+		return struct {
+			Applied bool `json:"applied"`
+		}{true}, nil
+	})
+	cases := []struct{ req, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"nothing"}`, `{"id":1,"jsonrpc":"2.0","result":null}`},
+		{`{"jsonrpc":"2.0","id":"x","method":"edit"}`, `{"id":"x","jsonrpc":"2.0","result":{"applied":true}}`},
+		{`{"jsonrpc":"2.0","id":2,"method":"refuse"}`, `{"error":{"message":"no \u003cway\u003e","code":-32602},"id":2,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":3,"method":"fail"}`, `{"error":{"message":"broke","code":-32603},"id":3,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":4,"method":"unencodable"}`, `{"error":{"message":"json: unsupported type: func()","code":-32603},"id":4,"jsonrpc":"2.0"}`},
+		{`{"jsonrpc":"2.0","id":5,"method":"none"}`, `{"error":{"message":"client: no handler for none","code":-32601},"id":5,"jsonrpc":"2.0"}`},
+	}
+	for _, tc := range cases {
+		p.send(tc.req)
+		body, err := jsonrpcclient.ReadFrame(p.r, p.framing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != tc.want {
+			t.Errorf("%s answered\n %s\nwant %s", tc.req, body, tc.want)
+		}
+	}
+}
