@@ -147,29 +147,39 @@ func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
 	return acppeer.ConfigOptions(cur)
 }
 
+// configuredResult is an ACP session/new, session/load or session/fork
+// answer with the session's options beside the sessions part's members,
+// in the order the members had when they were merged as JSON objects.
+type configuredResult struct {
+	ConfigOptions []wire.ConfigOption `json:"configOptions"`
+	Modes         wire.SessionModes   `json:"modes"`
+	SessionID     string              `json:"sessionId,omitempty"` // not in session/load's
+}
+
 // withConfig adds configOptions to a session/new or session/load answer
-// for session id, and sends the session's commands once the answer is
-// on the wire (a client does not know the session before).
+// for session id (a wire.NewSessionResult or a wire.ModesResult), and
+// sends the session's commands once the answer is on the wire (a client
+// does not know the session before).
 func (c *sessionConfig) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) {
 	ls, err := c.getSession(id)
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+	var out configuredResult
+	switch r := res.(type) {
+	case wire.NewSessionResult:
+		out.Modes, out.SessionID = r.Modes, r.SessionID
+	case wire.ModesResult:
+		out.Modes = r.Modes
+	default:
 		return res, nil
 	}
-	opts, _ := json.Marshal(c.options(ls))
-	fields["configOptions"] = opts
+	out.ConfigOptions = c.options(ls)
 	c.afterReply(reqID, func(context.Context) {
 		c.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: c.availableCommands(ls)})
 		c.offerListedModels(ls)
 	})
-	return fields, nil
+	return out, nil
 }
 
 // acpSessionLoadConfig serves ACP's session/load with the config options.

@@ -260,3 +260,28 @@ func TestSessionConfigFollowsTheSettings(t *testing.T) {
 		t.Errorf("sent %v, want one config_option_update", r.sent())
 	}
 }
+
+// TestSessionConfigAnswerIsTheMergedOne: the typed answer withConfig
+// gives is, byte for byte, the sessions part's answer with configOptions
+// merged into it as a JSON object.
+func TestSessionConfigAnswerIsTheMergedOne(t *testing.T) {
+	r := newConfigRig(t)
+	modes := sessionModes("plan")
+	for _, res := range []any{wire.NewSessionResult{SessionID: "s1", Modes: modes}, wire.ModesResult{Modes: modes}} {
+		got, err := r.c.withConfig(jsonrpc2.NewNumberID(1), res, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotJSON, _ := json.Marshal(got)
+		var merged map[string]json.RawMessage
+		body, _ := json.Marshal(res)
+		if err := json.Unmarshal(body, &merged); err != nil {
+			t.Fatal(err)
+		}
+		merged["configOptions"], _ = json.Marshal(r.c.options(r.ls))
+		wantJSON, _ := json.Marshal(merged)
+		if string(gotJSON) != string(wantJSON) {
+			t.Errorf("answer to %T:\n got %s\nwant %s", res, gotJSON, wantJSON)
+		}
+	}
+}
