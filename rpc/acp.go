@@ -149,7 +149,7 @@ func (s *Server) acpSessionNew(_ context.Context, req *jsonrpc2.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return s.withConfig(req.ID(), res, res.SessionID)
+	return s.acpcfg.withConfig(req.ID(), res, res.SessionID)
 }
 
 // addFolderFor makes cwd a workspace folder if no folder holds it.

@@ -18,27 +18,27 @@ import (
 
 // availableCommands are the slash commands ls offers: ours, then its MCP
 // servers' prompts (run through runPrompt).
-func (s *Server) availableCommands(ls *liveSession) []wire.AvailableCommand {
-	return append(s.client().Commands(), s.mcp.Commands(mcpOf(ls))...)
+func (c *sessionConfig) availableCommands(ls *liveSession) []wire.AvailableCommand {
+	return append(c.commands(), c.mcpCommands(ls)...)
 }
 
 // sendAvailableCommands tells every session of a client that takes
 // commands the commands it offers now: an MCP server's prompts come and
 // go as it connects and lists.
-func (s *Server) sendAvailableCommands() {
-	if s.client().Commands() == nil {
+func (c *sessionConfig) sendAvailableCommands() {
+	if c.commands() == nil {
 		return
 	}
-	for _, ls := range s.sess.Sessions() {
-		s.sendUpdate(ls.ID(), wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
+	for _, ls := range c.sessions() {
+		c.sendUpdate(ls.ID(), wire.AvailableCommandsUpdate{AvailableCommands: c.availableCommands(ls)})
 	}
 }
 
 // acpCommand runs a prompt that is one of the peer's commands ("/undo")
 // and reports ok; any other prompt is the model's.
-func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {
+func (c *sessionConfig) acpCommand(ctx context.Context, ls *liveSession, text string) (res any, ok bool, err error) {
 	name, ok := strings.CutPrefix(strings.TrimSpace(text), "/")
-	if !ok || !slices.ContainsFunc(s.client().Commands(), func(c wire.AvailableCommand) bool { return c.Name == name }) {
+	if !ok || !slices.ContainsFunc(c.commands(), func(cmd wire.AvailableCommand) bool { return cmd.Name == name }) {
 		return nil, false, nil
 	}
 	if ls.Running() {
@@ -49,11 +49,11 @@ func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (
 	case "compact":
 		before, after, err := ls.Compact(ctx)
 		if err != nil {
-			return nil, true, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", s.redact(err.Error()))
+			return nil, true, jsonrpc2.Errorf(jsonrpc2.InternalError, "compact: %s", c.redact(err.Error()))
 		}
 		msg = fmt.Sprintf("Compacted the conversation from about %d to %d tokens.", before, after)
 	case "undo":
-		msg, err = undoLastTurn(ctx, s.ckpt, ls)
+		msg, err = c.undo(ctx, ls)
 		if err != nil {
 			return nil, true, err
 		}
@@ -61,9 +61,9 @@ func (s *Server) acpCommand(ctx context.Context, ls *liveSession, text string) (
 		if err := ls.SetMode(name); err != nil {
 			return nil, true, invalidParams("prompt: %v", err)
 		}
-		s.sendConfigUpdate(ls)
+		c.sendConfigUpdate(ls)
 		msg = "Now in " + name + " mode."
 	}
-	s.sendUpdate(ls.ID(), wire.AgentMessageChunk{Content: wire.TextBlock{Text: msg}})
+	c.sendUpdate(ls.ID(), wire.AgentMessageChunk{Content: wire.TextBlock{Text: msg}})
 	return wire.PromptResult{StopReason: string(session.StopEndTurn)}, true, nil
 }

@@ -22,27 +22,83 @@ import (
 // when a prompt is one of them, advertised with available_commands_update.
 const methodSetConfigOption = acppeer.MethodSetConfigOption
 
-// acpCloseConfig serves ACP's session/close and forgets the session's
-// choices.
-func (s *Server) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p acp.CloseSessionRequest
-	decodeParams(req.Params(), &p)
-	res, err := s.sess.serveClose(ctx, req)
-	if err == nil {
-		s.acpcfg.Forget(string(p.SessionId))
-		s.models.Forget(string(p.SessionId))
-	}
-	return res, err
-}
-
 // sessionConfig is the part that answers for the sessions'
 // configuration: the choices made through config options
-// (acppeer.Choices) over the settings in force, and the options shown.
+// (acppeer.Choices) over the settings in force, the options shown, the
+// sessions' models and the commands a prompt can be. What it needs of
+// the rest of the server are the functions below, given by
+// newSessionConfig.
 type sessionConfig struct {
 	acppeer.Choices
 	settings func() settings.Settings
-	model    func(id string) *settings.ModelSwitch                 // the session's, nil if it has none
-	listed   func(*settings.ProviderSettings) []provider.ModelInfo // the provider's models listing, nil until fetched
+	models   *settings.Models     // the sessions' own
+	lists    *settings.ModelLists // the providers' models listings
+	// newProvider builds a model client from the settings in force,
+	// with model in place of theirs unless empty.
+	newProvider func(model string) (provider.Provider, error)
+	getSession  func(id string) (*liveSession, error)
+	sessions    func() []*liveSession
+	sendUpdate  func(id string, u wire.SessionUpdate)
+	afterReply  func(reqID jsonrpc2.ID, fn func(context.Context))
+	// goBackground runs fn off the read loop until the connection ends;
+	// bgCtx ends with it.
+	goBackground func(fn func()) bool
+	bgCtx        context.Context
+	// commands are the client's peer's slash commands, nil for a client
+	// that takes none; mcpCommands a session's MCP servers' prompts.
+	commands    func() []wire.AvailableCommand
+	mcpCommands func(ls *liveSession) []wire.AvailableCommand
+	undo        func(ctx context.Context, ls *liveSession) (string, error)
+	redact      func(string) string
+
+	// The sessions part's handlers this part answers around.
+	serveClose   func(ctx context.Context, req *jsonrpc2.Request) (any, error)
+	serveACPLoad func(raw []byte) (any, error)
+	serveSetMode func(raw []byte) (any, error)
+}
+
+// newSessionConfig makes the connection's configuration part from the
+// server's parts; the sessions part must be made already.
+func newSessionConfig(s *Server) *sessionConfig {
+	return &sessionConfig{settings: s.CurrentSettings, models: &s.models, lists: s.modelLists,
+		newProvider: s.newProviderWith, getSession: s.sess.get, sessions: s.sess.Sessions,
+		sendUpdate: s.sendUpdate, afterReply: s.afterReply, goBackground: s.ws.Go, bgCtx: s.bgCtx,
+		commands:    func() []wire.AvailableCommand { return s.client().Commands() },
+		mcpCommands: func(ls *liveSession) []wire.AvailableCommand { return s.mcp.Commands(mcpOf(ls)) },
+		undo:        func(ctx context.Context, ls *liveSession) (string, error) { return undoLastTurn(ctx, s.ckpt, ls) },
+		redact:      s.redact,
+		serveClose:  s.sess.serveClose, serveACPLoad: s.sess.serveACPLoad, serveSetMode: s.sess.serveSetMode}
+}
+
+// withConfigOf is the configuration part's withConfig for the sessions
+// part, which is made first: bound when called, not when given.
+func withConfigOf(s *Server) func(reqID jsonrpc2.ID, res any, id string) (any, error) {
+	return func(reqID jsonrpc2.ID, res any, id string) (any, error) { return s.acpcfg.withConfig(reqID, res, id) }
+}
+
+// configCall makes a handler of the configuration part a route's.
+func configCall(f func(*sessionConfig, context.Context, *jsonrpc2.Request) (any, error)) handler {
+	return func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) { return f(s.acpcfg, ctx, req) }
+}
+
+// configParams is configCall for a handler that takes only the params.
+func configParams(f func(*sessionConfig, []byte) (any, error)) handler {
+	return func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) {
+		return f(s.acpcfg, req.Params())
+	}
+}
+
+// acpCloseConfig serves ACP's session/close and forgets the session's
+// choices.
+func (c *sessionConfig) acpCloseConfig(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p acp.CloseSessionRequest
+	decodeParams(req.Params(), &p)
+	res, err := c.serveClose(ctx, req)
+	if err == nil {
+		c.Forget(string(p.SessionId))
+		c.models.Forget(string(p.SessionId))
+	}
+	return res, err
 }
 
 // policy is the policy configuration of session id: the settings' with
@@ -71,7 +127,7 @@ func (c *sessionConfig) modelChoices(current string) []string {
 				lists = append(lists, []string{d.Model})
 			}
 		}
-		for _, m := range c.listed(p) {
+		for _, m := range c.lists.Cached(p) {
 			lists = append(lists, []string{m.ID})
 		}
 	}
@@ -81,7 +137,7 @@ func (c *sessionConfig) modelChoices(current string) []string {
 // options lists a session's options with their current values.
 func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
 	cur := acppeer.Current{Mode: ls.Mode(), Level: c.Level(ls.ID())}
-	if m := c.model(ls.ID()); m != nil {
+	if m := c.models.Of(ls.ID()); m != nil {
 		cur.HasModel, cur.Model = true, m.Shown()
 		cur.Models = c.modelChoices(cur.Model)
 	}
@@ -91,59 +147,69 @@ func (c *sessionConfig) options(ls *liveSession) []wire.ConfigOption {
 	return acppeer.ConfigOptions(cur)
 }
 
+// configuredResult is an ACP session/new, session/load or session/fork
+// answer with the session's options beside the sessions part's members,
+// in the order the members had when they were merged as JSON objects.
+type configuredResult struct {
+	ConfigOptions []wire.ConfigOption `json:"configOptions"`
+	Modes         wire.SessionModes   `json:"modes"`
+	SessionID     string              `json:"sessionId,omitempty"` // not in session/load's
+}
+
 // withConfig adds configOptions to a session/new or session/load answer
-// for session id, and sends the session's commands once the answer is
-// on the wire (a client does not know the session before).
-func (s *Server) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) {
-	ls, err := s.getSession(id)
+// for session id (a wire.NewSessionResult or a wire.ModesResult), and
+// sends the session's commands once the answer is on the wire (a client
+// does not know the session before).
+func (c *sessionConfig) withConfig(reqID jsonrpc2.ID, res any, id string) (any, error) {
+	ls, err := c.getSession(id)
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+	var out configuredResult
+	switch r := res.(type) {
+	case wire.NewSessionResult:
+		out.Modes, out.SessionID = r.Modes, r.SessionID
+	case wire.ModesResult:
+		out.Modes = r.Modes
+	default:
 		return res, nil
 	}
-	opts, _ := json.Marshal(s.acpcfg.options(ls))
-	fields["configOptions"] = opts
-	s.afterReply(reqID, func(context.Context) {
-		s.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: s.availableCommands(ls)})
-		s.offerListedModels(ls)
+	out.ConfigOptions = c.options(ls)
+	c.afterReply(reqID, func(context.Context) {
+		c.sendUpdate(id, wire.AvailableCommandsUpdate{AvailableCommands: c.availableCommands(ls)})
+		c.offerListedModels(ls)
 	})
-	return fields, nil
+	return out, nil
 }
 
 // acpSessionLoadConfig serves ACP's session/load with the config options.
-func (s *Server) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	res, err := s.sess.serveACPLoad(req.Params())
+func (c *sessionConfig) acpSessionLoadConfig(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	res, err := c.serveACPLoad(req.Params())
 	if err != nil {
 		return nil, err
 	}
 	var p acpLoadParams
 	decodeParams(req.Params(), &p)
-	return s.withConfig(req.ID(), res, string(p.SessionId))
+	return c.withConfig(req.ID(), res, string(p.SessionId))
 }
 
 // acpSetMode serves ACP's session/set_mode; clients that show the mode
 // as a config option hear of the change too.
-func (s *Server) acpSetMode(raw []byte) (any, error) {
-	res, err := s.sess.serveSetMode(raw)
+func (c *sessionConfig) acpSetMode(raw []byte) (any, error) {
+	res, err := c.serveSetMode(raw)
 	if err != nil {
 		return nil, err
 	}
 	var p acp.SetSessionModeRequest
 	decodeParams(raw, &p)
-	if ls, err := s.getSession(string(p.SessionId)); err == nil {
-		s.sendConfigUpdate(ls)
+	if ls, err := c.getSession(string(p.SessionId)); err == nil {
+		c.sendConfigUpdate(ls)
 	}
 	return res, nil
 }
 
 // setConfigOption serves session/set_config_option.
-func (s *Server) setConfigOption(raw []byte) (any, error) {
+func (c *sessionConfig) setConfigOption(raw []byte) (any, error) {
 	var p setConfigParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -151,7 +217,7 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 	if err := required("sessionId", p.SessionID, "configId", p.ConfigID); err != nil {
 		return nil, err
 	}
-	ls, err := s.getSession(p.SessionID)
+	ls, err := c.getSession(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +231,7 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 			return nil, invalidParams("value: %v", err)
 		}
 	case acppeer.ConfigModel:
-		if err := s.setModel(ls, value); err != nil {
+		if err := c.setModel(ls, value); err != nil {
 			return nil, err
 		}
 	case acppeer.ConfigApprovals:
@@ -173,12 +239,12 @@ func (s *Server) setConfigOption(raw []byte) (any, error) {
 		if !ok {
 			return nil, invalidParams("value: approvals must be one of %s; got %q", acppeer.LevelIDs(), value)
 		}
-		s.acpcfg.SetLevel(ls.ID(), level)
-		if err := ls.policy.SetConfig(s.acpcfg.policy(ls.ID(), policyConfig(s.CurrentSettings()))); err != nil {
+		c.SetLevel(ls.ID(), level)
+		if err := ls.policy.SetConfig(c.policy(ls.ID(), policyConfig(c.settings()))); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "approvals: %v", err)
 		}
 	default:
 		return nil, invalidParams("configId: unknown option %q (mode, model, approvals)", p.ConfigID)
 	}
-	return wire.SetConfigOptionResult{ConfigOptions: s.acpcfg.options(ls)}, nil
+	return wire.SetConfigOptionResult{ConfigOptions: c.options(ls)}, nil
 }

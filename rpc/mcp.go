@@ -20,7 +20,7 @@ func newMCPPool(s *Server) *mcpbridge.Pool {
 		Children: s.catchSignals, HideEnv: s.hiddenEnv, StateDir: s.stateDir,
 		Roots: s.folders.Paths, Redact: s.redact,
 		Caller: connCaller(s), LogMessage: s.logToClient, ShowMessage: s.showMessage,
-		PromptsChanged: s.sendAvailableCommands,
+		PromptsChanged: func() { s.acpcfg.sendAvailableCommands() },
 		SignIn: func() mcpbridge.SignInWay {
 			s.mu.Lock()
 			defer s.mu.Unlock()

@@ -22,36 +22,36 @@ type sameModel struct{ provider.Provider }
 // client of each the model it will now use. A session that chose its
 // own model keeps it, built afresh with the new settings' key and
 // address when its provider is still theirs.
-func (s *Server) modelSettingsChanged(live []*liveSession) {
-	st := s.CurrentSettings()
+func (c *sessionConfig) modelSettingsChanged(live []*liveSession) {
+	st := c.settings()
 	var now settings.ProviderSettings
 	if st.Provider != nil {
 		now = *st.Provider
 	}
 	for _, ls := range live {
-		if m := s.models.Of(ls.ID()); m != nil && m.Follow(now, s.newProviderWith) {
-			s.sendConfigUpdate(ls)
+		if m := c.models.Of(ls.ID()); m != nil && m.Follow(now, c.newProvider) {
+			c.sendConfigUpdate(ls)
 		}
 	}
 }
 
 // setModel makes model the session's own choice, from its next turn,
 // built from the provider settings in force.
-func (s *Server) setModel(ls *liveSession, model string) error {
-	m := s.models.Of(ls.ID())
+func (c *sessionConfig) setModel(ls *liveSession, model string) error {
+	m := c.models.Of(ls.ID())
 	if m == nil {
 		return invalidParams("configId: the session has no model to change")
 	}
-	choices := s.acpcfg.modelChoices(m.Shown())
+	choices := c.modelChoices(m.Shown())
 	if !slices.Contains(choices, model) {
 		return invalidParams("value: model must be one of %s; got %q", strings.Join(choices, ", "), model)
 	}
-	p, err := s.newProviderWith(model)
+	p, err := c.newProvider(model)
 	if err != nil {
 		return jsonrpc2.Errorf(jsonrpc2.InternalError, "model: %v", err)
 	}
 	var from settings.ProviderSettings
-	if st := s.CurrentSettings().Provider; st != nil {
+	if st := c.settings().Provider; st != nil {
 		from = *st
 	}
 	m.Choose(p, model, from)
@@ -61,8 +61,8 @@ func (s *Server) setModel(ls *liveSession, model string) error {
 // sendConfigUpdate tells the client a session's options (its mode, the
 // model its next turn uses, its approval level) as they are now; both
 // dialects get the same config_option_update.
-func (s *Server) sendConfigUpdate(ls *liveSession) {
-	s.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: s.acpcfg.options(ls)})
+func (c *sessionConfig) sendConfigUpdate(ls *liveSession) {
+	c.sendUpdate(ls.ID(), wire.ConfigOptionUpdate{ConfigOptions: c.options(ls)})
 }
 
 const (
@@ -86,54 +86,54 @@ type modelsResult struct {
 // session's next turn's, or the settings') and the models to choose
 // from: the provider's, with the settings' own choices (modelChoices)
 // first. It waits on the provider's endpoint off the read loop.
-func (s *Server) listModels(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *sessionConfig) listModels(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p modelsParams
 	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
 	}
 	var res modelsResult
 	if p.SessionID != "" {
-		ls, err := s.getSession(p.SessionID)
+		ls, err := c.getSession(p.SessionID)
 		if err != nil {
 			return nil, err
 		}
-		if m := s.models.Of(ls.ID()); m != nil {
+		if m := c.models.Of(ls.ID()); m != nil {
 			res.Current = m.Shown()
 		}
-	} else if st := s.CurrentSettings().Provider; st != nil {
+	} else if st := c.settings().Provider; st != nil {
 		res.Current = st.Model
 		if res.Current == "" && st.Name != "" {
 			// No model named: the one a new session would use, the
 			// provider's default (a replay transcript's own), so that a
 			// client tells a configured provider from none.
-			if p, err := s.newProvider(); err == nil {
+			if p, err := c.newProvider(""); err == nil {
 				res.Current = p.Model()
 			}
 		}
 	}
 	jsonrpc2.Async(ctx)
-	listed := s.modelLists.List(ctx, s.CurrentSettings().Provider)
+	listed := c.lists.List(ctx, c.settings().Provider)
 	name := ""
-	if st := s.CurrentSettings().Provider; st != nil {
+	if st := c.settings().Provider; st != nil {
 		name = st.Name
 	}
-	res.Models = settings.ModelMenu(name, s.acpcfg.modelChoices(res.Current), listed)
+	res.Models = settings.ModelMenu(name, c.modelChoices(res.Current), listed)
 	return res, nil
 }
 
 // offerListedModels fetches the provider's models listing in the
 // background, when it is not cached yet, and sends ls's options again
 // with the listed models among the model option's choices.
-func (s *Server) offerListedModels(ls *liveSession) {
-	p := s.CurrentSettings().Provider
-	if s.modelLists.Cached(p) != nil || s.models.Of(ls.ID()) == nil {
+func (c *sessionConfig) offerListedModels(ls *liveSession) {
+	p := c.settings().Provider
+	if c.lists.Cached(p) != nil || c.models.Of(ls.ID()) == nil {
 		return
 	}
-	s.ws.Go(func() {
-		before := len(s.acpcfg.modelChoices(s.models.Of(ls.ID()).Shown()))
-		s.modelLists.List(s.bgCtx, s.CurrentSettings().Provider)
-		if m := s.models.Of(ls.ID()); m != nil && len(s.acpcfg.modelChoices(m.Shown())) != before {
-			s.sendConfigUpdate(ls)
+	c.goBackground(func() {
+		before := len(c.modelChoices(c.models.Of(ls.ID()).Shown()))
+		c.lists.List(c.bgCtx, c.settings().Provider)
+		if m := c.models.Of(ls.ID()); m != nil && len(c.modelChoices(m.Shown())) != before {
+			c.sendConfigUpdate(ls)
 		}
 	})
 }

@@ -113,7 +113,10 @@ type turns struct {
 
 // newTurns makes the connection's turns part from the server's parts.
 func newTurns(s *Server) *turns {
-	return &turns{sess: s.sess, settings: s.CurrentSettings, scope: s.requestScope, command: s.acpCommand,
+	return &turns{sess: s.sess, settings: s.CurrentSettings, scope: s.requestScope,
+		command: func(ctx context.Context, ls *liveSession, text string) (any, bool, error) {
+			return s.acpcfg.acpCommand(ctx, ls, text)
+		},
 		expand: func(ctx context.Context, ls *liveSession, text string) (string, error) {
 			return s.mcp.PromptText(ctx, mcpOf(ls), text)
 		},

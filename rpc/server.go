@@ -106,7 +106,7 @@ type Server struct {
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
 	ckpt       *keeper.Keeper
-	acpcfg     sessionConfig
+	acpcfg     *sessionConfig
 	models     settings.Models // the sessions' own
 	modelLists *settings.ModelLists
 	delivery   *delivery.Delivery
@@ -160,7 +160,6 @@ func NewServer(opts Options) *Server {
 	// Logs are scrubbed of keys like everything the server sends.
 	s.log = slog.New(redactingHandler{h: log.Handler(), redact: s.redact})
 	s.modelLists = settings.NewModelLists(opts.Getenv, opts.HTTPClient, s.log)
-	s.acpcfg.settings, s.acpcfg.listed, s.acpcfg.model = s.CurrentSettings, s.modelLists.Cached, s.models.Of
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.ws = newLive(s)
 	s.text = newTextSync(s)
@@ -171,6 +170,7 @@ func NewServer(opts Options) *Server {
 	s.hookTrust = newHookTrust(s)
 	s.sess = newSessions(s)
 	s.turns = newTurns(s)
+	s.acpcfg = newSessionConfig(s)
 	return s
 }
 

@@ -46,7 +46,7 @@ func newSessions(s *Server) *sessions {
 		Logger:      s.log,
 	})
 	return &sessions{sessionManager: m, folders: s.folders, mode: func() string { return s.CurrentSettings().Mode },
-		cancelApprovals: s.approvals.CancelSession, addFolder: s.addFolderFor, withConfig: s.withConfig, log: s.log}
+		cancelApprovals: s.approvals.CancelSession, addFolder: s.addFolderFor, withConfig: withConfigOf(s), log: s.log}
 }
 
 // sessionOpener is session.Opener over the connection: a session's MCP

@@ -54,5 +54,5 @@ func (s *Server) settingsChanged() {
 			s.log.Warn("settings not applied to a session", "session", ls.ID(), "err", err)
 		}
 	}
-	s.modelSettingsChanged(live)
+	s.acpcfg.modelSettingsChanged(live)
 }
