@@ -107,8 +107,8 @@ func init() {
 	serve(methodCodeAction, inLSP, params((*Server).codeActions))
 
 	// Tools and approvals.
-	serve(methodCallTool, inLSP, (*Server).callTool)
-	serve(methodTools, inLSP, params((*Server).renderTools))
+	serve(methodCallTool, inLSP, toolCallsRoute((*toolCalls).serveCallTool))
+	serve(methodTools, inLSP, toolCallsRoute((*toolCalls).serveTools))
 	serve(methodApprovalResponse, inLSP, params(approvalResponse))
 
 	// Sessions.

@@ -102,6 +102,7 @@ type Server struct {
 	locks      workspace.FileLocks // serialise edits per file across sessions
 	sess       *sessions
 	turns      *turns
+	toolCalls  *toolCalls
 	approvals  *approval.Broker
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
@@ -171,6 +172,7 @@ func NewServer(opts Options) *Server {
 	s.hookTrust = newHookTrust(s)
 	s.sess = newSessions(s)
 	s.turns = newTurns(s)
+	s.toolCalls = newToolCalls(s)
 	return s
 }
 
