@@ -103,6 +103,7 @@ type Server struct {
 	sess       *sessions
 	turns      *turns
 	toolCalls  *toolCalls
+	commands   *commandRunner
 	approvals  *approval.Broker
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
@@ -173,6 +174,7 @@ func NewServer(opts Options) *Server {
 	s.sess = newSessions(s)
 	s.turns = newTurns(s)
 	s.toolCalls = newToolCalls(s)
+	s.commands = newCommands(s)
 	return s
 }
 
