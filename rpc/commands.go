@@ -47,7 +47,12 @@ func commandsRoute(f func(*commandRunner, context.Context, *jsonrpc2.Request) (a
 // commands let a client with no plugin start and drive sessions
 // (PROTOCOL.md §6).
 func (c *commandRunner) serveExecuteCommand(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	raw := req.Params()
+	return c.execute(ctx, req, req.Params())
+}
+
+// execute runs the command raw names; req is the request it came in, for
+// the commands that answer in its place (cline.prompt, cline.compact).
+func (c *commandRunner) execute(ctx context.Context, req *jsonrpc2.Request, raw []byte) (any, error) {
 	var p executeCommandParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
