@@ -94,13 +94,13 @@ type toolCalls struct {
 	// diffs is how the client takes an edit's diff; read per report,
 	// since the dialect and the capabilities come after the part.
 	diffs  func() diffReport
-	client notifier
+	client editNotifier
 	logMsg func(ctx context.Context, typ wire.MessageType, msg string)
 	log    *slog.Logger
 }
 
-// notifier is what toolCalls sends to the editor: notifications only.
-type notifier interface {
+// editNotifier is what toolCalls sends to the editor: notifications only.
+type editNotifier interface {
 	Notify(ctx context.Context, method string, params any) error
 }
 
