@@ -136,7 +136,7 @@ func newToolCalls(s *Server) *toolCalls {
 			return diffsAsLog
 		},
 		// The connection is made by Serve, after the part.
-		client: editorCaller{call: s.call, notify: func(ctx context.Context, method string, params any) error {
+		client: caller{call: s.call, notify: func(ctx context.Context, method string, params any) error {
 			return s.conn.Notify(ctx, method, params)
 		}},
 		logMsg: s.logToClient,
