@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -70,11 +71,88 @@ type callToolParams struct {
 	Mode      string          `json:"mode"`
 }
 
-// callTool serves cline/callTool: a tool call from the editor. It runs in
-// the session it names — that session's mode, rules, tools and files — or,
-// without one, in the editor's own session for the mode, and takes the one
-// path every call takes (session.Session.CallTool).
-func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+// toolCalls is the part that runs the editor's own tool calls
+// (cline/callTool), lists the tools a mode enables (cline/tools) and
+// tells the editor what a tool edited. It holds only what those take from
+// the connection.
+type toolCalls struct {
+	// session is a live session by id (sessions.get).
+	session func(id string) (*liveSession, error)
+	// editorSession is the editor's own session for a mode, made on
+	// first use and saved nowhere.
+	editorSession func(mode, cwd string) (*liveSession, error)
+	// mode is the settings' mode, for a call that names no session and
+	// no mode.
+	mode    func() string
+	folders *workspace.Folders
+	buffers *workspace.Buffers
+	// scope is Server.requestScope: a call waits on the editor beyond
+	// its pooled request context.
+	scope func(ctx context.Context, id jsonrpc2.ID) (context.Context, func())
+	// busy marks a tool call under way, for the checkpoints.
+	busy func() func()
+	// diffs is how the client takes an edit's diff; read per report,
+	// since the dialect and the capabilities come after the part.
+	diffs  func() diffReport
+	client editNotifier
+	logMsg func(ctx context.Context, typ wire.MessageType, msg string)
+	log    *slog.Logger
+}
+
+// editNotifier is what toolCalls sends to the editor: notifications only.
+type editNotifier interface {
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// diffReport is how an applied edit reaches the client.
+type diffReport uint8
+
+const (
+	diffsInContent diffReport = iota // ACP: the diff is tool call content
+	diffsAsCline                     // cline/diff (experimental.cline.diffs)
+	diffsAsLog                       // window/logMessage, for the rest
+)
+
+// newToolCalls gives the part what it uses of s.
+func newToolCalls(s *Server) *toolCalls {
+	return &toolCalls{
+		session:       s.sess.get,
+		editorSession: s.sess.Editor,
+		mode:          func() string { return s.CurrentSettings().Mode },
+		folders:       s.folders,
+		buffers:       s.buffers,
+		scope:         s.requestScope,
+		busy:          func() func() { return s.ckpt.ToolCallBusy() },
+		diffs: func() diffReport {
+			s.mu.Lock()
+			viaCline := s.caps.clineDiffs
+			s.mu.Unlock()
+			switch {
+			case s.dialect == DialectACP:
+				return diffsInContent
+			case viaCline:
+				return diffsAsCline
+			}
+			return diffsAsLog
+		},
+		client: connCaller(s),
+		logMsg: s.logToClient,
+		log:    s.log,
+	}
+}
+
+// toolCallsRoute makes a handler of the toolCalls part a route's.
+func toolCallsRoute(f func(*toolCalls, context.Context, *jsonrpc2.Request) (any, error)) handler {
+	return func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return f(s.toolCalls, ctx, req)
+	}
+}
+
+// serveCallTool serves cline/callTool: a tool call from the editor. It
+// runs in the session it names — that session's mode, rules, tools and
+// files — or, without one, in the editor's own session for the mode, and
+// takes the one path every call takes (session.Session.CallTool).
+func (t *toolCalls) serveCallTool(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p callToolParams
 	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
@@ -85,20 +163,20 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}
-	ls, err := s.toolSession(p.SessionID, p.Mode)
+	ls, err := t.toolSession(p.SessionID, p.Mode)
 	if err != nil {
 		return nil, err
 	}
 	// The call waits on the editor (approval, applyEdit): release the read
 	// loop so the answers can be read.
 	jsonrpc2.Async(ctx)
-	ctx, release := s.requestScope(ctx, req.ID())
+	ctx, release := t.scope(ctx, req.ID())
 	defer release()
-	busy := s.ckpt.ToolCallBusy()
+	busy := t.busy()
 	r := ls.CallTool(ctx, p.Name, p.Arguments)
 	busy()
 	if r.Err != nil {
-		s.log.Error("tool fault", "tool", p.Name, "err", r.Err)
+		t.log.Error("tool fault", "tool", p.Name, "err", r.Err)
 	}
 	return wire.CallToolResult{Content: r.Result.Content, IsError: r.Result.IsError || r.State != session.StateSuccess}, nil
 }
@@ -106,9 +184,9 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc2.Request) (any, erro
 // toolSession finds the session an editor-driven call runs in: the one
 // named, or the editor's own session for mode (made on first use, saved
 // nowhere).
-func (s *Server) toolSession(id, mode string) (*liveSession, error) {
+func (t *toolCalls) toolSession(id, mode string) (*liveSession, error) {
 	if id != "" {
-		ls, err := s.getSession(id)
+		ls, err := t.session(id)
 		if err != nil {
 			return nil, err
 		}
@@ -118,16 +196,16 @@ func (s *Server) toolSession(id, mode string) (*liveSession, error) {
 		return ls, nil
 	}
 	if mode == "" {
-		mode = s.CurrentSettings().Mode
+		mode = t.mode()
 	}
 	if _, ok := tools.PresetFor(mode); !ok {
 		return nil, invalidParams("mode: unknown mode %q", mode)
 	}
 	cwd := ""
-	if p := s.folders.Paths(); len(p) > 0 {
+	if p := t.folders.Paths(); len(p) > 0 {
 		cwd = p[0]
 	}
-	ls, err := s.sess.Editor(mode, cwd)
+	ls, err := t.editorSession(mode, cwd)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "tools unavailable: %v", err)
 	}
@@ -136,12 +214,10 @@ func (s *Server) toolSession(id, mode string) (*liveSession, error) {
 
 // reportEdits sends cline/diff for each applied edit, or window/logMessage
 // to clients without experimental.cline.diffs.
-func (s *Server) reportEdits(ctx context.Context, sessionID string, f *delivery.Files, callID string, edits []tools.FileEdit) {
-	s.mu.Lock()
-	viaCline := s.caps.clineDiffs
-	s.mu.Unlock()
-	if s.dialect == DialectACP {
-		return // ACP clients get the diff as tool call content
+func (t *toolCalls) reportEdits(ctx context.Context, sessionID string, f *delivery.Files, callID string, edits []tools.FileEdit) {
+	how := t.diffs()
+	if how == diffsInContent {
+		return
 	}
 	for _, e := range edits {
 		// Tools report display paths, which resolve back to the file.
@@ -151,29 +227,32 @@ func (s *Server) reportEdits(ctx context.Context, sessionID string, f *delivery.
 		}
 		uri := workspace.PathToURI(abs)
 		var version *int32
-		if snap, ok := s.buffers.GetPath(abs); ok {
+		if snap, ok := t.buffers.GetPath(abs); ok {
 			uri, version = snap.URI, &snap.Version
 		}
-		if !viaCline {
-			s.logToClient(ctx, wire.MessageInfo, e.Diff)
+		if how == diffsAsLog {
+			t.logMsg(ctx, wire.MessageInfo, e.Diff)
 			continue
 		}
-		s.conn.Notify(ctx, methodClineDiff, wire.DiffParams{
+		t.client.Notify(ctx, methodClineDiff, wire.DiffParams{
 			SessionID: sessionID, ToolCallID: callID, URI: uri, Version: version,
 			Diff: e.Diff, Added: e.Added, Removed: e.Removed,
 		})
 	}
 }
 
-// renderTools serves cline/tools: the tools a mode enables, rendered as a
+// toolsParams are cline/tools' params.
+type toolsParams struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
+	Format    string `json:"format"`
+}
+
+// serveTools serves cline/tools: the tools a mode enables, rendered as a
 // provider receives them, from the session named or the editor's own.
-func (s *Server) renderTools(raw []byte) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		Mode      string `json:"mode"`
-		Format    string `json:"format"`
-	}
-	if err := decodeParams(raw, &p); err != nil {
+func (t *toolCalls) serveTools(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	var p toolsParams
+	if err := decodeParams(req.Params(), &p); err != nil {
 		return nil, err
 	}
 	switch p.Format {
@@ -184,9 +263,9 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 	var ls *liveSession
 	var err error
 	if p.SessionID != "" {
-		ls, err = s.getSession(p.SessionID)
+		ls, err = t.session(p.SessionID)
 	} else {
-		ls, err = s.toolSession("", p.Mode)
+		ls, err = t.toolSession("", p.Mode)
 	}
 	if err != nil {
 		return nil, err
@@ -208,8 +287,3 @@ func (s *Server) renderTools(raw []byte) (any, error) {
 	}
 	return wire.ToolsResult{Format: p.Format, Tools: json.RawMessage(out)}, nil
 }
-
-// hiddenEnv names the variables no child process gets besides those
-// internal/proc always keeps out (any *_API_KEY), under the settings in
-// force.
-func (s *Server) hiddenEnv() []string { return s.cfg.HiddenEnv() }

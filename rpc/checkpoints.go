@@ -32,7 +32,7 @@ func newCheckpoints(s *Server) *keeper.Keeper {
 		Buffers: s.buffers,
 		Editor:  restoreEditor(s.delivery.EditBuffers),
 		Session: func(id string) (keeper.Conversation, error) {
-			ls, err := s.getSession(id)
+			ls, err := s.sess.get(id)
 			if err != nil {
 				return nil, err
 			}

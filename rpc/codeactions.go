@@ -1,6 +1,10 @@
 package rpc
 
 import (
+	"context"
+
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/cline-ls/cline-ls/prompt/codeaction"
 	"github.com/cline-ls/cline-ls/wire"
 	"github.com/cline-ls/cline-ls/workspace"
@@ -42,7 +46,7 @@ type commandWire struct {
 // codeaction offers on the range of an open document, each running
 // cline.prompt with its text, so a stock client starts a turn with that
 // context and nothing to type.
-func (s *Server) codeActions(raw []byte) (any, error) {
+func (t *textSync) codeActions(raw []byte) (any, error) {
 	var p codeActionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -50,19 +54,26 @@ func (s *Server) codeActions(raw []byte) (any, error) {
 	if err := required("textDocument.uri", p.TextDocument.URI); err != nil {
 		return nil, err
 	}
-	snap, ok := s.buffers.Get(p.TextDocument.URI)
+	snap, ok := t.buffers.Get(p.TextDocument.URI)
 	if !ok {
 		return []codeActionWire{}, nil // only open documents: the context is their text
 	}
 	doc := codeaction.Document{URI: snap.URI, Path: snap.Path, Text: snap.Text}
-	if f := s.folders.Paths(); len(f) > 0 {
+	if f := t.folders.Paths(); len(f) > 0 {
 		doc.Root = f[0]
 	}
 	out := []codeActionWire{}
-	for _, a := range codeaction.For(doc, p.Range, p.Context.Diagnostics, s.Encoding()) {
+	for _, a := range codeaction.For(doc, p.Range, p.Context.Diagnostics, t.enc()) {
 		out = append(out, codeActionWire{Title: a.Title, Kind: a.Kind, Command: commandWire{
 			Title: a.Title, Command: commandPrompt, Arguments: []any{wire.CommandArgs{Text: a.Task}},
 		}})
 	}
 	return out, nil
+}
+
+// syncCall routes a request to the server's textSync part.
+func syncCall(f func(*textSync, []byte) (any, error)) handler {
+	return func(s *Server, _ context.Context, req *jsonrpc2.Request) (any, error) {
+		return f(&s.text, req.Params())
+	}
 }

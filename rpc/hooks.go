@@ -20,7 +20,7 @@ func newSessionHooks(s *Server, id, cwd string, f *delivery.Files, transcript st
 	return hooks.NewSession(hooks.SessionConfig{
 		ID: id, CWD: cwd, Transcript: transcript,
 		Settings: func() hooks.Config { c, _ := s.cfg.Hooks(); return c },
-		Roots:    f.Disk, Hidden: s.hiddenEnv, Redact: s.redact, Log: s.log,
+		Roots:    f.Disk, Hidden: s.cfg.HiddenEnv, Redact: s.redact, Log: s.log,
 		Confined: func() bool { sb := s.CurrentSettings().Sandbox; return sb != nil && sb.Hooks },
 		Policy:   sandboxPolicyFor(s, cwd),
 		Trust:    s.hookTrust,

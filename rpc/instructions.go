@@ -42,9 +42,9 @@ type instructionsParams struct {
 	SessionID string `json:"sessionId"`
 }
 
-// sessionInstructions serves cline/instructions: the instruction files a
+// serveInstructions serves cline/instructions: the instruction files a
 // session's system prompt holds from its next request on, and their text.
-func (s *Server) sessionInstructions(raw []byte) (any, error) {
+func (c *sessions) serveInstructions(raw []byte) (any, error) {
 	var p instructionsParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Server) sessionInstructions(raw []byte) (any, error) {
 	if err := required("sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	ls, err := s.getSession(p.SessionID)
+	ls, err := c.get(p.SessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 func newMCPPool(s *Server) *mcpbridge.Pool {
 	return mcpbridge.NewPool(mcpbridge.PoolConfig{
 		Logger: s.log, Version: s.opts.Version, Ctx: s.bgCtx, Go: s.ws.Go,
-		Children: s.catchSignals, HideEnv: s.hiddenEnv, StateDir: s.stateDir,
+		Children: s.catchSignals, HideEnv: func() []string { return s.cfg.HiddenEnv() }, StateDir: s.stateDir,
 		Roots: s.folders.Paths, Redact: s.redact,
 		Caller: connCaller(s), LogMessage: s.logToClient, ShowMessage: s.showMessage,
 		PromptsChanged: func() { s.acpcfg.sendAvailableCommands() },

@@ -103,12 +103,12 @@ func init() {
 	serve(methodWillSave, inLSP, nothing)
 	serve(methodDidChangeWF, inLSP, syncNotice((*textSync).didChangeFolders))
 	serve(methodDidChangeCfg, inLSP, notice((*Server).didChangeConfiguration))
-	serve(methodExecCommand, inLSP, (*Server).executeCommand)
-	serve(methodCodeAction, inLSP, params((*Server).codeActions))
+	serve(methodExecCommand, inLSP, commandsRoute((*commandRunner).serveExecuteCommand))
+	serve(methodCodeAction, inLSP, syncCall((*textSync).codeActions))
 
 	// Tools and approvals.
-	serve(methodCallTool, inLSP, (*Server).callTool)
-	serve(methodTools, inLSP, params((*Server).renderTools))
+	serve(methodCallTool, inLSP, toolCallsRoute((*toolCalls).serveCallTool))
+	serve(methodTools, inLSP, toolCallsRoute((*toolCalls).serveTools))
 	serve(methodApprovalResponse, inLSP, params(approvalResponse))
 
 	// Sessions.
@@ -132,8 +132,8 @@ func init() {
 		return s.sess.serveACPFork(ctx, req)
 	})
 	serve(methodSessionClose, inACP, configCall((*sessionConfig).acpCloseConfig))
-	serve(methodInstructions, inLSP, params((*Server).sessionInstructions))
-	serve(methodACPInstructions, inACP, params((*Server).sessionInstructions))
+	serve(methodInstructions, inLSP, params(sessionsCall((*sessions).serveInstructions)))
+	serve(methodACPInstructions, inACP, params(sessionsCall((*sessions).serveInstructions)))
 	serve(methodModels, inLSP, configCall((*sessionConfig).listModels))
 	serve(methodACPModels, inACP, configCall((*sessionConfig).listModels))
 	serve(methodCheckpoints, inLSP, params(listCheckpoints))

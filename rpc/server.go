@@ -102,6 +102,8 @@ type Server struct {
 	locks      workspace.FileLocks // serialise edits per file across sessions
 	sess       *sessions
 	turns      *turns
+	toolCalls  *toolCalls
+	commands   *commandRunner
 	approvals  *approval.Broker
 	hookTrust  *hooks.Trust
 	mcp        *mcpbridge.Pool
@@ -171,6 +173,8 @@ func NewServer(opts Options) *Server {
 	s.sess = newSessions(s)
 	s.turns = newTurns(s)
 	s.acpcfg = newSessionConfig(s)
+	s.toolCalls = newToolCalls(s)
+	s.commands = newCommands(s)
 	return s
 }
 

@@ -35,9 +35,6 @@ type sessions struct {
 	log        *slog.Logger
 }
 
-// getSession returns a live session (sessions.get).
-func (s *Server) getSession(id string) (*liveSession, error) { return s.sess.get(id) }
-
 // get returns a live session, reopened quietly (no replay) when it was
 // released for being idle or saved by an earlier daemon.
 func (c *sessions) get(id string) (*liveSession, error) {

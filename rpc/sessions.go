@@ -253,7 +253,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	if !subagent {
 		term = s.client().Terminal(id)
 	}
-	impls := builtinImpls(f, s.hiddenEnv(), bg, secretKeys(s.cfg.Secrets).keyStart, sandboxPolicyFor(s, cwd), term)
+	impls := builtinImpls(f, s.cfg.HiddenEnv(), bg, secretKeys(s.cfg.Secrets).keyStart, sandboxPolicyFor(s, cwd), term)
 	for name, b := range mcpImpls {
 		impls[name] = b
 	}
@@ -269,7 +269,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		subagents = append(subagents, tools.SubagentConfig{Name: sa.Name, Description: sa.Description, Prompt: sa.Prompt})
 	}
 	host := &sessionHost{id: id, files: f, note: ls.noteUpdate, send: s.sendUpdate,
-		redact: s.redact, keyStart: secretKeys(s.cfg.Secrets).keyStart, extra: extra, edited: s.reportEdits,
+		redact: s.redact, keyStart: secretKeys(s.cfg.Secrets).keyStart, extra: extra, edited: s.toolCalls.reportEdits,
 		warn:   func(msg string) { s.showMessage(wire.MessageWarning, msg) },
 		skills: func() []string { return tools.SkillNames(findSkills()) },
 	}
