@@ -6,7 +6,7 @@ import (
 
 	"github.com/cline-ls/cline-ls/delivery"
 	"github.com/cline-ls/cline-ls/workspace"
-	"github.com/cline-ls/cline-ls/workspace/editdiag"
+	"github.com/cline-ls/cline-ls/delivery/editdiag"
 )
 
 // The editor's diagnostics (PROTOCOL.md §10): a client that declares
