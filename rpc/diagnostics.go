@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/cline-ls/cline-ls/delivery"
-	"github.com/cline-ls/cline-ls/workspace"
 	"github.com/cline-ls/cline-ls/delivery/editdiag"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // The editor's diagnostics (PROTOCOL.md §10): a client that declares
