@@ -2,14 +2,16 @@ package approval
 
 import (
 	"context"
-	"errors"
 
+	"github.com/cline-ls/cline-ls/session"
 	"github.com/cline-ls/cline-ls/wire"
 )
 
 // ErrCannotAsk is Question's error on a connection that has no way to
-// ask one (Channels.CanAsk is false).
-var ErrCannotAsk = errors.New("the editor has no way to ask the user a question")
+// ask one (Channels.CanAsk is false). It is the session's own, so that
+// ask_question, whatever tells it the user cannot be asked, shows the
+// question as text instead of failing.
+var ErrCannotAsk = session.ErrCannotAsk
 
 // Question asks the user a question on behalf of sessionID ("" for
 // none: an MCP server's) and returns the answer; ok is false when the

@@ -27,11 +27,11 @@ const (
 	methodSessionClose     = "session/close"
 )
 
-// acpCaps is what an ACP client declared.
+// acpCaps is what an ACP client declared of its files (delivery reads
+// them); its terminal is the ACP peer's.
 type acpCaps struct {
 	readTextFile  bool
 	writeTextFile bool
-	terminal      bool // run_commands goes through terminal/* (acppeer)
 }
 
 // ACP's incoming params are the SDK's types (generated from the ACP
@@ -105,7 +105,7 @@ func (s *Server) acpInitialize(raw []byte) (any, error) {
 	caps := acppeer.Caps{ReadTextFile: fs.ReadTextFile, WriteTextFile: fs.WriteTextFile, Terminal: p.ClientCapabilities.Terminal}
 	s.mu.Lock()
 	s.state = stateInitialized
-	s.acp = acpCaps{readTextFile: caps.ReadTextFile, writeTextFile: caps.WriteTextFile, terminal: caps.Terminal}
+	s.acp = acpCaps{readTextFile: caps.ReadTextFile, writeTextFile: caps.WriteTextFile}
 	// ACP clients send no initializationOptions: settings come from the
 	// environment and the config file.
 	s.cfg.Reset()

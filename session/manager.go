@@ -330,7 +330,8 @@ func (m *Manager[L]) New(cwd, mode string, servers []json.RawMessage) (L, error)
 }
 
 // open makes sp's session live and keeps it; on failure it stops what
-// Start made. Its error is an *OpenError.
+// Start made for it (a subagent owns nothing: what it has is its
+// parent's, still in use). Its error is an *OpenError.
 func (m *Manager[L]) open(sp Spec) (L, error) {
 	m.startIdleLoop()
 	var zero L
@@ -342,7 +343,9 @@ func (m *Manager[L]) open(sp Spec) (L, error) {
 	}
 	l, err := m.o.Open(sp)
 	if err != nil {
-		m.o.Stop(sp.Own)
+		if !sp.Subagent {
+			m.o.Stop(sp.Own)
+		}
 		return zero, &OpenError{err}
 	}
 	if !sp.Subagent {

@@ -53,6 +53,8 @@ type testOpener struct {
 	cancelled []string
 	notSaved  []error
 	gate      chan struct{} // given to every session opened from now on
+	// refuseSubagents fails the opening of every subagent.
+	refuseSubagents bool
 }
 
 func (o *testOpener) Start(sp Spec) (any, error) {
@@ -66,6 +68,12 @@ func (o *testOpener) Start(sp Spec) (any, error) {
 }
 
 func (o *testOpener) Open(sp Spec) (*testLive, error) {
+	o.mu.Lock()
+	refuse := o.refuseSubagents && sp.Subagent
+	o.mu.Unlock()
+	if refuse {
+		return nil, errors.New("no subagent today")
+	}
 	cfg := Config{ID: sp.ID, CWD: sp.CWD, Mode: sp.Mode, Provider: o.model, Log: sp.Log, Subagent: sp.Subagent, Title: sp.Title, Plan: sp.Plan}
 	if sp.Provider != nil {
 		cfg.Provider = sp.Provider
@@ -411,6 +419,31 @@ func TestManagerSpawnsSubagents(t *testing.T) {
 		t.Fatal("a subagent is among the client's sessions")
 	}
 	_ = l
+}
+
+// A subagent shares its parent's MCP servers and owns none: when it
+// cannot open, the parent's servers keep running (its turn is still
+// using them).
+func TestManagerSubagentThatFailsStopsNothingOfItsParent(t *testing.T) {
+	m, o := newTestManager(t, answering("the answer"))
+	if _, err := m.New("/w", "act", []json.RawMessage{json.RawMessage(`{"name":"x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	parent := o.specs()[0]
+	if parent.Own == nil {
+		t.Fatal("the parent owns no servers; the test would prove nothing")
+	}
+	o.mu.Lock()
+	o.refuseSubagents = true
+	o.mu.Unlock()
+	if _, err := parent.Spawn(context.Background(), o.model, "look it up"); err == nil {
+		t.Fatal("a subagent that could not open ran")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if slices.Contains(o.stopped, parent.Own) {
+		t.Fatalf("the subagent's failure stopped its parent's servers (stopped %v)", o.stopped)
+	}
 }
 
 func TestManagerShutdown(t *testing.T) {
