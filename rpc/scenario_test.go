@@ -739,6 +739,7 @@ func (sc *scenario) answered(l scriptLine, res json.RawMessage, err error) error
 		sc.mu.Lock()
 		sc.vars["SESSION"] = created.SessionID
 		sc.mu.Unlock()
+		sc.ed.KnowSession(created.SessionID)
 	}
 	return nil
 }

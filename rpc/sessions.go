@@ -221,7 +221,13 @@ func (s *Server) newProviderWith(model string) (provider.Provider, error) {
 func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 	id, cwd, mode, prov, subagent := sp.ID, sp.CWD, sp.Mode, sp.Provider, sp.Subagent
 	ownMCP, _ := sp.Own.(*mcpbridge.Manager)
-	f := s.delivery.Files(id, cwd)
+	// A subagent is no session the client knows: what it reads through
+	// the client (ACP's fs/*) it reads in its parent's name.
+	clientID := id
+	if sp.Parent != "" {
+		clientID = sp.Parent
+	}
+	f := s.delivery.Files(clientID, cwd)
 	var perr error
 	if prov == nil {
 		prov, perr = s.newProvider()

@@ -63,6 +63,9 @@ type Spec struct {
 	History  []provider.Message
 	Log      *Log
 	Subagent bool
+	// Parent is a subagent's parent session: the one the client knows,
+	// in whose name the subagent reads through the client.
+	Parent string
 	// Servers are the MCP servers the client named for the session, as
 	// it sent them; Own is what Start made of them (a subagent shares its
 	// parent's).
@@ -360,7 +363,7 @@ func (m *Manager[L]) open(sp Spec) (L, error) {
 // search-mode child in its folder, on its model and MCP servers, that
 // the client never sees and that keeps no history.
 func (m *Manager[L]) spawn(ctx context.Context, parent Spec, prov provider.Provider, prompt string) (string, error) {
-	child, err := m.open(Spec{ID: NewID(), CWD: parent.CWD, Mode: "search", Provider: prov, Subagent: true, Own: parent.Own})
+	child, err := m.open(Spec{ID: NewID(), CWD: parent.CWD, Mode: "search", Provider: prov, Subagent: true, Parent: parent.ID, Own: parent.Own})
 	if err != nil {
 		return "", errors.Unwrap(err)
 	}

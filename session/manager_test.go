@@ -412,7 +412,7 @@ func TestManagerSpawnsSubagents(t *testing.T) {
 	}
 	specs := o.specs()
 	child := specs[len(specs)-1]
-	if !child.Subagent || child.Mode != "search" || child.CWD != "/w" || child.Own != parent.Own || child.Spawn != nil || child.Log != nil {
+	if !child.Subagent || child.Parent != parent.ID || child.Mode != "search" || child.CWD != "/w" || child.Own != parent.Own || child.Spawn != nil || child.Log != nil {
 		t.Fatalf("the subagent opened as %+v", child)
 	}
 	if _, ok := m.Lookup(child.ID); ok {

@@ -3,6 +3,7 @@ package rpctest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"testing"
@@ -54,13 +55,41 @@ func (e *Editor) InitializeACP(ctx context.Context, caps map[string]any) (map[st
 }
 
 type fsParams struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+}
+
+// KnowSession tells the editor of a session the daemon made for it. Once
+// it knows one, it answers fs/* only for the sessions it knows, as a
+// real client does: it holds its files per session, and has none for
+// a session it never saw (a subagent's).
+func (e *Editor) KnowSession(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions == nil {
+		e.sessions = make(map[string]bool)
+	}
+	e.sessions[id] = true
+}
+
+// unknownSession is the error a client gives for fs/* in a session it
+// does not hold.
+func (e *Editor) unknownSession(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions == nil || e.sessions[id] {
+		return nil
+	}
+	return fmt.Errorf("session not found: %q", id)
 }
 
 func (e *Editor) readTextFile(_ context.Context, raw json.RawMessage) (any, error) {
 	var p fsParams
 	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := e.unknownSession(p.SessionID); err != nil {
 		return nil, err
 	}
 	if text, _, ok := e.Text(workspace.PathToURI(p.Path)); ok {
@@ -80,6 +109,9 @@ func (e *Editor) readTextFile(_ context.Context, raw json.RawMessage) (any, erro
 func (e *Editor) writeTextFile(_ context.Context, raw json.RawMessage) (any, error) {
 	var p fsParams
 	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := e.unknownSession(p.SessionID); err != nil {
 		return nil, err
 	}
 	uri := workspace.PathToURI(p.Path)

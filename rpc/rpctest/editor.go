@@ -39,7 +39,10 @@ type Editor struct {
 
 	mu   sync.Mutex // guards the fields below
 	docs map[string]*doc
-	enc  workspace.Encoding
+	// sessions are those KnowSession named (ACP): nil answers fs/* for
+	// any session.
+	sessions map[string]bool
+	enc      workspace.Encoding
 
 	served chan struct{}
 	code   int
