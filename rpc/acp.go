@@ -12,6 +12,7 @@ import (
 	"github.com/cline-ls/cline-ls/rpc/acppeer"
 	"github.com/cline-ls/cline-ls/rpc/lsppeer"
 	"github.com/cline-ls/cline-ls/wire"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // The ACP dialect (PROTOCOL.md §1–5): newline-delimited JSON, ACP v1
@@ -158,12 +159,12 @@ func (s *Server) addFolderFor(cwd string) error {
 	if err != nil || !fi.IsDir() {
 		return invalidParams("cwd: %q is not an existing folder", cwd)
 	}
-	for _, f := range realFolders(s.folders.Paths()) {
-		if within(f, realPath(cwd)) {
+	for _, f := range workspace.RealFolders(s.folders.Paths()) {
+		if workspace.Within(f, workspace.RealPath(cwd)) {
 			return nil
 		}
 	}
-	f, err := folderFromPath(cwd)
+	f, err := workspace.FolderFromPath(cwd)
 	if err != nil {
 		return invalidParams("cwd: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cline-ls/cline-ls/provider"
 	"github.com/cline-ls/cline-ls/tools"
 	"github.com/cline-ls/cline-ls/wire"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // newCheckpoints is the connection's checkpoint service, given what it
@@ -23,7 +24,7 @@ func newCheckpoints(s *Server) *keeper.Keeper {
 		Context:  s.bgCtx,
 		Log:      s.log,
 		StateDir: s.stateDir,
-		Folders:  func() []string { return realFolders(s.folders.Paths()) },
+		Folders:  func() []string { return workspace.RealFolders(s.folders.Paths()) },
 		Own:      s.ownPaths,
 		Limits: func() keeper.Limits {
 			on, maxAge, maxBytes := s.CurrentSettings().CheckpointLimits()

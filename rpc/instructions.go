@@ -3,6 +3,7 @@ package rpc
 import (
 	"github.com/cline-ls/cline-ls/prompt/instructions"
 	"github.com/cline-ls/cline-ls/tools"
+	"github.com/cline-ls/cline-ls/workspace"
 )
 
 // The instructions method (PROTOCOL.md §9), by dialect.
@@ -22,7 +23,7 @@ type instructionsResult struct {
 // block), and keeps the loader for cline/instructions.
 func withInstructions(s *Server, h *sessionHost, ls *liveSession) {
 	ls.instr = instructions.NewLoader(instructions.Config{
-		Folders: func() []string { return realFolders(s.folders.Paths()) },
+		Folders: func() []string { return workspace.RealFolders(s.folders.Paths()) },
 		CWD:     ls.cwd,
 		UserDir: tools.ConfigDir(s.opts.Getenv),
 		Ignore:  func() instructions.Ignorer { return s.ws.Ignore() },

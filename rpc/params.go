@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/cline-ls/cline-ls/wire"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -55,51 +56,14 @@ func requireParams(raw []byte) error {
 	return nil
 }
 
-// paramError makes a decoding error a -32602 naming the field: at is the
-// path of the value decoded ("" for the params themselves).
+// paramError makes a decoding error a -32602 naming the field
+// (wire.FieldError): at is the path of the value decoded ("" for the
+// params themselves).
 func paramError(err error, at string) error {
 	if err == nil {
 		return nil
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		switch {
-		case at != "" && field != "":
-			field = at + "." + field
-		case at != "":
-			field = at
-		case field == "":
-			field = "params"
-		}
-		return invalidParams("%s: expected %s, got %s", field, goTypeToJSON(te.Type), te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return invalidParams("params: not valid JSON at byte %d", se.Offset)
-	}
-	return invalidParams("params: %v", err)
-}
-
-// goTypeToJSON names the JSON value a Go type decodes from; a named
-// type (the SDK's SessionId, a string) by what it is made of.
-func goTypeToJSON(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return t.String()
+	return invalidParams("%s", wire.FieldError(err, at))
 }
 
 // invalidParams builds a -32602 error.

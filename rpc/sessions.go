@@ -267,7 +267,7 @@ func (s *Server) openSession(sp session.Spec) (*liveSession, error) {
 		maps.Copy(impls, tools.LSPTools(f, editorServers{caller: connCaller(s), enc: s.Encoding}, lsp))
 	}
 	findSkills := func() []tools.Skill {
-		return tools.FindSkills(tools.SkillDirs(realFolders(s.folders.Paths()), s.opts.Getenv)...)
+		return tools.FindSkills(tools.SkillDirs(workspace.RealFolders(s.folders.Paths()), s.opts.Getenv)...)
 	}
 	impls[tools.NameUseSkill] = tools.UseSkill(findSkills)
 	var subagents []tools.SubagentConfig

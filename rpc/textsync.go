@@ -67,7 +67,7 @@ func (t *textSync) didOpen(raw []byte) error {
 		return invalidParams("textDocument.text: required")
 	}
 	path, _ := workspace.URIToPath(d.URI) // non-file URIs are mirrored, not resolved
-	path = realPath(path)
+	path = workspace.RealPath(path)
 	t.buffers.Open(d.URI, path, d.LanguageID, d.Version, *d.Text)
 	return nil
 }

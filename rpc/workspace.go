@@ -24,15 +24,6 @@ func newLive(s *Server) *workspace.Live {
 	})
 }
 
-// Kept under their old names for the rest of rpc: the rules are
-// workspace's.
-var (
-	realFolders    = workspace.RealFolders
-	realPath       = workspace.RealPath
-	within         = workspace.Within
-	folderFromPath = workspace.FolderFromPath
-)
-
 // Watcher returns the file watcher once its first scan has finished, or
 // nil while it is still scanning or when there is no folder.
 func (s *Server) Watcher() *workspace.Watcher { return s.ws.Watcher() }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // InvalidError is a settings value refused, naming its field. Its text is
@@ -19,44 +21,12 @@ func invalid(format string, args ...any) *InvalidError {
 }
 
 // decode decodes a settings object, a wrong type named by its field as
-// the daemon's params are.
+// the daemon's params are (wire.FieldError).
 func decode(data []byte, v any) error {
-	err := json.Unmarshal(data, v)
-	if err == nil {
-		return nil
+	if err := json.Unmarshal(data, v); err != nil {
+		return invalid("%s", wire.FieldError(err, ""))
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "params"
-		}
-		return invalid("%s: expected %s, got %s", field, jsonKind(te.Type.String()), te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return invalid("params: not valid JSON at byte %d", se.Offset)
-	}
-	return invalid("params: %v", err)
-}
-
-// jsonKind names the JSON a Go type decodes from.
-func jsonKind(t string) string {
-	switch {
-	case strings.Contains(t, "int"):
-		return "an integer"
-	case strings.Contains(t, "float"):
-		return "a number"
-	case t == "string":
-		return "a string"
-	case t == "bool":
-		return "a boolean"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	case strings.HasPrefix(t, "map"), strings.Contains(t, "."):
-		return "an object"
-	}
-	return t
+	return nil
 }
 
 // prefixed puts prefix before the field an error of decode or Validate

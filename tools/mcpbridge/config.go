@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"reflect"
 	"strings"
 	"time"
+
+	"github.com/cline-ls/cline-ls/wire"
 )
 
 // Transport names a ServerConfig may give in its "type" field. ACP leaves
@@ -96,29 +97,9 @@ func fieldError(i int, err error) error {
 		if te.Field != "" {
 			at += "." + te.Field
 		}
-		return fmt.Errorf("%s: must be %s, got %s", at, jsonKind(te.Type), te.Value)
+		return fmt.Errorf("%s: must be %s, got %s", at, wire.JSONKind(te.Type), te.Value)
 	}
 	return fmt.Errorf("mcpServers[%d]: %w", i, err)
-}
-
-// jsonKind names a Go type the way a JSON author would.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
-		return "a number"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	case reflect.Slice:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	default:
-		return "a " + t.String()
-	}
 }
 
 // validate checks what decoding cannot: required fields, known transport
