@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"testing"
 
-	"github.com/cline-ls/cline-ls/internal/jsonrpcclient"
 	"github.com/cline-ls/cline-ls/rpc"
 	"github.com/cline-ls/cline-ls/workspace"
 )
@@ -21,24 +19,9 @@ import (
 // an ACP client tells the agent of no buffers, it is asked for them.
 func NewACP(t testing.TB, opts rpc.Options) *Editor {
 	t.Helper()
-	srvEnd, edEnd := net.Pipe()
-	e := &Editor{
-		t:      t,
-		Server: rpc.NewServer(opts),
-		Client: jsonrpcclient.New(edEnd, edEnd, jsonrpcclient.Options{Framing: jsonrpcclient.ACP}),
-		docs:   make(map[string]*doc),
-		enc:    workspace.UTF16,
-		served: make(chan struct{}),
-		acp:    true,
-	}
-	go func() {
-		defer close(e.served)
-		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
-		srvEnd.Close()
-	}()
+	e := start(t, opts, true)
 	e.Handle("fs/read_text_file", e.readTextFile)
 	e.Handle("fs/write_text_file", e.writeTextFile)
-	t.Cleanup(e.stopServer)
 	return e
 }
 

@@ -103,21 +103,34 @@ const (
 // connection is torn down when the test ends.
 func New(t testing.TB, opts rpc.Options) *Editor {
 	t.Helper()
+	e := start(t, opts, false)
+	e.Handle("workspace/applyEdit", e.applyEdit)
+	return e
+}
+
+// start serves a new server with opts over a pipe to an editor speaking
+// LSP or, with acp, ACP's framing; the connection is torn down when the
+// test ends.
+func start(t testing.TB, opts rpc.Options, acp bool) *Editor {
 	srvEnd, edEnd := net.Pipe()
+	var framing jsonrpcclient.Options
+	if acp {
+		framing.Framing = jsonrpcclient.ACP
+	}
 	e := &Editor{
 		t:      t,
 		Server: rpc.NewServer(opts),
-		Client: jsonrpcclient.New(edEnd, edEnd, jsonrpcclient.Options{}),
+		Client: jsonrpcclient.New(edEnd, edEnd, framing),
 		docs:   make(map[string]*doc),
 		enc:    workspace.UTF16,
 		served: make(chan struct{}),
+		acp:    acp,
 	}
 	go func() {
 		defer close(e.served)
 		e.code, e.err = e.Server.Serve(context.Background(), srvEnd, srvEnd)
 		srvEnd.Close()
 	}()
-	e.Handle("workspace/applyEdit", e.applyEdit)
 	t.Cleanup(e.stopServer)
 	return e
 }
