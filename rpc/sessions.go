@@ -338,25 +338,13 @@ func (s *Server) sendUpdate(id string, u wire.SessionUpdate) {
 	}
 }
 
-// toolCallState is the tool call id and status a session update carries;
-// ok is false for an update that is not a tool call's.
-func toolCallState(u wire.SessionUpdate) (id string, status wire.ToolCallStatus, ok bool) {
-	switch u := u.(type) {
-	case wire.ToolCall:
-		return u.ToolCallID, u.Status, true
-	case wire.ToolCallUpdate:
-		return u.ToolCallID, u.Status, true
-	}
-	return "", "", false
-}
-
 // traceToolUpdate marks, in an execution trace of the process, the moment
 // a tool call's update leaves its session for the connection: a log event
 // "tool update" with "session call status" on the goroutine that sends it.
 // bench/sessions matches these to what its client receives, to split a
 // slow call's time between the session and the way to the client.
 func traceToolUpdate(id string, u wire.SessionUpdate) {
-	call, status, ok := toolCallState(u)
+	call, status, ok := wire.ToolCallState(u)
 	if !ok {
 		return
 	}

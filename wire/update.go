@@ -387,3 +387,15 @@ func DecodeSessionUpdate(data []byte) (SessionUpdate, error) {
 	}
 	return nil, fmt.Errorf("session update: unknown sessionUpdate %q", tag)
 }
+
+// ToolCallState is the tool call id and status a session update carries;
+// ok is false for an update that is not a tool call's.
+func ToolCallState(u SessionUpdate) (id string, status ToolCallStatus, ok bool) {
+	switch u := u.(type) {
+	case ToolCall:
+		return u.ToolCallID, u.Status, true
+	case ToolCallUpdate:
+		return u.ToolCallID, u.Status, true
+	}
+	return "", "", false
+}

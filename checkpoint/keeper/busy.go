@@ -7,14 +7,8 @@ import "github.com/cline-ls/cline-ls/wire"
 // (checkpoint.Store.Busy), so the agent's work does not share the disk
 // and the CPU with it. The store is not opened for this.
 func (k *Keeper) TrackToolCall(sessionID string, u wire.SessionUpdate) {
-	var id string
-	var status wire.ToolCallStatus
-	switch u := u.(type) {
-	case wire.ToolCall:
-		id, status = u.ToolCallID, u.Status
-	case wire.ToolCallUpdate:
-		id, status = u.ToolCallID, u.Status
-	default:
+	id, status, ok := wire.ToolCallState(u)
+	if !ok {
 		return
 	}
 	key := sessionID + "\x00" + id
